@@ -1,0 +1,168 @@
+"""Announcements: `re`/`kontra` and the refusals, with their deadlines (R6).
+
+"Cards" always means the cards still in the announcer's own hand. A party's
+*level* counts what it has announced: 0 nothing, 1 re/kontra, 2 no90, 3 no60,
+4 no30, 5 schwarz.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import msgspec
+
+from domain.errors import (
+    AlreadyAnnounced,
+    AnnouncementTooLate,
+    IncludedLevelTooLate,
+    LateReplyBlocksRefusals,
+    WrongParty,
+)
+from domain.parties import Party
+
+
+class Word(StrEnum):
+    """What a player may say: the party's own word, or a refusal (Absage)."""
+
+    RE = "re"
+    KONTRA = "kontra"
+    NO90 = "no90"
+    NO60 = "no60"
+    NO30 = "no30"
+    SCHWARZ = "schwarz"
+
+    @property
+    def level(self) -> int:
+        return _LEVEL[self]
+
+
+_LEVEL = {
+    Word.RE: 1,
+    Word.KONTRA: 1,
+    Word.NO90: 2,
+    Word.NO60: 3,
+    Word.NO30: 4,
+    Word.SCHWARZ: 5,
+}
+REFUSALS: tuple[Word, ...] = (Word.NO90, Word.NO60, Word.NO30, Word.SCHWARZ)
+
+
+def party_word(party: Party) -> Word:
+    """The word that names a party: `re` for Re, `kontra` for Kontra."""
+    return Word.RE if party is Party.RE else Word.KONTRA
+
+
+def words_of(party: Party, level: int) -> tuple[Word, ...]:
+    """The words a party at ``level`` has said, directly or included (R6.3)."""
+    return ((party_word(party), *REFUSALS))[:level]
+
+
+def deadline(level: int, shift: int = 0) -> int:
+    """R6.2: the fewest cards with which a level may still be announced.
+
+    re/kontra 11, no90 10, no60 9, no30 8, schwarz 7; in a marriage every
+    deadline is ``shift`` cards lower (R6.7: 0, 1 or 2 by the clarifying trick).
+    """
+    return 12 - level - shift
+
+
+def reply_deadline(opponent_level: int, shift: int = 0) -> int:
+    """R6.6: re/kontra as a reply is allowed one card below the opponents' highest level."""
+    return deadline(opponent_level, shift) - 1
+
+
+class PartyAnnouncements(msgspec.Struct, frozen=True):
+    """What one party has announced: its level, and whether its re/kontra came late."""
+
+    level: int = 0
+    late_reply: bool = False
+
+
+class Allowance(msgspec.Struct, frozen=True):
+    """A word a player may say now, and the fewest cards with which it stays allowed."""
+
+    word: Word
+    until_cards: int
+
+
+def check(
+    *,
+    party: Party,
+    word: Word,
+    cards: int,
+    own: PartyAnnouncements,
+    opponents: PartyAnnouncements,
+    shift: int = 0,
+) -> tuple[tuple[Word, ...], bool]:
+    """Validate an announcement; return the words it adds and whether it is a late reply.
+
+    Checked in the order of R6.10 (R6.7 and the phase are checked by the deal):
+    R6.9 wrong party; R6.5 repeat; R6.2 / R6.6 the word's own deadline (as a
+    reply where the opponents have announced); R6.6 a late reply blocks
+    refusals; R6.3 an included level no longer timely.
+    """
+    if word in (Word.RE, Word.KONTRA) and word is not party_word(party):
+        raise WrongParty(
+            f"a {party.value} player cannot say {word.value}: announce only for your own party",
+            rule="R6.9",
+        )
+    level = word.level
+    if own.level >= level:
+        raise AlreadyAnnounced(
+            f"{party.value} has already announced {words_of(party, own.level)[-1].value}, "
+            f"which includes {word.value}",
+            rule="R6.5",
+        )
+    normal = deadline(1, shift)
+    if level == 1:
+        if opponents.level == 0:
+            if cards < normal:
+                raise AnnouncementTooLate(
+                    f"{word.value} needs at least {normal} cards in hand; you hold {cards}",
+                    rule="R6.2",
+                )
+        else:
+            reply = reply_deadline(opponents.level, shift)
+            if cards < reply:
+                raise AnnouncementTooLate(
+                    f"{word.value} as a reply needs at least {reply} cards in hand; "
+                    f"you hold {cards}",
+                    rule="R6.6",
+                )
+        return (word,), cards < normal
+    own_deadline = deadline(level, shift)
+    if cards < own_deadline:
+        raise AnnouncementTooLate(
+            f"{word.value} needs at least {own_deadline} cards in hand; you hold {cards}",
+            rule="R6.2",
+        )
+    replying_late = (
+        own.level == 0
+        and opponents.level > 0
+        and reply_deadline(opponents.level, shift) <= cards < normal
+    )
+    if own.late_reply or replying_late:
+        raise LateReplyBlocksRefusals(
+            f"{party_word(party).value} after its deadline of {normal} cards is a late reply: "
+            f"it allows {party.value} no refusal",
+            rule="R6.6",
+        )
+    lowest = own.level + 1
+    if cards < deadline(lowest, shift):
+        missing = words_of(party, lowest)[-1]
+        raise IncludedLevelTooLate(
+            f"{word.value} includes {missing.value}, which needs at least "
+            f"{deadline(lowest, shift)} cards in hand; you hold {cards}",
+            rule="R6.3",
+        )
+    return words_of(party, level)[own.level :], False
+
+
+def until_cards(
+    *, word: Word, own: PartyAnnouncements, opponents: PartyAnnouncements, shift: int = 0
+) -> int:
+    """The fewest cards with which ``word`` stays allowed, all else unchanged."""
+    if word.level == 1:
+        normal = deadline(1, shift)
+        return normal if opponents.level == 0 else reply_deadline(opponents.level, shift)
+    return deadline(own.level + 1, shift)

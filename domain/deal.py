@@ -1,0 +1,357 @@
+"""The deal aggregate: ``decide(state, command) -> events`` and ``evolve(state, event)``.
+
+A deal moves through the phases reservations -> contracts -> play -> scored.
+`decide` validates and raises a `DomainError`; `evolve` never validates, so
+replaying a deal is a fold of `evolve` over its events.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TypeVar
+
+import msgspec
+
+from domain.announcements import PartyAnnouncements, check
+from domain.cards import Card
+from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
+from domain.errors import (
+    CardNotInHand,
+    ContractNotAllowed,
+    MarriageNotClarified,
+    MustFollow,
+    NotYourTurn,
+    PhaseClosed,
+)
+from domain.events import (
+    Announced,
+    CardPlayed,
+    ContractNamed,
+    DealDealt,
+    DealEvent,
+    Dealing,
+    DealScored,
+    Declared,
+    GameTypeFixed,
+    MarriageClarified,
+    TrickWon,
+)
+from domain.game_types import CONTRACTS, SOLOS, GameType, order_of
+from domain.parties import Party
+from domain.scoring import DealFacts, score
+from domain.seats import SEATS, Seat
+from domain.tricks import Trick, legal_cards, trick_winner
+
+TRICKS = 12
+T = TypeVar("T")
+
+
+class Phase(StrEnum):
+    """R4, R3: the phases of a deal, each with its own legal actions."""
+
+    RESERVATIONS = "reservations"
+    CONTRACTS = "contracts"
+    PLAY = "play"
+    SCORED = "scored"
+
+
+class DealState(msgspec.Struct, frozen=True):
+    """Everything true about a deal so far (hidden parts included)."""
+
+    deal_no: int
+    dealer: Seat
+    dealt: tuple[tuple[Card, ...], ...]
+    dealing: Dealing
+    hands: tuple[tuple[Card, ...], ...]
+    phase: Phase = Phase.RESERVATIONS
+    declarations: tuple[Declaration | None, ...] = (None, None, None, None)
+    contracts: tuple[GameType | None, ...] = (None, None, None, None)
+    game_type: GameType | None = None
+    declarer: Seat | None = None
+    parties: tuple[Party | None, ...] = (None, None, None, None)
+    clarified_in: int | None = None
+    trick: Trick | None = None
+    tricks: tuple[Trick, ...] = ()
+    winners: tuple[Seat, ...] = ()
+    re: PartyAnnouncements = PartyAnnouncements()
+    kontra: PartyAnnouncements = PartyAnnouncements()
+    announcements: tuple[Announced, ...] = ()
+    score: DealScored | None = None
+
+    @property
+    def first(self) -> Seat:
+        """R3.5, R4.1: the player on the dealer's left declares and leads first."""
+        return self.dealer.left()
+
+    @property
+    def turn(self) -> Seat | None:
+        """Whose turn it is to declare, name a contract or play; None when nobody's."""
+        if self.phase is Phase.RESERVATIONS:
+            return self.first.after(sum(d is not None for d in self.declarations))
+        if self.phase is Phase.CONTRACTS:
+            return next(
+                s
+                for s in self.first.round()
+                if self.declarations[s] is Declaration.RESERVATION and self.contracts[s] is None
+            )
+        if self.phase is Phase.PLAY and self.trick is not None:
+            return self.trick.to_play
+        return None
+
+    def party_announcements(self, party: Party) -> PartyAnnouncements:
+        return self.re if party is Party.RE else self.kontra
+
+    @property
+    def marriage_shift(self) -> int:
+        """R6.7: deadlines are 0, 1 or 2 cards lower by the marriage's clarifying trick."""
+        return 0 if self.clarified_in is None else self.clarified_in - 1
+
+    @property
+    def solo(self) -> bool:
+        """Scored as a solo: a declared or silent solo, or a marriage turned diamond solo."""
+        gt = self.game_type
+        return (
+            gt in SOLOS
+            or gt is GameType.SILENT_SOLO
+            or (gt is GameType.MARRIAGE and self.clarified_in is not None and self.alone)
+        )
+
+    @property
+    def alone(self) -> bool:
+        """R4.6: Re is a single player (a solo, or a marriage without partner)."""
+        return sum(p is Party.RE for p in self.parties) == 1
+
+
+def deal_started(event: DealDealt) -> DealState:
+    """The state right after the cards are dealt."""
+    return DealState(
+        deal_no=event.deal_no,
+        dealer=event.dealer,
+        dealt=event.hands,
+        dealing=event.dealing,
+        hands=event.hands,
+    )
+
+
+def decide(state: DealState, command: DealCommand) -> tuple[DealEvent, ...]:
+    """Validate a command against the deal; return the events it causes."""
+    if isinstance(command, PlayCard):
+        return _play(state, command)
+    if isinstance(command, Announce):
+        return (_announce(state, command),)
+    if isinstance(command, Declare):
+        return _declare(state, command)
+    return _name_contract(state, command)
+
+
+def _require_turn(state: DealState, seat: Seat, rule: str) -> None:
+    if state.turn is not seat:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s", rule=rule)
+
+
+def _declare(state: DealState, command: Declare) -> tuple[DealEvent, ...]:
+    """R4.1: in turn from the dealer's left, each says `healthy` or `reservation`."""
+    if state.phase is not Phase.RESERVATIONS:
+        raise PhaseClosed("reservations are over for this deal", rule="R4.1")
+    _require_turn(state, command.seat, "R4.1")
+    declared = Declared(command.seat, command.declaration)
+    declarations = _set(state.declarations, command.seat, command.declaration)
+    if None in declarations:
+        return (declared,)
+    if Declaration.RESERVATION in declarations:
+        return (declared,)
+    return (declared, _fix_game_type(state, state.contracts))
+
+
+def _name_contract(state: DealState, command: NameContract) -> tuple[DealEvent, ...]:
+    """R4.2: a player who said `reservation` names a solo, or a marriage holding both QC."""
+    if state.phase is not Phase.CONTRACTS:
+        raise PhaseClosed("contracts are named only after all four reservations", rule="R4.2")
+    _require_turn(state, command.seat, "R4.2")
+    contract = command.contract
+    if contract not in CONTRACTS:
+        raise ContractNotAllowed(
+            f"{contract.value} cannot be named: name a solo or a marriage", rule="R4.2"
+        )
+    if contract is GameType.MARRIAGE and state.hands[command.seat].count(Card.QC) < 2:
+        raise ContractNotAllowed("a marriage needs both QC in hand", rule="R4.2")
+    named = ContractNamed(command.seat, contract)
+    contracts = _set(state.contracts, command.seat, contract)
+    waiting = any(
+        d is Declaration.RESERVATION and c is None
+        for d, c in zip(state.declarations, contracts, strict=True)
+    )
+    if waiting:
+        return (named,)
+    return (named, _fix_game_type(state, contracts))
+
+
+def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> GameTypeFixed:
+    """R4.3-R4.5: any solo beats a marriage; between solos the earlier player wins.
+
+    With no winning reservation the game is normal, or a silent solo for a player
+    holding both QC.
+    """
+    named = [(s, contracts[s]) for s in state.first.round() if contracts[s] is not None]
+    for seat, contract in named:
+        if contract in SOLOS:
+            return GameTypeFixed(contract, seat)
+    for seat, contract in named:
+        if contract is GameType.MARRIAGE:
+            return GameTypeFixed(GameType.MARRIAGE, seat)
+    for seat in SEATS:
+        if state.hands[seat].count(Card.QC) == 2:
+            return GameTypeFixed(GameType.SILENT_SOLO, seat)
+    return GameTypeFixed(GameType.NORMAL, None)
+
+
+def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
+    """R3.3, R3.6: play on one's turn a card from one's hand, following if able."""
+    if state.phase is not Phase.PLAY or state.trick is None or state.game_type is None:
+        raise PhaseClosed(
+            "cards are played only once the game type is fixed and until the 12th trick",
+            rule="R3.6",
+        )
+    seat, played = command.seat, command.card
+    _require_turn(state, seat, "R3.6")
+    hand = state.hands[seat]
+    if played not in hand:
+        raise CardNotInHand(f"{played.value} is not in seat {seat}'s hand", rule="R3.6")
+    order = order_of(state.game_type)
+    if played not in legal_cards(hand, state.trick, order):
+        led = state.trick.cards[0]
+        what = "a trump" if order.is_trump(led) else f"a card of suit {order.category[led]}"
+        raise MustFollow(f"{led.value} was led: you hold {what} and must play it", rule="R3.3")
+    events: list[DealEvent] = [CardPlayed(seat, played)]
+    trick = Trick(state.trick.leader, (*state.trick.cards, played))
+    if not trick.complete:
+        return tuple(events)
+    trick_no = len(state.tricks) + 1
+    winner = trick_winner(trick, order)
+    events.append(TrickWon(trick_no, winner, trick.points))
+    if state.game_type is GameType.MARRIAGE and state.clarified_in is None:
+        if winner is not state.declarer:
+            events.append(MarriageClarified(trick_no, winner))
+        elif trick_no == 3:
+            events.append(MarriageClarified(trick_no, None))
+    if trick_no == TRICKS:
+        final = state
+        for event in events:
+            final = evolve(final, event)
+        events.append(DealScored(state.deal_no, score(facts(final))))
+    return tuple(events)
+
+
+def facts(state: DealState) -> DealFacts:
+    """What scoring needs from a deal whose 12 tricks are complete."""
+    assert state.game_type is not None
+    return DealFacts(
+        game_type=state.game_type,
+        solo=state.solo,
+        parties=tuple(p or Party.KONTRA for p in state.parties),
+        tricks=state.tricks,
+        winners=state.winners,
+        announcements={Party.RE: state.re, Party.KONTRA: state.kontra},
+    )
+
+
+def _announce(state: DealState, command: Announce) -> Announced:
+    """R6: announce for one's own party, at any moment of play, within the deadlines."""
+    if state.phase is not Phase.PLAY:
+        raise PhaseClosed(
+            "announcements open once the game type is fixed and close with the 12th trick",
+            rule="R6.1",
+        )
+    if state.game_type is GameType.MARRIAGE and state.clarified_in is None:
+        raise MarriageNotClarified(
+            "nobody may announce before the marriage's clarifying trick is complete",
+            rule="R6.7",
+        )
+    seat = command.seat
+    party = state.parties[seat]
+    assert party is not None
+    cards = len(state.hands[seat])
+    words, late = check(
+        party=party,
+        word=command.word,
+        cards=cards,
+        own=state.party_announcements(party),
+        opponents=state.party_announcements(party.opponent),
+        shift=state.marriage_shift,
+    )
+    return Announced(seat, party, command.word, words, cards, late)
+
+
+def _set(values: tuple[T, ...], seat: Seat, value: T) -> tuple[T, ...]:
+    return (*values[:seat], value, *values[seat + 1 :])
+
+
+def _without(hand: tuple[Card, ...], played: Card) -> tuple[Card, ...]:
+    i = hand.index(played)
+    return (*hand[:i], *hand[i + 1 :])
+
+
+def _parties(
+    game_type: GameType, declarer: Seat | None, state: DealState
+) -> tuple[Party | None, ...]:
+    """R4.4, R4.5, R4.6, R5.1: Re is the QC holders, the soloist, or the marriage declarer."""
+    if game_type is GameType.NORMAL:
+        return tuple(Party.RE if Card.QC in h else Party.KONTRA for h in state.hands)
+    if game_type is GameType.MARRIAGE:
+        return tuple(Party.RE if s is declarer else None for s in SEATS)
+    return tuple(Party.RE if s is declarer else Party.KONTRA for s in SEATS)
+
+
+def evolve(state: DealState, event: DealEvent) -> DealState:
+    """Apply one event. Never validates: events are facts."""
+    replace = msgspec.structs.replace
+    if isinstance(event, CardPlayed):
+        assert state.trick is not None
+        return replace(
+            state,
+            hands=_set(state.hands, event.seat, _without(state.hands[event.seat], event.card)),
+            trick=Trick(state.trick.leader, (*state.trick.cards, event.card)),
+        )
+    if isinstance(event, TrickWon):
+        assert state.trick is not None
+        return replace(
+            state,
+            tricks=(*state.tricks, state.trick),
+            winners=(*state.winners, event.winner),
+            trick=Trick(event.winner) if event.trick_no < TRICKS else None,
+        )
+    if isinstance(event, Announced):
+        log = (*state.announcements, event)
+        own = PartyAnnouncements(
+            level=state.party_announcements(event.party).level + len(event.words),
+            late_reply=state.party_announcements(event.party).late_reply or event.late_reply,
+        )
+        if event.party is Party.RE:
+            return replace(state, re=own, announcements=log)
+        return replace(state, kontra=own, announcements=log)
+    if isinstance(event, Declared):
+        declarations = _set(state.declarations, event.seat, event.declaration)
+        phase = state.phase
+        if None not in declarations and Declaration.RESERVATION in declarations:
+            phase = Phase.CONTRACTS
+        return replace(state, declarations=declarations, phase=phase)
+    if isinstance(event, ContractNamed):
+        return replace(state, contracts=_set(state.contracts, event.seat, event.contract))
+    if isinstance(event, GameTypeFixed):
+        return replace(
+            state,
+            phase=Phase.PLAY,
+            game_type=event.game_type,
+            declarer=event.declarer,
+            parties=_parties(event.game_type, event.declarer, state),
+            trick=Trick(state.first),
+        )
+    if isinstance(event, MarriageClarified):
+        partner = event.partner
+        parties = tuple(
+            Party.RE if s is state.declarer or s is partner else Party.KONTRA for s in SEATS
+        )
+        return replace(state, clarified_in=event.trick_no, parties=parties)
+    if isinstance(event, DealScored):
+        return replace(state, phase=Phase.SCORED, score=event)
+    return deal_started(event)

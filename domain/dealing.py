@@ -1,0 +1,103 @@
+"""Dealing (R2.2): a versioned, deterministic algorithm from a 32-byte seed, or preset hands.
+
+Algorithm ``doko-deal-v1``, for anyone to recompute a deal:
+
+1. Random stream: block ``i`` (i = 0, 1, ...) is ``SHA-256(seed || i as 8-byte
+   big-endian)``; the stream is the blocks concatenated.
+2. A number below ``n``: take the next 4 bytes as a big-endian unsigned integer
+   ``u``; if ``u >= 2**32 - 2**32 % n`` discard it and take the next 4 (no bias);
+   otherwise the number is ``u % n``.
+3. Shuffle: start from the canonical deck (`domain.cards.DECK`: the 24 codes in
+   the order C S H D x A 10 K Q J 9, then the same again); Fisher-Yates from
+   the top: for ``i`` from 47 down to 1, swap positions ``i`` and a number below ``i + 1``.
+4. Cut (the dealer's right-hand player): ``c = 3 +`` a number below 43, so
+   each part keeps at least 3 cards; the deck becomes ``deck[c:] + deck[:c]``.
+5. Deal: four rounds; in each, starting with the dealer's left and going
+   clockwise, each player takes the next 3 cards from the top.
+
+The commitment published before the deal is ``SHA-256(seed)`` in hex; after
+the deal the seed is revealed and `verify_deal` recomputes the hands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterator
+
+from domain.cards import DECK, Card
+from domain.errors import InvalidDeal
+from domain.events import Dealing
+from domain.seats import Seat
+
+ALGORITHM = "doko-deal-v1"
+SEED_BYTES = 32
+
+
+def commitment(seed: bytes) -> str:
+    """The SHA-256 of the seed, in hex: published before the deal."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def _stream(seed: bytes) -> Iterator[int]:
+    block = 0
+    while True:
+        digest = hashlib.sha256(seed + block.to_bytes(8, "big")).digest()
+        for i in range(0, 32, 4):
+            yield int.from_bytes(digest[i : i + 4], "big")
+        block += 1
+
+
+def _below(stream: Iterator[int], n: int) -> int:
+    limit = 2**32 - 2**32 % n
+    while True:
+        u = next(stream)
+        if u < limit:
+            return u % n
+
+
+def deal_from_seed(seed: bytes, dealer: Seat) -> tuple[tuple[Card, ...], ...]:
+    """R2.2: shuffle, cut leaving >= 3 cards each side, deal 4 x 3 from the dealer's left."""
+    if len(seed) != SEED_BYTES:
+        raise InvalidDeal(f"a deal seed has {SEED_BYTES} bytes, not {len(seed)}", rule="R2.2")
+    stream = _stream(seed)
+    deck = list(DECK)
+    for i in range(len(deck) - 1, 0, -1):
+        j = _below(stream, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    cut = 3 + _below(stream, len(deck) - 5)
+    deck = deck[cut:] + deck[:cut]
+    hands: list[list[Card]] = [[], [], [], []]
+    top = 0
+    for _ in range(4):
+        for seat in dealer.left().round():
+            hands[seat].extend(deck[top : top + 3])
+            top += 3
+    return tuple(tuple(h) for h in hands)
+
+
+def seeded_dealing(seed: bytes) -> Dealing:
+    """The record of a seeded deal: algorithm, commitment and seed."""
+    return Dealing("seeded", ALGORITHM, commitment(seed), seed.hex())
+
+
+def verify_deal(dealing: Dealing, dealer: Seat, hands: tuple[tuple[Card, ...], ...]) -> bool:
+    """Whether a revealed seed matches its commitment and reproduces the hands."""
+    if dealing.method != "seeded" or dealing.seed is None or dealing.algorithm != ALGORITHM:
+        return False
+    seed = bytes.fromhex(dealing.seed)
+    return commitment(seed) == dealing.commitment and deal_from_seed(seed, dealer) == hands
+
+
+def validate_preset(hands: tuple[tuple[Card, ...], ...]) -> tuple[tuple[Card, ...], ...]:
+    """R2.1, R2.2: preset hands must be 4 hands of 12 with every card code exactly twice."""
+    if len(hands) != 4 or any(len(h) != 12 for h in hands):
+        sizes = [len(h) for h in hands]
+        raise InvalidDeal(f"a deal is 4 hands of 12 cards, not {sizes}", rule="R2.2")
+    counts = Counter(c for h in hands for c in h)
+    wrong = sorted(c.value for c in Card if counts[c] != 2)
+    if wrong:
+        raise InvalidDeal(
+            f"every card exists exactly twice; wrong count for {', '.join(wrong)}", rule="R2.1"
+        )
+    return hands

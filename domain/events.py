@@ -1,0 +1,163 @@
+"""Events: what happened, in the past tense. The event log is the only truth."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.announcements import Word
+from domain.cards import Card
+from domain.commands import Declaration
+from domain.game_types import GameType
+from domain.parties import Party
+from domain.seats import Seat
+
+
+class Dealing(msgspec.Struct, frozen=True):
+    """How a deal's hands came about.
+
+    ``method`` is ``seeded`` (``algorithm``, ``commitment`` = SHA-256(seed) hex,
+    ``seed`` hex) or ``preset`` (hands supplied by a tournament director).
+    """
+
+    method: str
+    algorithm: str | None = None
+    commitment: str | None = None
+    seed: str | None = None
+
+
+class SessionStarted(msgspec.Struct, frozen=True, tag_field="type", tag="session_started"):
+    """R1.1, R1.2: a session of ``deals`` deals begins with ``first_dealer`` dealing."""
+
+    first_dealer: Seat
+    deals: int = 12
+
+
+class DealDealt(msgspec.Struct, frozen=True, tag_field="type", tag="deal_dealt"):
+    """R2.2: deal ``deal_no`` (1-based) was dealt by ``dealer``; ``hands`` by seat."""
+
+    deal_no: int
+    dealer: Seat
+    hands: tuple[tuple[Card, ...], ...]
+    dealing: Dealing
+
+
+class Declared(msgspec.Struct, frozen=True, tag_field="type", tag="declared"):
+    """R4.1: a player said `healthy` or `reservation`."""
+
+    seat: Seat
+    declaration: Declaration
+
+
+class ContractNamed(msgspec.Struct, frozen=True, tag_field="type", tag="contract_named"):
+    """R4.2: a player who said `reservation` named a contract (hidden unless it wins)."""
+
+    seat: Seat
+    contract: GameType
+
+
+class GameTypeFixed(msgspec.Struct, frozen=True, tag_field="type", tag="game_type_fixed"):
+    """R4.3-R4.5: the game type and its declarer (soloist, marriage or silent soloist)."""
+
+    game_type: GameType
+    declarer: Seat | None = None
+
+
+class CardPlayed(msgspec.Struct, frozen=True, tag_field="type", tag="card_played"):
+    """R3.6: a player played a card."""
+
+    seat: Seat
+    card: Card
+
+
+class TrickWon(msgspec.Struct, frozen=True, tag_field="type", tag="trick_won"):
+    """R3.4: trick ``trick_no`` (1-based) is complete and won by ``winner``."""
+
+    trick_no: int
+    winner: Seat
+    points: int
+
+
+class MarriageClarified(msgspec.Struct, frozen=True, tag_field="type", tag="marriage_clarified"):
+    """R4.6: the marriage's partner was found in ``trick_no``, or none: a diamond solo."""
+
+    trick_no: int
+    partner: Seat | None
+
+
+class Announced(msgspec.Struct, frozen=True, tag_field="type", tag="announced"):
+    """R6: a player announced ``word`` for ``party``; ``words`` adds it and the levels included."""
+
+    seat: Seat
+    party: Party
+    word: Word
+    words: tuple[Word, ...]
+    cards: int
+    late_reply: bool = False
+
+
+class ScoreLine(msgspec.Struct, frozen=True):
+    """One item of the game value (R8, R9): ``points`` to ``party``, for ``reason``."""
+
+    rule: str
+    party: Party
+    points: int
+    reason: str
+
+
+class Score(msgspec.Struct, frozen=True):
+    """The result of a deal (R7-R10).
+
+    ``value`` is the game value from Re's side (positive: Re won it); ``entries``
+    are the four scoresheet entries by seat and sum to 0.
+    """
+
+    game_type: GameType
+    solo: bool
+    re_seats: tuple[Seat, ...]
+    card_points: dict[Party, int]
+    tricks: dict[Party, int]
+    levels: dict[Party, int]
+    winner: Party | None
+    lines: tuple[ScoreLine, ...]
+    value: int
+    entries: tuple[int, ...]
+
+
+class DealScored(msgspec.Struct, frozen=True, tag_field="type", tag="deal_scored"):
+    """R7-R10: the 12th trick is complete and the deal is scored."""
+
+    deal_no: int
+    score: Score
+
+
+class SessionFinished(msgspec.Struct, frozen=True, tag_field="type", tag="session_finished"):
+    """R1.3: all deals are played; the highest total wins, ties share."""
+
+    totals: tuple[int, ...]
+    winners: tuple[Seat, ...]
+
+
+DealEvent = (
+    DealDealt
+    | Declared
+    | ContractNamed
+    | GameTypeFixed
+    | CardPlayed
+    | TrickWon
+    | MarriageClarified
+    | Announced
+    | DealScored
+)
+Event = (
+    SessionStarted
+    | DealDealt
+    | Declared
+    | ContractNamed
+    | GameTypeFixed
+    | CardPlayed
+    | TrickWon
+    | MarriageClarified
+    | Announced
+    | DealScored
+    | SessionFinished
+)

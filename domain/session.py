@@ -1,0 +1,127 @@
+"""The session aggregate: 12 deals, the dealer moving left, running totals (R1).
+
+One table's event stream holds its session events and the events of every deal;
+`decide` and `evolve` here route deal commands and events to `domain.deal`.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain import deal
+from domain.commands import Command, DealPreset, DealSeeded, StartSession
+from domain.dealing import deal_from_seed, seeded_dealing, validate_preset
+from domain.errors import PhaseClosed, SessionOver
+from domain.events import (
+    DealDealt,
+    DealEvent,
+    Dealing,
+    DealScored,
+    Event,
+    SessionFinished,
+    SessionStarted,
+)
+from domain.seats import SEATS, Seat
+
+DEALS = 12
+
+
+class SessionState(msgspec.Struct, frozen=True):
+    """A table's session: who dealt first, the deal in progress, the scoresheet."""
+
+    first_dealer: Seat | None = None
+    deals: int = DEALS
+    deal: deal.DealState | None = None
+    sheet: tuple[tuple[int, ...], ...] = ()
+    totals: tuple[int, ...] = (0, 0, 0, 0)
+    winners: tuple[Seat, ...] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.first_dealer is not None
+
+    @property
+    def finished(self) -> bool:
+        return self.winners is not None
+
+    @property
+    def next_dealer(self) -> Seat:
+        """R1.2: after each deal the dealer moves one seat to the left."""
+        assert self.first_dealer is not None
+        return self.first_dealer.after(len(self.sheet))
+
+
+def session_winners(totals: tuple[int, ...]) -> tuple[Seat, ...]:
+    """R1.3: the highest individual total wins; equal totals share the win."""
+    best = max(totals)
+    return tuple(s for s in SEATS if totals[s] == best)
+
+
+def decide(state: SessionState, command: Command) -> tuple[Event, ...]:
+    """Validate a command against the session and its current deal."""
+    if isinstance(command, StartSession):
+        if state.started:
+            raise PhaseClosed("the session has started already", rule="R1.2")
+        return (SessionStarted(command.first_dealer, DEALS),)
+    if not state.started:
+        raise PhaseClosed("the session has not started: four players must sit", rule="R1.1")
+    if isinstance(command, DealSeeded | DealPreset):
+        return (_deal(state, command),)
+    if state.deal is None:
+        raise PhaseClosed("no deal has been dealt yet", rule="R2.2")
+    events: tuple[Event, ...] = deal.decide(state.deal, command)
+    last = events[-1]
+    if isinstance(last, DealScored) and len(state.sheet) + 1 == state.deals:
+        totals = _add(state.totals, last.score.entries)
+        events = (*events, SessionFinished(totals, session_winners(totals)))
+    return events
+
+
+def _deal(state: SessionState, command: DealSeeded | DealPreset) -> DealDealt:
+    """R2.2: deal the next deal, once the previous one is scored."""
+    if state.finished or len(state.sheet) >= state.deals:
+        raise SessionOver(f"all {state.deals} deals of the session are played", rule="R1.1")
+    if state.deal is not None and state.deal.score is None:
+        raise PhaseClosed("the current deal is not finished", rule="R2.2")
+    dealer = state.next_dealer
+    deal_no = len(state.sheet) + 1
+    if isinstance(command, DealSeeded):
+        hands = deal_from_seed(command.seed, dealer)
+        return DealDealt(deal_no, dealer, hands, seeded_dealing(command.seed))
+    return DealDealt(deal_no, dealer, validate_preset(command.hands), Dealing("preset"))
+
+
+def _add(totals: tuple[int, ...], entries: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(t + e for t, e in zip(totals, entries, strict=True))
+
+
+def evolve(state: SessionState, event: Event) -> SessionState:
+    """Apply one event to the session. Never validates."""
+    replace = msgspec.structs.replace
+    if isinstance(event, SessionStarted):
+        return replace(state, first_dealer=event.first_dealer, deals=event.deals)
+    if isinstance(event, SessionFinished):
+        return replace(state, winners=event.winners)
+    if isinstance(event, DealDealt):
+        return replace(state, deal=deal.deal_started(event))
+    assert state.deal is not None
+    current = deal.evolve(state.deal, event)
+    if isinstance(event, DealScored):
+        entries = event.score.entries
+        return replace(
+            state, deal=current, sheet=(*state.sheet, entries), totals=_add(state.totals, entries)
+        )
+    return replace(state, deal=current)
+
+
+def fold(
+    events: list[Event] | tuple[Event, ...], state: SessionState | None = None
+) -> SessionState:
+    """The state after the events: a fold of `evolve`, without re-validating."""
+    state = state or SessionState()
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+DealEvents = DealEvent
