@@ -57,9 +57,10 @@ class StartSession(msgspec.Struct, frozen=True, tag_field="command", tag="start_
 
 
 class DealSeeded(msgspec.Struct, frozen=True, tag_field="command", tag="deal_seeded"):
-    """R2.2: deal the next deal from a 32-byte seed (see `domain.dealing`)."""
+    """R2.2: deal the next deal from a 32-byte seed and the players' entropy (`domain.dealing`)."""
 
     seed: bytes
+    entropy: tuple[bytes, ...] = ()
 
 
 class DealPreset(msgspec.Struct, frozen=True, tag_field="command", tag="deal_preset"):

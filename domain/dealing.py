@@ -17,6 +17,12 @@ Algorithm ``doko-deal-v1``, for anyone to recompute a deal:
 
 The commitment published before the deal is ``SHA-256(seed)`` in hex; after
 the deal the seed is revealed and `verify_deal` recomputes the hands.
+
+At a table the server seed of deal ``k`` is committed to before anyone sits
+down and each player may add entropy when taking a seat; the deal is then
+shuffled from ``SHA-256(server seed || entropy of seats 0..3 || k as 4-byte
+big-endian)`` so that no single party controls it (`deal_seed`). Without
+entropy the server seed is the deal seed.
 """
 
 from __future__ import annotations
@@ -76,17 +82,33 @@ def deal_from_seed(seed: bytes, dealer: Seat) -> tuple[tuple[Card, ...], ...]:
     return tuple(tuple(h) for h in hands)
 
 
-def seeded_dealing(seed: bytes) -> Dealing:
-    """The record of a seeded deal: algorithm, commitment and seed."""
-    return Dealing("seeded", ALGORITHM, commitment(seed), seed.hex())
+def deal_seed(seed: bytes, entropy: tuple[bytes, ...], deal_no: int) -> bytes:
+    """The seed the deck is shuffled from: the server seed mixed with the players' entropy."""
+    if not entropy:
+        return seed
+    return hashlib.sha256(b"".join((seed, *entropy, deal_no.to_bytes(4, "big")))).digest()
 
 
-def verify_deal(dealing: Dealing, dealer: Seat, hands: tuple[tuple[Card, ...], ...]) -> bool:
-    """Whether a revealed seed matches its commitment and reproduces the hands."""
+def seeded_dealing(seed: bytes, entropy: tuple[bytes, ...] = ()) -> Dealing:
+    """The record of a seeded deal: algorithm, commitment, the (server) seed and entropy."""
+    return Dealing(
+        "seeded", ALGORITHM, commitment(seed), seed.hex(), tuple(e.hex() for e in entropy)
+    )
+
+
+def verify_deal(
+    dealing: Dealing, dealer: Seat, hands: tuple[tuple[Card, ...], ...], deal_no: int = 1
+) -> bool:
+    """Whether a revealed seed matches its commitment and reproduces the hands.
+
+    ``deal_no`` matters only for seeds mixed with entropy (`deal_seed`).
+    """
     if dealing.method != "seeded" or dealing.seed is None or dealing.algorithm != ALGORITHM:
         return False
     seed = bytes.fromhex(dealing.seed)
-    return commitment(seed) == dealing.commitment and deal_from_seed(seed, dealer) == hands
+    entropy = tuple(bytes.fromhex(e) for e in dealing.entropy)
+    mixed = deal_seed(seed, entropy, deal_no)
+    return commitment(seed) == dealing.commitment and deal_from_seed(mixed, dealer) == hands
 
 
 def validate_preset(hands: tuple[tuple[Card, ...], ...]) -> tuple[tuple[Card, ...], ...]:

@@ -16,13 +16,15 @@ class Dealing(msgspec.Struct, frozen=True):
     """How a deal's hands came about.
 
     ``method`` is ``seeded`` (``algorithm``, ``commitment`` = SHA-256(seed) hex,
-    ``seed`` hex) or ``preset`` (hands supplied by a tournament director).
+    ``seed`` hex, and the players' ``entropy`` mixed in, hex) or ``preset``
+    (hands supplied by a tournament director). See `domain.dealing`.
     """
 
     method: str
     algorithm: str | None = None
     commitment: str | None = None
     seed: str | None = None
+    entropy: tuple[str, ...] = ()
 
 
 class SessionStarted(msgspec.Struct, frozen=True, tag_field="type", tag="session_started"):

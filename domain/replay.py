@@ -6,14 +6,14 @@ as a tournament director needs it: play while valid (R1-R10 all re-checked).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import msgspec
 
-from domain import session
+from domain import session, table
 from domain.commands import (
     Announce,
-    Command,
     DealPreset,
     DealSeeded,
     Declare,
@@ -28,7 +28,6 @@ from domain.events import (
     ContractNamed,
     DealDealt,
     Declared,
-    Event,
     SessionStarted,
 )
 
@@ -39,10 +38,25 @@ class ReplayMismatch(DomainError):
     code = "replay_mismatch"
 
 
-class Replay(msgspec.Struct, frozen=True):
+S = TypeVar("S")
+
+
+class Aggregate(NamedTuple, Generic[S]):
+    """An aggregate's empty state and its decide and evolve functions."""
+
+    initial: S
+    decide: Callable[[S, Any], tuple[Any, ...]]
+    evolve: Callable[[S, Any], S]
+
+
+SESSION = Aggregate(session.SessionState(), session.decide, session.evolve)
+TABLE = Aggregate(table.TableState(), table.decide, table.evolve)
+
+
+class Replay(msgspec.Struct, Generic[S], frozen=True):
     """The outcome of an audit replay: ``valid`` events were confirmed before ``error``."""
 
-    state: session.SessionState
+    state: S
     valid: int
     error: DomainError | None = None
 
@@ -51,7 +65,7 @@ class Replay(msgspec.Struct, frozen=True):
         return self.error is None
 
 
-def command_of(event: Event) -> Command | None:
+def command_of(event: table.TableEvent) -> table.TableCommand | None:
     """The command that a recorded action event answers; None for derived events."""
     if isinstance(event, CardPlayed):
         return PlayCard(event.seat, event.card)
@@ -61,25 +75,39 @@ def command_of(event: Event) -> Command | None:
         return Declare(event.seat, event.declaration)
     if isinstance(event, ContractNamed):
         return NameContract(event.seat, event.contract)
+    if isinstance(event, table.SeatTaken):
+        return table.TakeSeat(
+            event.name, event.token_hash, event.seat, bytes.fromhex(event.entropy)
+        )
+    if isinstance(event, table.TableCreated):
+        seeds = tuple(bytes.fromhex(s) for s in event.server_seeds)
+        return table.CreateTable(
+            event.name, event.first_dealer, seeds, event.presets, event.first_dealer_fixed
+        )
     if isinstance(event, SessionStarted):
         return StartSession(event.first_dealer)
     if isinstance(event, DealDealt):
         if event.dealing.method == "seeded" and event.dealing.seed is not None:
-            return DealSeeded(bytes.fromhex(event.dealing.seed))
+            mixed = tuple(bytes.fromhex(e) for e in event.dealing.entropy)
+            return DealSeeded(bytes.fromhex(event.dealing.seed), mixed)
         return DealPreset(event.hands)
     return None
 
 
-def replay(events: Sequence[Event], state: session.SessionState | None = None) -> Replay:
-    """Re-run the rules over stored events; stop at the first event they do not produce."""
-    state = state or session.SessionState()
+def replay(events: Sequence[Any], aggregate: Aggregate[S] = SESSION) -> Replay[S]:  # type: ignore[assignment]
+    """Re-run the rules over stored events; stop at the first event they do not produce.
+
+    ``aggregate`` is `SESSION` for a bare session's events or `TABLE` for a
+    table's whole stream.
+    """
+    state = aggregate.initial
     i = 0
     while i < len(events):
         command = command_of(events[i])
         if command is None:
             return Replay(state, i, _mismatch(i, events[i], "an action"))
         try:
-            expected = session.decide(state, command)
+            expected = aggregate.decide(state, command)
         except DomainError as error:
             return Replay(state, i, error)
         for offset, want in enumerate(expected):
@@ -88,18 +116,19 @@ def replay(events: Sequence[Event], state: session.SessionState | None = None) -
                 return Replay(state, i, _missing(at, want))
             if events[at] != want:
                 return Replay(state, i, _mismatch(at, events[at], repr(want)))
-        state = session.fold(expected, state)
+        for event in expected:
+            state = aggregate.evolve(state, event)
         i += len(expected)
     return Replay(state, i, None)
 
 
-def _missing(index: int, want: Event) -> ReplayMismatch:
+def _missing(index: int, want: object) -> ReplayMismatch:
     return ReplayMismatch(
         f"the log ends at event {index}; the rules produce {want!r}", rule="audit"
     )
 
 
-def _mismatch(index: int, got: Event, want: str) -> ReplayMismatch:
+def _mismatch(index: int, got: object, want: str) -> ReplayMismatch:
     return ReplayMismatch(
         f"event {index + 1} is {got!r}; the rules produce {want} there", rule="audit"
     )

@@ -10,7 +10,7 @@ import msgspec
 
 from domain import deal
 from domain.commands import Command, DealPreset, DealSeeded, StartSession
-from domain.dealing import deal_from_seed, seeded_dealing, validate_preset
+from domain.dealing import deal_from_seed, deal_seed, seeded_dealing, validate_preset
 from domain.errors import PhaseClosed, SessionOver
 from domain.events import (
     DealDealt,
@@ -86,8 +86,8 @@ def _deal(state: SessionState, command: DealSeeded | DealPreset) -> DealDealt:
     dealer = state.next_dealer
     deal_no = len(state.sheet) + 1
     if isinstance(command, DealSeeded):
-        hands = deal_from_seed(command.seed, dealer)
-        return DealDealt(deal_no, dealer, hands, seeded_dealing(command.seed))
+        hands = deal_from_seed(deal_seed(command.seed, command.entropy, deal_no), dealer)
+        return DealDealt(deal_no, dealer, hands, seeded_dealing(command.seed, command.entropy))
     return DealDealt(deal_no, dealer, validate_preset(command.hands), Dealing("preset"))
 
 
