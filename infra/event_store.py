@@ -1,0 +1,337 @@
+"""The event store: an append-only PostgreSQL event log, accessed through asyncpg.
+
+Streams and versions
+    Every event belongs to a stream (one table, one game...) and has a 1-based ``version`` within
+    it. :meth:`EventStore.append` takes the version the caller last saw (``expected_version``, 0
+    for a new stream) and fails with :class:`ConcurrencyConflict` if the stream has moved on.
+
+Idempotency
+    An append may carry a ``command_id``. Its result is kept in the ``commands`` table, keyed by
+    (stream, command id); appending with the same id on the same stream again writes nothing and
+    returns the first result with ``duplicate=True``.
+
+Global positions, and why a tailing reader never skips an event
+    Each event also gets a global ``position`` (1, 2, 3, ... over all streams). Readers that
+    follow the whole log (projections) call :meth:`EventStore.read_all` with the last position
+    they saw. That is only safe if no event with a *smaller* position can become visible *after*
+    a larger one; with a plain sequence it can: transaction A draws position 7, transaction B
+    draws 8 and commits, a reader sees 8 and moves past 7, then A commits.
+
+    Here every append takes one transaction-scoped advisory lock (:data:`APPEND_LOCK`) before it
+    looks at the log, and holds it until its commit. Under the lock it assigns the positions
+    ``max(position) + 1, ...`` — read with a fresh READ COMMITTED snapshot taken after the lock
+    was granted, so it sees the previous holder's rows. PostgreSQL releases a transaction's locks
+    only after the commit is visible to new snapshots, so appends commit one at a time in position
+    order and every snapshot sees exactly the positions ``1..n`` for some ``n``, without holes.
+    A reader asking for ``position > p`` therefore gets the events right after ``p`` or nothing
+    yet; never a later one ahead of an earlier one. The price: appends (including their
+    ``on_append`` callback) are serialised at the database, which is fine for a card-table
+    service. Appending on a connection whose transaction uses REPEATABLE READ or SERIALIZABLE
+    isolation is not supported (its snapshot predates the lock).
+
+    The same lock makes the version check, the idempotency check and the hash chain race-free.
+
+Notifications
+    Each append sends ``pg_notify('doko_events', '<stream_id>:<last position>')`` in its
+    transaction, so listeners (:meth:`EventStore.listen`) wake on commit. A notification is a
+    wake-up hint only (it is lost if the listening connection drops): after waking, read from
+    the last position seen with :meth:`EventStore.read_all`.
+
+Tamper evidence
+    Every event stores the SHA-256 hash chain value defined in :mod:`infra.hash_chain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from infra.hash_chain import GENESIS, event_hash
+
+CHANNEL = "doko_events"
+"""The PostgreSQL NOTIFY channel announcing appends."""
+
+APPEND_LOCK = 0x646F6B6F_6576656E  # "dokoeven": advisory lock key taken by every append
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """An event to append: ``payload`` is the JSON encoding of the event's data."""
+
+    type: str
+    schema_version: int
+    payload: bytes
+    actor: str | None = None
+    causation: str | None = None
+
+
+class StoredEvent(msgspec.Struct, frozen=True):
+    """An event as recorded in the log.
+
+    ``payload`` is JSON bytes: as appended in what ``on_append`` receives, as rendered by
+    PostgreSQL's ``jsonb`` when read back. The spelling may differ, the JSON value does not.
+    """
+
+    position: int
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    payload: bytes
+    command_id: str | None
+    actor: str | None
+    causation: str | None
+    recorded_at: datetime
+    hash: bytes
+
+
+class AppendResult(msgspec.Struct, frozen=True):
+    """The versions and global positions written by one append.
+
+    ``duplicate`` is true when the command id had been seen on the stream before: the result is
+    then that of the first append, and nothing was written this time.
+    """
+
+    first_version: int
+    last_version: int
+    positions: tuple[int, ...]
+    duplicate: bool = False
+
+
+class ConcurrencyConflict(Exception):
+    """The stream's version was not the one the writer expected; nothing was written."""
+
+    def __init__(self, stream_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"stream {stream_id!r} is at version {actual}, expected {expected}")
+        self.stream_id = stream_id
+        self.expected = expected
+        self.actual = actual
+
+
+OnAppend = Callable[[Any, list[StoredEvent]], Awaitable[None]]
+"""``on_append(conn, stored_events)``: runs inside the append's transaction, on its connection."""
+
+Listener = Callable[[str, int], None]
+"""``listener(stream_id, last_position)``: called for every append committed while listening."""
+
+_COLUMNS = """
+    position, stream_id, version, type, schema_version, payload::text, command_id, actor,
+    causation, recorded_at, hash
+"""
+
+_STATE = """
+    SELECT
+        now() AS now,
+        (SELECT coalesce(max(position), 0) FROM events) AS last_position,
+        coalesce(head.version, 0) AS version,
+        head.hash,
+        command.first_version,
+        command.last_version,
+        command.positions
+    FROM (SELECT) AS one
+    LEFT JOIN LATERAL (
+        SELECT version, hash FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1
+    ) AS head ON true
+    LEFT JOIN commands AS command ON command.stream_id = $1 AND command.command_id = $2
+"""
+
+_INSERT_EVENTS = """
+    INSERT INTO events (
+        position, stream_id, version, type, schema_version, payload, command_id, actor,
+        causation, recorded_at, hash
+    )
+    SELECT e.position, $1, e.version, e.type, e.schema_version, e.payload::jsonb, $2, e.actor,
+           e.causation, $3, e.hash
+    FROM unnest($4::bigint[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[],
+                $10::text[], $11::bytea[])
+        AS e(position, version, type, schema_version, payload, actor, causation, hash)
+"""
+
+_INSERT_COMMAND = """
+    INSERT INTO commands (stream_id, command_id, first_version, last_version, positions)
+    VALUES ($1, $2, $3, $4, $5)
+"""
+
+
+class EventStore:
+    """Appends to and reads from the ``events`` table through an asyncpg pool."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str | None = None,
+        *,
+        conn: Any = None,
+        on_append: OnAppend | None = None,
+    ) -> AppendResult:
+        """Append *events* to the stream in one transaction and return what was written.
+
+        Raises :class:`ConcurrencyConflict` (writing nothing) when the stream is not at
+        *expected_version*. A *command_id* already recorded on this stream returns the first
+        result with ``duplicate=True`` (checked before the version). *on_append* runs inside the
+        transaction after the insert; if it raises, nothing is written. With *conn*, the append
+        runs on that connection (as a savepoint if a transaction is open there).
+        """
+        if not events:
+            raise ValueError("append needs at least one event")
+        if conn is None:
+            async with self._pool.acquire() as acquired:
+                return await self.append(
+                    stream_id,
+                    expected_version,
+                    events,
+                    command_id,
+                    conn=acquired,
+                    on_append=on_append,
+                )
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
+            state = await conn.fetchrow(_STATE, stream_id, command_id)
+            if state["positions"] is not None:
+                return AppendResult(
+                    first_version=state["first_version"],
+                    last_version=state["last_version"],
+                    positions=tuple(state["positions"]),
+                    duplicate=True,
+                )
+            if state["version"] != expected_version:
+                raise ConcurrencyConflict(stream_id, expected_version, state["version"])
+            stored = _chain(stream_id, command_id, events, state)
+            result = AppendResult(
+                first_version=stored[0].version,
+                last_version=stored[-1].version,
+                positions=tuple(event.position for event in stored),
+            )
+            await conn.execute(
+                _INSERT_EVENTS,
+                stream_id,
+                command_id,
+                state["now"],
+                result.positions,
+                [event.version for event in stored],
+                [event.type for event in stored],
+                [event.schema_version for event in stored],
+                [event.payload.decode() for event in stored],
+                [event.actor for event in stored],
+                [event.causation for event in stored],
+                [event.hash for event in stored],
+            )
+            if command_id is not None:
+                await conn.execute(
+                    _INSERT_COMMAND,
+                    stream_id,
+                    command_id,
+                    result.first_version,
+                    result.last_version,
+                    result.positions,
+                )
+            await conn.execute(
+                "SELECT pg_notify($1, $2)", CHANNEL, f"{stream_id}:{result.positions[-1]}"
+            )
+            if on_append is not None:
+                await on_append(conn, stored)
+            return result
+
+    async def stream_version(self, stream_id: str) -> int:
+        """Return the stream's current version (0 if it has no events)."""
+        version: int = await self._pool.fetchval(
+            "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1", stream_id
+        )
+        return version
+
+    async def read_stream(self, stream_id: str, from_version: int = 1) -> list[StoredEvent]:
+        """Return the stream's events from *from_version* on, in version order."""
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version >= $2"
+            " ORDER BY version",
+            stream_id,
+            from_version,
+        )
+        return [_stored(row) for row in rows]
+
+    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        """Return up to *limit* events with positions after *after_position*, in position order.
+
+        Safe for tailing: call again with the last position returned and no event is ever
+        skipped, even one committed late by a concurrent writer (see the module docstring).
+        """
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2",
+            after_position,
+            limit,
+        )
+        return [_stored(row) for row in rows]
+
+    @asynccontextmanager
+    async def listen(self, listener: Listener) -> AsyncIterator[None]:
+        """Call *listener* for every append committed while the block runs.
+
+        Holds one pool connection for the duration. *listener* runs on the event loop and should
+        be quick (e.g. set an :class:`asyncio.Event`).
+        """
+
+        def relay(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+            stream_id, _, position = payload.rpartition(":")
+            listener(stream_id, int(position))
+
+        async with self._pool.acquire() as conn:
+            await conn.add_listener(CHANNEL, relay)
+            try:
+                yield
+            finally:
+                await conn.remove_listener(CHANNEL, relay)
+
+
+def _chain(
+    stream_id: str, command_id: str | None, events: Sequence[NewEvent], state: asyncpg.Record
+) -> list[StoredEvent]:
+    """Number and hash *events* as the successors of the log and stream described by *state*."""
+    previous: bytes = state["hash"] or GENESIS
+    stored = []
+    for offset, event in enumerate(events, start=1):
+        version = state["version"] + offset
+        previous = event_hash(
+            previous, stream_id, version, event.type, event.schema_version, event.payload
+        )
+        stored.append(
+            StoredEvent(
+                position=state["last_position"] + offset,
+                stream_id=stream_id,
+                version=version,
+                type=event.type,
+                schema_version=event.schema_version,
+                payload=event.payload,
+                command_id=command_id,
+                actor=event.actor,
+                causation=event.causation,
+                recorded_at=state["now"],
+                hash=previous,
+            )
+        )
+    return stored
+
+
+def _stored(row: asyncpg.Record) -> StoredEvent:
+    """Build a :class:`StoredEvent` from a row selected with ``_COLUMNS``."""
+    return StoredEvent(
+        position=row[0],
+        stream_id=row[1],
+        version=row[2],
+        type=row[3],
+        schema_version=row[4],
+        payload=row[5].encode(),
+        command_id=row[6],
+        actor=row[7],
+        causation=row[8],
+        recorded_at=row[9],
+        hash=row[10],
+    )

@@ -1,0 +1,71 @@
+"""Shared fixtures: one PostgreSQL server per session, a fresh migrated database per test module.
+
+The server comes from :func:`infra.database.server_url_for_tests` (``DOKO_TEST_DATABASE_URL``,
+else a Docker container, else embedded PostgreSQL in a temporary folder); it is only started
+when a test asks for a database. Databases are named ``doko_test_<pid>_<n>`` so that several
+test runs can share one server, and are dropped afterwards (PostgreSQL 13+, CREATEDB needed).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+
+import asyncpg
+import pytest
+
+from infra.database import server_url_for_tests, with_database
+from infra.migrate import upgrade
+
+_numbers = itertools.count(1)
+
+
+async def _admin(server_url: str, statement: str) -> None:
+    """Run one statement on the server's maintenance database."""
+    connection = await asyncpg.connect(server_url)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+@asynccontextmanager
+async def _fresh_database(server_url: str) -> AsyncIterator[str]:
+    """Create an empty database on the server, yield its URL, drop it afterwards."""
+    name = f"doko_test_{os.getpid()}_{next(_numbers)}"
+    await _admin(server_url, f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(server_url, name)
+    finally:
+        await _admin(server_url, f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def pg_server_url() -> Iterator[str]:
+    """URL of the PostgreSQL server used by the whole test session."""
+    with server_url_for_tests() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+async def db_url(pg_server_url: str) -> AsyncIterator[str]:
+    """URL of a fresh database, migrated to head, shared by the tests of one module."""
+    async with _fresh_database(pg_server_url) as url:
+        await upgrade(url)
+        yield url
+
+
+@pytest.fixture
+async def empty_db_url(pg_server_url: str) -> AsyncIterator[str]:
+    """URL of a fresh database with no schema at all, for one test."""
+    async with _fresh_database(pg_server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+async def pool(db_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """An asyncpg pool on the module's database."""
+    async with asyncpg.create_pool(db_url, min_size=1, max_size=8) as pool:
+        yield pool

@@ -1,0 +1,229 @@
+"""The event store against a real PostgreSQL: concurrency, idempotency, tailing, NOTIFY."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from infra.event_store import (
+    AppendResult,
+    ConcurrencyConflict,
+    EventStore,
+    NewEvent,
+    StoredEvent,
+)
+
+
+def tick(**data: object) -> NewEvent:
+    """A small event with *data* as its payload."""
+    return NewEvent(type="tick", schema_version=1, payload=msgspec.json.encode(data))
+
+
+@pytest.fixture(scope="module")
+def store(pool: asyncpg.Pool) -> EventStore:
+    return EventStore(pool)
+
+
+async def test_append_and_read_back(store: EventStore) -> None:
+    events = [
+        NewEvent("opened", 1, b'{"seats": 4}', actor="host"),
+        NewEvent("joined", 2, b'{"seat": 2}', actor="seat:2", causation="cmd-a"),
+    ]
+    result = await store.append("basic", 0, events, command_id="cmd-a")
+
+    assert (result.first_version, result.last_version, result.duplicate) == (1, 2, False)
+    assert result.positions[1] == result.positions[0] + 1
+    stored = await store.read_stream("basic")
+    assert [(e.version, e.type, e.schema_version) for e in stored] == [
+        (1, "opened", 1),
+        (2, "joined", 2),
+    ]
+    assert [msgspec.json.decode(e.payload) for e in stored] == [{"seats": 4}, {"seat": 2}]
+    assert [(e.actor, e.causation, e.command_id) for e in stored] == [
+        ("host", None, "cmd-a"),
+        ("seat:2", "cmd-a", "cmd-a"),
+    ]
+    assert [e.position for e in stored] == list(result.positions)
+    assert await store.stream_version("basic") == 2
+    assert await store.stream_version("nothing here") == 0
+    assert [e.version for e in await store.read_stream("basic", from_version=2)] == [2]
+
+
+async def test_stale_expected_version_writes_nothing(store: EventStore) -> None:
+    await store.append("stale", 0, [tick(n=1)])
+    with pytest.raises(ConcurrencyConflict) as conflict:
+        await store.append("stale", 0, [tick(n=2), tick(n=3)])
+    assert (conflict.value.stream_id, conflict.value.expected, conflict.value.actual) == (
+        "stale",
+        0,
+        1,
+    )
+    assert await store.stream_version("stale") == 1
+
+
+async def test_empty_append_is_refused(store: EventStore) -> None:
+    with pytest.raises(ValueError):
+        await store.append("empty", 0, [])
+
+
+async def test_two_racing_writers_exactly_one_wins(store: EventStore, pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as first, pool.acquire() as second:
+        for version in range(200):
+            outcomes = await asyncio.gather(
+                store.append("race", version, [tick(writer=1)], conn=first),
+                store.append("race", version, [tick(writer=2)], conn=second),
+                return_exceptions=True,
+            )
+            wins = [o for o in outcomes if isinstance(o, AppendResult)]
+            conflicts = [o for o in outcomes if isinstance(o, ConcurrencyConflict)]
+            assert len(wins) == 1, outcomes
+            assert len(conflicts) == 1, outcomes
+            assert wins[0].last_version == conflicts[0].actual == version + 1
+
+    assert [e.version for e in await store.read_stream("race")] == list(range(1, 201))
+
+
+async def test_retried_command_writes_once_and_returns_the_first_result(
+    store: EventStore,
+) -> None:
+    batch = [tick(n=1), tick(n=2), tick(n=3)]
+    first = await store.append("idem", 0, batch, command_id="deal-7")
+    await store.append("idem", 3, [tick(n=4)], command_id="next")
+
+    again = await store.append("idem", 0, batch, command_id="deal-7")
+
+    assert again == msgspec.structs.replace(first, duplicate=True)
+    assert await store.stream_version("idem") == 4
+    elsewhere = await store.append("idem-other", 0, batch, command_id="deal-7")
+    assert not elsewhere.duplicate
+
+
+async def test_concurrent_retries_of_one_command_write_once(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    results = await asyncio.gather(
+        *(store.append("idem-race", 0, [tick(n=1), tick(n=2)], command_id="c1") for _ in range(5))
+    )
+
+    assert sorted(r.duplicate for r in results) == [False, True, True, True, True]
+    assert {(r.first_version, r.last_version, r.positions) for r in results} == {
+        (results[0].first_version, results[0].last_version, results[0].positions)
+    }
+    assert await store.stream_version("idem-race") == 2
+
+
+async def test_on_append_runs_in_the_same_transaction(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    async def project(conn: Any, events: list[StoredEvent]) -> None:
+        await conn.execute(
+            "INSERT INTO table_views (stream_id, version, view) VALUES ($1, $2, '{}')",
+            events[-1].stream_id,
+            events[-1].version,
+        )
+
+    async def fail(conn: Any, events: list[StoredEvent]) -> None:
+        await project(conn, events)
+        raise RuntimeError("projection broke")
+
+    result = await store.append("projected", 0, [tick(n=1), tick(n=2)], on_append=project)
+    assert await pool.fetchval("SELECT version FROM table_views WHERE stream_id = 'projected'") == (
+        result.last_version
+    )
+
+    with pytest.raises(RuntimeError, match="projection broke"):
+        await store.append("unprojected", 0, [tick(n=1)], on_append=fail)
+    assert await store.stream_version("unprojected") == 0
+    views = await pool.fetchval("SELECT count(*) FROM table_views WHERE stream_id = 'unprojected'")
+    assert views == 0
+
+
+async def test_stored_events_given_to_on_append_match_the_log(store: EventStore) -> None:
+    seen: list[StoredEvent] = []
+
+    async def remember(conn: Any, events: list[StoredEvent]) -> None:
+        seen.extend(events)
+
+    await store.append("echo", 0, [tick(n=1), tick(n=2)], command_id="c", on_append=remember)
+
+    read = await store.read_stream("echo")
+    # Same events; the payload spelling differs (jsonb renders its own), its value does not.
+    assert [msgspec.structs.replace(e, payload=b"") for e in seen] == [
+        msgspec.structs.replace(e, payload=b"") for e in read
+    ]
+    assert [msgspec.json.decode(e.payload) for e in seen] == [
+        msgspec.json.decode(e.payload) for e in read
+    ]
+
+
+async def test_tailing_reader_sees_every_event_once_in_position_order(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    writers, per_writer = 4, 500
+    total = writers * per_writer
+    after = await pool.fetchval("SELECT coalesce(max(position), 0) FROM events")
+    done = asyncio.Event()
+
+    async def dawdle(conn: Any, events: Sequence[StoredEvent]) -> None:
+        await asyncio.sleep(0)  # hold the positions uncommitted while others get to run
+
+    async def write(writer: int) -> None:
+        version = 0
+        async with pool.acquire() as conn:
+            while version < per_writer:
+                size = min(1 + version % 3, per_writer - version)
+                batch = [tick(writer=writer, n=version + k) for k in range(size)]
+                await store.append(f"tail-{writer}", version, batch, conn=conn, on_append=dawdle)
+                version += size
+
+    async def tail() -> list[StoredEvent]:
+        seen: list[StoredEvent] = []
+        last = after
+        while True:
+            finished = done.is_set()  # before reading: then an empty read means the end
+            batch = await store.read_all(last, limit=50)
+            if not batch:
+                if finished:
+                    break
+                await asyncio.sleep(0.001)
+            for event in batch:
+                assert event.position > last
+                last = event.position
+                seen.append(event)
+        return seen
+
+    async def write_all() -> None:
+        await asyncio.gather(*(write(w) for w in range(writers)))
+        done.set()
+
+    seen, _ = await asyncio.gather(tail(), write_all())
+
+    keys = [msgspec.json.decode(e.payload) for e in seen]
+    assert len(seen) == total
+    assert sorted((k["writer"], k["n"]) for k in keys) == [
+        (w, n) for w in range(writers) for n in range(per_writer)
+    ]
+    assert [e.position for e in seen] == list(range(after + 1, after + total + 1))
+    for writer in range(writers):
+        versions = [e.version for e in seen if e.stream_id == f"tail-{writer}"]
+        assert versions == list(range(1, per_writer + 1))
+
+
+async def test_listener_is_woken_by_an_append(store: EventStore) -> None:
+    woken = asyncio.Event()
+    heard: list[tuple[str, int]] = []
+
+    def hear(stream_id: str, position: int) -> None:
+        heard.append((stream_id, position))
+        woken.set()
+
+    async with store.listen(hear):
+        result = await store.append("table:7", 0, [tick(n=1), tick(n=2)])
+        await asyncio.wait_for(woken.wait(), timeout=5)
+
+    assert heard == [("table:7", result.positions[-1])]
