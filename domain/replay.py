@@ -82,7 +82,12 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
     if isinstance(event, table.TableCreated):
         seeds = tuple(bytes.fromhex(s) for s in event.server_seeds)
         return table.CreateTable(
-            event.name, event.first_dealer, seeds, event.presets, event.first_dealer_fixed
+            event.name,
+            event.first_dealer,
+            seeds,
+            event.presets,
+            event.first_dealer_fixed,
+            event.host_token_hash,
         )
     if isinstance(event, SessionStarted):
         return StartSession(event.first_dealer)

@@ -39,6 +39,7 @@ class TableCreated(msgspec.Struct, frozen=True, tag_field="type", tag="table_cre
     server_seeds: tuple[str, ...] = ()
     presets: tuple[Hands, ...] = ()
     first_dealer_fixed: bool = False
+    host_token_hash: str = ""
 
 
 class SeatTaken(msgspec.Struct, frozen=True, tag_field="type", tag="seat_taken"):
@@ -58,6 +59,7 @@ class CreateTable(msgspec.Struct, frozen=True, tag_field="command", tag="create_
     server_seeds: tuple[bytes, ...] = ()
     presets: tuple[Hands, ...] = ()
     first_dealer_fixed: bool = False
+    host_token_hash: str = ""
 
 
 class TakeSeat(msgspec.Struct, frozen=True, tag_field="command", tag="take_seat"):
@@ -123,6 +125,7 @@ def _create(state: TableState, command: CreateTable) -> TableCreated:
         server_seeds=tuple(s.hex() for s in command.server_seeds),
         presets=command.presets,
         first_dealer_fixed=command.first_dealer_fixed,
+        host_token_hash=command.host_token_hash,
     )
 
 

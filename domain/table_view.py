@@ -69,7 +69,7 @@ def redact(event: TableEvent, viewer: Seat | None) -> TableEvent | None:
     namer (R4.3); a silent solo looks like a normal game to all but its soloist (R4.5).
     """
     if isinstance(event, TableCreated):
-        return msgspec.structs.replace(event, server_seeds=(), presets=())
+        return msgspec.structs.replace(event, server_seeds=(), presets=(), host_token_hash="")
     if isinstance(event, SeatTaken):
         return msgspec.structs.replace(event, token_hash="")
     if isinstance(event, DealDealt):

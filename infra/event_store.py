@@ -241,6 +241,18 @@ class EventStore:
                 await on_append(conn, stored)
             return result
 
+    async def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
+        """Return the first result of *command_id* on the stream, or None if it never ran."""
+        row = await self._pool.fetchrow(
+            "SELECT first_version, last_version, positions FROM commands"
+            " WHERE stream_id = $1 AND command_id = $2",
+            stream_id,
+            command_id,
+        )
+        if row is None:
+            return None
+        return AppendResult(row[0], row[1], tuple(row[2]), duplicate=True)
+
     async def stream_version(self, stream_id: str) -> int:
         """Return the stream's current version (0 if it has no events)."""
         version: int = await self._pool.fetchval(
