@@ -88,6 +88,7 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
             event.presets,
             event.first_dealer_fixed,
             event.host_token_hash,
+            event.shared_seeds,
         )
     if isinstance(event, SessionStarted):
         return StartSession(event.first_dealer)

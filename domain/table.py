@@ -40,6 +40,7 @@ class TableCreated(msgspec.Struct, frozen=True, tag_field="type", tag="table_cre
     presets: tuple[Hands, ...] = ()
     first_dealer_fixed: bool = False
     host_token_hash: str = ""
+    shared_seeds: bool = False
 
 
 class SeatTaken(msgspec.Struct, frozen=True, tag_field="type", tag="seat_taken"):
@@ -52,7 +53,7 @@ class SeatTaken(msgspec.Struct, frozen=True, tag_field="type", tag="seat_taken")
 
 
 class CreateTable(msgspec.Struct, frozen=True, tag_field="command", tag="create_table"):
-    """Open a table with 12 secret server seeds, or 12 preset deals."""
+    """Open a table with 12 secret server seeds, 12 shared seeds, or 12 preset deals."""
 
     name: str
     first_dealer: Seat
@@ -60,6 +61,7 @@ class CreateTable(msgspec.Struct, frozen=True, tag_field="command", tag="create_
     presets: tuple[Hands, ...] = ()
     first_dealer_fixed: bool = False
     host_token_hash: str = ""
+    shared_seeds: bool = False
 
 
 class TakeSeat(msgspec.Struct, frozen=True, tag_field="command", tag="take_seat"):
@@ -126,6 +128,7 @@ def _create(state: TableState, command: CreateTable) -> TableCreated:
         presets=command.presets,
         first_dealer_fixed=command.first_dealer_fixed,
         host_token_hash=command.host_token_hash,
+        shared_seeds=command.shared_seeds,
     )
 
 
@@ -151,10 +154,16 @@ def _take_seat(
 def _next_deal(
     state: TableState, created: TableCreated, current: session.SessionState
 ) -> DealSeeded | DealPreset:
-    """The dealing of the next deal: its preset hands, or its server seed mixed with entropy."""
+    """The dealing of the next deal: its preset hands, or its server seed mixed with entropy.
+
+    Seeds shared by a tournament director between tables are used unmixed, so
+    that every table gets the same hands.
+    """
     index = len(current.sheet)
     if created.presets:
         return DealPreset(created.presets[index])
+    if created.shared_seeds:
+        return DealSeeded(bytes.fromhex(created.server_seeds[index]))
     entropy = tuple(bytes.fromhex(p.entropy) if p else b"" for p in state.players)
     return DealSeeded(bytes.fromhex(created.server_seeds[index]), entropy)
 

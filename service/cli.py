@@ -49,19 +49,74 @@ def register_db(subparsers: Subparsers) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Run the HTTP service (placeholder)."""
-    print("not yet")
+    """Run the HTTP service: migrate, then serve with uvicorn."""
+    import os
+
+    import msgspec
+    import uvicorn
+
+    from infra.database import database_url
+    from service.app import Settings, app_from_env
+    from service.logs import log_config
+
+    settings = Settings(
+        database_url=database_url(args.database_url, data_dir=args.data_dir),
+        cors_origins=tuple(args.cors_origin),
+    )
+    os.environ["DOKO_SETTINGS"] = msgspec.json.encode(settings).decode()
+    config = log_config(args.log_level)
+    print(f"doko serving on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
+    if args.workers > 1:
+        uvicorn.run(
+            "service.app:app_from_env",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_config=config,
+            access_log=False,
+        )
+    else:
+        uvicorn.run(
+            app_from_env(), host=args.host, port=args.port, log_config=config, access_log=False
+        )
     return 0
 
 
 def register_serve(subparsers: Subparsers) -> None:
     """``doko serve``."""
-    subparsers.add_parser("serve", help="run the HTTP service").set_defaults(handler=serve)
+    parser = subparsers.add_parser("serve", help="run the HTTP service")
+    add_database_options(parser)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--cors-origin", action="append", default=[], help="allow this browser origin (repeat)"
+    )
+    parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+    parser.set_defaults(handler=serve)
+
+
+def export_openapi(args: argparse.Namespace) -> int:
+    """Write the OpenAPI document of the app."""
+    from service.openapi import write_openapi
+
+    write_openapi(args.output)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def register_openapi(subparsers: Subparsers) -> None:
+    """``doko openapi [-o openapi/openapi.json]``."""
+    parser = subparsers.add_parser("openapi", help="export the OpenAPI document")
+    parser.add_argument("-o", "--output", type=Path, default=Path("openapi/openapi.json"))
+    parser.set_defaults(handler=export_openapi)
 
 
 COMMANDS: list[Callable[[Subparsers], None]] = [
     register_db,
     register_serve,
+    register_openapi,
 ]
 
 

@@ -1,0 +1,119 @@
+"""The litestar application: built by one `create_app`, resources in the lifespan."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+import msgspec
+from litestar import Litestar, Request
+from litestar.config.cors import CORSConfig
+from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.stores.memory import MemoryStore
+
+from infra.event_store import EventStore
+from infra.migrate import upgrade
+from infra.projections import project
+from infra.tables import Tables
+from service.logs import access_log
+from service.problems import EXCEPTION_HANDLERS
+from service.routes import ROUTES
+from service.streams import Hub
+
+VERSION = "0.1.0"
+
+
+class Settings(msgspec.Struct, frozen=True):
+    """How the service runs. ``database_url`` must be resolved already (see `doko serve`)."""
+
+    database_url: str
+    cors_origins: tuple[str, ...] = ()
+    rate_per_token: int = 600
+    rate_per_address: int = 1200
+    max_body_bytes: int = 256 * 1024
+    pool_size: int = 10
+    migrate: bool = True
+
+
+class Services(msgspec.Struct):
+    """What the route handlers use: the pool, the event store, the tables, the stream hub."""
+
+    pool: asyncpg.Pool
+    store: EventStore
+    tables: Tables
+    hub: Hub
+
+
+def _rate_key(request: Request[Any, Any, Any]) -> str:
+    header = request.headers.get("authorization", "")
+    return f"token:{header}" if header else f"address:{get_remote_address(request)}"
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="doko",
+        version=VERSION,
+        description=(
+            "An event-sourced Doppelkopf table service. Rule ids (R3.4, R6.6, ...) refer to "
+            "the rule set; every error is application/problem+json with a stable `code`."
+        ),
+        path="/schema",
+        components=Components(
+            security_schemes={
+                "seat_token": SecurityScheme(
+                    type="http", scheme="bearer", description="seat or host token"
+                )
+            }
+        ),
+    )
+
+
+def create_app(settings: Settings) -> Litestar:
+    """The doko application for these settings."""
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if settings.migrate:
+            await upgrade(settings.database_url)
+        async with asyncpg.create_pool(
+            settings.database_url, min_size=1, max_size=settings.pool_size
+        ) as pool:
+            store = EventStore(pool)
+            hub = Hub()
+            app.state.services = Services(pool, store, Tables(store, project), hub)
+            async with store.listen(hub.notify):
+                yield
+
+    per_token = RateLimitConfig(
+        rate_limit=("second", settings.rate_per_token),
+        identifier_for_request=_rate_key,
+        exclude=["/schema"],
+        store="rate_per_token",
+    )
+    per_address = RateLimitConfig(
+        rate_limit=("second", settings.rate_per_address),
+        exclude=["/schema"],
+        store="rate_per_address",
+    )
+    return Litestar(
+        route_handlers=ROUTES,
+        lifespan=[lifespan],
+        exception_handlers=EXCEPTION_HANDLERS,
+        openapi_config=openapi_config(),
+        cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
+        if settings.cors_origins
+        else None,
+        middleware=[access_log, per_address.middleware, per_token.middleware],
+        stores={"rate_per_token": MemoryStore(), "rate_per_address": MemoryStore()},
+        request_max_body_size=settings.max_body_bytes,
+    )
+
+
+def app_from_env() -> Litestar:
+    """The app for uvicorn's factory mode (several workers): settings from ``DOKO_SETTINGS``."""
+    return create_app(msgspec.json.decode(os.environ["DOKO_SETTINGS"], type=Settings))

@@ -1,0 +1,73 @@
+"""Tokens: random secrets shown once, kept only as SHA-256 hashes, sent as ``Bearer``.
+
+A seat token acts for its seat only; the host token belongs to the table's
+creator. Comparison is constant-time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+from litestar import Request
+
+from domain.seats import SEATS, Seat
+from domain.table import TableState
+from service.problems import ServiceError
+
+
+def new_token() -> str:
+    """A fresh secret token (256 bits, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """What is stored of a token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def bearer(request: Request[Any, Any, Any], *, required: bool = True) -> str | None:
+    """The Bearer token of the request (or its ``token`` query parameter, for EventSource)."""
+    header = request.headers.get("authorization")
+    if header is None:
+        token = request.query_params.get("token")
+        if token is None and required:
+            raise ServiceError(401, "unauthorized", "send Authorization: Bearer <seat token>")
+        return token
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ServiceError(401, "unauthorized", "use Authorization: Bearer <token>")
+    return token.strip()
+
+
+def seat_of(state: TableState, token: str) -> Seat | None:
+    """The seat whose token this is, if any."""
+    digest = token_hash(token)
+    for seat in SEATS:
+        player = state.players[seat]
+        if player is not None and hmac.compare_digest(player.token_hash, digest):
+            return seat
+    return None
+
+
+def authorize_seat(state: TableState, token: str, seat: Seat) -> None:
+    """The token must be that seat's: another seat's token is 403, an unknown one 401."""
+    holder = seat_of(state, token)
+    if holder is None:
+        raise ServiceError(401, "unauthorized", "this token belongs to no seat at this table")
+    if holder is not seat:
+        raise ServiceError(
+            403, "forbidden", f"this token is seat {int(holder)}'s, not seat {int(seat)}'s"
+        )
+
+
+def viewer_of(state: TableState, token: str | None) -> Seat | None:
+    """The seat a (possibly absent) token views as; an unknown token is 401."""
+    if token is None:
+        return None
+    seat = seat_of(state, token)
+    if seat is None:
+        raise ServiceError(401, "unauthorized", "this token belongs to no seat at this table")
+    return seat

@@ -1,0 +1,95 @@
+"""Request and response bodies of the REST API (msgspec Structs, validated at the edge)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from domain.announcements import Word
+from domain.cards import Card
+from domain.commands import Declaration
+from domain.game_types import GameType
+from domain.table_view import TableView
+
+Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
+Name = Annotated[str, Meta(min_length=1, max_length=40)]
+SeatNumber = Annotated[int, Meta(ge=0, le=3)]
+Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
+
+
+class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A new table. Give ``seeds`` (12, shared with other tables so they play the same
+    hands) or ``presets`` (12 deals of 4 hands, from a tournament director), or neither
+    for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot."""
+
+    name: Annotated[str, Meta(max_length=100)] = ""
+    first_dealer: SeatNumber | None = None
+    seeds: Annotated[list[Hex32], Meta(min_length=12, max_length=12)] | None = None
+    presets: (
+        Annotated[
+            list[Annotated[list[Hand], Meta(min_length=4, max_length=4)]],
+            Meta(min_length=12, max_length=12),
+        ]
+        | None
+    ) = None
+
+
+class TableCreatedResponse(msgspec.Struct):
+    """The new table: its id, the host token (shown once) and the seed commitments."""
+
+    table_id: str
+    host_token: str
+    commitments: list[str]
+    version: int
+    view: TableView
+
+
+class TakeSeatRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """Sit down: on ``seat`` or the next free one, optionally adding entropy (hex, <= 64 bytes)."""
+
+    name: Name
+    seat: SeatNumber | None = None
+    entropy: Annotated[str, Meta(pattern="^([0-9a-fA-F]{2}){0,64}$")] = ""
+
+
+class SeatTakenResponse(msgspec.Struct):
+    """The seat taken and its token (shown once: keep it)."""
+
+    table_id: str
+    seat: int
+    token: str
+    version: int
+    view: TableView
+
+
+class ReservationRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """R4.1: `healthy` or `reservation`."""
+
+    declaration: Declaration
+
+
+class ContractRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """R4.2: the contract named after `reservation`."""
+
+    contract: GameType
+
+
+class PlayRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """R3.6: the card to play, e.g. ``QC`` or ``10H``."""
+
+    card: Card
+
+
+class AnnounceRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """R6: `re`, `kontra`, `no90`, `no60`, `no30` or `schwarz`."""
+
+    word: Word
+
+
+class CommandResponse(msgspec.Struct):
+    """The acting seat's view after the command, and the table's new version."""
+
+    version: int
+    view: TableView

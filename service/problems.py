@@ -1,0 +1,145 @@
+"""RFC 9457 problem details: every error leaves the service as ``application/problem+json``.
+
+Each problem carries a stable ``code`` and, for rule violations, the ``rule`` id
+of RULES.md that the command broke. Rule violations and version conflicts are
+409; nothing a client sends may produce a 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
+    HTTP_404_NOT_FOUND,
+    HTTP_409_CONFLICT,
+    HTTP_500_INTERNAL_SERVER_ERROR,
+)
+
+from domain.errors import DomainError
+from infra.event_store import ConcurrencyConflict
+from infra.tables import TableNotFound, VersionMismatch
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("doko.service")
+
+
+class Problem(msgspec.Struct, omit_defaults=True):
+    """An RFC 9457 problem, with doko's stable ``code`` and the broken ``rule``."""
+
+    type: str
+    title: str
+    status: int
+    code: str
+    detail: str | None = None
+    rule: str | None = None
+    instance: str | None = None
+    errors: list[dict[str, Any]] | None = None
+
+
+class ServiceError(HTTPException):
+    """An error raised by the service itself, with a stable code."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail=detail, status_code=status)
+        self.code = code
+
+
+def problem(
+    request: Request[Any, Any, Any],
+    status: int,
+    code: str,
+    detail: str | None,
+    *,
+    rule: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[Problem]:
+    """A problem+json response."""
+    body = Problem(
+        type=f"urn:doko:problem:{code}",
+        title=code.replace("_", " "),
+        status=status,
+        code=code,
+        detail=detail,
+        rule=rule,
+        instance=request.url.path,
+        errors=errors,
+    )
+    return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[Problem]:
+    """A rule violation: 409 with the error's code and rule id."""
+    return problem(request, HTTP_409_CONFLICT, exc.code, exc.message, rule=exc.rule)
+
+
+def table_not_found(request: Request[Any, Any, Any], exc: TableNotFound) -> Response[Problem]:
+    return problem(request, HTTP_404_NOT_FOUND, "table_not_found", str(exc))
+
+
+def version_mismatch(request: Request[Any, Any, Any], exc: VersionMismatch) -> Response[Problem]:
+    """If-Match named another version than the table's: 409, nothing written."""
+    return problem(
+        request,
+        HTTP_409_CONFLICT,
+        "version_mismatch",
+        str(exc),
+        headers={"ETag": etag(exc.actual)},
+    )
+
+
+def concurrency_conflict(
+    request: Request[Any, Any, Any], exc: ConcurrencyConflict
+) -> Response[Problem]:
+    return problem(request, HTTP_409_CONFLICT, "version_conflict", "the table kept changing; retry")
+
+
+def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
+    """Litestar's own errors (400 validation, 401, 403, 404, 405, 413, 429 ...)."""
+    status = exc.status_code
+    code = getattr(exc, "code", None) or _CODES.get(status, "http_error")
+    errors = None
+    if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
+        errors = [e if isinstance(e, dict) else {"message": str(e)} for e in exc.extra]
+    headers = dict(exc.headers or {})
+    if status == 429 and "Retry-After" not in headers:
+        headers["Retry-After"] = headers.get("RateLimit-Reset", "1")
+    detail = exc.detail if not isinstance(exc, NotFoundException) else "no such resource"
+    return problem(request, status, code, detail, errors=errors, headers=headers)
+
+
+def unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    """A bug: logged with its traceback, answered without internals."""
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return problem(request, HTTP_500_INTERNAL_SERVER_ERROR, "internal_error", "internal error")
+
+
+_CODES = {
+    HTTP_400_BAD_REQUEST: "malformed_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    429: "rate_limited",
+}
+
+
+def etag(version: int) -> str:
+    """The ETag of a table version."""
+    return f'"{version}"'
+
+
+EXCEPTION_HANDLERS: dict[Any, Any] = {
+    DomainError: domain_error,
+    TableNotFound: table_not_found,
+    VersionMismatch: version_mismatch,
+    ConcurrencyConflict: concurrency_conflict,
+    HTTPException: http_error,
+    Exception: unexpected,
+}

@@ -1,0 +1,406 @@
+"""Routes: parse, authorize, call one handler, map errors (see `service.problems`)."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
+
+from domain.cards import Card
+from domain.commands import Announce, Declare, NameContract, PlayCard
+from domain.seats import Seat
+from domain.table import CreateTable, SeatTaken, TableCommand, TakeSeat
+from domain.table_view import TableView, redact, table_view
+from infra.event_store import StoredEvent
+from infra.tables import CODEC, Loaded
+from service.auth import authorize_seat, bearer, new_token, token_hash, viewer_of
+from service.dto import (
+    AnnounceRequest,
+    CommandResponse,
+    ContractRequest,
+    CreateTableRequest,
+    PlayRequest,
+    ReservationRequest,
+    SeatTakenResponse,
+    TableCreatedResponse,
+    TakeSeatRequest,
+)
+from service.problems import Problem, ServiceError, etag
+from service.streams import ALL, sse_messages
+
+TableId = Annotated[str, Parameter(description="the table's id", max_length=64)]
+SeatParam = Annotated[int, Parameter(ge=0, le=3, description="seat 0-3, clockwise")]
+IdempotencyKey = Annotated[
+    str | None,
+    Parameter(
+        header="Idempotency-Key",
+        required=False,
+        max_length=200,
+        description="a retry with the same key returns the first result and writes nothing",
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    Parameter(header="If-Match", required=False, description="the table version you expect"),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    Parameter(header="If-None-Match", required=False, description="ETag of the view you hold"),
+]
+LastEventId = Annotated[
+    str | None,
+    Parameter(header="Last-Event-ID", required=False, description="resume after this id"),
+]
+
+
+def _problems(*statuses: int) -> dict[int, ResponseSpec]:
+    return {
+        status: ResponseSpec(Problem, description="problem", media_type="application/problem+json")
+        for status in statuses
+    }
+
+
+def services(request: Request[Any, Any, Any]) -> Any:
+    return request.app.state.services
+
+
+def _version(header: str | None) -> int | None:
+    """The table version named by an If-Match header (``"12"`` or ``12``)."""
+    if header is None:
+        return None
+    text = header.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise ServiceError(400, "malformed_request", 'If-Match takes a table version, e.g. "12"')
+    return int(text)
+
+
+def _conditional(
+    version: int, if_none_match: str | None, render: Callable[[], Any]
+) -> Response[Any]:
+    """A view with ``ETag`` = the table version; 304 when the client holds that version."""
+    tag = etag(version)
+    if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
+        return Response(content=None, status_code=304, headers={"ETag": tag})
+    return Response(render(), headers={"ETag": tag})
+
+
+@post(
+    "/tables",
+    operation_id="createTable",
+    summary="Create a table",
+    description="Draws 12 secret server seeds and publishes their SHA-256 commitments at once "
+    "(or takes shared seeds, or a tournament director's preset deals). The host token is "
+    "shown once.",
+    responses=_problems(400, 413, 429),
+)
+async def create_table(
+    request: Request[Any, Any, Any], data: CreateTableRequest
+) -> TableCreatedResponse:
+    if data.seeds is not None and data.presets is not None:
+        raise ServiceError(400, "malformed_request", "give seeds or presets, not both")
+    host = new_token()
+    fixed = data.first_dealer is not None
+    first = Seat(data.first_dealer) if data.first_dealer is not None else Seat(secrets.randbelow(4))
+    presets = tuple(tuple(tuple(hand) for hand in deal) for deal in data.presets or ())
+    if data.seeds is not None:
+        seeds = tuple(bytes.fromhex(s) for s in data.seeds)
+    elif presets:
+        seeds = ()
+    else:
+        seeds = tuple(secrets.token_bytes(32) for _ in range(12))
+    command = CreateTable(
+        name=data.name,
+        first_dealer=first,
+        server_seeds=seeds,
+        presets=presets,
+        first_dealer_fixed=fixed,
+        host_token_hash=token_hash(host),
+        shared_seeds=data.seeds is not None,
+    )
+    table_id = uuid.uuid4().hex
+    done = await services(request).tables.execute(table_id, command, actor="host")
+    created = done.state.created
+    return TableCreatedResponse(
+        table_id=table_id,
+        host_token=host,
+        commitments=list(created.commitments if created else ()),
+        version=done.version,
+        view=table_view(done.state, None),
+    )
+
+
+@post(
+    "/tables/{table_id:str}/seats",
+    operation_id="takeSeat",
+    summary="Take a seat",
+    description="Sit on `seat` or the next free one; the seat token is shown once. When the "
+    "fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2).",
+    responses=_problems(400, 404, 409, 413, 429),
+)
+async def take_seat(
+    request: Request[Any, Any, Any], table_id: TableId, data: TakeSeatRequest
+) -> SeatTakenResponse:
+    token = new_token()
+    seat = Seat(data.seat) if data.seat is not None else None
+    command = TakeSeat(data.name, token_hash(token), seat, bytes.fromhex(data.entropy))
+    done = await services(request).tables.execute(table_id, command, actor="player")
+    taken = done.events[0]
+    assert isinstance(taken, SeatTaken)
+    return SeatTakenResponse(
+        table_id=table_id,
+        seat=int(taken.seat),
+        token=token,
+        version=done.version,
+        view=table_view(done.state, taken.seat),
+    )
+
+
+@get(
+    "/tables/{table_id:str}",
+    operation_id="getTable",
+    summary="The public table view",
+    description="Everything a spectator may see; no hand, hidden party, losing contract or "
+    "silent solo before the deal is scored. ETag = table version.",
+    responses={304: ResponseSpec(None, description="not modified"), **_problems(404, 429)},
+)
+async def get_table(
+    request: Request[Any, Any, Any], table_id: TableId, if_none_match: IfNoneMatch = None
+) -> Response[TableView]:
+    loaded: Loaded = await services(request).tables.load(table_id)
+    return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, None))
+
+
+@get(
+    "/tables/{table_id:str}/seats/{seat:int}",
+    operation_id="getSeatView",
+    summary="A seat's own view",
+    description="The seat's hand, legal cards and allowed announcements with the fewest cards "
+    "each stays allowed with. Needs that seat's token. ETag = table version.",
+    security=[{"seat_token": []}],
+    responses={304: ResponseSpec(None, description="not modified"), **_problems(401, 403, 404)},
+)
+async def get_seat_view(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    if_none_match: IfNoneMatch = None,
+) -> Response[TableView]:
+    loaded: Loaded = await services(request).tables.load(table_id)
+    authorize_seat(loaded.state, bearer(request) or "", Seat(seat))
+    return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, Seat(seat)))
+
+
+async def _act(
+    request: Request[Any, Any, Any],
+    table_id: str,
+    seat: int,
+    command: TableCommand,
+    idempotency_key: str | None,
+    if_match: str | None,
+) -> Response[CommandResponse]:
+    """Authorize the seat, run the command, answer with the seat's new view."""
+    tables = services(request).tables
+    loaded: Loaded = await tables.load(table_id)
+    authorize_seat(loaded.state, bearer(request) or "", Seat(seat))
+    done = await tables.execute(
+        table_id,
+        command,
+        command_id=f"seat{seat}:{idempotency_key}" if idempotency_key else None,
+        actor=f"seat:{seat}",
+        expected_version=_version(if_match),
+    )
+    body = CommandResponse(done.version, table_view(done.state, Seat(seat)))
+    return Response(body, headers={"ETag": etag(done.version)})
+
+
+_COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 429)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/reservation",
+    operation_id="declare",
+    summary="Say healthy or reservation (R4.1)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=_COMMAND_ERRORS,
+)
+async def declare(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: ReservationRequest,
+    idempotency_key: IdempotencyKey = None,
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = Declare(Seat(seat), data.declaration)
+    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/contract",
+    operation_id="nameContract",
+    summary="Name a contract after a reservation (R4.2)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=_COMMAND_ERRORS,
+)
+async def name_contract(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: ContractRequest,
+    idempotency_key: IdempotencyKey = None,
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = NameContract(Seat(seat), data.contract)
+    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/play",
+    operation_id="playCard",
+    summary="Play a card (R3)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=_COMMAND_ERRORS,
+)
+async def play_card(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: PlayRequest,
+    idempotency_key: IdempotencyKey = None,
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = PlayCard(Seat(seat), Card(data.card))
+    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/announce",
+    operation_id="announce",
+    summary="Announce re, kontra or a refusal (R6)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=_COMMAND_ERRORS,
+)
+async def announce(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: AnnounceRequest,
+    idempotency_key: IdempotencyKey = None,
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = Announce(Seat(seat), data.word)
+    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+
+
+def _cursor(last_event_id: str | None, after: int | None) -> int:
+    if last_event_id is not None and last_event_id.strip().isdigit():
+        return int(last_event_id.strip())
+    return after or 0
+
+
+@get(
+    "/tables/{table_id:str}/events",
+    operation_id="streamTable",
+    summary="Live table events (Server-Sent Events)",
+    description="Each event as the viewer may see it (seat token: that seat's view; none: "
+    "public). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
+    "without gaps or repeats. EventSource clients may pass the token as `token`.",
+    responses=_problems(401, 404),
+)
+async def stream_table(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    last_event_id: LastEventId = None,
+    after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+    token: Annotated[str | None, Parameter(required=False, description="seat token")] = None,
+) -> ServerSentEvent:
+    svc = services(request)
+    loaded: Loaded = await svc.tables.load(table_id)
+    viewer = viewer_of(loaded.state, bearer(request, required=False))
+
+    async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
+        stored = await svc.store.read_stream(table_id, cursor + 1)
+        messages = []
+        for record in stored:
+            shown = redact(CODEC.from_stored(record), viewer)
+            if shown is not None:
+                messages.append(_message(record, record.version, msgspec.json.encode(shown)))
+        return messages, stored[-1].version if stored else cursor
+
+    return ServerSentEvent(sse_messages(svc.hub, table_id, _cursor(last_event_id, after), fetch))
+
+
+def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEventMessage:
+    return ServerSentEventMessage(data=data.decode(), event=record.type, id=event_id)
+
+
+@get(
+    "/feed",
+    operation_id="streamFeed",
+    summary="Integration feed of public events across all tables (Server-Sent Events)",
+    description="Every table's public events from a global position on, finished deals with "
+    "their itemized scores included. Event ids are global positions; resume with "
+    "Last-Event-ID or `after`.",
+    responses=_problems(429),
+)
+async def stream_feed(
+    request: Request[Any, Any, Any],
+    last_event_id: LastEventId = None,
+    after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+) -> ServerSentEvent:
+    svc = services(request)
+
+    async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
+        stored = await svc.store.read_all(cursor, limit=500)
+        messages = []
+        for record in stored:
+            shown = redact(CODEC.from_stored(record), None)
+            if shown is not None:
+                body = FeedItem(record.stream_id, record.version, shown)
+                messages.append(_message(record, record.position, msgspec.json.encode(body)))
+        return messages, stored[-1].position if stored else cursor
+
+    return ServerSentEvent(sse_messages(svc.hub, ALL, _cursor(last_event_id, after), fetch))
+
+
+class FeedItem(msgspec.Struct):
+    """One public event of the integration feed."""
+
+    table_id: str
+    version: int
+    event: Any
+
+
+class Health(msgspec.Struct):
+    status: str
+
+
+@get("/health", operation_id="health", summary="Liveness")
+async def health() -> Health:
+    return Health("ok")
+
+
+ROUTES = [
+    create_table,
+    take_seat,
+    get_table,
+    get_seat_view,
+    declare,
+    name_contract,
+    play_card,
+    announce,
+    stream_table,
+    stream_feed,
+    health,
+]
