@@ -1,4 +1,4 @@
-"""A seeded random legal player: picks a legal action from a seat's observation.
+"""Players that pick a legal action from a seat's observation: random and greedy.
 
 Chance comes from outside: the caller passes a `Chooser` (``random.Random(seed)``
 fits), so the domain itself never draws random numbers. Tests, bots and
@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domain.cards import Card
+from domain.cards import CARD_POINTS, Card, Rank
 from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
 from domain.deal import Phase
-from domain.game_types import GameType
+from domain.game_types import CardOrder, GameType, order_of
 from domain.observations import Observation
+from domain.tricks import winning_index
 
 
 class Chooser(Protocol):
@@ -53,3 +54,54 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     if options.cards:
         return PlayCard(seat, options.cards[chooser.randrange(len(options.cards))])
     return None
+
+
+STRONG_TRUMPS = 8
+"""The greedy player announces its party's word holding at least this many trumps."""
+
+
+def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | None:
+    """A simple heuristic player: never reserves; announces with strong hands; in play
+    wins tricks holding many points as cheaply as it can, gives points to a partner
+    who is winning, and otherwise follows with its cheapest card.
+
+    ``chooser`` only breaks ties, so the player is deterministic for a given one.
+    """
+    seat = observation.viewer
+    assert seat is not None
+    options = observation.options
+    if options.declarations:
+        return Declare(seat, Declaration.HEALTHY)
+    if options.contracts:
+        return NameContract(seat, options.contracts[chooser.randrange(len(options.contracts))])
+    game_type = observation.game_type or GameType.NORMAL
+    order = order_of(game_type)
+    own = [a for a in options.announcements if a.word.level == 1]
+    if own and sum(order.is_trump(c) for c in observation.hand) >= STRONG_TRUMPS:
+        return Announce(seat, own[0].word)
+    if not options.cards:
+        return None
+    return PlayCard(seat, _greedy_card(observation, options.cards, order))
+
+
+def _greedy_card(observation: Observation, legal: tuple[Card, ...], order: CardOrder) -> Card:
+    """The card the greedy player picks among the legal ones."""
+    trick = observation.trick
+    cheapest = min(legal, key=lambda c: (CARD_POINTS[c], order.is_trump(c), order.strength[c]))
+    if not trick:
+        aces = [c for c in legal if c.rank is Rank.ACE and not order.is_trump(c)]
+        return aces[0] if aces else cheapest
+    leader = observation.trick_leader
+    assert leader is not None
+    winner = leader.after(winning_index(trick, order))
+    seat = observation.viewer
+    assert seat is not None
+    if (
+        observation.parties[winner] is not None
+        and observation.parties[winner] is observation.parties[seat]
+    ):
+        return max(legal, key=lambda c: (CARD_POINTS[c], -order.strength[c]))
+    winning = [c for c in legal if winning_index((*trick, c), order) == len(trick)]
+    if winning and sum(CARD_POINTS[c] for c in trick) >= 10:
+        return min(winning, key=lambda c: (order.is_trump(c), order.strength[c]))
+    return cheapest

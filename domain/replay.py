@@ -76,9 +76,8 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
     if isinstance(event, ContractNamed):
         return NameContract(event.seat, event.contract)
     if isinstance(event, table.SeatTaken):
-        return table.TakeSeat(
-            event.name, event.token_hash, event.seat, bytes.fromhex(event.entropy)
-        )
+        entropy = bytes.fromhex(event.entropy)
+        return table.TakeSeat(event.name, event.token_hash, event.seat, entropy, event.bot)
     if isinstance(event, table.TableCreated):
         seeds = tuple(bytes.fromhex(s) for s in event.server_seeds)
         return table.CreateTable(

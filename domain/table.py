@@ -44,12 +44,14 @@ class TableCreated(msgspec.Struct, frozen=True, tag_field="type", tag="table_cre
 
 
 class SeatTaken(msgspec.Struct, frozen=True, tag_field="type", tag="seat_taken"):
-    """A player sat down; only a hash of the seat token is kept. ``entropy`` is hex."""
+    """A player sat down; only a hash of the seat token is kept. ``entropy`` is hex;
+    ``bot`` names the server-side bot playing the seat, if any."""
 
     seat: Seat
     name: str
     token_hash: str
     entropy: str = ""
+    bot: str = ""
 
 
 class CreateTable(msgspec.Struct, frozen=True, tag_field="command", tag="create_table"):
@@ -65,12 +67,14 @@ class CreateTable(msgspec.Struct, frozen=True, tag_field="command", tag="create_
 
 
 class TakeSeat(msgspec.Struct, frozen=True, tag_field="command", tag="take_seat"):
-    """Sit down at ``seat`` (None: the next free seat), adding optional entropy."""
+    """Sit down at ``seat`` (None: the next free seat), adding optional entropy;
+    ``bot`` names a server-side bot that will play the seat."""
 
     name: str
     token_hash: str
     seat: Seat | None = None
     entropy: bytes = b""
+    bot: str = ""
 
 
 TableEvent = TableCreated | SeatTaken | Event
@@ -78,11 +82,12 @@ TableCommand = CreateTable | TakeSeat | Command
 
 
 class Player(msgspec.Struct, frozen=True):
-    """Who sits on a seat."""
+    """Who sits on a seat (``bot``: the server-side bot playing it, if any)."""
 
     name: str
     token_hash: str
     entropy: str
+    bot: str = ""
 
 
 class TableState(msgspec.Struct, frozen=True):
@@ -142,7 +147,7 @@ def _take_seat(
     seat = command.seat if command.seat is not None else free[0]
     if state.players[seat] is not None:
         raise SeatUnavailable(f"seat {int(seat)} is taken", rule="R1.1")
-    taken = SeatTaken(seat, command.name, command.token_hash, command.entropy.hex())
+    taken = SeatTaken(seat, command.name, command.token_hash, command.entropy.hex(), command.bot)
     if len(free) > 1:
         return (taken,)
     seated = evolve(state, taken)
@@ -173,7 +178,7 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
     if isinstance(event, TableCreated):
         return msgspec.structs.replace(state, created=event)
     if isinstance(event, SeatTaken):
-        player = Player(event.name, event.token_hash, event.entropy)
+        player = Player(event.name, event.token_hash, event.entropy, event.bot)
         players = tuple(
             player if s is event.seat else p for s, p in zip(SEATS, state.players, strict=True)
         )

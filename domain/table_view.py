@@ -17,10 +17,11 @@ from domain.table import SeatTaken, TableCreated, TableEvent, TableState
 
 
 class SeatInfo(msgspec.Struct, frozen=True):
-    """A seat as everyone sees it."""
+    """A seat as everyone sees it (``bot``: the kind of server-side bot playing it)."""
 
     seat: Seat
     name: str | None
+    bot: str | None = None
 
 
 class TableView(msgspec.Struct, frozen=True):
@@ -48,7 +49,8 @@ def table_view(state: TableState, viewer: Seat | None) -> TableView:
         name=created.name,
         viewer=viewer,
         seats=tuple(
-            SeatInfo(s, p.name if p else None) for s, p in zip(SEATS, state.players, strict=True)
+            SeatInfo(s, p.name, p.bot or None) if p else SeatInfo(s, None)
+            for s, p in zip(SEATS, state.players, strict=True)
         ),
         commitments=created.commitments,
         preset=bool(created.presets),
