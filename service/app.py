@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +22,7 @@ from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
+from service.bots import Bots
 from service.logs import access_log
 from service.problems import EXCEPTION_HANDLERS
 from service.routes import ROUTES
@@ -41,12 +44,14 @@ class Settings(msgspec.Struct, frozen=True):
 
 
 class Services(msgspec.Struct):
-    """What the route handlers use: the pool, the event store, the tables, the stream hub."""
+    """What the route handlers use: the pool, the event store, the tables, the stream hub
+    and the bot driver."""
 
     pool: asyncpg.Pool
     store: EventStore
     tables: Tables
     hub: Hub
+    bots: Bots
 
 
 def _rate_key(request: Request[Any, Any, Any]) -> str:
@@ -84,10 +89,23 @@ def create_app(settings: Settings) -> Litestar:
             settings.database_url, min_size=1, max_size=settings.pool_size
         ) as pool:
             store = EventStore(pool)
+            tables = Tables(store, project)
             hub = Hub()
-            app.state.services = Services(pool, store, Tables(store, project), hub)
-            async with store.listen(hub.notify):
-                yield
+            bots = Bots(tables, pool)
+            app.state.services = Services(pool, store, tables, hub, bots)
+
+            def notify(stream_id: str, position: int) -> None:
+                hub.notify(stream_id, position)
+                bots.notify(stream_id, position)
+
+            async with store.listen(notify):
+                driver = asyncio.create_task(bots.run())
+                try:
+                    yield
+                finally:
+                    driver.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await driver
 
     per_token = RateLimitConfig(
         rate_limit=("second", settings.rate_per_token),

@@ -71,3 +71,10 @@ def viewer_of(state: TableState, token: str | None) -> Seat | None:
     if seat is None:
         raise ServiceError(401, "unauthorized", "this token belongs to no seat at this table")
     return seat
+
+
+def authorize_host(state: TableState, token: str) -> None:
+    """The token must be the table creator's host token (401 otherwise)."""
+    created = state.created
+    if created is None or not hmac.compare_digest(created.host_token_hash, token_hash(token)):
+        raise ServiceError(401, "unauthorized", "this is not the table's host token")

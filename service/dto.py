@@ -12,6 +12,7 @@ from domain.cards import Card
 from domain.commands import Declaration
 from domain.game_types import GameType
 from domain.table_view import TableView
+from service.bots import BotKind
 
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
 Name = Annotated[str, Meta(min_length=1, max_length=40)]
@@ -93,3 +94,18 @@ class CommandResponse(msgspec.Struct):
 
     version: int
     view: TableView
+
+
+class SeatBotRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """Fill ``seat`` (or the next free one) with a server-side bot."""
+
+    kind: BotKind = BotKind.RANDOM
+    seat: SeatNumber | None = None
+    name: Name | None = None
+
+
+class BotSeatedResponse(msgspec.Struct):
+    """The seat the bot took, and the table's version."""
+
+    seat: int
+    version: int

@@ -20,14 +20,16 @@ from domain.table import CreateTable, SeatTaken, TableCommand, TakeSeat
 from domain.table_view import TableView, redact, table_view
 from infra.event_store import StoredEvent
 from infra.tables import CODEC, Loaded
-from service.auth import authorize_seat, bearer, new_token, token_hash, viewer_of
+from service.auth import authorize_host, authorize_seat, bearer, new_token, token_hash, viewer_of
 from service.dto import (
     AnnounceRequest,
+    BotSeatedResponse,
     CommandResponse,
     ContractRequest,
     CreateTableRequest,
     PlayRequest,
     ReservationRequest,
+    SeatBotRequest,
     SeatTakenResponse,
     TableCreatedResponse,
     TakeSeatRequest,
@@ -160,6 +162,32 @@ async def take_seat(
         version=done.version,
         view=table_view(done.state, taken.seat),
     )
+
+
+@post(
+    "/tables/{table_id:str}/bots",
+    operation_id="seatBot",
+    summary="Fill a seat with a bot",
+    description="The host fills `seat` (or the next free one) with a server-side bot, "
+    "`random` (random legal moves) or `greedy` (a simple heuristic). Bots see only their "
+    "seat's view and keep playing across restarts.",
+    security=[{"seat_token": []}],
+    responses=_problems(400, 401, 404, 409, 413, 429),
+)
+async def seat_bot(
+    request: Request[Any, Any, Any], table_id: TableId, data: SeatBotRequest
+) -> BotSeatedResponse:
+    svc = services(request)
+    loaded: Loaded = await svc.tables.load(table_id)
+    authorize_host(loaded.state, bearer(request) or "")
+    seat = Seat(data.seat) if data.seat is not None else None
+    name = data.name or f"{data.kind.value} bot"
+    command = TakeSeat(name, token_hash(new_token()), seat, bot=data.kind.value)
+    svc.bots.watch(table_id)
+    done = await svc.tables.execute(table_id, command, actor="host")
+    taken = done.events[0]
+    assert isinstance(taken, SeatTaken)
+    return BotSeatedResponse(seat=int(taken.seat), version=done.version)
 
 
 @get(
@@ -394,6 +422,7 @@ async def health() -> Health:
 ROUTES = [
     create_table,
     take_seat,
+    seat_bot,
     get_table,
     get_seat_view,
     declare,
