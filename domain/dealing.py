@@ -28,6 +28,7 @@ entropy the server seed is the deal seed.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections import Counter
 from collections.abc import Iterator
 
@@ -45,12 +46,14 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+_WORDS = struct.Struct(">8I")
+"""A 32-byte block as eight big-endian unsigned 4-byte integers."""
+
+
 def _stream(seed: bytes) -> Iterator[int]:
     block = 0
     while True:
-        digest = hashlib.sha256(seed + block.to_bytes(8, "big")).digest()
-        for i in range(0, 32, 4):
-            yield int.from_bytes(digest[i : i + 4], "big")
+        yield from _WORDS.unpack(hashlib.sha256(seed + block.to_bytes(8, "big")).digest())
         block += 1
 
 
@@ -105,10 +108,13 @@ def verify_deal(
     """
     if dealing.method != "seeded" or dealing.seed is None or dealing.algorithm != ALGORITHM:
         return False
-    seed = bytes.fromhex(dealing.seed)
-    entropy = tuple(bytes.fromhex(e) for e in dealing.entropy)
-    mixed = deal_seed(seed, entropy, deal_no)
-    return commitment(seed) == dealing.commitment and deal_from_seed(mixed, dealer) == hands
+    try:
+        seed = bytes.fromhex(dealing.seed)
+        entropy = tuple(bytes.fromhex(e) for e in dealing.entropy)
+        mixed = deal_seed(seed, entropy, deal_no)
+        return commitment(seed) == dealing.commitment and deal_from_seed(mixed, dealer) == hands
+    except (ValueError, InvalidDeal):  # a tampered record: not hex, or not a 32-byte seed
+        return False
 
 
 def validate_preset(hands: tuple[tuple[Card, ...], ...]) -> tuple[tuple[Card, ...], ...]:
