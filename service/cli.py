@@ -10,7 +10,12 @@ import argparse
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from domain.table import TableEvent
+    from infra.audit import TableReport
+    from infra.event_store import StoredEvent
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
@@ -113,10 +118,243 @@ def register_openapi(subparsers: Subparsers) -> None:
     parser.set_defaults(handler=export_openapi)
 
 
+def _connect(args: argparse.Namespace) -> str:
+    """The database URL of a command's options, migrated to the newest schema."""
+    from infra.database import database_url
+    from infra.migrate import upgrade
+
+    url = database_url(args.database_url, data_dir=args.data_dir)
+    asyncio.run(upgrade(url))
+    return url
+
+
+def projections_rebuild(args: argparse.Namespace) -> int:
+    """Rebuild the read models from the event log."""
+    import asyncpg
+
+    from infra.projections import rebuild
+
+    url = _connect(args)
+
+    async def run() -> None:
+        async with asyncpg.create_pool(url, min_size=2, max_size=2) as pool:
+            result = await rebuild(pool, progress=not args.no_progress)
+        print(
+            f"rebuilt projections from {result.events} events: "
+            f"{result.tables} tables, {result.deals} archived deals"
+        )
+
+    asyncio.run(run())
+    return 0
+
+
+def register_projections(subparsers: Subparsers) -> None:
+    """``doko projections rebuild``."""
+    projections = subparsers.add_parser("projections", help="read models of the tables")
+    actions = projections.add_subparsers(dest="action", required=True, metavar="ACTION")
+    rebuild = actions.add_parser(
+        "rebuild", help="empty the projections and recompute them from the event log"
+    )
+    rebuild.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_database_options(rebuild)
+    rebuild.set_defaults(handler=projections_rebuild)
+
+
+async def _table_log(url: str, table: str) -> tuple[list[StoredEvent], list[TableEvent]] | None:
+    """A table's stored events and those of them that decode (all, unless tampered with);
+    None if there is no such table."""
+    import asyncpg
+
+    from infra.audit import decode_events
+    from infra.event_store import EventStore
+
+    async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
+        stored = await EventStore(pool).read_stream(table)
+    if not stored:
+        return None
+    events, _ = decode_events(stored)
+    return stored, events
+
+
+def replay_table(args: argparse.Namespace) -> int:
+    """Print a table's deals step by step."""
+    import sys
+
+    from infra.audit import dealt_numbers, render_deal, scored_numbers
+
+    log = asyncio.run(_table_log(_connect(args), args.table))
+    if log is None:
+        print(f"no table {args.table!r}", file=sys.stderr)
+        return 2
+    _, events = log
+    numbers = dealt_numbers(events)
+    scored = set(scored_numbers(events))
+    if args.deal is not None:
+        if args.deal not in numbers:
+            print(f"table {args.table!r} has no deal {args.deal}", file=sys.stderr)
+            return 2
+        if args.deal not in scored and not args.show_open:
+            print(
+                f"deal {args.deal} is in play: its hands are secret (--show-open shows them)",
+                file=sys.stderr,
+            )
+            return 2
+        numbers = [args.deal]
+    shown = [n for n in numbers if n in scored or args.show_open]
+    print("\n".join(render_deal(events, n) for n in shown), end="")
+    for n in numbers:
+        if n not in shown:
+            print(f"(deal {n} is in play and not shown; --show-open shows it)")
+    return 0
+
+
+def register_replay(subparsers: Subparsers) -> None:
+    """``doko replay TABLE [DEAL]``."""
+    parser = subparsers.add_parser("replay", help="print a table's deals step by step")
+    parser.add_argument("table", help="the table's id (its stream id)")
+    parser.add_argument("deal", nargs="?", type=int, help="only this deal (1-12)")
+    parser.add_argument(
+        "--show-open",
+        action="store_true",
+        help="also show a deal still in play, with its secret hands and seed",
+    )
+    add_database_options(parser)
+    parser.set_defaults(handler=replay_table)
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Audit tables: exit 1 on any mismatch, naming the event version."""
+    import sys
+
+    from infra.audit import ExportError, summary, verify_file
+
+    reports: list[TableReport] = []
+    if args.file is not None:
+        if args.table is not None:
+            print("give a TABLE or --file, not both", file=sys.stderr)
+            return 2
+        try:
+            reports.append(verify_file(args.file))
+        except (OSError, ExportError) as error:
+            print(f"{args.file}: {error}", file=sys.stderr)
+            return 2
+    else:
+        found = asyncio.run(_verify_database(_connect(args), args.table))
+        if found is None:
+            print(f"no table {args.table!r}", file=sys.stderr)
+            return 2
+        reports = found
+    for report in reports:
+        for line in summary(report):
+            print(line)
+    bad = [r for r in reports if not r.ok]
+    print(
+        f"{len(reports) - len(bad)} of {len(reports)} tables verified"
+        + (f"; FAILED: {', '.join(r.stream_id for r in bad)}" if bad else "")
+    )
+    return 1 if bad else 0
+
+
+async def _verify_database(url: str, table: str | None) -> list[TableReport] | None:
+    import asyncpg
+
+    from infra.audit import table_ids, verify_table
+    from infra.event_store import EventStore
+    from infra.tables import TableNotFound, Tables
+
+    async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
+        tables = Tables(EventStore(pool))
+        ids = [table] if table is not None else await table_ids(pool)
+        reports = []
+        for stream_id in ids:
+            try:
+                reports.append(await verify_table(tables, stream_id))
+            except TableNotFound:
+                return None
+        return reports
+
+
+def register_verify(subparsers: Subparsers) -> None:
+    """``doko verify [TABLE]``, ``doko verify --file export.json``."""
+    parser = subparsers.add_parser(
+        "verify",
+        help="audit tables: hash chain, replay by the rules, seeds, scores",
+        description="Audit one table, every table (no TABLE), or an export file offline "
+        "(--file, no database). Exits 1 if anything does not match.",
+    )
+    parser.add_argument("table", nargs="?", help="the table's id (default: every table)")
+    parser.add_argument("--file", type=Path, help="verify an export file, without a database")
+    add_database_options(parser)
+    parser.set_defaults(handler=verify)
+
+
+def export(args: argparse.Namespace) -> int:
+    """Write a table's whole log as one portable JSON file."""
+    import sys
+
+    from infra.audit import SecretsError, export_session
+
+    log = asyncio.run(_table_log(_connect(args), args.table))
+    if log is None:
+        print(f"no table {args.table!r}", file=sys.stderr)
+        return 2
+    try:
+        data = export_session(*log, unfinished=args.unfinished)
+    except SecretsError as error:
+        print(f"table {args.table!r}: {error} (--unfinished exports it anyway)", file=sys.stderr)
+        return 2
+    if args.output is None or str(args.output) == "-":
+        sys.stdout.buffer.write(data + b"\n")
+    else:
+        args.output.write_bytes(data + b"\n")
+        print(f"wrote {len(log[0])} events of table {args.table!r} to {args.output}")
+    return 0
+
+
+def register_export(subparsers: Subparsers) -> None:
+    """``doko export TABLE -o file.json``."""
+    parser = subparsers.add_parser(
+        "export", help="write a table's whole log as JSON, for `doko verify --file`"
+    )
+    parser.add_argument("table", help="the table's id (its stream id)")
+    parser.add_argument("-o", "--output", type=Path, help="the file (default: standard output)")
+    parser.add_argument(
+        "--unfinished",
+        action="store_true",
+        help="export a table still in play (the file then holds its unplayed deals' seeds)",
+    )
+    add_database_options(parser)
+    parser.set_defaults(handler=export)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """Play a whole session through the HTTP API and print it."""
+    from infra.database import database_url
+    from service.demo import demo
+
+    url = None if args.url else database_url(args.database_url, data_dir=args.data_dir)
+    return asyncio.run(demo(args.url, url, bots=args.bots, seed=args.seed))
+
+
+def register_demo(subparsers: Subparsers) -> None:
+    """``doko demo [--url URL] [--bots N] [--seed S]``."""
+    parser = subparsers.add_parser("demo", help="play a whole session through the API")
+    add_database_options(parser)
+    parser.add_argument("--url", help="use a running service instead of starting one")
+    parser.add_argument("--bots", type=int, default=0, choices=range(4), help="bot seats (0-3)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random HTTP players")
+    parser.set_defaults(handler=run_demo)
+
+
 COMMANDS: list[Callable[[Subparsers], None]] = [
     register_db,
     register_serve,
     register_openapi,
+    register_demo,
+    register_projections,
+    register_replay,
+    register_verify,
+    register_export,
 ]
 
 

@@ -18,7 +18,17 @@ from domain.commands import Announce, Declare, NameContract, PlayCard
 from domain.seats import Seat
 from domain.table import CreateTable, SeatTaken, TableCommand, TakeSeat
 from domain.table_view import TableView, redact, table_view
+from infra.audit import (
+    Check,
+    DealReport,
+    Export,
+    deal_events,
+    export_session,
+    render_deal,
+    verify_stored,
+)
 from infra.event_store import StoredEvent
+from infra.projections import DealRecord
 from infra.tables import CODEC, Loaded
 from service.auth import authorize_host, authorize_seat, bearer, new_token, token_hash, viewer_of
 from service.dto import (
@@ -62,9 +72,17 @@ LastEventId = Annotated[
 ]
 
 
-def _problems(*statuses: int) -> dict[int, ResponseSpec]:
+def _problems(*statuses: int, validated: bool = True) -> dict[int, ResponseSpec]:
+    """The problem responses of an operation: ``statuses``, and always 429 (every route is
+    rate-limited) and, for routes with parameters or a body (``validated``), 400."""
+    statuses = tuple(sorted({*statuses, 429, *((400,) if validated else ())}))
     return {
-        status: ResponseSpec(Problem, description="problem", media_type="application/problem+json")
+        status: ResponseSpec(
+            Problem,
+            description="problem",
+            media_type="application/problem+json",
+            generate_examples=False,  # random examples: an unstable document, not JSON-able
+        )
         for status in statuses
     }
 
@@ -331,6 +349,115 @@ async def announce(
     return await _act(request, table_id, seat, command, idempotency_key, if_match)
 
 
+DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
+
+
+async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) -> None:
+    """Deals are public once scored (R4.3): before that, 409."""
+    loaded: Loaded = await services(request).tables.load(table_id)
+    if len(loaded.state.session.sheet) < deal_no:
+        raise ServiceError(
+            409, "deal_not_scored", f"deal {deal_no} is not scored yet: it stays hidden until then"
+        )
+
+
+async def _scored_events(
+    request: Request[Any, Any, Any], table_id: str, deal_no: int
+) -> list[StoredEvent]:
+    """The table's stored events, once deal ``deal_no`` is scored."""
+    await _scored(request, table_id, deal_no)
+    stored: list[StoredEvent] = await services(request).store.read_stream(table_id)
+    return stored
+
+
+@get(
+    "/tables/{table_id:str}/deals/{deal_no:int}",
+    operation_id="getDeal",
+    summary="A scored deal's full record",
+    description="Hands, every action, the revealed seed with its commitment, and the "
+    "itemized score lines with their rule ids. Only once the deal is scored.",
+    responses=_problems(404, 409),
+)
+async def get_deal(
+    request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
+) -> DealRecord:
+    await _scored(request, table_id, deal_no)
+    record = await services(request).pool.fetchval(
+        "SELECT record::text FROM deal_archive WHERE stream_id = $1 AND deal_no = $2",
+        table_id,
+        deal_no,
+    )
+    return msgspec.json.decode(record, type=DealRecord)
+
+
+class DealReplay(msgspec.Struct):
+    """A scored deal step by step: its events in order and a readable rendering."""
+
+    deal_no: int
+    events: list[Any]
+    text: str
+
+
+@get(
+    "/tables/{table_id:str}/deals/{deal_no:int}/replay",
+    operation_id="replayDeal",
+    summary="A scored deal step by step",
+    responses=_problems(404, 409),
+)
+async def replay_deal(
+    request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
+) -> DealReplay:
+    stored = await _scored_events(request, table_id, deal_no)
+    events = [CODEC.from_stored(e) for e in stored]
+    return DealReplay(deal_no, deal_events(events, deal_no), render_deal(events, deal_no))
+
+
+class DealVerification(msgspec.Struct):
+    """The audit of a scored deal, and the table-wide checks (hash chain, decoding)."""
+
+    ok: bool
+    deal: DealReport
+    table_checks: tuple[Check, ...]
+
+
+@get(
+    "/tables/{table_id:str}/deals/{deal_no:int}/verification",
+    operation_id="verifyDeal",
+    summary="Verify a scored deal",
+    description="Commitment and seed, hands recomputed, events replayed by the rules, score "
+    "recomputed, hash chain intact.",
+    responses=_problems(404, 409),
+)
+async def verify_deal(
+    request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
+) -> DealVerification:
+    report = verify_stored(await _scored_events(request, table_id, deal_no))
+    deal = next(d for d in report.deals if d.deal_no == deal_no)
+    table_checks = report.checks
+    return DealVerification(deal.ok and all(c.ok for c in table_checks), deal, table_checks)
+
+
+@get(
+    "/tables/{table_id:str}/export",
+    operation_id="exportSession",
+    summary="The whole session as one portable JSON record",
+    description="Every event with its version, payload and hash, for `doko verify --file` "
+    "offline. Only once the session is over.",
+    responses={
+        200: ResponseSpec(Export, description="the table's log", generate_examples=False),
+        **_problems(404, 409),
+    },
+)
+async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Response[bytes]:
+    tables = services(request).tables
+    loaded: Loaded = await tables.load(table_id)
+    if not loaded.state.session.finished:
+        raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
+    stored = await tables.store.read_stream(table_id)
+    body = export_session(stored, [CODEC.from_stored(e) for e in stored])
+    return Response(body, media_type="application/json")
+
+
 def _cursor(last_event_id: str | None, after: int | None) -> int:
     if last_event_id is not None and last_event_id.strip().isdigit():
         return int(last_event_id.strip())
@@ -345,6 +472,7 @@ def _cursor(last_event_id: str | None, after: int | None) -> int:
     "public). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
     "without gaps or repeats. EventSource clients may pass the token as `token`.",
     responses=_problems(401, 404),
+    media_type="text/event-stream",
 )
 async def stream_table(
     request: Request[Any, Any, Any],
@@ -381,6 +509,7 @@ def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEvent
     "their itemized scores included. Event ids are global positions; resume with "
     "Last-Event-ID or `after`.",
     responses=_problems(429),
+    media_type="text/event-stream",
 )
 async def stream_feed(
     request: Request[Any, Any, Any],
@@ -414,7 +543,7 @@ class Health(msgspec.Struct):
     status: str
 
 
-@get("/health", operation_id="health", summary="Liveness")
+@get("/health", operation_id="health", summary="Liveness", responses=_problems(validated=False))
 async def health() -> Health:
     return Health("ok")
 
@@ -429,6 +558,10 @@ ROUTES = [
     name_contract,
     play_card,
     announce,
+    get_deal,
+    replay_deal,
+    verify_deal,
+    export_table,
     stream_table,
     stream_feed,
     health,

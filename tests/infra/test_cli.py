@@ -4,20 +4,53 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import asyncpg
+import httpx
 import pytest
 
 from infra.migrate import head_revision
 from service.cli import main
 
 
-def test_serve_is_a_placeholder(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve"]) == 0
-    assert capsys.readouterr().out == "not yet\n"
+def _serve_until_healthy(*options: str) -> None:
+    """Start `doko serve` as users do, wait until /health answers, then stop it with SIGINT."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    doko = Path(sys.executable).with_name("doko")
+    server = subprocess.Popen([str(doko), "serve", "--port", str(port), *options])
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, "doko serve exited early"
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "doko serve did not answer within 60 s"
+                time.sleep(0.2)
+                continue
+            assert answer.json() == {"status": "ok"}
+            break
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
+
+
+def test_serve_answers_on_a_database_url(db_url: str) -> None:
+    _serve_until_healthy("--database-url", db_url)
+
+
+def test_serve_starts_the_embedded_database(tmp_path: Path) -> None:
+    """The README's run command: no URL, so an embedded PostgreSQL in the data folder."""
+    _serve_until_healthy("--data-dir", str(tmp_path / "pgdata"))
+    assert (tmp_path / "pgdata" / "PG_VERSION").exists()
 
 
 def test_a_command_is_required() -> None:

@@ -1,0 +1,600 @@
+"""Audit of a table's log: is every deal fair, every event lawful, every score right?
+
+`verify_events` checks one table's stored events (pure; no database):
+
+``decode``      every payload decodes as a table event;
+``chain``       the SHA-256 hash chain is intact (`infra.hash_chain.verify_chain`);
+``replay``      the rules, re-deciding every recorded action, produce exactly the
+                stored events (`domain.replay.replay` over `domain.replay.TABLE`);
+
+and for each deal:
+
+``commitment``  (seeded) the commitment published when the table was created is
+                the SHA-256 of the server seed revealed with the deal;
+``hands``       (seeded) the seed, mixed with the players' entropy, reproduces the
+                hands (`domain.dealing.verify_deal`); (preset) the hands are the
+                preset ones of the table;
+``replay``      the deal's events are inside the replay's valid prefix;
+``score``       the recorded `Score` equals one recomputed from the deal's tricks
+                and announcements (`domain.scoring.score`);
+``chain``       no event of the deal breaks the hash chain.
+
+Every failed check names the version of the first bad event. A `TableReport` is
+``ok`` when every check passed. `export_session` writes a table's log as one
+portable JSON document that `verify_file` checks offline, with the same code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from domain import table
+from domain.deal import DealState, facts
+from domain.dealing import verify_deal
+from domain.errors import DomainError
+from domain.events import DealDealt, DealScored, SessionFinished
+from domain.replay import TABLE, Replay, command_of, replay
+from domain.scoring import score
+from domain.table import TableEvent, TableState
+from infra.event_store import StoredEvent
+from infra.hash_chain import GENESIS, event_hash, verify_chain
+from infra.tables import CODEC, TableNotFound, Tables
+
+EXPORT_FORMAT = "doko-table-export"
+EXPORT_VERSION = 1
+
+
+class Check(msgspec.Struct, frozen=True):
+    """One check: its name, whether it passed, what was found, the first bad version."""
+
+    name: str
+    ok: bool
+    detail: str = ""
+    version: int | None = None
+
+
+class DealReport(msgspec.Struct, frozen=True):
+    """The checks of one deal, whose events are versions ``first_version..last_version``."""
+
+    deal_no: int
+    method: str
+    first_version: int
+    last_version: int
+    checks: tuple[Check, ...]
+
+    @property
+    def preset(self) -> bool:
+        return self.method == "preset"
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def failures(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if not c.ok)
+
+
+class TableReport(msgspec.Struct, frozen=True):
+    """The audit of one table: table-wide checks and one report per deal."""
+
+    stream_id: str
+    name: str | None
+    events: int
+    checks: tuple[Check, ...]
+    deals: tuple[DealReport, ...]
+
+    @property
+    def failures(self) -> tuple[Check, ...]:
+        """Every failed check, table-wide first."""
+        return (
+            *(c for c in self.checks if not c.ok),
+            *(c for d in self.deals for c in d.failures),
+        )
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def first_bad_version(self) -> int | None:
+        """The lowest version any failed check names."""
+        versions = [c.version for c in self.failures if c.version is not None]
+        return min(versions) if versions else None
+
+
+class ExportError(ValueError):
+    """A file that is not a doko table export."""
+
+
+def decode_events(stored: Sequence[StoredEvent]) -> tuple[list[TableEvent], Check]:
+    """Decode stored events up to the first that does not decode; the ``decode`` check."""
+    events: list[TableEvent] = []
+    for record in stored:
+        try:
+            events.append(CODEC.from_stored(record))
+        except Exception as error:
+            return events, Check(
+                "decode",
+                False,
+                f"version {record.version} ({record.type}) does not decode: {error}",
+                record.version,
+            )
+    return events, Check("decode", True, f"{len(events)} events")
+
+
+def chain_breaks(stored: Sequence[StoredEvent]) -> list[int]:
+    """Every version whose hash does not match its payload, or that is missing."""
+    bad: list[int] = []
+    previous, expected = GENESIS, 1
+    for record in stored:
+        if record.version != expected:
+            bad.append(expected)
+        computed = event_hash(
+            previous,
+            record.stream_id,
+            record.version,
+            record.type,
+            record.schema_version,
+            record.payload,
+        )
+        if computed != record.hash:
+            bad.append(record.version)
+        previous, expected = record.hash, record.version + 1
+    return bad
+
+
+def _replay(events: Sequence[TableEvent]) -> tuple[int | None, str]:
+    """The index of the first event the rules do not produce (None: all do) and why.
+
+    An index equal to ``len(events)`` means the log ends where the rules produce more.
+    """
+    try:
+        result: Replay[TableState] = replay(events, TABLE)
+    except Exception:
+        return _crash(events)
+    if result.error is None:
+        return None, ""
+    return _pinpoint(events, result), str(result.error)
+
+
+def _pinpoint(events: Sequence[TableEvent], result: Replay[TableState]) -> int:
+    """Which event of the failing command's batch differs from what the rules produce."""
+    i = result.valid
+    if i >= len(events):
+        return i
+    command = command_of(events[i])
+    if command is None:
+        return i
+    try:
+        expected = TABLE.decide(result.state, command)
+    except DomainError:
+        return i
+    for offset, want in enumerate(expected):
+        if i + offset >= len(events) or events[i + offset] != want:
+            return i + offset
+    return i
+
+
+def _crash(events: Sequence[TableEvent]) -> tuple[int, str]:
+    """The replay raised (an event the rules cannot even read): find it by bisection."""
+    low, high = 0, len(events)  # replay(events[:low]) runs; replay(events[:high]) raises
+    while high - low > 1:
+        middle = (low + high) // 2
+        try:
+            replay(events[:middle], TABLE)
+        except Exception:
+            high = middle
+        else:
+            low = middle
+    try:
+        replay(events[:high], TABLE)
+    except Exception as error:
+        return high - 1, f"the rules cannot apply this event: {error!r}"
+    return high - 1, "the rules cannot apply this event"
+
+
+class _Deal:
+    """A deal being audited: its events' indices and the state just before it was scored."""
+
+    def __init__(self, dealt: DealDealt, start: int) -> None:
+        self.dealt = dealt
+        self.start = start
+        self.end = start
+        self.scored: DealScored | None = None
+        self.before_score: DealState | None = None
+        self.unfoldable: Check | None = None
+
+
+def _split(
+    stored: Sequence[StoredEvent], events: Sequence[TableEvent]
+) -> tuple[table.TableCreated | None, list[_Deal], Check | None]:
+    """Fold the events without validating, and cut them into deals.
+
+    An event that cannot even be applied is skipped (its deal cannot be scored
+    again; the next `DealDealt` starts afresh); the first such one is returned.
+    """
+    state = TableState()
+    deals: list[_Deal] = []
+    first_failure: Check | None = None
+    for index, event in enumerate(events):
+        current = deals[-1] if deals else None
+        if isinstance(event, DealDealt):
+            current = _Deal(event, index)
+            deals.append(current)
+        elif current is not None and not isinstance(event, SessionFinished):
+            current.end = index
+        if isinstance(event, DealScored) and current is not None:
+            current.scored = event
+            current.before_score = state.session.deal
+        try:
+            state = table.evolve(state, event)
+        except Exception as error:
+            version = stored[index].version
+            failure = Check("fold", False, f"cannot apply the event: {error!r}", version)
+            first_failure = first_failure or failure
+            if current is not None and current.unfoldable is None:
+                current.unfoldable = failure
+    return state.created, deals, first_failure
+
+
+def _version(stored: Sequence[StoredEvent], index: int) -> int:
+    if index < len(stored):
+        return stored[index].version
+    return (stored[-1].version + 1) if stored else 1
+
+
+def _dealing_checks(deal: _Deal, created: table.TableCreated | None, version: int) -> list[Check]:
+    dealt = deal.dealt
+    dealing = dealt.dealing
+    index = dealt.deal_no - 1
+    if created is None:
+        return [Check("dealing", False, "no table_created event", version)]
+    if dealing.method == "preset":
+        presets = created.presets
+        ok = index < len(presets) and presets[index] == dealt.hands
+        detail = "preset hands as set" if ok else "hands differ from the table's preset"
+        return [Check("hands", ok, detail, None if ok else version)]
+    seed = dealing.seed or ""
+    try:
+        revealed = hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+    except ValueError:
+        revealed = "(seed is not hex)"
+    published = created.commitments[index] if index < len(created.commitments) else None
+    if published is None:
+        commitment = Check("commitment", False, "no commitment was published", version)
+    elif published != revealed or dealing.commitment != published:
+        commitment = Check(
+            "commitment",
+            False,
+            f"published {published}, SHA-256 of the revealed seed {revealed}",
+            version,
+        )
+    else:
+        commitment = Check("commitment", True, f"SHA-256(seed) = {published[:16]}…")
+    try:
+        reproduced = verify_deal(dealing, dealt.dealer, dealt.hands, dealt.deal_no)
+    except Exception:
+        reproduced = False
+    hands = Check(
+        "hands",
+        reproduced,
+        "the seed reproduces the hands" if reproduced else "the seed does not reproduce the hands",
+        None if reproduced else version,
+    )
+    return [commitment, hands]
+
+
+def _score_check(deal: _Deal, stored: Sequence[StoredEvent]) -> Check:
+    if deal.unfoldable is not None:
+        return Check("score", False, "not recomputed: " + deal.unfoldable.detail, None)
+    if deal.scored is None:
+        return Check("score", True, "deal in progress")
+    version = _version(stored, deal.end)
+    state = deal.before_score
+    try:
+        assert state is not None
+        recomputed = score(facts(state))
+    except Exception as error:
+        return Check("score", False, f"cannot recompute the score: {error!r}", version)
+    if recomputed != deal.scored.score:
+        return Check(
+            "score",
+            False,
+            f"recorded value {deal.scored.score.value} entries {list(deal.scored.score.entries)}, "
+            f"recomputed {recomputed.value} entries {list(recomputed.entries)}",
+            version,
+        )
+    return Check("score", True, f"value {recomputed.value}, {len(recomputed.lines)} lines")
+
+
+def verify_events(stored: Sequence[StoredEvent], events: Sequence[TableEvent]) -> TableReport:
+    """Audit one table from its stored events and their decoded forms (a prefix, if some
+    did not decode); see the module docstring for the checks."""
+    stream_id = stored[0].stream_id if stored else ""
+    if len(events) < len(stored):
+        bad = stored[len(events)]
+        decoded = Check(
+            "decode", False, f"version {bad.version} ({bad.type}) does not decode", bad.version
+        )
+    else:
+        decoded = Check("decode", True, f"{len(events)} events")
+    first_break = verify_chain(stored)
+    breaks = chain_breaks(stored)
+    chain = (
+        Check("chain", True, f"{len(stored)} hashes chained")
+        if first_break is None
+        else Check(
+            "chain",
+            False,
+            f"hash chain broken at version {first_break}"
+            + (f" (also {', '.join(map(str, breaks[1:6]))})" if len(breaks) > 1 else ""),
+            first_break,
+        )
+    )
+    bad_index, why = _replay(events)
+    if bad_index is None:
+        replayed = Check("replay", True, f"{len(events)} events re-decided")
+    else:
+        version = _version(stored, bad_index)
+        replayed = Check("replay", False, why, version)
+    created, deals, unfoldable = _split(stored, events)
+    checks = [decoded, chain, replayed]
+    if unfoldable is not None:
+        checks.append(unfoldable)
+    reports = []
+    for deal in deals:
+        first, last = _version(stored, deal.start), _version(stored, deal.end)
+        deal_checks = _dealing_checks(deal, created, first)
+        if bad_index is None or bad_index > deal.end:
+            deal_checks.append(Check("replay", True))
+        elif bad_index >= deal.start:
+            deal_checks.append(Check("replay", False, replayed.detail, replayed.version))
+        else:
+            deal_checks.append(
+                Check(
+                    "replay",
+                    False,
+                    f"not reached: the replay stops at version {replayed.version}",
+                )
+            )
+        deal_checks.append(_score_check(deal, stored))
+        broken = [v for v in breaks if first <= v <= last]
+        deal_checks.append(
+            Check("chain", True)
+            if not broken
+            else Check("chain", False, f"hash chain broken at version {broken[0]}", broken[0])
+        )
+        reports.append(
+            DealReport(
+                deal.dealt.deal_no, deal.dealt.dealing.method, first, last, tuple(deal_checks)
+            )
+        )
+    return TableReport(
+        stream_id=stream_id,
+        name=created.name if created is not None else None,
+        events=len(stored),
+        checks=tuple(checks),
+        deals=tuple(reports),
+    )
+
+
+def verify_stored(stored: Sequence[StoredEvent]) -> TableReport:
+    """Decode, then `verify_events`."""
+    events, _ = decode_events(stored)
+    return verify_events(stored, events)
+
+
+async def verify_table(tables: Tables, stream_id: str) -> TableReport:
+    """Audit a table of the database; raises `infra.tables.TableNotFound`."""
+    stored = await tables.store.read_stream(stream_id)
+    if not stored:
+        raise TableNotFound(stream_id)
+    return verify_stored(stored)
+
+
+async def table_ids(conn: Any) -> list[str]:
+    """Every table's stream id (streams starting with ``table_created``), sorted."""
+    rows = await conn.fetch(
+        "SELECT stream_id FROM events WHERE version = 1 AND type = 'table_created'"
+        " ORDER BY stream_id"
+    )
+    return [row[0] for row in rows]
+
+
+class ExportedEvent(msgspec.Struct, frozen=True):
+    """One event of an export: the hashed fields, the hash (hex) and the metadata."""
+
+    version: int
+    type: str
+    schema_version: int
+    payload: msgspec.Raw
+    hash: str
+    recorded_at: datetime
+    position: int = 0
+    command_id: str | None = None
+    actor: str | None = None
+    causation: str | None = None
+
+
+class Export(msgspec.Struct, frozen=True):
+    """A whole table, portable. ``name`` and ``players`` are informative, not checked."""
+
+    format: str
+    format_version: int
+    stream_id: str
+    events: tuple[ExportedEvent, ...]
+    name: str | None = None
+    players: tuple[str | None, ...] = ()
+
+
+class SecretsError(ValueError):
+    """The table is still in play: its log holds secrets (seeds of deals not yet scored)."""
+
+
+def finished(events: Sequence[TableEvent]) -> bool:
+    """Whether the table's session is over (its last event is `SessionFinished`)."""
+    return bool(events) and isinstance(events[-1], SessionFinished)
+
+
+def scored_numbers(events: Sequence[TableEvent]) -> list[int]:
+    """The numbers of the deals scored so far."""
+    return [e.deal_no for e in events if isinstance(e, DealScored)]
+
+
+def export_session(
+    stored: Sequence[StoredEvent], events: Sequence[TableEvent], *, unfinished: bool = False
+) -> bytes:
+    """One table's whole log as one JSON document, for `verify_file`.
+
+    The log is exported as stored, so that its hashes verify: ``table_created``
+    holds the server seeds of all 12 deals and the hands of the open deal are in
+    its ``deal_dealt``. A table still in play is refused (`SecretsError`) unless
+    ``unfinished`` is set.
+    """
+    if not stored:
+        raise ValueError("a table export needs the table's events")
+    if not unfinished and (len(events) < len(stored) or not finished(events)):
+        raise SecretsError(
+            "the table is still in play: its log holds the seeds and hands of deals not yet scored"
+        )
+    state = table.fold([e for e in events if isinstance(e, table.TableCreated | table.SeatTaken)])
+    document = Export(
+        format=EXPORT_FORMAT,
+        format_version=EXPORT_VERSION,
+        stream_id=stored[0].stream_id,
+        name=state.created.name if state.created is not None else None,
+        players=tuple(p.name if p is not None else None for p in state.players),
+        events=tuple(
+            ExportedEvent(
+                version=e.version,
+                type=e.type,
+                schema_version=e.schema_version,
+                payload=msgspec.Raw(e.payload),
+                hash=e.hash.hex(),
+                recorded_at=e.recorded_at,
+                position=e.position,
+                command_id=e.command_id,
+                actor=e.actor,
+                causation=e.causation,
+            )
+            for e in stored
+        ),
+    )
+    return msgspec.json.format(msgspec.json.encode(document), indent=1)
+
+
+def read_export(source: bytes | str | Path) -> list[StoredEvent]:
+    """The stored events of an export (bytes, or a path); raises `ExportError`."""
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    try:
+        document = msgspec.json.decode(data, type=Export)
+    except msgspec.DecodeError as error:
+        raise ExportError(f"not a doko table export: {error}") from error
+    if document.format != EXPORT_FORMAT or document.format_version != EXPORT_VERSION:
+        raise ExportError(
+            f"not a doko table export: format {document.format!r} v{document.format_version}"
+        )
+    stored = []
+    for e in document.events:
+        try:
+            digest = bytes.fromhex(e.hash)
+        except ValueError as error:
+            raise ExportError(f"version {e.version}: the hash is not hex") from error
+        stored.append(
+            StoredEvent(
+                position=e.position,
+                stream_id=document.stream_id,
+                version=e.version,
+                type=e.type,
+                schema_version=e.schema_version,
+                payload=bytes(e.payload),
+                command_id=e.command_id,
+                actor=e.actor,
+                causation=e.causation,
+                recorded_at=e.recorded_at,
+                hash=digest,
+            )
+        )
+    return stored
+
+
+def verify_file(source: bytes | str | Path) -> TableReport:
+    """Audit an export offline: the chain recomputed, the rules replayed, seeds, scores."""
+    return verify_stored(read_export(source))
+
+
+def deal_events(events: Sequence[TableEvent], deal_no: int) -> list[TableEvent]:
+    """The events of deal ``deal_no``: from its `DealDealt` to its `DealScored` (or the end)."""
+    selected: list[TableEvent] = []
+    inside = False
+    for event in events:
+        if isinstance(event, DealDealt):
+            inside = event.deal_no == deal_no
+        if isinstance(event, SessionFinished):
+            inside = False
+        if inside:
+            selected.append(event)
+    return selected
+
+
+def dealt_numbers(events: Sequence[TableEvent]) -> list[int]:
+    """The numbers of the deals dealt so far."""
+    return [e.deal_no for e in events if isinstance(e, DealDealt)]
+
+
+def render_deal(events: Sequence[TableEvent], deal_no: int) -> str:
+    """Deal ``deal_no`` of a table step by step (`domain.render.render_deal`), with names."""
+    from domain.render import render_deal as render
+
+    selected = deal_events(events, deal_no)
+    if not selected:
+        raise LookupError(f"deal {deal_no} has not been dealt")
+    state = table.fold([e for e in events if isinstance(e, table.TableCreated | table.SeatTaken)])
+    names = ", ".join(
+        f"seat {int(s)} {p.name if p is not None else '-'}" for s, p in enumerate(state.players)
+    )
+    title = state.created.name if state.created is not None else "?"
+    body = render([e for e in selected if not isinstance(e, table.TableCreated | table.SeatTaken)])
+    return f"Table {title}: {names}\n{body}"
+
+
+def _failure(check: Check) -> str:
+    at = f" (event version {check.version})" if check.version is not None else ""
+    return f"{check.name}: {check.detail}{at}"
+
+
+def summary(report: TableReport) -> list[str]:
+    """One line per deal, then one for the table."""
+    label = report.stream_id
+    lines = []
+    for deal in report.deals:
+        kind = "preset" if deal.preset else deal.method
+        if deal.ok:
+            passed = ", ".join(c.name for c in deal.checks)
+            lines.append(
+                f"{label} deal {deal.deal_no:2} ({kind}, v{deal.first_version}-"
+                f"v{deal.last_version}): ok [{passed}]"
+            )
+        else:
+            failed = "; ".join(
+                f"{c.name}: {c.detail}"
+                + (f" (event version {c.version})" if c.version is not None else "")
+                for c in deal.failures
+            )
+            lines.append(f"{label} deal {deal.deal_no:2} ({kind}): FAILED {failed}")
+    table_failures = [c for c in report.checks if not c.ok]
+    if report.ok:
+        lines.append(
+            f"{label}: ok, {len(report.deals)} deals, {report.events} events ({report.name or '?'})"
+        )
+    else:
+        detail = "; ".join(_failure(c) for c in table_failures) or "deal checks failed"
+        lines.append(f"{label}: FAILED at event version {report.first_bad_version}: {detail}")
+    return lines

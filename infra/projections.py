@@ -1,0 +1,296 @@
+"""Read models of tables, kept inside the append transaction and rebuildable from the log.
+
+Three projections, each a function of a table's events:
+
+``table_views``
+    one row per table: the spectator's view (`domain.table_view.table_view` with no
+    viewer) as JSON, at the table's version. Nothing secret: no hands, no unrevealed seeds.
+``scoresheets``
+    one row per table: the scoresheet (R10) as played so far, with running totals,
+    the players' names and, once the session is over, the winners (R1.3).
+``deal_archive``
+    one row per scored deal: the whole deal (`DealRecord`), hidden parts included,
+    for audits and history. A deal is public once it is scored.
+
+`project` is a `infra.tables.Projector`: it folds the appended events onto the state
+before them, taking each scored deal's state at its `DealScored` (before the next
+`DealDealt` of the same batch), and writes the rows in the append's transaction.
+`rebuild` recomputes all three from the log with the same pure functions, so a
+rebuilt projection equals the live one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from domain import table
+from domain.cards import Card
+from domain.commands import Declaration
+from domain.deal import DealState
+from domain.events import Announced, Dealing, DealScored, Score
+from domain.game_types import GameType
+from domain.parties import Party
+from domain.seats import Seat
+from domain.table import TableEvent, TableState
+from domain.table_view import table_view
+from infra.event_store import APPEND_LOCK, EventStore
+from infra.tables import CODEC
+
+PROJECTION_TABLES = ("table_views", "scoresheets", "deal_archive")
+"""The tables `rebuild` empties and refills."""
+
+TABLE_CREATED = "table_created"
+"""The type of a table stream's first event; other streams are not projected."""
+
+
+class SheetRow(msgspec.Struct, frozen=True):
+    """One deal on the scoresheet: its entries by seat and the totals after it (R10)."""
+
+    deal_no: int
+    dealer: Seat
+    entries: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+class Scoresheet(msgspec.Struct, frozen=True):
+    """A table's scoresheet: one row per deal played so far, 4 columns (seats 0-3)."""
+
+    name: str
+    players: tuple[str | None, ...]
+    deals: int
+    rows: tuple[SheetRow, ...]
+    totals: tuple[int, ...]
+    finished: bool
+    winners: tuple[Seat, ...] | None
+
+
+class TrickRecord(msgspec.Struct, frozen=True):
+    """A complete trick: who led, the cards in playing order, who won it, its card points."""
+
+    trick_no: int
+    leader: Seat
+    cards: tuple[Card, ...]
+    winner: Seat
+    points: int
+
+
+class DealRecord(msgspec.Struct, frozen=True):
+    """Everything about a scored deal, for the archive.
+
+    ``dealing`` holds the revealed seed, the players' entropy and the commitment
+    recorded with the deal; ``published_commitment`` is the one published when the
+    table was created (None for preset deals).
+    """
+
+    table: str
+    deal_no: int
+    dealer: Seat
+    players: tuple[str | None, ...]
+    hands: tuple[tuple[Card, ...], ...]
+    dealing: Dealing
+    published_commitment: str | None
+    declarations: tuple[Declaration | None, ...]
+    contracts: tuple[GameType | None, ...]
+    game_type: GameType
+    declarer: Seat | None
+    parties: tuple[Party | None, ...]
+    marriage_clarified_in: int | None
+    tricks: tuple[TrickRecord, ...]
+    announcements: tuple[Announced, ...]
+    score: Score
+
+
+class RebuildResult(msgspec.Struct, frozen=True):
+    """What `rebuild` wrote."""
+
+    events: int
+    tables: int
+    deals: int
+
+
+def _created(state: TableState) -> table.TableCreated:
+    if state.created is None:
+        raise ValueError("the table has not been created")
+    return state.created
+
+
+def _names(state: TableState) -> tuple[str | None, ...]:
+    return tuple(p.name if p is not None else None for p in state.players)
+
+
+def public_view(state: TableState) -> bytes:
+    """The table as a spectator sees it, as JSON (`domain.table_view.table_view`)."""
+    return msgspec.json.encode(table_view(state, None))
+
+
+def scoresheet_of(state: TableState) -> Scoresheet:
+    """R10, R1.3: the scoresheet as played so far, with running totals and the winners."""
+    created = _created(state)
+    current = state.session
+    rows: list[SheetRow] = []
+    totals: tuple[int, ...] = (0, 0, 0, 0)
+    for index, entries in enumerate(current.sheet):
+        totals = tuple(t + e for t, e in zip(totals, entries, strict=True))
+        assert current.first_dealer is not None
+        rows.append(SheetRow(index + 1, current.first_dealer.after(index), entries, totals))
+    return Scoresheet(
+        name=created.name,
+        players=_names(state),
+        deals=current.deals,
+        rows=tuple(rows),
+        totals=current.totals,
+        finished=current.finished,
+        winners=current.winners,
+    )
+
+
+def scoresheet(state: TableState) -> bytes:
+    """`scoresheet_of` as JSON."""
+    return msgspec.json.encode(scoresheet_of(state))
+
+
+def deal_record(deal: DealState, state: TableState) -> DealRecord:
+    """The archive record of a scored deal; ``state`` is the table it was played at."""
+    scored = deal.score
+    if scored is None or deal.game_type is None:
+        raise ValueError(f"deal {deal.deal_no} is not scored")
+    created = _created(state)
+    index = deal.deal_no - 1
+    published = created.commitments[index] if index < len(created.commitments) else None
+    tricks = tuple(
+        TrickRecord(number, t.leader, t.cards, w, t.points)
+        for number, (t, w) in enumerate(zip(deal.tricks, deal.winners, strict=True), 1)
+    )
+    return DealRecord(
+        table=created.name,
+        deal_no=deal.deal_no,
+        dealer=deal.dealer,
+        players=_names(state),
+        hands=deal.dealt,
+        dealing=deal.dealing,
+        published_commitment=published,
+        declarations=deal.declarations,
+        contracts=deal.contracts,
+        game_type=deal.game_type,
+        declarer=deal.declarer,
+        parties=deal.parties,
+        marriage_clarified_in=deal.clarified_in,
+        tricks=tricks,
+        announcements=deal.announcements,
+        score=scored.score,
+    )
+
+
+def apply(state: TableState, events: Sequence[TableEvent]) -> tuple[TableState, list[DealRecord]]:
+    """Fold ``events`` onto ``state``; also the record of every deal scored on the way."""
+    records: list[DealRecord] = []
+    for event in events:
+        state = table.evolve(state, event)
+        if isinstance(event, DealScored):
+            deal = state.session.deal
+            assert deal is not None
+            records.append(deal_record(deal, state))
+    return state, records
+
+
+_UPSERT_VIEW = """
+    INSERT INTO table_views (stream_id, version, view) VALUES ($1, $2, $3::jsonb)
+    ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, view = EXCLUDED.view
+"""
+_UPSERT_SHEET = """
+    INSERT INTO scoresheets (stream_id, version, sheet) VALUES ($1, $2, $3::jsonb)
+    ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, sheet = EXCLUDED.sheet
+"""
+_UPSERT_DEAL = """
+    INSERT INTO deal_archive (stream_id, deal_no, record) VALUES ($1, $2, $3::jsonb)
+    ON CONFLICT (stream_id, deal_no) DO UPDATE SET record = EXCLUDED.record
+"""
+
+
+def _deal_row(stream_id: str, record: DealRecord) -> tuple[str, int, str]:
+    return (stream_id, record.deal_no, msgspec.json.encode(record).decode())
+
+
+async def project(
+    conn: Any,
+    stream_id: str,
+    state_before: TableState,
+    events: Sequence[TableEvent],
+    first_version: int,
+) -> None:
+    """The `infra.tables.Projector` of the three projections; runs inside the append."""
+    if not events:
+        return
+    state, records = apply(state_before, events)
+    if state.created is None:
+        return
+    version = first_version + len(events) - 1
+    await conn.execute(_UPSERT_VIEW, stream_id, version, public_view(state).decode())
+    await conn.execute(_UPSERT_SHEET, stream_id, version, scoresheet(state).decode())
+    if records:
+        await conn.executemany(_UPSERT_DEAL, [_deal_row(stream_id, r) for r in records])
+
+
+class _Stream(msgspec.Struct):
+    state: TableState
+    version: int
+
+
+async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000) -> RebuildResult:
+    """Empty the projections and recompute them from the whole log, in one transaction.
+
+    Appends wait meanwhile (the transaction holds the append lock), so the result is
+    what the live projector would have written. Events are read in pages of ``page``
+    through `EventStore.read_all` on a second pool connection: the pool needs two.
+    Streams that do not start with ``table_created`` are not tables and are skipped.
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    store = EventStore(pool)
+    streams: dict[str, _Stream] = {}
+    skipped: set[str] = set()
+    events = deals = 0
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
+        await conn.execute(f"TRUNCATE {', '.join(PROJECTION_TABLES)}")
+        total = await conn.fetchval("SELECT count(*) FROM events")
+        bar = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=not progress,
+        )
+        with bar:
+            task = bar.add_task("rebuilding projections", total=total)
+            position = 0
+            while batch := await store.read_all(position, page):
+                rows: list[tuple[str, int, str]] = []
+                for stored in batch:
+                    stream_id = stored.stream_id
+                    current = streams.get(stream_id)
+                    if current is None:
+                        if stream_id in skipped or stored.type != TABLE_CREATED:
+                            skipped.add(stream_id)
+                            continue
+                        current = streams[stream_id] = _Stream(TableState(), 0)
+                    current.state, records = apply(current.state, [CODEC.from_stored(stored)])
+                    current.version = stored.version
+                    rows.extend(_deal_row(stream_id, r) for r in records)
+                if rows:
+                    await conn.executemany(_UPSERT_DEAL, rows)
+                    deals += len(rows)
+                events += len(batch)
+                position = batch[-1].position
+                bar.update(task, advance=len(batch))
+        views = [(s, t.version, public_view(t.state).decode()) for s, t in streams.items()]
+        sheets = [(s, t.version, scoresheet(t.state).decode()) for s, t in streams.items()]
+        await conn.executemany(_UPSERT_VIEW, views)
+        await conn.executemany(_UPSERT_SHEET, sheets)
+    return RebuildResult(events=events, tables=len(streams), deals=deals)

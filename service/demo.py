@@ -1,0 +1,153 @@
+"""``doko demo``: a whole session played through the public HTTP API, as a front end would.
+
+Starts the embedded database and the service in-process (or uses ``--url``),
+creates a table, seats four HTTP clients (or fewer, the rest filled with
+server-side bots), plays 12 deals with random legal moves, and prints the
+scoresheet and the itemized score of the last deal. Every deal is then
+verified through the API; any failure makes the exit status non-zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import msgspec
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.table import Table
+
+from domain.seats import Seat
+from domain.table_view import SeatInfo
+from infra.projections import DealRecord
+from service.client import DokoClient, SeatClient, random_players
+
+BOT_KINDS = ("greedy", "random")
+IDLE_SECONDS = 0.01
+
+
+@asynccontextmanager
+async def local_service(database_url: str) -> AsyncIterator[str]:
+    """Run the service in this process on a free loopback port; yield its base URL."""
+    import uvicorn
+
+    from service.app import Settings, create_app
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(Settings(database_url)), log_level="warning", access_log=False)
+    )
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+async def play(base_url: str, *, bots: int, seed: int, console: Console) -> int:
+    """Play one session against the service at ``base_url``; return the exit status."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        api = DokoClient(http)
+        table = await api.create_table("demo")
+        seats = [await table.take_seat(f"player {n + 1}") for n in range(4 - bots)]
+        for n in range(bots):
+            await table.seat_bot(BOT_KINDS[n % len(BOT_KINDS)])
+        console.print(f"table [bold]{table.table_id}[/]: {4 - bots} HTTP clients, {bots} bots")
+        await _play_session(seats, seed, console)
+        view = await table.view()
+        _print_scoresheet(console, view.seats, view.scoresheet, view.totals, view.winners)
+        last = await http.get(f"{table.path}/deals/{len(view.scoresheet)}")
+        _print_score(console, msgspec.json.decode(last.content, type=DealRecord))
+        return await _verify(http, table.path, len(view.scoresheet), console)
+
+
+async def _play_session(seats: list[SeatClient], seed: int, console: Console) -> None:
+    players = random_players(seed)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console) as progress:
+        bars: dict[int, TaskID] = {}
+        while True:
+            acted = False
+            for seat, player in zip(seats, players, strict=False):
+                view = await seat.view()
+                if view.winners is not None:
+                    return
+                current = view.deal
+                if current is None:
+                    continue
+                if current.deal_no not in bars:
+                    bars[current.deal_no] = progress.add_task(f"deal {current.deal_no:2}", total=12)
+                progress.update(bars[current.deal_no], completed=len(current.tricks))
+                command = player(current)
+                if command is not None:
+                    await seat.send(command, if_match=seat.version)
+                    acted = True
+            if not acted:
+                await asyncio.sleep(IDLE_SECONDS)
+
+
+def _print_scoresheet(
+    console: Console,
+    seats: tuple[SeatInfo, ...],
+    rows: tuple[tuple[int, ...], ...],
+    totals: tuple[int, ...],
+    winners: tuple[Seat, ...] | None,
+) -> None:
+    sheet = Table(title="Scoresheet (R10)")
+    sheet.add_column("deal", justify="right")
+    for info in seats:
+        sheet.add_column(f"{int(info.seat)} {info.name}", justify="right")
+    running = [0, 0, 0, 0]
+    for number, entries in enumerate(rows, 1):
+        running = [t + e for t, e in zip(running, entries, strict=True)]
+        cells = (f"{e:+d} ({t})" for e, t in zip(entries, running, strict=True))
+        sheet.add_row(str(number), *cells)
+    sheet.add_row("total", *(f"[bold]{t}[/]" for t in totals))
+    console.print(sheet)
+    names = ", ".join(f"{int(s)} {seats[s].name}" for s in winners or ())
+    console.print(f"winners (R1.3): [bold]{names}[/]")
+
+
+def _print_score(console: Console, record: DealRecord) -> None:
+    score = record.score
+    lines = Table(title=f"Deal {record.deal_no}: {score.game_type.value}, winner {score.winner}")
+    for column in ("rule", "party", "points", "for"):
+        lines.add_column(column)
+    for line in score.lines:
+        lines.add_row(line.rule, line.party.value, str(line.points), line.reason)
+    console.print(lines)
+    console.print(f"game value for Re: {score.value}; entries by seat: {list(score.entries)}")
+
+
+async def _verify(http: httpx.AsyncClient, path: str, deals: int, console: Console) -> int:
+    failed = 0
+    for deal_no in range(1, deals + 1):
+        report = (await http.get(f"{path}/deals/{deal_no}/verification")).json()
+        if not report.get("ok"):
+            failed += 1
+            console.print(f"[red]deal {deal_no} failed verification[/]: {report}")
+    console.print(
+        f"verification: {deals - failed} of {deals} deals verified "
+        "(seed, hands, replay, score, hash chain)"
+    )
+    return 1 if failed else 0
+
+
+async def demo(url: str | None, database_url: str | None, *, bots: int, seed: int) -> int:
+    """Run the demo; start a local service on ``database_url`` unless ``url`` is given."""
+    console = Console()
+    if url is not None:
+        return await play(url, bots=bots, seed=seed, console=console)
+    assert database_url is not None
+    async with local_service(database_url) as local:
+        return await play(local, bots=bots, seed=seed, console=console)

@@ -1,0 +1,291 @@
+"""The audit: hash chain, replay by the rules, seeds and scores, live and from an export file."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.cards import Card
+from domain.events import CardPlayed, DealDealt, DealScored
+from domain.table import TableCreated, TableEvent
+from infra.audit import (
+    ExportError,
+    SecretsError,
+    TableReport,
+    export_session,
+    read_export,
+    render_deal,
+    summary,
+    verify_events,
+    verify_file,
+    verify_stored,
+    verify_table,
+)
+from infra.event_store import EventStore, StoredEvent
+from infra.hash_chain import GENESIS, event_hash
+from infra.projections import project
+from infra.tables import CODEC, Tables
+from tests.infra.test_projections import execute_all, play_table, preset_hands
+
+
+@pytest.fixture(scope="module")
+async def tables(pool: asyncpg.Pool) -> Tables:
+    return Tables(EventStore(pool), project)
+
+
+@pytest.fixture(scope="module")
+async def seeded(tables: Tables) -> str:
+    """A whole seeded session, written command by command."""
+    commands, _ = play_table(random.Random(42), "audited")
+    await execute_all(tables, "audited", commands)
+    return "audited"
+
+
+async def tamper(pool: asyncpg.Pool, stream_id: str, version: int, payload: str) -> None:
+    """Overwrite one stored payload behind the append-only trigger's back."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
+        await conn.execute(
+            "UPDATE events SET payload = $3::jsonb WHERE stream_id = $1 AND version = $2",
+            stream_id,
+            version,
+            payload,
+        )
+        await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")
+
+
+def rehash(stored: list[StoredEvent]) -> list[StoredEvent]:
+    """The events with their hash chain recomputed: a forger who rewrites the chain."""
+    previous, out = GENESIS, []
+    for e in stored:
+        previous = event_hash(previous, e.stream_id, e.version, e.type, e.schema_version, e.payload)
+        out.append(msgspec.structs.replace(e, hash=previous))
+    return out
+
+
+def forge(
+    stored: list[StoredEvent], find: Callable[[TableEvent], TableEvent | None]
+) -> tuple[list[StoredEvent], int]:
+    """Replace the first event ``find`` rewrites, re-chain everything; the forged version."""
+    out = list(stored)
+    for i, record in enumerate(stored):
+        changed = find(CODEC.from_stored(record))
+        if changed is not None:
+            out[i] = msgspec.structs.replace(record, payload=msgspec.json.encode(changed))
+            return rehash(out), record.version
+    raise AssertionError("nothing to forge")
+
+
+def check(report: TableReport, name: str) -> list[int | None]:
+    """The versions named by the failed checks called ``name``."""
+    return [c.version for c in report.failures if c.name == name]
+
+
+async def test_an_honest_table_verifies(tables: Tables, seeded: str) -> None:
+    report = await verify_table(tables, seeded)
+
+    assert report.ok, summary(report)
+    assert report.name == "audited"
+    assert [d.deal_no for d in report.deals] == list(range(1, 13))
+    for deal in report.deals:
+        assert not deal.preset
+        assert {c.name for c in deal.checks} == {"commitment", "hands", "replay", "score", "chain"}
+    assert report.deals[-1].last_version == report.events - 1  # then SessionFinished
+    lines = summary(report)
+    assert len(lines) == 13
+    assert lines[-1].startswith("audited: ok, 12 deals")
+
+
+async def test_a_tampered_event_is_named_by_its_version(pool: asyncpg.Pool, tables: Tables) -> None:
+    commands, _ = play_table(random.Random(5), "tampered")
+    await execute_all(tables, "tampered", commands)
+    stored = await tables.store.read_stream("tampered")
+    decoded = [CODEC.from_stored(e) for e in stored]
+    index = [i for i, e in enumerate(decoded) if isinstance(e, CardPlayed)][100]
+    played = decoded[index]
+    assert isinstance(played, CardPlayed)
+    other = Card.AC if played.card is not Card.AC else Card.AS
+    version = stored[index].version
+    forged = msgspec.structs.replace(played, card=other)
+
+    await tamper(pool, "tampered", version, msgspec.json.encode(forged).decode())
+    report = await verify_table(tables, "tampered")
+
+    assert not report.ok
+    assert report.first_bad_version == version
+    assert check(report, "chain") == [version, version]  # the table's and the deal's
+    assert check(report, "replay")[0] == version
+    bad_deals = [d for d in report.deals if not d.ok]
+    assert bad_deals[0].first_version <= version <= bad_deals[0].last_version
+    assert f"version {version}" in summary(report)[-1]
+
+
+async def test_an_undecodable_payload_is_named(pool: asyncpg.Pool, tables: Tables) -> None:
+    commands, _ = play_table(random.Random(6), "garbled", stop=60)
+    await execute_all(tables, "garbled", commands)
+    await tamper(pool, "garbled", 30, '{"type": "card_played", "seat": 9}')
+
+    report = await verify_table(tables, "garbled")
+
+    assert not report.ok
+    assert report.first_bad_version == 30
+    assert check(report, "decode") == [30]
+
+
+async def test_export_verifies_offline_and_tampering_shows(
+    tables: Tables, seeded: str, tmp_path: Path
+) -> None:
+    pairs = await tables.events(seeded)
+    data = export_session([s for s, _ in pairs], [e for _, e in pairs])
+    path = tmp_path / "audited.json"
+    path.write_bytes(data)
+
+    assert verify_file(data).ok
+    from_file = verify_file(path)
+    assert from_file.ok and len(from_file.deals) == 12
+    assert from_file == verify_file(str(path))
+
+    document = msgspec.json.decode(data)
+    target = next(e for e in document["events"] if e["type"] == "deal_scored")
+    target["payload"]["score"]["value"] += 1
+    tampered = verify_file(msgspec.json.encode(document))
+    assert not tampered.ok
+    assert tampered.first_bad_version == target["version"]
+
+    with pytest.raises(ExportError):
+        verify_file(b'{"format": "something else"}')
+    with pytest.raises(ExportError):
+        read_export(b"not json")
+
+
+async def test_a_preset_table_verifies_with_its_deals_marked_preset(tables: Tables) -> None:
+    rng = random.Random(9)
+    commands, _ = play_table(rng, "preset", presets=preset_hands(rng))
+    await execute_all(tables, "preset", commands)
+
+    report = await verify_table(tables, "preset")
+
+    assert report.ok, summary(report)
+    assert len(report.deals) == 12
+    assert all(d.preset for d in report.deals)
+    assert all("commitment" not in {c.name for c in d.checks} for d in report.deals)
+    assert "(preset," in summary(report)[0]
+
+
+async def test_a_table_in_play_verifies(tables: Tables) -> None:
+    commands, _ = play_table(random.Random(10), "open", stop=150)
+    await execute_all(tables, "open", commands)
+
+    report = await verify_table(tables, "open")
+
+    assert report.ok, summary(report)
+    last = report.deals[-1]
+    assert [c.detail for c in last.checks if c.name == "score"] == ["deal in progress"]
+
+    pairs = await tables.events("open")
+    stored, events = [s for s, _ in pairs], [e for _, e in pairs]
+    with pytest.raises(SecretsError):
+        export_session(stored, events)
+    assert verify_file(export_session(stored, events, unfinished=True)) == report
+
+
+# A forger who also rewrites the hash chain is caught by the rules, the seeds and the scores.
+
+
+@pytest.fixture(scope="module")
+async def honest(tables: Tables, seeded: str) -> list[StoredEvent]:
+    return await tables.store.read_stream(seeded)
+
+
+def test_a_forged_score_with_a_rewritten_chain_fails_the_score_check(
+    honest: list[StoredEvent],
+) -> None:
+    def richer(event: TableEvent) -> TableEvent | None:
+        if isinstance(event, DealScored) and event.deal_no == 4:
+            entries = tuple(e + 1 if i == 0 else e for i, e in enumerate(event.score.entries))
+            return msgspec.structs.replace(
+                event, score=msgspec.structs.replace(event.score, entries=entries)
+            )
+        return None
+
+    stored, version = forge(honest, richer)
+    report = verify_stored(stored)
+
+    assert not report.ok
+    assert check(report, "chain") == []
+    assert check(report, "score") == [version]
+    assert check(report, "replay")[0] == version
+    assert [d.deal_no for d in report.deals if not d.ok] == list(range(4, 13))
+
+
+def test_forged_hands_fail_the_seed_check(honest: list[StoredEvent]) -> None:
+    def swapped(event: TableEvent) -> TableEvent | None:
+        if isinstance(event, DealDealt) and event.deal_no == 2:
+            a, b, *rest = event.hands
+            return msgspec.structs.replace(event, hands=(b, a, *rest))
+        return None
+
+    stored, version = forge(honest, swapped)
+    report = verify_stored(stored)
+
+    assert check(report, "hands") == [version]
+    assert check(report, "replay")[0] == version
+    assert report.first_bad_version == version
+
+
+def test_a_forged_commitment_fails_the_commitment_check(honest: list[StoredEvent]) -> None:
+    def recommitted(event: TableEvent) -> TableEvent | None:
+        if isinstance(event, TableCreated):
+            commitments = list(event.commitments)
+            commitments[6] = "0" * 64
+            return msgspec.structs.replace(event, commitments=tuple(commitments))
+        return None
+
+    stored, version = forge(honest, recommitted)
+    report = verify_stored(stored)
+
+    assert version == 1
+    assert check(report, "replay")[0] == 1
+    bad = [d.deal_no for d in report.deals if any(c.name == "commitment" for c in d.failures)]
+    assert bad == [7]
+
+
+def test_an_event_the_rules_cannot_read_is_named(honest: list[StoredEvent]) -> None:
+    def unreadable(event: TableEvent) -> TableEvent | None:
+        if isinstance(event, TableCreated):
+            return msgspec.structs.replace(event, server_seeds=("not hex", *event.server_seeds[1:]))
+        return None
+
+    stored, version = forge(honest, unreadable)
+    report = verify_stored(stored)
+
+    assert check(report, "replay")[0] == version == report.first_bad_version
+    assert "cannot apply" in report.checks[2].detail
+
+
+def test_a_deleted_event_breaks_the_chain_at_its_version(honest: list[StoredEvent]) -> None:
+    stored = honest[:50] + honest[51:]
+    events = [CODEC.from_stored(e) for e in stored]
+
+    report = verify_events(stored, events)
+
+    assert not report.ok
+    assert check(report, "chain")[0] == 51
+
+
+async def test_render_deal_reuses_the_domain_renderer(tables: Tables, seeded: str) -> None:
+    events = [e for _, e in await tables.events(seeded)]
+
+    text = render_deal(events, 5)
+
+    assert text.startswith("Table audited: seat 0 audited-0, seat 1 audited-1")
+    assert "Deal 5: dealer seat" in text
+    assert "Trick 12" in text
+    assert "R8.1" in text
+    with pytest.raises(LookupError):
+        render_deal(events, 13)

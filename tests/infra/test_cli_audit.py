@@ -1,0 +1,157 @@
+"""``doko projections rebuild``, ``doko replay``, ``doko verify`` and ``doko export``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain.events import CardPlayed
+from infra.event_store import EventStore
+from infra.projections import project
+from infra.tables import CODEC, Tables
+from service.cli import main
+from tests.infra.test_audit import tamper
+from tests.infra.test_projections import execute_all, play_table
+
+
+@pytest.fixture(scope="module")
+async def played(pool: asyncpg.Pool) -> list[str]:
+    """Two whole seeded sessions, written through `Tables.execute` with the projector."""
+    tables = Tables(EventStore(pool), project)
+    rng = random.Random(1)
+    for name in ("cli-a", "cli-b"):
+        commands, _ = play_table(rng, name)
+        await execute_all(tables, name, commands)
+    return ["cli-a", "cli-b"]
+
+
+async def doko(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """Run ``doko`` in a thread (it runs its own event loop); its status and output."""
+    status = await asyncio.to_thread(main, list(args))
+    return status, capsys.readouterr().out
+
+
+async def test_replay_prints_a_deal_step_by_step(
+    db_url: str, played: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = await doko(capsys, "replay", "cli-a", "3", "--database-url", db_url)
+
+    assert status == 0
+    assert out.startswith("Table cli-a: seat 0 cli-a-0")
+    assert "Deal 3: dealer seat" in out and "Deal 4" not in out
+    assert "Trick 12" in out
+    assert "R8.1" in out and "won" in out
+
+    status, out = await doko(capsys, "replay", "cli-a", "--database-url", db_url)
+    assert status == 0
+    assert all(f"Deal {n}: dealer" in out for n in range(1, 13))
+
+    assert await asyncio.to_thread(main, ["replay", "nope", "--database-url", db_url]) == 2
+    assert await asyncio.to_thread(main, ["replay", "cli-a", "13", "--database-url", db_url]) == 2
+
+
+async def test_verify_all_tables_and_export_round_trip(
+    db_url: str, played: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, out = await doko(capsys, "verify", "--database-url", db_url)
+    assert status == 0, out
+    assert "cli-a: ok, 12 deals" in out and "cli-b: ok, 12 deals" in out
+    assert out.count(" deal ") >= 24
+
+    export = tmp_path / "cli-a.json"
+    status, out = await doko(capsys, "export", "cli-a", "-o", str(export), "--database-url", db_url)
+    assert status == 0
+    status, out = await doko(capsys, "verify", "--file", str(export))
+    assert status == 0, out
+    assert "cli-a: ok, 12 deals" in out
+
+    document = msgspec.json.decode(export.read_bytes())
+    target = next(e for e in document["events"] if e["type"] == "card_played")
+    target["payload"]["card"] = "9S" if target["payload"]["card"] != "9S" else "9C"
+    export.write_bytes(msgspec.json.encode(document))
+    status, out = await doko(capsys, "verify", "--file", str(export))
+    assert status == 1
+    assert f"FAILED at event version {target['version']}" in out
+
+    export.write_text("{}")
+    assert await asyncio.to_thread(main, ["verify", "--file", str(export)]) == 2
+
+
+async def test_projections_rebuild(
+    db_url: str, pool: asyncpg.Pool, played: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = await pool.fetch("SELECT stream_id, view::text FROM table_views ORDER BY stream_id")
+    await pool.execute("TRUNCATE table_views")
+
+    status, out = await doko(capsys, "projections", "rebuild", "--database-url", db_url)
+
+    assert status == 0
+    assert "2 tables, 24 archived deals" in out
+    after = await pool.fetch("SELECT stream_id, view::text FROM table_views ORDER BY stream_id")
+    assert after == before
+
+
+def doko_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m service.cli`` in a fresh process without DATABASE_URL."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+async def test_verify_in_a_subprocess_fails_on_a_tampered_event(
+    db_url: str, pool: asyncpg.Pool, played: list[str]
+) -> None:
+    stored = await EventStore(pool).read_stream("cli-b")
+    record = next(e for e in stored[200:] if isinstance(CODEC.from_stored(e), CardPlayed))
+    event = CODEC.from_stored(record)
+    assert isinstance(event, CardPlayed)
+    forged = msgspec.structs.replace(event, seat=event.seat.left())
+    await tamper(pool, "cli-b", record.version, msgspec.json.encode(forged).decode())
+
+    one = await asyncio.to_thread(doko_process, "verify", "cli-b", "--database-url", db_url)
+    assert one.returncode == 1, one.stdout + one.stderr
+    assert f"cli-b: FAILED at event version {record.version}" in one.stdout
+
+    every = await asyncio.to_thread(doko_process, "verify", "--database-url", db_url)
+    assert every.returncode == 1
+    assert "cli-a: ok" in every.stdout
+    assert "FAILED: cli-b" in every.stdout
+
+
+async def test_a_table_in_play_keeps_its_secrets(
+    db_url: str, pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    commands, _ = play_table(random.Random(2), "cli-open", stop=100)
+    await execute_all(Tables(EventStore(pool), project), "cli-open", commands)
+    url = ("--database-url", db_url)
+
+    status, out = await doko(capsys, "replay", "cli-open", *url)
+    assert status == 0
+    assert "Deal 1: dealer" in out
+    assert "(deal 2 is in play and not shown; --show-open shows it)" in out
+    assert await asyncio.to_thread(main, ["replay", "cli-open", "2", *url]) == 2
+    status, out = await doko(capsys, "replay", "cli-open", "2", "--show-open", *url)
+    assert status == 0
+    assert "deal in progress" in out
+
+    target = tmp_path / "open.json"
+    assert await asyncio.to_thread(main, ["export", "cli-open", "-o", str(target), *url]) == 2
+    assert not target.exists()
+    status, _ = await doko(capsys, "export", "cli-open", "-o", str(target), "--unfinished", *url)
+    assert status == 0
+    status, out = await doko(capsys, "verify", "--file", str(target))
+    assert status == 0
+    assert "cli-open: ok, 2 deals" in out

@@ -1,0 +1,256 @@
+"""Projections: table views, scoresheets and the deal archive, live and rebuilt (real PostgreSQL).
+
+Also home of the table drivers the audit tests share (`play_table`, `execute_all`,
+`append_in_chunks`): random legal sessions played in memory with `domain.table`,
+then written either command by command through `Tables.execute`, or in random
+chunks of several commands through the event store with the projector.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from domain import table
+from domain.dealing import deal_from_seed
+from domain.events import DealScored
+from domain.seats import SEATS, Seat
+from domain.simulation import next_command
+from domain.table import CreateTable, TableCommand, TableEvent, TableState, TakeSeat
+from infra.event_store import EventStore, StoredEvent
+from infra.projections import (
+    DealRecord,
+    Scoresheet,
+    deal_record,
+    project,
+    public_view,
+    rebuild,
+    scoresheet_of,
+)
+from infra.tables import CODEC, Tables
+
+SESSIONS = 50
+THROUGH_TABLES = 5
+"""Sessions written command by command through `Tables.execute`; the rest in chunks."""
+
+
+def preset_hands(rng: random.Random) -> tuple[table.Hands, ...]:
+    """12 valid preset deals, as a tournament director would supply them."""
+    return tuple(deal_from_seed(rng.randbytes(32), Seat(0)) for _ in range(12))
+
+
+def play_table(
+    rng: random.Random,
+    name: str,
+    *,
+    presets: tuple[table.Hands, ...] = (),
+    stop: int | None = None,
+) -> tuple[list[TableCommand], TableState]:
+    """A random legal table, played in memory: its commands and the final state.
+
+    Seeded unless ``presets`` are given; ``stop`` ends it after that many commands.
+    """
+    seeds = () if presets else tuple(rng.randbytes(32) for _ in range(12))
+    commands: list[TableCommand] = [
+        CreateTable(name, Seat(rng.randrange(4)), server_seeds=seeds, presets=presets)
+    ]
+    commands += [
+        TakeSeat(f"{name}-{s}", f"token-{name}-{s}", None, rng.randbytes(16)) for s in SEATS
+    ]
+    state = TableState()
+    for command in commands:
+        state = table.fold(table.decide(state, command), state)
+    while not state.session.finished and (stop is None or len(commands) < stop):
+        deal = state.session.deal
+        assert deal is not None
+        action = next_command(deal, rng)
+        assert action is not None
+        commands.append(action)
+        state = table.fold(table.decide(state, action), state)
+    return commands, state
+
+
+async def execute_all(tables: Tables, stream_id: str, commands: Sequence[TableCommand]) -> None:
+    """Every command through `Tables.execute`, as the service would."""
+    for command in commands:
+        await tables.execute(stream_id, command)
+
+
+async def append_in_chunks(
+    store: EventStore, stream_id: str, commands: Sequence[TableCommand], rng: random.Random
+) -> None:
+    """Decide in memory; append the events of 1-80 commands at a time, with the projector."""
+    state, version, i = TableState(), 0, 0
+    while i < len(commands):
+        size = rng.randint(1, 80)
+        before = state
+        events: list[TableEvent] = []
+        for command in commands[i : i + size]:
+            decided = table.decide(state, command)
+            events.extend(decided)
+            state = table.fold(decided, state)
+        i += size
+
+        async def on_append(
+            conn: Any,
+            stored: list[StoredEvent],
+            before: TableState = before,
+            events: list[TableEvent] = events,
+        ) -> None:
+            await project(conn, stream_id, before, events, stored[0].version)
+
+        result = await store.append(
+            stream_id, version, [CODEC.to_new_event(e) for e in events], on_append=on_append
+        )
+        version = result.last_version
+
+
+async def snapshot(pool: asyncpg.Pool) -> dict[str, list[tuple[Any, ...]]]:
+    """The three projection tables, rows sorted, JSON as PostgreSQL's normalised text."""
+    return {
+        "table_views": [
+            tuple(r)
+            for r in await pool.fetch(
+                "SELECT stream_id, version, view::text FROM table_views ORDER BY stream_id"
+            )
+        ],
+        "scoresheets": [
+            tuple(r)
+            for r in await pool.fetch(
+                "SELECT stream_id, version, sheet::text FROM scoresheets ORDER BY stream_id"
+            )
+        ],
+        "deal_archive": [
+            tuple(r)
+            for r in await pool.fetch(
+                "SELECT stream_id, deal_no, record::text FROM deal_archive"
+                " ORDER BY stream_id, deal_no"
+            )
+        ],
+    }
+
+
+async def test_rebuild_equals_live_after_50_random_sessions(pool: asyncpg.Pool) -> None:
+    rng = random.Random(20251129)
+    store = EventStore(pool)
+    tables = Tables(store, project)
+    started = time.perf_counter()
+    played = {f"live-{n:02}": play_table(rng, f"live-{n:02}") for n in range(SESSIONS)}
+    in_progress = {
+        f"open-{n}": play_table(rng, f"open-{n}", stop=rng.randint(1, 400)) for n in range(4)
+    }
+    memory = time.perf_counter()
+    for n, (stream_id, (commands, _)) in enumerate({**played, **in_progress}.items()):
+        if n < THROUGH_TABLES or stream_id.startswith("open-2"):
+            await execute_all(tables, stream_id, commands)
+        else:
+            await append_in_chunks(store, stream_id, commands, rng)
+    written = time.perf_counter()
+
+    live = await snapshot(pool)
+    await pool.execute("UPDATE table_views SET view = '{}' WHERE stream_id = 'live-07'")
+    await pool.execute("DELETE FROM deal_archive WHERE stream_id = 'live-08' AND deal_no = 3")
+    await pool.execute("INSERT INTO scoresheets VALUES ('stale', 1, '{}')")
+    result = await rebuild(pool, progress=False)
+    rebuilt = await snapshot(pool)
+    done = time.perf_counter()
+    print(
+        f"\nplay {memory - started:.1f}s, write {written - memory:.1f}s,"
+        f" rebuild {done - written:.1f}s ({result.events} events)"
+    )
+
+    assert rebuilt == live
+    assert result.tables == len(live["table_views"]) >= SESSIONS + len(in_progress)
+    mine = {**played, **in_progress}
+    views = {r[0]: r for r in live["table_views"] if r[0] in mine}
+    assert len(views) == len(mine)
+    for stream_id, (_, state) in mine.items():
+        version = await store.stream_version(stream_id)
+        assert views[stream_id][1] == version
+        assert msgspec.json.decode(views[stream_id][2]) == msgspec.json.decode(public_view(state))
+    sheets = {r[0]: msgspec.json.decode(r[2], type=Scoresheet) for r in live["scoresheets"]}
+    archive = [r for r in live["deal_archive"] if r[0] in played]
+    assert len(archive) == 12 * SESSIONS
+    for stream_id, (_, state) in played.items():
+        sheet = sheets[stream_id]
+        assert sheet == scoresheet_of(state)
+        assert len(sheet.rows) == 12 and sheet.finished and sheet.winners
+        assert sheet.rows[-1].totals == sheet.totals == state.session.totals
+        assert sheet.players == tuple(f"{stream_id}-{s}" for s in SEATS)
+
+
+async def test_the_archive_holds_each_deal_as_scored(pool: asyncpg.Pool) -> None:
+    rng = random.Random(7)
+    commands, _ = play_table(rng, "archive")
+    tables = Tables(EventStore(pool), project)
+    await execute_all(tables, "archive", commands)
+
+    events = [e for _, e in await tables.events("archive")]
+    rows = await pool.fetch(
+        "SELECT deal_no, record::text FROM deal_archive WHERE stream_id = 'archive'"
+        " ORDER BY deal_no"
+    )
+    records = [msgspec.json.decode(r[1], type=DealRecord) for r in rows]
+    scored = [e for e in events if isinstance(e, DealScored)]
+    assert [r.deal_no for r in records] == list(range(1, 13))
+    for record, event in zip(records, scored, strict=True):
+        assert record.score == event.score
+        assert record.table == "archive"
+        assert len(record.tricks) == 12
+        assert sum(t.points for t in record.tricks) == 240
+        assert sorted(c for h in record.hands for c in h) == sorted(
+            c for t in record.tricks for c in t.cards
+        )
+        assert record.published_commitment == record.dealing.commitment
+        assert record.dealing.seed is not None
+        assert all(d is not None for d in record.declarations)
+
+
+async def test_a_view_in_play_shows_no_secrets(pool: asyncpg.Pool) -> None:
+    rng = random.Random(11)
+    commands, state = play_table(rng, "secret", stop=5 + 4 + 10)
+    await execute_all(Tables(EventStore(pool), project), "secret", commands)
+    view = await pool.fetchval("SELECT view::text FROM table_views WHERE stream_id = 'secret'")
+
+    created = state.created
+    deal = state.session.deal
+    assert created is not None and deal is not None and deal.score is None
+    for seed in created.server_seeds:
+        assert seed not in view
+    for player in state.players:
+        assert player is not None and player.token_hash not in view
+    decoded = msgspec.json.decode(view)
+    assert decoded["deal"]["hand"] == []
+    assert decoded["deal"]["dealt"] is None
+    assert decoded["seats"][0]["name"] == "secret-0"
+
+
+def test_deal_record_and_scoresheet_are_functions_of_the_state() -> None:
+    rng = random.Random(3)
+    commands, _ = play_table(rng, "pure", stop=200)
+    state = TableState()
+    for command in commands:
+        state = table.fold(table.decide(state, command), state)
+    sheet = scoresheet_of(state)
+    played = len(state.session.sheet)
+    assert played >= 2
+    assert [row.deal_no for row in sheet.rows] == list(range(1, played + 1))
+    assert sheet.rows[0].totals == sheet.rows[0].entries
+    assert sheet.rows[-1].totals == state.session.totals
+    assert not sheet.finished and sheet.winners is None
+    first = state.session.first_dealer
+    assert first is not None
+    assert [row.dealer for row in sheet.rows] == [first.after(i) for i in range(played)]
+    deal = state.session.deal
+    assert deal is not None and deal.score is None
+    try:
+        deal_record(deal, state)
+    except ValueError as error:
+        assert "not scored" in str(error)
+    else:
+        raise AssertionError("an open deal has no record")
