@@ -10,6 +10,7 @@ verified through the API; any failure makes the exit status non-zero.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,7 +24,7 @@ from rich.table import Table
 from domain.seats import Seat
 from domain.table_view import SeatInfo
 from infra.projections import DealRecord
-from service.client import DokoClient, SeatClient, random_players
+from service.client import DokoClient, ProblemError, SeatClient, random_players
 
 BOT_KINDS = ("greedy", "random")
 IDLE_SECONDS = 0.01
@@ -36,7 +37,7 @@ async def local_service(database_url: str) -> AsyncIterator[str]:
 
     from service.app import Settings, create_app
 
-    sock = socket.socket()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(
@@ -80,20 +81,28 @@ async def _play_session(seats: list[SeatClient], seed: int, console: Console) ->
             acted = False
             for seat, player in zip(seats, players, strict=False):
                 view = await seat.view()
+                for deal_no in range(1, len(view.scoresheet) + 1):
+                    _advance(progress, bars, deal_no, 12)
                 if view.winners is not None:
                     return
                 current = view.deal
                 if current is None:
                     continue
-                if current.deal_no not in bars:
-                    bars[current.deal_no] = progress.add_task(f"deal {current.deal_no:2}", total=12)
-                progress.update(bars[current.deal_no], completed=len(current.tricks))
+                _advance(progress, bars, current.deal_no, len(current.tricks))
                 command = player(current)
                 if command is not None:
-                    await seat.send(command, if_match=seat.version)
+                    with contextlib.suppress(ProblemError):  # a bot acted first: look again
+                        await seat.send(command, if_match=seat.version)
                     acted = True
             if not acted:
                 await asyncio.sleep(IDLE_SECONDS)
+
+
+def _advance(progress: Progress, bars: dict[int, TaskID], deal_no: int, tricks: int) -> None:
+    """Show ``tricks`` of 12 done on deal ``deal_no``'s bar."""
+    if deal_no not in bars:
+        bars[deal_no] = progress.add_task(f"deal {deal_no:2}", total=12)
+    progress.update(bars[deal_no], completed=tricks)
 
 
 def _print_scoresheet(

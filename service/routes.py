@@ -10,13 +10,14 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 
 from domain.cards import Card
 from domain.commands import Announce, Declare, NameContract, PlayCard
 from domain.seats import Seat
 from domain.table import CreateTable, SeatTaken, TableCommand, TakeSeat
+from domain.table import fold as fold_table
 from domain.table_view import TableView, redact, table_view
 from infra.audit import (
     Check,
@@ -51,8 +52,8 @@ TableId = Annotated[str, Parameter(description="the table's id", max_length=64)]
 SeatParam = Annotated[int, Parameter(ge=0, le=3, description="seat 0-3, clockwise")]
 IdempotencyKey = Annotated[
     str | None,
-    Parameter(
-        header="Idempotency-Key",
+    HeaderParameter(
+        name="Idempotency-Key",
         required=False,
         max_length=200,
         description="a retry with the same key returns the first result and writes nothing",
@@ -60,15 +61,15 @@ IdempotencyKey = Annotated[
 ]
 IfMatch = Annotated[
     str | None,
-    Parameter(header="If-Match", required=False, description="the table version you expect"),
+    HeaderParameter(name="If-Match", required=False, description="the table version you expect"),
 ]
 IfNoneMatch = Annotated[
     str | None,
-    Parameter(header="If-None-Match", required=False, description="ETag of the view you hold"),
+    HeaderParameter(name="If-None-Match", required=False, description="ETag of the view you hold"),
 ]
 LastEventId = Annotated[
     str | None,
-    Parameter(header="Last-Event-ID", required=False, description="resume after this id"),
+    HeaderParameter(name="Last-Event-ID", required=False, description="resume after this id"),
 ]
 
 
@@ -121,7 +122,7 @@ def _conditional(
     responses=_problems(400, 413, 429),
 )
 async def create_table(
-    request: Request[Any, Any, Any], data: CreateTableRequest
+    request: Request[Any, Any, Any], data: JSONBody[CreateTableRequest]
 ) -> TableCreatedResponse:
     if data.seeds is not None and data.presets is not None:
         raise ServiceError(400, "malformed_request", "give seeds or presets, not both")
@@ -165,7 +166,7 @@ async def create_table(
     responses=_problems(400, 404, 409, 413, 429),
 )
 async def take_seat(
-    request: Request[Any, Any, Any], table_id: TableId, data: TakeSeatRequest
+    request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[TakeSeatRequest]
 ) -> SeatTakenResponse:
     token = new_token()
     seat = Seat(data.seat) if data.seat is not None else None
@@ -193,7 +194,7 @@ async def take_seat(
     responses=_problems(400, 401, 404, 409, 413, 429),
 )
 async def seat_bot(
-    request: Request[Any, Any, Any], table_id: TableId, data: SeatBotRequest
+    request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[SeatBotRequest]
 ) -> BotSeatedResponse:
     svc = services(request)
     loaded: Loaded = await svc.tables.load(table_id)
@@ -255,15 +256,25 @@ async def _act(
     tables = services(request).tables
     loaded: Loaded = await tables.load(table_id)
     authorize_seat(loaded.state, bearer(request) or "", Seat(seat))
+    command_id = f"seat{seat}:{idempotency_key}" if idempotency_key else None
     done = await tables.execute(
         table_id,
         command,
-        command_id=f"seat{seat}:{idempotency_key}" if idempotency_key else None,
+        command_id=command_id,
         actor=f"seat:{seat}",
         expected_version=_version(if_match),
     )
-    body = CommandResponse(done.version, table_view(done.state, Seat(seat)))
-    return Response(body, headers={"ETag": etag(done.version)})
+    state, version = done.state, done.version
+    if done.duplicate and command_id is not None:
+        # A retry answers with the first result: the table as that command left it, even
+        # when the table has moved on since (`Tables.execute` gives the current state).
+        first = await tables.store.command_result(table_id, command_id)
+        if first is not None and first.last_version != version:
+            stored = await tables.store.read_stream(table_id)
+            version = first.last_version
+            state = fold_table([CODEC.from_stored(e) for e in stored if e.version <= version])
+    body = CommandResponse(version, table_view(state, Seat(seat)))
+    return Response(body, headers={"ETag": etag(version)})
 
 
 _COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 429)
@@ -281,7 +292,7 @@ async def declare(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    data: ReservationRequest,
+    data: JSONBody[ReservationRequest],
     idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
@@ -301,7 +312,7 @@ async def name_contract(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    data: ContractRequest,
+    data: JSONBody[ContractRequest],
     idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
@@ -321,7 +332,7 @@ async def play_card(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    data: PlayRequest,
+    data: JSONBody[PlayRequest],
     idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
@@ -341,7 +352,7 @@ async def announce(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    data: AnnounceRequest,
+    data: JSONBody[AnnounceRequest],
     idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:

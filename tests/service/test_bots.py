@@ -1,0 +1,81 @@
+"""Bot seats and the demo (issue: bots, a demo session): sessions with server-side bots."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Callable
+
+import httpx
+from rich.console import Console
+
+from domain.table_view import TableView
+from service.app import create_app
+from service.client import DokoClient, ProblemError, SeatClient, random_player
+from service.demo import play
+from tests.service.conftest import serve, settings
+
+
+async def _play_until(seat: SeatClient, done: Callable[[TableView], bool], seed: int) -> TableView:
+    """The one human seat plays random legal moves until ``done(view)``; bots do the rest."""
+    player = random_player(random.Random(seed))
+    async with asyncio.timeout(120):
+        while True:
+            view = await seat.view()
+            if done(view):
+                return view
+            command = player(view.deal) if view.deal is not None else None
+            if command is None:
+                await asyncio.sleep(0.005)
+                continue
+            with contextlib.suppress(ProblemError):  # a bot acted first: look again
+                await seat.send(command, if_match=seat.version)
+
+
+async def test_one_client_and_three_bots_play_a_whole_session(api: DokoClient) -> None:
+    table = await api.create_table("bots")
+    human = await table.take_seat("human", seat=0)
+    kinds = {await table.seat_bot(kind): kind for kind in ("random", "greedy", "greedy")}
+    assert sorted(kinds) == [1, 2, 3]
+    final = await _play_until(human, lambda v: v.winners is not None, seed=7)
+    assert len(final.scoresheet) == 12
+    assert all(sum(row) == 0 for row in final.scoresheet)
+    assert [s.bot for s in final.seats] == [None, "random", "greedy", "greedy"]
+    for deal_no in (1, 12):
+        report = (await api.http.get(f"{table.path}/deals/{deal_no}/verification")).json()
+        assert report["ok"], report
+
+
+async def test_bots_carry_on_after_a_restart(db_url: str) -> None:
+    """Bots are driven from the event log: a new service process picks them up mid-deal."""
+    async with (
+        serve(create_app(settings(db_url))) as first,
+        httpx.AsyncClient(base_url=first, timeout=10) as http,
+    ):
+        table = await DokoClient(http).create_table("restart")
+        human = await table.take_seat("human", seat=2)
+        for _ in range(3):
+            await table.seat_bot("random")
+        mid = await _play_until(
+            human, lambda v: v.deal is not None and len(v.deal.tricks) >= 3, seed=3
+        )
+        version = human.version
+    assert mid.winners is None
+    async with (
+        serve(create_app(settings(db_url))) as second,
+        httpx.AsyncClient(base_url=second, timeout=10) as http,
+    ):
+        again = DokoClient(http).table(table.table_id).seat(2, human.token)
+        final = await _play_until(again, lambda v: v.winners is not None, seed=4)
+    assert again.version > version
+    assert len(final.scoresheet) == 12
+
+
+async def test_the_demo_plays_and_verifies_a_session_with_bots(base_url: str) -> None:
+    console = Console(record=True, width=120)
+    assert await play(base_url, bots=3, seed=5, console=console) == 0
+    text = console.export_text()
+    assert "Scoresheet (R10)" in text
+    assert "12 of 12 deals verified" in text
+    assert "R8.1" in text
