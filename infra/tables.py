@@ -57,8 +57,8 @@ class Loaded(msgspec.Struct, frozen=True):
 class Executed(msgspec.Struct, frozen=True):
     """The outcome of a command: the table after it, its version, the events it wrote.
 
-    ``duplicate`` marks a retried command id: nothing was written this time and
-    ``events`` are those of the first run.
+    ``duplicate`` marks a retried command id: nothing was written this time, and
+    the state, version and events are those of the first run.
     """
 
     state: TableState
@@ -162,10 +162,10 @@ class Tables:
         return project
 
     async def _first_result(self, stream_id: str, first: int, last: int) -> Executed:
-        loaded = await self.load(stream_id)
-        stored = await self.store.read_stream(stream_id, first)
-        events = tuple(CODEC.from_stored(e) for e in stored if e.version <= last)
-        return Executed(loaded.state, loaded.version, events, duplicate=True)
+        """A retried command's first result: the table as that command left it."""
+        stored = await self.store.read_stream(stream_id)
+        events = [CODEC.from_stored(e) for e in stored if e.version <= last]
+        return Executed(table.fold(events), last, tuple(events[first - 1 :]), duplicate=True)
 
     def _remember(self, stream_id: str, loaded: Loaded) -> None:
         self._cache[stream_id] = loaded

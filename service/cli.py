@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -53,15 +54,27 @@ def register_db(subparsers: Subparsers) -> None:
     upgrade.set_defaults(handler=db_upgrade)
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket for uvicorn, created with IPPROTO_TCP so that asyncio sets TCP_NODELAY on
+    every connection (without it, responses written in two parts wait ~40 ms for delayed ACKs)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
 def serve(args: argparse.Namespace) -> int:
-    """Run the HTTP service: migrate, then serve with uvicorn."""
+    """Run the HTTP service: migrate, then serve with uvicorn (several workers if asked)."""
     import os
 
     import msgspec
     import uvicorn
+    from uvicorn.supervisors.multiprocess import Multiprocess
 
     from infra.database import database_url
-    from service.app import Settings, app_from_env
+    from service.app import Settings
     from service.logs import log_config
 
     settings = Settings(
@@ -69,22 +82,22 @@ def serve(args: argparse.Namespace) -> int:
         cors_origins=tuple(args.cors_origin),
     )
     os.environ["DOKO_SETTINGS"] = msgspec.json.encode(settings).decode()
-    config = log_config(args.log_level)
+    config = uvicorn.Config(
+        "service.app:app_from_env",
+        factory=True,
+        workers=args.workers,
+        log_config=log_config(args.log_level),
+        access_log=False,
+    )
+    sock = listening_socket(args.host, args.port)
     print(f"doko serving on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
-    if args.workers > 1:
-        uvicorn.run(
-            "service.app:app_from_env",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            log_config=config,
-            access_log=False,
-        )
-    else:
-        uvicorn.run(
-            app_from_env(), host=args.host, port=args.port, log_config=config, access_log=False
-        )
+    try:
+        if args.workers > 1:
+            Multiprocess(config, sockets=[sock]).run()
+        else:
+            uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn has shut down gracefully already
+        pass
     return 0
 
 

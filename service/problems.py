@@ -20,7 +20,7 @@ from litestar.status_codes import (
     HTTP_500_INTERNAL_SERVER_ERROR,
 )
 
-from domain.errors import DomainError
+from domain.errors import DomainError, InvalidCard, InvalidDeal
 from infra.event_store import ConcurrencyConflict
 from infra.tables import TableNotFound, VersionMismatch
 
@@ -74,8 +74,15 @@ def problem(
 
 
 def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[Problem]:
-    """A rule violation: 409 with the error's code and rule id."""
-    return problem(request, HTTP_409_CONFLICT, exc.code, exc.message, rule=exc.rule)
+    """A rule violation: 409 with the error's code and rule id.
+
+    Malformed input that only the domain can judge (preset hands that are not a deck,
+    R2.1/R2.2) is a 400, as documented for the operations that take it.
+    """
+    status = (
+        HTTP_400_BAD_REQUEST if isinstance(exc, InvalidDeal | InvalidCard) else HTTP_409_CONFLICT
+    )
+    return problem(request, status, exc.code, exc.message, rule=exc.rule)
 
 
 def table_not_found(request: Request[Any, Any, Any], exc: TableNotFound) -> Response[Problem]:

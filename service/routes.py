@@ -17,7 +17,6 @@ from domain.cards import Card
 from domain.commands import Announce, Declare, NameContract, PlayCard
 from domain.seats import Seat
 from domain.table import CreateTable, SeatTaken, TableCommand, TakeSeat
-from domain.table import fold as fold_table
 from domain.table_view import TableView, redact, table_view
 from infra.audit import (
     Check,
@@ -264,17 +263,8 @@ async def _act(
         actor=f"seat:{seat}",
         expected_version=_version(if_match),
     )
-    state, version = done.state, done.version
-    if done.duplicate and command_id is not None:
-        # A retry answers with the first result: the table as that command left it, even
-        # when the table has moved on since (`Tables.execute` gives the current state).
-        first = await tables.store.command_result(table_id, command_id)
-        if first is not None and first.last_version != version:
-            stored = await tables.store.read_stream(table_id)
-            version = first.last_version
-            state = fold_table([CODEC.from_stored(e) for e in stored if e.version <= version])
-    body = CommandResponse(version, table_view(state, Seat(seat)))
-    return Response(body, headers={"ETag": etag(version)})
+    body = CommandResponse(done.version, table_view(done.state, Seat(seat)))
+    return Response(body, headers={"ETag": etag(done.version)})
 
 
 _COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 429)

@@ -63,4 +63,7 @@ async def sse_messages(
             try:
                 await asyncio.wait_for(waiter.wait(), heartbeat)
             except TimeoutError:
-                yield ServerSentEventMessage(comment="heartbeat")
+                # data=None: a comment line only; with litestar's default data "" the
+                # message would carry an empty `data:` line, which an EventSource
+                # dispatches as a `message` event.
+                yield ServerSentEventMessage(comment="heartbeat", data=None)

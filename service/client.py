@@ -1,0 +1,480 @@
+"""A small typed client of the doko REST API, over ``httpx.AsyncClient``.
+
+Used by the service tests, and meant for bots, demos and benchmarks::
+
+    async with httpx.AsyncClient(base_url="http://127.0.0.1:8000") as http:
+        api = DokoClient(http)
+        table = await api.create_table(name="friday")
+        seats = [await table.take_seat(name) for name in ("ann", "bob", "cy", "dee")]
+        final = await play_session(seats, random_players(seed=1))
+
+Views are decoded into `domain.table_view.TableView`; a domain command (`Declare`,
+`NameContract`, `PlayCard`, `Announce`) is sent to its endpoint with `SeatClient.send`,
+which acts for ``command.seat`` with the seat client's own token. Every error answer
+raises `ProblemError` carrying the RFC 9457 problem. Live events come from
+`TableClient.events` and `DokoClient.feed` (Server-Sent Events, parsed by `read_sse`).
+
+A client may keep a ``transcript``: every response body it received (and, through
+`record`, every stream message), with the table version it shows, for audits of what
+the service disclosed to whom.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import msgspec
+
+from domain.commands import Announce, DealCommand, Declare, NameContract, PlayCard
+from domain.observations import Observation
+from domain.players import Chooser, random_action
+from domain.seats import Seat
+from domain.table_view import TableView
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class ProblemError(Exception):
+    """The service answered with an error: ``status`` and the problem+json body."""
+
+    def __init__(self, status: int, problem: dict[str, Any], headers: httpx.Headers) -> None:
+        super().__init__(f"{status} {problem.get('code')}: {problem.get('detail')}")
+        self.status = status
+        self.problem = problem
+        self.headers = headers
+
+    @property
+    def code(self) -> str | None:
+        code = self.problem.get("code")
+        return code if isinstance(code, str) else None
+
+    @property
+    def rule(self) -> str | None:
+        rule = self.problem.get("rule")
+        return rule if isinstance(rule, str) else None
+
+
+class Received(msgspec.Struct, frozen=True):
+    """One thing the service delivered to a viewer.
+
+    ``viewer`` is a seat, or None for a spectator; ``source`` says what it was
+    (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``),
+    ``version`` the table version it reflects (for ``feed``: the global position).
+    """
+
+    viewer: Seat | None
+    source: str
+    version: int
+    body: bytes
+    event: str | None = None
+
+
+class SseMessage(msgspec.Struct, frozen=True):
+    """One Server-Sent Event: its id, its event type and its data (lines joined by LF)."""
+
+    id: str | None
+    event: str | None
+    data: str
+
+    def json(self) -> Any:
+        return msgspec.json.decode(self.data)
+
+
+class CommandResult(msgspec.Struct, frozen=True):
+    """What a command answers: the table's new version and the acting seat's view."""
+
+    version: int
+    view: TableView
+
+
+class _TableCreated(msgspec.Struct):
+    table_id: str
+    host_token: str
+    commitments: list[str]
+    version: int
+    view: TableView
+
+
+class _SeatTaken(msgspec.Struct):
+    table_id: str
+    seat: int
+    token: str
+    version: int
+    view: TableView
+
+
+_COMMAND_PATHS: dict[type, tuple[str, str]] = {
+    Declare: ("reservation", "declaration"),
+    NameContract: ("contract", "contract"),
+    PlayCard: ("play", "card"),
+    Announce: ("announce", "word"),
+}
+
+
+def command_request(command: DealCommand) -> tuple[str, dict[str, str]]:
+    """The endpoint suffix and JSON body of a domain command."""
+    suffix, field = _COMMAND_PATHS[type(command)]
+    value = getattr(command, field)
+    return suffix, {field: str(value)}
+
+
+def version_of(response: httpx.Response) -> int:
+    """The table version in a response's ETag (``"12"``)."""
+    return int(response.headers["etag"].strip('"'))
+
+
+def raise_for_problem(response: httpx.Response) -> None:
+    """Raise `ProblemError` for a 4xx/5xx answer (its body must be read already)."""
+    if response.status_code < 400:
+        return
+    try:
+        problem = response.json()
+    except ValueError:
+        problem = {"code": None, "detail": response.text}
+    raise ProblemError(
+        response.status_code, problem if isinstance(problem, dict) else {}, response.headers
+    )
+
+
+class DokoClient:
+    """The API's entry points: create tables, address existing ones, read the feed."""
+
+    def __init__(self, http: httpx.AsyncClient, transcript: list[Received] | None = None) -> None:
+        self.http = http
+        self.transcript = transcript
+
+    def record(self, item: Received) -> None:
+        if self.transcript is not None:
+            self.transcript.append(item)
+
+    async def create_table(
+        self,
+        name: str = "",
+        *,
+        first_dealer: int | None = None,
+        seeds: Sequence[str] | None = None,
+        presets: Sequence[Sequence[Sequence[str]]] | None = None,
+    ) -> TableClient:
+        """Open a table; the returned client holds the host token and the commitments."""
+        body: dict[str, Any] = {"name": name}
+        if first_dealer is not None:
+            body["first_dealer"] = first_dealer
+        if seeds is not None:
+            body["seeds"] = list(seeds)
+        if presets is not None:
+            body["presets"] = [[list(hand) for hand in deal] for deal in presets]
+        response = await self.http.post("/tables", json=body)
+        raise_for_problem(response)
+        created = msgspec.json.decode(response.content, type=_TableCreated)
+        self.record(Received(None, "table_created", created.version, response.content))
+        table = TableClient(self, created.table_id)
+        table.host_token = created.host_token
+        table.commitments = tuple(created.commitments)
+        return table
+
+    def table(self, table_id: str) -> TableClient:
+        return TableClient(self, table_id)
+
+    def feed(self, *, last_event_id: str | None = None) -> EventStream:
+        """The integration feed of public events of all tables (ids: global positions)."""
+        return EventStream(self, "/feed", None, {}, last_event_id)
+
+
+class TableClient:
+    """One table: its public view, its seats, its public event stream."""
+
+    def __init__(self, api: DokoClient, table_id: str) -> None:
+        self.api = api
+        self.table_id = table_id
+        self.host_token: str | None = None
+        self.commitments: tuple[str, ...] = ()
+        self.version = 0
+        self._view: TableView | None = None
+
+    @property
+    def path(self) -> str:
+        return f"/tables/{self.table_id}"
+
+    async def view(self) -> TableView:
+        """The public view; a conditional GET, so an unchanged table costs no rendering."""
+        view, self.version = await _get_view(
+            self.api, self.path, {}, self._view, self.version, None
+        )
+        self._view = view
+        return view
+
+    async def take_seat(
+        self, name: str, seat: int | None = None, entropy: bytes = b""
+    ) -> SeatClient:
+        """Sit down (on ``seat`` or the next free one); the client keeps the seat token."""
+        body: dict[str, Any] = {"name": name, "entropy": entropy.hex()}
+        if seat is not None:
+            body["seat"] = seat
+        response = await self.api.http.post(f"{self.path}/seats", json=body)
+        raise_for_problem(response)
+        taken = msgspec.json.decode(response.content, type=_SeatTaken)
+        client = SeatClient(self, Seat(taken.seat), taken.token)
+        client.version, client._view = taken.version, taken.view
+        self.api.record(Received(client.seat, "seat_taken", taken.version, response.content))
+        return client
+
+    async def seat_bot(
+        self, kind: str = "random", seat: int | None = None, name: str | None = None
+    ) -> int:
+        """Fill ``seat`` (or the next free one) with a server-side bot; needs the host token."""
+        body: dict[str, Any] = {"kind": kind}
+        if seat is not None:
+            body["seat"] = seat
+        if name is not None:
+            body["name"] = name
+        headers = {"authorization": f"Bearer {self.host_token}"} if self.host_token else {}
+        response = await self.api.http.post(f"{self.path}/bots", json=body, headers=headers)
+        raise_for_problem(response)
+        taken: int = response.json()["seat"]
+        return taken
+
+    def seat(self, seat: int, token: str) -> SeatClient:
+        """A client acting for ``seat`` with its token."""
+        return SeatClient(self, Seat(seat), token)
+
+    def events(self, *, last_event_id: str | None = None, token: str | None = None) -> EventStream:
+        """The table's live events as a spectator sees them (with ``token``: as that seat)."""
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return EventStream(self.api, f"{self.path}/events", None, headers, last_event_id)
+
+
+class SeatClient:
+    """One seat, knowing only its own token: its view, its commands, its event stream."""
+
+    def __init__(self, table: TableClient, seat: Seat, token: str) -> None:
+        self.table = table
+        self.seat = seat
+        self.token = token
+        self.version = 0
+        self._view: TableView | None = None
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.token}"}
+
+    @property
+    def path(self) -> str:
+        return f"{self.table.path}/seats/{int(self.seat)}"
+
+    async def view(self) -> TableView:
+        """The seat's own view (hand, options); a conditional GET on the version held."""
+        view, self.version = await _get_view(
+            self.table.api, self.path, self.auth, self._view, self.version, self.seat
+        )
+        self._view = view
+        return view
+
+    async def send(
+        self,
+        command: DealCommand,
+        *,
+        idempotency_key: str | None = None,
+        if_match: int | None = None,
+    ) -> CommandResult:
+        """Send a domain command to its endpoint, acting for ``command.seat`` with this token."""
+        suffix, body = command_request(command)
+        headers = dict(self.auth)
+        if idempotency_key is not None:
+            headers["idempotency-key"] = idempotency_key
+        if if_match is not None:
+            headers["if-match"] = f'"{if_match}"'
+        api = self.table.api
+        path = f"{self.table.path}/seats/{int(command.seat)}/{suffix}"
+        response = await api.http.post(path, json=body, headers=headers)
+        raise_for_problem(response)
+        result = msgspec.json.decode(response.content, type=CommandResult)
+        api.record(Received(self.seat, "command", result.version, response.content))
+        if command.seat is self.seat:
+            self.version, self._view = result.version, result.view
+        return result
+
+    def events(self, *, last_event_id: str | None = None) -> EventStream:
+        """The table's live events as this seat may see them."""
+        return EventStream(
+            self.table.api, f"{self.table.path}/events", self.seat, self.auth, last_event_id
+        )
+
+
+async def _get_view(
+    api: DokoClient,
+    path: str,
+    headers: dict[str, str],
+    held: TableView | None,
+    version: int,
+    viewer: Seat | None,
+) -> tuple[TableView, int]:
+    if held is not None:
+        headers = {**headers, "if-none-match": f'"{version}"'}
+    response = await api.http.get(path, headers=headers)
+    if response.status_code == 304 and held is not None:
+        return held, version
+    raise_for_problem(response)
+    version = version_of(response)
+    api.record(Received(viewer, "view", version, response.content))
+    return msgspec.json.decode(response.content, type=TableView), version
+
+
+class EventStream:
+    """A live event stream: ``async with stream as messages: async for message in messages``.
+
+    Resumes after ``last_event_id`` when given; every message with an id is recorded in
+    the client's transcript. Leaving the block disconnects.
+    """
+
+    def __init__(
+        self,
+        api: DokoClient,
+        path: str,
+        viewer: Seat | None,
+        headers: dict[str, str],
+        last_event_id: str | None,
+    ) -> None:
+        self._api = api
+        self._path = path
+        self._viewer = viewer
+        self._headers = dict(headers)
+        if last_event_id is not None:
+            self._headers["last-event-id"] = last_event_id
+        self._context: Any = None
+
+    async def __aenter__(self) -> AsyncIterator[SseMessage]:
+        self._context = self._open()
+        messages: AsyncIterator[SseMessage] = await self._context.__aenter__()
+        return messages
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._context.__aexit__(*exc)
+
+    @asynccontextmanager
+    async def _open(self) -> AsyncIterator[AsyncIterator[SseMessage]]:
+        # Streams stay quiet between events (heartbeats come every 15 s): no read timeout;
+        # bound waits on the messages instead.
+        timeout = httpx.Timeout(10.0, read=None)
+        async with self._api.http.stream(
+            "GET", self._path, headers=self._headers, timeout=timeout
+        ) as response:
+            if response.status_code >= 400:
+                await response.aread()
+                raise_for_problem(response)
+            yield self._recorded(read_sse(response.aiter_lines()))
+
+    async def _recorded(self, messages: AsyncIterator[SseMessage]) -> AsyncIterator[SseMessage]:
+        feed = self._path == "/feed"
+        async for message in messages:
+            if message.id is not None and message.id.isdigit():
+                self._api.record(
+                    Received(
+                        self._viewer,
+                        "feed" if feed else "sse",
+                        int(message.id),
+                        message.data.encode(),
+                        message.event,
+                    )
+                )
+            yield message
+
+
+async def read_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseMessage]:
+    """Parse a text/event-stream (lines without their ends) into messages.
+
+    As an EventSource does: ``:`` lines are comments, a blank line dispatches the
+    message if it has data; the id persists as the last event id.
+    """
+    event: str | None = None
+    last_id: str | None = None
+    data: list[str] = []
+    async for line in lines:
+        if not line:
+            if data:
+                yield SseMessage(last_id, event, "\n".join(data))
+            event, data = None, []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            event = value
+        elif field == "id" and "\0" not in value:
+            last_id = value
+
+
+Player = Callable[[Observation], DealCommand | None]
+"""Picks the viewing seat's command from its observation, or None to pass."""
+
+
+def random_player(chooser: Chooser) -> Player:
+    """`domain.players.random_action` with its own source of chance."""
+    return lambda observation: random_action(observation, chooser)
+
+
+def random_players(seed: int) -> list[Player]:
+    """Four independent seeded random players, one per seat."""
+    return [random_player(random.Random(seed * 4 + s)) for s in range(4)]
+
+
+class Stuck(RuntimeError):
+    """Nobody acted for ``patience`` seconds although the session is not over."""
+
+
+async def play_session(
+    seats: Sequence[SeatClient],
+    players: Sequence[Player],
+    *,
+    deals: int | None = None,
+    max_actions: int = 5000,
+    idle: float = 0.01,
+    patience: float = 10.0,
+) -> TableView:
+    """Let the seats act, each on its own view only, until the session (or ``deals``) is over.
+
+    Seats are asked in turn, round after round; a seat acts when its player returns a
+    command, sent with If-Match on the version it decided on (a command that lost a race,
+    e.g. against a server-side bot, is dropped and the seat decides again). When nobody
+    acts, it waits ``idle`` seconds for others (bots) and gives up after ``patience``.
+    Returns the last view seen.
+    """
+    actions = 0
+    loop = asyncio.get_running_loop()
+    waiting_since: float | None = None
+    while actions < max_actions:
+        acted = False
+        for seat, player in zip(seats, players, strict=True):
+            view = await seat.view()
+            scored = len(view.scoresheet)
+            if view.winners is not None or (deals is not None and scored >= deals):
+                return view
+            if view.deal is None:
+                continue
+            command = player(view.deal)
+            if command is None:
+                continue
+            try:
+                await seat.send(command, if_match=seat.version)
+            except ProblemError as error:
+                if error.code != "version_mismatch":
+                    raise
+                continue
+            acted = True
+            actions += 1
+        if acted:
+            waiting_since = None
+            continue
+        now = loop.time()
+        waiting_since = now if waiting_since is None else waiting_since
+        if now - waiting_since > patience:
+            raise Stuck(f"nobody acted for {patience} s at version {seats[0].version}")
+        await asyncio.sleep(idle)
+    raise Stuck(f"no end after {max_actions} actions")

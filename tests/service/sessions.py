@@ -1,0 +1,183 @@
+"""Whole sessions played over HTTP by four clients, everything they receive recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from typing import Any
+
+import httpx
+import msgspec
+
+from domain.cards import DECK, Card
+from domain.commands import Declaration, Declare
+from domain.deal import Phase
+from domain.dealing import deal_from_seed
+from domain.observations import Observation
+from domain.seats import SEATS, Seat
+from domain.table_view import TableView
+from service.client import (
+    DokoClient,
+    EventStream,
+    Player,
+    Received,
+    SeatClient,
+    SseMessage,
+    TableClient,
+    play_session,
+)
+
+NAMES = ("north", "east", "south", "west")
+STREAM_TIMEOUT = 60.0
+
+
+class Recorded(msgspec.Struct):
+    """A finished session: its table, its last public view, and all that was received."""
+
+    table_id: str
+    commitments: tuple[str, ...]
+    final: TableView
+    transcript: list[Received]
+
+
+def quiet_soloist(player: Player) -> Player:
+    """A player who, holding both QC, always says `healthy`: a silent solo (R4.5)."""
+
+    def play(observation: Observation) -> Any:
+        if (
+            observation.phase is Phase.RESERVATIONS
+            and observation.options.declarations
+            and observation.hand.count(Card.QC) == 2
+        ):
+            assert observation.viewer is not None
+            return Declare(observation.viewer, Declaration.HEALTHY)
+        return player(observation)
+
+    return play
+
+
+def presets_with_both_qc(label: str) -> list[list[list[str]]]:
+    """12 preset deals, seat ``k % 4`` of deal ``k`` holding both QC."""
+    deals = []
+    for k in range(12):
+        seed = hashlib.sha256(f"{label}:{k}".encode()).digest()
+        hands = [list(h) for h in deal_from_seed(seed, Seat(0))]
+        holder = hands[k % 4]
+        for other in hands:
+            if other is holder:
+                continue
+            while Card.QC in other:
+                give = next(c for c in holder if c is not Card.QC)
+                other[other.index(Card.QC)] = give
+                holder[holder.index(give)] = Card.QC
+        assert holder.count(Card.QC) == 2
+        deals.append([[c.value for c in h] for h in hands])
+    return deals
+
+
+async def _read_until(
+    stream: EventStream, done: Callable[[SseMessage], bool], ready: asyncio.Event
+) -> None:
+    async with stream as messages:
+        ready.set()
+        async for message in messages:
+            if done(message):
+                return
+
+
+def _session_finished(message: SseMessage) -> bool:
+    return message.event == "session_finished"
+
+
+async def record_session(
+    base_url: str,
+    players: Sequence[Player],
+    *,
+    first_dealer: int | None = None,
+    presets: list[list[list[str]]] | None = None,
+) -> Recorded:
+    """Create a table, seat four clients (each its own HTTP client and token), stream
+    every seat's events, the public events and the feed while the session is played."""
+    transcript: list[Received] = []
+    async with AsyncExitStack() as stack:
+
+        async def client() -> DokoClient:
+            http = httpx.AsyncClient(base_url=base_url, timeout=10.0)
+            await stack.enter_async_context(http)
+            return DokoClient(http, transcript)
+
+        readers: list[asyncio.Task[None]] = []
+
+        async def start(stream: EventStream, done: Callable[[SseMessage], bool]) -> None:
+            ready = asyncio.Event()
+            readers.append(asyncio.create_task(_read_until(stream, done, ready)))
+            await asyncio.wait_for(ready.wait(), 10)
+
+        host = await client()
+        feed_table: dict[str, str] = {}
+        await start(host.feed(), lambda m: _feed_done(m, feed_table))
+        table = await host.create_table("recorded", first_dealer=first_dealer, presets=presets)
+        feed_table["id"] = table.table_id
+        spectator: TableClient = (await client()).table(table.table_id)
+        await start(spectator.events(), _session_finished)
+        seats = []
+        for seat in SEATS:
+            seat_api = await client()
+            taken = await seat_api.table(table.table_id).take_seat(
+                NAMES[seat], seat=seat, entropy=random.Random(seat).randbytes(16)
+            )
+            seats.append(taken)
+            await start(taken.events(), _session_finished)
+        watcher = asyncio.create_task(_watch(spectator))
+        readers.append(watcher)
+        try:
+            await play_session(seats, players)
+            final = await spectator.view()
+            async with asyncio.timeout(STREAM_TIMEOUT):
+                await asyncio.gather(*readers)
+        finally:
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+    return Recorded(table.table_id, table.commitments, final, transcript)
+
+
+async def _watch(spectator: TableClient) -> None:
+    """A spectator polling the public view (conditional GETs) until the session is over."""
+    while (await spectator.view()).winners is None:
+        await asyncio.sleep(0.005)
+
+
+def _feed_done(message: SseMessage, table: dict[str, str]) -> bool:
+    return message.event == "session_finished" and message.json().get("table_id") == table.get("id")
+
+
+def preset_deal() -> list[list[str]]:
+    """Deal 1 with the first dealer 0: seat 1 leads and holds QC and AS, seat 3 the
+    other QC (a normal game: Re is seats 1 and 3), seat 2 holds KS among other suits."""
+    fixed = {1: [Card.QC, Card.AS], 2: [Card.KS], 3: [Card.QC]}
+    rest = list(DECK)
+    for cards in fixed.values():
+        for card in cards:
+            rest.remove(card)
+    hands: list[list[Card]] = [list(fixed.get(s, [])) for s in SEATS]
+    for card in rest:
+        hands[min(SEATS, key=lambda s: len(hands[s]))].append(card)
+    return [[c.value for c in hand] for hand in hands]
+
+
+class Game(msgspec.Struct):
+    table: TableClient
+    seats: list[SeatClient]
+
+
+async def new_game(api: DokoClient) -> Game:
+    """A table whose deal 1 is `preset_deal`, first dealer 0, four players seated."""
+    presets = presets_with_both_qc("errors")
+    presets[0] = preset_deal()
+    table = await api.create_table("errors", first_dealer=0, presets=presets)
+    seats = [await table.take_seat(f"p{s}", seat=s) for s in SEATS]
+    return Game(table, seats)

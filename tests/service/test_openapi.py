@@ -1,0 +1,223 @@
+"""The OpenAPI document: kept in sync with the app, complete, and true of the live service.
+
+The property test generates requests from the document's own schemas
+(schemathesis, valid and invalid data), aimed both at random ids and at real
+tables with real tokens, and sends them to the live server: no input may cause
+a 5xx, and every answer must be documented and match its schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import requests
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from service.client import DokoClient
+from service.openapi import openapi_document, render
+
+OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+STREAMS = {"streamTable", "streamFeed"}
+"""Endpoints that never end: checked in test_streams, not fuzzed."""
+EXAMPLES_PER_OPERATION = 100
+FUZZ_SECONDS = 60.0
+
+
+def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (path, method, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    ]
+
+
+def test_the_openapi_file_is_the_apps_document() -> None:
+    """``openapi/openapi.json`` is what ``doko openapi`` writes for the app as it is now."""
+    assert OPENAPI_FILE.read_text() == render(openapi_document()), (
+        "openapi/openapi.json is stale: run `.venv/bin/doko openapi`"
+    )
+
+
+def test_every_operation_is_named_summarized_and_lists_its_errors() -> None:
+    document = openapi_document()
+    seen: set[str] = set()
+    for path, method, operation in operations(document):
+        where = f"{method.upper()} {path}"
+        assert operation.get("operationId"), where
+        assert operation["operationId"] not in seen, where
+        seen.add(operation["operationId"])
+        assert operation.get("summary"), where
+        responses = operation["responses"]
+        errors = {int(code) for code in responses if int(code) >= 400}
+        assert 429 in errors, f"{where}: every route is rate-limited"
+        parameters = {p["name"] for p in operation.get("parameters", ())}
+        if parameters or "requestBody" in operation:
+            assert 400 in errors, where
+        if "table_id" in parameters:
+            assert 404 in errors, where
+        if "requestBody" in operation:
+            assert 413 in errors, where
+        if operation.get("security"):
+            assert 401 in errors, where
+        if "seat" in parameters:
+            assert {401, 403} <= errors, where
+        if method == "post" and "seat" in parameters:
+            assert 409 in errors, f"{where}: rule violations"
+        for code in errors:
+            content = responses[str(code)]["content"]
+            assert list(content) == ["application/problem+json"], f"{where} {code}"
+            schema = content["application/problem+json"]["schema"]
+            assert schema == {"$ref": "#/components/schemas/Problem"}, f"{where} {code}"
+    problem = document["components"]["schemas"]["Problem"]
+    assert {"type", "title", "status", "code"} <= set(problem["required"])
+
+
+async def _real_tables(api: DokoClient) -> dict[str, Any]:
+    """A table in play with its four seat tokens, and a finished one (played by bots)."""
+    playing = await api.create_table("fuzz", first_dealer=0)
+    seats = [await playing.take_seat(f"p{s}", seat=s) for s in range(4)]
+    finished = await api.create_table("fuzz-bots")
+    for kind in ("random", "greedy", "random", "greedy"):
+        await finished.seat_bot(kind)
+    async with asyncio.timeout(60):
+        while (await finished.view()).winners is None:
+            await asyncio.sleep(0.05)
+    return {
+        "playing": playing.table_id,
+        "tokens": [s.token for s in seats],
+        "finished": finished.table_id,
+        "host": finished.host_token,
+    }
+
+
+def _strategies(
+    operation: Any, spec: dict[str, Any], real: dict[str, Any]
+) -> st.SearchStrategy[Any]:
+    """Random data (valid and invalid), and valid data aimed at the real tables."""
+    parameters = {p["name"] for p in spec.get("parameters", ())}
+    options = [
+        operation.as_strategy(GenerationMode.POSITIVE),
+        operation.as_strategy(GenerationMode.NEGATIVE),
+    ]
+    if "table_id" in parameters:
+        for table_id in (real["playing"], real["finished"]):
+            if "seat" in parameters:
+                for seat, token in enumerate(real["tokens"]):
+                    options.append(
+                        operation.as_strategy(
+                            GenerationMode.POSITIVE,
+                            path_parameters={"table_id": table_id, "seat": seat},
+                            headers={"Authorization": f"Bearer {token}"},
+                        )
+                    )
+            else:
+                options.append(
+                    operation.as_strategy(
+                        GenerationMode.POSITIVE,
+                        path_parameters={"table_id": table_id},
+                        headers={"Authorization": f"Bearer {real['host']}"},
+                    )
+                )
+    return st.one_of(options)
+
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+    negative_data_rejection,
+]
+
+
+class Fuzzer:
+    """Sends generated cases to the live server; counts statuses, keeps the first failures."""
+
+    def __init__(self, base_url: str, seconds: float) -> None:
+        self.base_url = base_url
+        self.session = requests.Session()
+        self.deadline = time.monotonic() + seconds
+        self.statuses: Counter[tuple[str, int]] = Counter()
+        self.failures: dict[str, str] = {}
+
+    def check(self, name: str, case: Any) -> None:
+        if time.monotonic() > self.deadline:
+            return
+        response = case.call(base_url=self.base_url, session=self.session, timeout=10)
+        self.statuses[name, response.status_code] += 1
+        try:
+            case.validate_response(response, checks=CHECKS)
+        except BaseExceptionGroup as failure:  # schemathesis' FailureGroup
+            kinds = ", ".join(sorted({type(e).__name__ for e in failure.exceptions}))
+            self.failures.setdefault(f"{name}: {kinds}", f"{case.method} {case.path}: {failure}")
+
+    def test_for(self, name: str, strategy: st.SearchStrategy[Any]) -> Callable[[], None]:
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(case=strategy)
+        def run(case: Any) -> None:
+            self.check(name, case)
+
+        return run
+
+    def run(self, real: dict[str, Any]) -> None:
+        """Every operation but the streams (blocking: call from a worker thread)."""
+        document = openapi_document()
+        schema = schemathesis.openapi.from_dict(document)
+        for path, method, spec in operations(document):
+            name = spec["operationId"]
+            if name not in STREAMS:
+                operation = schema[path][method.upper()]
+                self.test_for(name, _strategies(operation, spec, real))()
+
+
+async def test_generated_requests_never_fail_the_server_or_the_schema(
+    base_url: str, http: httpx.AsyncClient
+) -> None:
+    real = await _real_tables(DokoClient(http))
+    fuzzer = Fuzzer(base_url, FUZZ_SECONDS)
+    await asyncio.to_thread(fuzzer.run, real)
+    assert not fuzzer.failures, "\n\n".join(fuzzer.failures.values())
+    seen: dict[str, set[int]] = {}
+    for name, status in fuzzer.statuses:
+        seen.setdefault(name, set()).add(status)
+    assert all(status < 500 for statuses in seen.values() for status in statuses), seen
+    # the real tables were reached: views, accepted commands, deal records, rule violations
+    assert 200 in seen["getSeatView"], seen
+    assert 200 in seen["verifyDeal"], seen
+    assert 200 in seen["exportSession"], seen
+    assert 409 in seen["playCard"], seen
+    assert 409 in seen["declare"], seen
+    assert 201 in seen["createTable"], seen
+    assert len(seen) == len(operations(openapi_document())) - len(STREAMS)
+
+
+async def test_the_live_service_serves_the_document(http: httpx.AsyncClient) -> None:
+    response = await http.get("/schema/openapi.json")
+    assert response.status_code == 200
+    assert response.json() == json.loads(render(openapi_document()))

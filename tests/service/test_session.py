@@ -1,0 +1,239 @@
+"""Whole sessions over HTTP: four clients, each with only its own token, play 12 deals.
+
+Everything the service sends them (responses, their seat streams, the public
+stream, the feed) is recorded and then checked against the event store: the
+session is scored and auditable, and nothing secret was ever disclosed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import asyncpg
+import httpx
+import msgspec
+import pytest
+
+from domain.deal import DealState, Phase
+from domain.dealing import verify_deal
+from domain.events import ContractNamed, DealDealt, DealScored, SessionFinished
+from domain.game_types import GameType
+from domain.replay import TABLE, replay
+from domain.seats import SEATS
+from infra.event_store import EventStore
+from infra.tables import Tables
+from service.client import DokoClient, Received, play_session, random_players
+from tests.service.sessions import (
+    Recorded,
+    presets_with_both_qc,
+    quiet_soloist,
+    record_session,
+)
+from tests.service.truth import Auditor, Truth, party_revealed, silent_solo_hidden
+
+
+@pytest.fixture(scope="module")
+async def random_session(base_url: str) -> Recorded:
+    """Server seeds, a first dealer by lot, four random players."""
+    return await record_session(base_url, random_players(7))
+
+
+@pytest.fixture(scope="module")
+async def silent_solo_session(base_url: str) -> Recorded:
+    """Preset deals where one seat holds both QC and never says reservation."""
+    players = [quiet_soloist(p) for p in random_players(11)]
+    return await record_session(
+        base_url, players, first_dealer=0, presets=presets_with_both_qc("silent")
+    )
+
+
+async def truth_of(pool: asyncpg.Pool, table_id: str) -> Truth:
+    return Truth(table_id, await Tables(EventStore(pool)).events(table_id))
+
+
+async def test_a_full_session_is_scored_and_verifiable(
+    random_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+) -> None:
+    final = random_session.final
+    assert final.viewer is None
+    assert len(final.scoresheet) == 12
+    assert all(sum(row) == 0 for row in final.scoresheet), final.scoresheet
+    totals = tuple(sum(row[s] for row in final.scoresheet) for s in SEATS)
+    assert final.totals == totals
+    assert final.winners is not None
+    assert final.winners
+    assert set(final.winners) == {s for s in SEATS if totals[s] == max(totals)}
+
+    truth = await truth_of(pool, random_session.table_id)
+    events = truth.events[1:]
+    result = replay(events, TABLE)
+    assert result.ok, result.error
+    assert result.valid == len(events)
+    dealt = [e for e in events if isinstance(e, DealDealt)]
+    scored = [e for e in events if isinstance(e, DealScored)]
+    assert [d.deal_no for d in dealt] == list(range(1, 13))
+    assert [tuple(s.score.entries) for s in scored] == list(final.scoresheet)
+    finished = [e for e in events if isinstance(e, SessionFinished)]
+    assert len(finished) == 1
+    assert tuple(finished[0].winners) == tuple(final.winners)
+    for deal in dealt:
+        assert verify_deal(deal.dealing, deal.dealer, deal.hands, deal.deal_no), deal.deal_no
+        # the commitment published when the table was created is that of the seed
+        assert deal.dealing.commitment == random_session.commitments[deal.deal_no - 1]
+
+    # the service's own verification of each scored deal agrees
+    for deal_no in range(1, 13):
+        response = await http.get(f"/tables/{random_session.table_id}/deals/{deal_no}/verification")
+        assert response.status_code == 200, response.text
+        assert response.json()["ok"] is True, response.json()
+
+
+async def test_the_preset_session_is_scored_and_replays(
+    silent_solo_session: Recorded, pool: asyncpg.Pool
+) -> None:
+    final = silent_solo_session.final
+    assert len(final.scoresheet) == 12
+    assert all(sum(row) == 0 for row in final.scoresheet)
+    assert final.winners
+    truth = await truth_of(pool, silent_solo_session.table_id)
+    result = replay(truth.events[1:], TABLE)
+    assert result.ok, result.error
+
+
+def audit(recorded: Recorded, truth: Truth) -> Auditor:
+    auditor = Auditor(truth)
+    auditor.audit(recorded.transcript)
+    assert not auditor.failures, "\n".join(auditor.failures)
+    seen = auditor.coverage
+    # many views, every viewer's whole stream and the feed were checked
+    assert seen.views > 500
+    assert seen.stream_messages > 5 * 12 * 48
+    assert seen.feed_messages > 12 * 48
+    assert seen.hidden_hands_checked > 500
+    assert seen.parties_shown_to_others > 0
+    assert seen.parties_hidden_from_others > 0
+    return auditor
+
+
+async def test_nothing_secret_reaches_anyone(random_session: Recorded, pool: asyncpg.Pool) -> None:
+    audit(random_session, await truth_of(pool, random_session.table_id))
+
+
+async def test_a_silent_solo_stays_hidden_until_both_queens_are_played(
+    silent_solo_session: Recorded, pool: asyncpg.Pool
+) -> None:
+    truth = await truth_of(pool, silent_solo_session.table_id)
+    seen = audit(silent_solo_session, truth).coverage
+    assert seen.silent_solo_deals > 0
+    assert seen.silent_solo_hidden_views > 0
+    assert seen.silent_solo_revealed_views > 0
+    assert seen.silent_solo_hidden_events > 0
+
+    # and the audit would notice a silent solo shown early
+    def hidden(item: Received) -> bool:
+        if item.source != "view":
+            return False
+        deal = truth.states[item.version].session.deal
+        return deal is not None and silent_solo_hidden(deal, item.viewer)
+
+    early = next(i for i in silent_solo_session.transcript if hidden(i))
+    deal = truth.states[early.version].session.deal
+    assert deal is not None and deal.declarer is not None
+    soloist = int(deal.declarer)
+
+    def reveal(raw: Any) -> None:
+        view = raw if early.source == "view" else raw["view"]
+        view["deal"].update(game_type="silent_solo", declarer=soloist)
+
+    assert "silent solo shown as" in _failures(truth, [_doctored(early, reveal)])
+
+
+def _doctored(item: Received, change: Callable[[Any], None]) -> Received:
+    raw = json.loads(item.body)
+    change(raw)
+    return msgspec.structs.replace(item, body=json.dumps(raw).encode())
+
+
+def _failures(truth: Truth, items: list[Received]) -> str:
+    auditor = Auditor(truth)
+    auditor.audit(items)
+    return "\n".join(auditor.failures)
+
+
+async def test_the_audit_catches_leaks(random_session: Recorded, pool: asyncpg.Pool) -> None:
+    """The secrecy audit is not vacuous: doctored deliveries fail it."""
+    truth = await truth_of(pool, random_session.table_id)
+    items = random_session.transcript
+
+    def deal_at(item: Received) -> DealState | None:
+        return truth.states[item.version].session.deal
+
+    def in_play(item: Received) -> bool:
+        deal = deal_at(item)
+        return deal is not None and deal.phase is Phase.PLAY and deal.game_type is GameType.NORMAL
+
+    seat_view = next(i for i in items if i.source == "view" and i.viewer == 0 and in_play(i))
+    hand_of_1 = [c.value for c in deal_at(seat_view).hands[1]]  # type: ignore[union-attr]
+    leak = _doctored(seat_view, lambda raw: raw["deal"].__setitem__("hand", hand_of_1))
+    assert "but seat 0 holds" in _failures(truth, [leak])
+    leak = _doctored(seat_view, lambda raw: raw["deal"].__setitem__("dealt", [hand_of_1] * 4))
+    assert "dealt hands are shown" in _failures(truth, [leak])
+
+    def hidden_party(item: Received) -> bool:
+        deal = deal_at(item)
+        return in_play(item) and any(
+            not party_revealed(deal, s, None)  # type: ignore[arg-type]
+            for s in SEATS
+        )
+
+    public = next(i for i in items if i.source == "view" and i.viewer is None and hidden_party(i))
+    deal = deal_at(public)
+    assert deal is not None
+    hidden = next(s for s in SEATS if not party_revealed(deal, s, None))
+    party = deal.parties[hidden]
+    assert party is not None
+    leak = _doctored(public, lambda raw: raw["deal"]["parties"].__setitem__(hidden, party.value))
+    assert "hidden party" in _failures(truth, [leak])
+
+    dealt = next(
+        i for i in items if i.source == "sse" and i.viewer is None and i.event == "deal_dealt"
+    )
+    hands = truth.event(dealt.version).hands  # type: ignore[union-attr]
+    leak = _doctored(dealt, lambda raw: raw["hands"].__setitem__(2, [c.value for c in hands[2]]))
+    assert "seat 2's hand shown" in _failures(truth, [leak])
+
+    taken = next(i for i in items if i.source == "sse" and i.event == "seat_taken")
+    leak = _doctored(taken, lambda raw: raw.__setitem__("token_hash", "ab" * 32))
+    assert "secret fields" in _failures(truth, [leak])
+
+    named = next(
+        (v for v in range(1, truth.version + 1) if isinstance(truth.event(v), ContractNamed)), None
+    )
+    if named is not None:
+        namer = truth.event(named).seat  # type: ignore[union-attr]
+        other = next(i for i in items if i.source == "sse" and i.viewer not in (namer, None))
+        wrong = msgspec.structs.replace(
+            other,
+            version=named,
+            event="contract_named",
+            body=msgspec.json.encode(truth.event(named)),
+        )
+        assert "withheld" in _failures(truth, [wrong])
+
+    stream = [i for i in items if i.source == "sse" and i.viewer == 3]
+    assert not _failures(truth, stream)
+    assert "delivered versions" in _failures(truth, stream[:5] + stream[6:])
+    assert "delivered versions" in _failures(truth, [*stream, stream[-1]])
+
+
+async def test_http_players_and_server_bots_share_a_table(api: DokoClient) -> None:
+    """The client's driver copes with bots acting between its reads (If-Match races)."""
+    table = await api.create_table("mixed")
+    seats = [await table.take_seat("ann", seat=0), await table.take_seat("bob", seat=2)]
+    assert await table.seat_bot("greedy") == 1
+    assert await table.seat_bot("random", seat=3) == 3
+    view = await play_session(seats, random_players(3)[:2], deals=2)
+    assert len(view.scoresheet) >= 2
+    assert all(sum(row) == 0 for row in view.scoresheet)
