@@ -15,8 +15,8 @@ from domain.table_view import TableView
 from service.bots import BotKind
 
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
-Name = Annotated[str, Meta(min_length=1, max_length=40)]
-SeatNumber = Annotated[int, Meta(ge=0, le=3)]
+Name = Annotated[str, Meta(min_length=1, max_length=40, examples=["Anna"])]
+SeatNumber = Annotated[int, Meta(ge=0, le=3, examples=[2])]
 Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
 
 
@@ -25,7 +25,7 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
     hands) or ``presets`` (12 deals of 4 hands, from a tournament director), or neither
     for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot."""
 
-    name: Annotated[str, Meta(max_length=100)] = ""
+    name: Annotated[str, Meta(max_length=100, examples=["Friday league, table 3"])] = ""
     first_dealer: SeatNumber | None = None
     seeds: Annotated[list[Hex32], Meta(min_length=12, max_length=12)] | None = None
     presets: (
@@ -52,7 +52,9 @@ class TakeSeatRequest(msgspec.Struct, forbid_unknown_fields=True):
 
     name: Name
     seat: SeatNumber | None = None
-    entropy: Annotated[str, Meta(pattern="^([0-9a-fA-F]{2}){0,64}$")] = ""
+    entropy: Annotated[
+        str, Meta(pattern="^([0-9a-fA-F]{2}){0,64}$", examples=["5f3a9c01d2e4b6a8"])
+    ] = ""
 
 
 class SeatTakenResponse(msgspec.Struct):
@@ -68,25 +70,25 @@ class SeatTakenResponse(msgspec.Struct):
 class ReservationRequest(msgspec.Struct, forbid_unknown_fields=True):
     """R4.1: `healthy` or `reservation`."""
 
-    declaration: Declaration
+    declaration: Annotated[Declaration, Meta(examples=["healthy"])]
 
 
 class ContractRequest(msgspec.Struct, forbid_unknown_fields=True):
     """R4.2: the contract named after `reservation`."""
 
-    contract: GameType
+    contract: Annotated[GameType, Meta(examples=["queen_solo"])]
 
 
 class PlayRequest(msgspec.Struct, forbid_unknown_fields=True):
     """R3.6: the card to play, e.g. ``QC`` or ``10H``."""
 
-    card: Card
+    card: Annotated[Card, Meta(examples=["10H"])]
 
 
 class AnnounceRequest(msgspec.Struct, forbid_unknown_fields=True):
     """R6: `re`, `kontra`, `no90`, `no60`, `no30` or `schwarz`."""
 
-    word: Word
+    word: Annotated[Word, Meta(examples=["re"])]
 
 
 class CommandResponse(msgspec.Struct):
@@ -99,7 +101,7 @@ class CommandResponse(msgspec.Struct):
 class SeatBotRequest(msgspec.Struct, forbid_unknown_fields=True):
     """Fill ``seat`` (or the next free one) with a server-side bot."""
 
-    kind: BotKind = BotKind.RANDOM
+    kind: Annotated[BotKind, Meta(examples=["greedy"])] = BotKind.RANDOM
     seat: SeatNumber | None = None
     name: Name | None = None
 

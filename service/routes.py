@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
 from litestar.params import HeaderParameter, JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 
@@ -82,9 +83,36 @@ def _problems(*statuses: int, validated: bool = True) -> dict[int, ResponseSpec]
             description="problem",
             media_type="application/problem+json",
             generate_examples=False,  # random examples: an unstable document, not JSON-able
+            examples=[
+                Example(summary=_EXAMPLE_PROBLEMS[status]["code"], value=_EXAMPLE_PROBLEMS[status])
+            ],
         )
         for status in statuses
     }
+
+
+def _example_problem(
+    status: int, code: str, detail: str, rule: str | None = None
+) -> dict[str, Any]:
+    problem = {
+        "type": f"urn:doko:problem:{code}",
+        "title": code.replace("_", " "),
+        "status": status,
+    }
+    return {**problem, "code": code, "detail": detail, **({"rule": rule} if rule else {})}
+
+
+_EXAMPLE_PROBLEMS = {
+    400: _example_problem(400, "malformed_request", "Invalid enum value 'ZZ'"),
+    401: _example_problem(401, "unauthorized", "send Authorization: Bearer <seat token>"),
+    403: _example_problem(403, "forbidden", "this token is seat 1's, not seat 0's"),
+    404: _example_problem(404, "table_not_found", "no table '4f1c'"),
+    409: _example_problem(
+        409, "must_follow", "QS was led: you hold a trump and must play it", "R3.3"
+    ),
+    413: _example_problem(413, "body_too_large", "Request Entity Too Large"),
+    429: _example_problem(429, "rate_limited", "Too Many Requests"),
+}
 
 
 def services(request: Request[Any, Any, Any]) -> Any:
