@@ -40,7 +40,7 @@ from domain.game_types import CONTRACTS, SOLOS, GameType, order_of
 from domain.parties import Party
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
-from domain.tricks import Trick, legal_cards, trick_winner
+from domain.tricks import Trick, follows, trick_winner
 
 TRICKS = 12
 T = TypeVar("T")
@@ -90,9 +90,12 @@ class DealState(msgspec.Struct, frozen=True):
             return self.first.after(sum(d is not None for d in self.declarations))
         if self.phase is Phase.CONTRACTS:
             return next(
-                s
-                for s in self.first.round()
-                if self.declarations[s] is Declaration.RESERVATION and self.contracts[s] is None
+                (
+                    s
+                    for s in self.first.round()
+                    if self.declarations[s] is Declaration.RESERVATION and self.contracts[s] is None
+                ),
+                None,  # between the last ContractNamed and its GameTypeFixed (a cut log)
             )
         if self.phase is Phase.PLAY and self.trick is not None:
             return self.trick.to_play
@@ -207,7 +210,8 @@ def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> 
 
 def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     """R3.3, R3.6: play on one's turn a card from one's hand, following if able."""
-    if state.phase is not Phase.PLAY or state.trick is None or state.game_type is None:
+    current = state.trick
+    if state.phase is not Phase.PLAY or current is None or state.game_type is None:
         raise PhaseClosed(
             "cards are played only once the game type is fixed and until the 12th trick",
             rule="R3.6",
@@ -218,14 +222,14 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     if played not in hand:
         raise CardNotInHand(f"{played.value} is not in seat {seat}'s hand", rule="R3.6")
     order = order_of(state.game_type)
-    if played not in legal_cards(hand, state.trick, order):
-        led = state.trick.cards[0]
+    if not follows(played, hand, current, order):
+        led = current.cards[0]
         what = "a trump" if order.is_trump(led) else f"a card of suit {order.category[led]}"
         raise MustFollow(f"{led.value} was led: you hold {what} and must play it", rule="R3.3")
+    if len(current.cards) < 3:  # the trick is not complete with this card
+        return (CardPlayed(seat, played),)
     events: list[DealEvent] = [CardPlayed(seat, played)]
-    trick = Trick(state.trick.leader, (*state.trick.cards, played))
-    if not trick.complete:
-        return tuple(events)
+    trick = Trick(current.leader, (*current.cards, played))
     trick_no = len(state.tricks) + 1
     winner = trick_winner(trick, order)
     events.append(TrickWon(trick_no, winner, trick.points))

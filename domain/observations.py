@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.announcements import REFUSALS, Allowance, check, party_word, until_cards
+from domain.announcements import REFUSALS, Allowance, Word, check, party_word, until_cards
 from domain.cards import Card
 from domain.commands import Declaration
 from domain.deal import DealState, Phase
@@ -123,13 +123,21 @@ def allowed_announcements(state: DealState, seat: Seat) -> tuple[Allowance, ...]
     own = state.party_announcements(party)
     opponents = state.party_announcements(party.opponent)
     shift = state.marriage_shift
+    cards = len(state.hands[seat])
+    # Shortcut, same answer: re/kontra needs `until_cards` of it; every refusal needs the
+    # deadline of the party's next level (R6.3). Below both, `check` rejects every word.
+    own_word = party_word(party)
+    if cards < until_cards(word=own_word, own=own, opponents=opponents, shift=shift) and (
+        cards < until_cards(word=Word.NO90, own=own, opponents=opponents, shift=shift)
+    ):
+        return ()
     allowed: list[Allowance] = []
-    for word in (party_word(party), *REFUSALS):
+    for word in (own_word, *REFUSALS):
         try:
             check(
                 party=party,
                 word=word,
-                cards=len(state.hands[seat]),
+                cards=cards,
                 own=own,
                 opponents=opponents,
                 shift=shift,

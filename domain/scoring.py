@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import msgspec
 
 from domain.announcements import PartyAnnouncements
@@ -22,8 +24,11 @@ _UNDER = ((90, "under 90"), (60, "under 60"), (30, "under 30"))
 _LEVEL_NAMES = {2: "no90", 3: "no60", 4: "no30", 5: "schwarz"}
 
 
-class DealFacts(msgspec.Struct, frozen=True):
-    """What the scoring of a finished deal needs to know."""
+class DealFacts(msgspec.Struct, frozen=True, dict=True):
+    """What the scoring of a finished deal needs to know.
+
+    ``dict=True`` only lets the per-party totals be computed once (cached).
+    """
 
     game_type: GameType
     solo: bool
@@ -32,15 +37,25 @@ class DealFacts(msgspec.Struct, frozen=True):
     winners: tuple[Seat, ...]
     announcements: dict[Party, PartyAnnouncements]
 
+    @cached_property
+    def _points(self) -> dict[Party, int]:
+        totals = dict.fromkeys(Party, 0)
+        for t, w in zip(self.tricks, self.winners, strict=True):
+            totals[self.parties[w]] += t.points
+        return totals
+
+    @cached_property
+    def _tricks(self) -> dict[Party, int]:
+        counts = dict.fromkeys(Party, 0)
+        for w in self.winners:
+            counts[self.parties[w]] += 1
+        return counts
+
     def points_of(self, party: Party) -> int:
-        return sum(
-            t.points
-            for t, w in zip(self.tricks, self.winners, strict=True)
-            if self.parties[w] is party
-        )
+        return self._points[party]
 
     def tricks_of(self, party: Party) -> int:
-        return sum(1 for w in self.winners if self.parties[w] is party)
+        return self._tricks[party]
 
 
 def reaches_target(party: Party, facts: DealFacts) -> bool:

@@ -13,17 +13,34 @@ from domain.commands import Command, DealPreset, DealSeeded, StartSession
 from domain.dealing import deal_from_seed, deal_seed, seeded_dealing, validate_preset
 from domain.errors import PhaseClosed, SessionOver
 from domain.events import (
+    Announced,
+    CardPlayed,
+    ContractNamed,
     DealDealt,
     DealEvent,
     Dealing,
     DealScored,
+    Declared,
     Event,
+    GameTypeFixed,
+    MarriageClarified,
     SessionFinished,
     SessionStarted,
+    TrickWon,
 )
 from domain.seats import SEATS, Seat
 
 DEALS = 12
+_IN_PLAY = (
+    CardPlayed,
+    TrickWon,
+    Announced,
+    Declared,
+    ContractNamed,
+    GameTypeFixed,
+    MarriageClarified,
+)
+"""Deal events that change only the deal in progress (`evolve`'s fast path)."""
 
 
 class SessionState(msgspec.Struct, frozen=True):
@@ -98,6 +115,9 @@ def _add(totals: tuple[int, ...], entries: tuple[int, ...]) -> tuple[int, ...]:
 def evolve(state: SessionState, event: Event) -> SessionState:
     """Apply one event to the session. Never validates."""
     replace = msgspec.structs.replace
+    if isinstance(event, _IN_PLAY):  # the common case first: most events are plays
+        assert state.deal is not None
+        return replace(state, deal=deal.evolve(state.deal, event))
     if isinstance(event, SessionStarted):
         return replace(state, first_dealer=event.first_dealer, deals=event.deals)
     if isinstance(event, SessionFinished):
@@ -105,13 +125,13 @@ def evolve(state: SessionState, event: Event) -> SessionState:
     if isinstance(event, DealDealt):
         return replace(state, deal=deal.deal_started(event))
     assert state.deal is not None
-    current = deal.evolve(state.deal, event)
-    if isinstance(event, DealScored):
-        entries = event.score.entries
-        return replace(
-            state, deal=current, sheet=(*state.sheet, entries), totals=_add(state.totals, entries)
-        )
-    return replace(state, deal=current)
+    entries = event.score.entries
+    return replace(
+        state,
+        deal=deal.evolve(state.deal, event),
+        sheet=(*state.sheet, entries),
+        totals=_add(state.totals, entries),
+    )
 
 
 def fold(

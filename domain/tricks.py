@@ -48,6 +48,16 @@ def legal_cards(hand: tuple[Card, ...], trick: Trick, order: CardOrder) -> tuple
     return following or distinct
 
 
+def follows(played: Card, hand: tuple[Card, ...], trick: Trick, order: CardOrder) -> bool:
+    """R3.3: whether ``played`` from ``hand`` is legal: it is of the led category, or the
+    hand holds no card of that category (the same rule as `legal_cards`, for one card)."""
+    if not trick.cards:
+        return True
+    category = order.category
+    led = category[trick.cards[0]]
+    return category[played] == led or all(category[c] != led for c in hand)
+
+
 def winning_index(cards: tuple[Card, ...], order: CardOrder) -> int:
     """R3.4: the index of the winning card among the cards played so far.
 

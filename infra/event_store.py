@@ -18,16 +18,18 @@ Global positions, and why a tailing reader never skips an event
     draws 8 and commits, a reader sees 8 and moves past 7, then A commits.
 
     Here every append takes one transaction-scoped advisory lock (:data:`APPEND_LOCK`) before it
-    looks at the log, and holds it until its commit. Under the lock it assigns the positions
-    ``max(position) + 1, ...`` — read with a fresh READ COMMITTED snapshot taken after the lock
-    was granted, so it sees the previous holder's rows. PostgreSQL releases a transaction's locks
-    only after the commit is visible to new snapshots, so appends commit one at a time in position
-    order and every snapshot sees exactly the positions ``1..n`` for some ``n``, without holes.
-    A reader asking for ``position > p`` therefore gets the events right after ``p`` or nothing
-    yet; never a later one ahead of an earlier one. The price: appends (including their
-    ``on_append`` callback) are serialised at the database, which is fine for a card-table
-    service. Appending on a connection whose transaction uses REPEATABLE READ or SERIALIZABLE
-    isolation is not supported (its snapshot predates the lock).
+    looks at the log, and holds it until its commit. The whole append is one statement, the
+    ``doko_append`` function (migration 0002), so the lock is held for one round trip. Under
+    the lock it assigns the positions ``max(position) + 1, ...`` — read with a fresh READ
+    COMMITTED snapshot taken after the lock was granted (a volatile function's statements
+    each take a new snapshot), so it sees the previous holder's rows. PostgreSQL releases a
+    transaction's locks only after the commit is visible to new snapshots, so appends commit one
+    at a time in position order and every snapshot sees exactly the positions ``1..n`` for some
+    ``n``, without holes. A reader asking for ``position > p`` therefore gets the events right
+    after ``p`` or nothing yet; never a later one ahead of an earlier one. The price: appends
+    (with their projection rows) are serialised at the database; the lock is held for one
+    statement and its commit. Appending on a connection whose transaction uses REPEATABLE READ
+    or SERIALIZABLE isolation is not supported (its snapshot predates the lock).
 
     The same lock makes the version check, the idempotency check and the hash chain race-free.
 
@@ -43,7 +45,7 @@ Tamper evidence
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -72,8 +74,8 @@ class NewEvent(msgspec.Struct, frozen=True):
 class StoredEvent(msgspec.Struct, frozen=True):
     """An event as recorded in the log.
 
-    ``payload`` is JSON bytes: as appended in what ``on_append`` receives, as rendered by
-    PostgreSQL's ``jsonb`` when read back. The spelling may differ, the JSON value does not.
+    ``payload`` is JSON bytes as rendered by PostgreSQL's ``jsonb``: its spelling may differ
+    from what was appended, the JSON value does not.
     """
 
     position: int
@@ -100,6 +102,7 @@ class AppendResult(msgspec.Struct, frozen=True):
     last_version: int
     positions: tuple[int, ...]
     duplicate: bool = False
+    last_hash: bytes = b""
 
 
 class ConcurrencyConflict(Exception):
@@ -112,8 +115,14 @@ class ConcurrencyConflict(Exception):
         self.actual = actual
 
 
-OnAppend = Callable[[Any, list[StoredEvent]], Awaitable[None]]
-"""``on_append(conn, stored_events)``: runs inside the append's transaction, on its connection."""
+class ProjectionRows(msgspec.Struct, frozen=True):
+    """Projection rows written in an append's transaction (see `infra.projections`): the
+    table's public view and scoresheet (JSON) and archived deals as (deal number, JSON)."""
+
+    view: bytes
+    sheet: bytes
+    deals: tuple[tuple[int, bytes], ...] = ()
+
 
 Listener = Callable[[str, int], None]
 """``listener(stream_id, last_position)``: called for every append committed while listening."""
@@ -123,38 +132,11 @@ _COLUMNS = """
     causation, recorded_at, hash
 """
 
-_STATE = """
-    SELECT
-        now() AS now,
-        (SELECT coalesce(max(position), 0) FROM events) AS last_position,
-        coalesce(head.version, 0) AS version,
-        head.hash,
-        command.first_version,
-        command.last_version,
-        command.positions
-    FROM (SELECT) AS one
-    LEFT JOIN LATERAL (
-        SELECT version, hash FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1
-    ) AS head ON true
-    LEFT JOIN commands AS command ON command.stream_id = $1 AND command.command_id = $2
+_APPEND = """
+    SELECT status, first_version, last_version, positions, last_hash
+    FROM doko_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 """
-
-_INSERT_EVENTS = """
-    INSERT INTO events (
-        position, stream_id, version, type, schema_version, payload, command_id, actor,
-        causation, recorded_at, hash
-    )
-    SELECT e.position, $1, e.version, e.type, e.schema_version, e.payload::jsonb, $2, e.actor,
-           e.causation, $3, e.hash
-    FROM unnest($4::bigint[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[],
-                $10::text[], $11::bytea[])
-        AS e(position, version, type, schema_version, payload, actor, causation, hash)
-"""
-
-_INSERT_COMMAND = """
-    INSERT INTO commands (stream_id, command_id, first_version, last_version, positions)
-    VALUES ($1, $2, $3, $4, $5)
-"""
+"""One round trip: see the ``doko_append`` function (migration 0002)."""
 
 
 class EventStore:
@@ -171,87 +153,77 @@ class EventStore:
         command_id: str | None = None,
         *,
         conn: Any = None,
-        on_append: OnAppend | None = None,
+        previous_hash: bytes | None = None,
+        projection: ProjectionRows | None = None,
     ) -> AppendResult:
-        """Append *events* to the stream in one transaction and return what was written.
+        """Append *events* to the stream in one statement and return what was written.
 
         Raises :class:`ConcurrencyConflict` (writing nothing) when the stream is not at
         *expected_version*. A *command_id* already recorded on this stream returns the first
-        result with ``duplicate=True`` (checked before the version). *on_append* runs inside the
-        transaction after the insert; if it raises, nothing is written. With *conn*, the append
-        runs on that connection (as a savepoint if a transaction is open there).
+        result with ``duplicate=True`` (checked before the version). *previous_hash* is the
+        stream's last hash (the caller usually knows it; else it is read first). *projection*
+        rows are written in the same transaction; if they are invalid nothing is written.
+        With *conn*, the append runs on that connection.
         """
         if not events:
             raise ValueError("append needs at least one event")
-        if conn is None:
-            async with self._pool.acquire() as acquired:
-                return await self.append(
-                    stream_id,
-                    expected_version,
-                    events,
-                    command_id,
-                    conn=acquired,
-                    on_append=on_append,
-                )
-        async with conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
-            state = await conn.fetchrow(_STATE, stream_id, command_id)
-            if state["positions"] is not None:
-                return AppendResult(
-                    first_version=state["first_version"],
-                    last_version=state["last_version"],
-                    positions=tuple(state["positions"]),
-                    duplicate=True,
-                )
-            if state["version"] != expected_version:
-                raise ConcurrencyConflict(stream_id, expected_version, state["version"])
-            stored = _chain(stream_id, command_id, events, state)
-            result = AppendResult(
-                first_version=stored[0].version,
-                last_version=stored[-1].version,
-                positions=tuple(event.position for event in stored),
-            )
-            await conn.execute(
-                _INSERT_EVENTS,
-                stream_id,
-                command_id,
-                state["now"],
-                result.positions,
-                [event.version for event in stored],
-                [event.type for event in stored],
-                [event.schema_version for event in stored],
-                [event.payload.decode() for event in stored],
-                [event.actor for event in stored],
-                [event.causation for event in stored],
-                [event.hash for event in stored],
-            )
-            if command_id is not None:
-                await conn.execute(
-                    _INSERT_COMMAND,
-                    stream_id,
-                    command_id,
-                    result.first_version,
-                    result.last_version,
-                    result.positions,
-                )
-            await conn.execute(
-                "SELECT pg_notify($1, $2)", CHANNEL, f"{stream_id}:{result.positions[-1]}"
-            )
-            if on_append is not None:
-                await on_append(conn, stored)
-            return result
+        if previous_hash is None:
+            previous_hash = await self.head_hash(stream_id, expected_version, conn=conn)
+        hashes = _chain(stream_id, expected_version, previous_hash, events)
+        view, sheet, deals = (
+            (projection.view.decode(), projection.sheet.decode(), projection.deals)
+            if projection is not None
+            else (None, None, ())
+        )
+        row = await (conn or self._pool).fetchrow(
+            _APPEND,
+            stream_id,
+            expected_version,
+            previous_hash,
+            command_id,
+            [e.type for e in events],
+            [e.schema_version for e in events],
+            [e.payload.decode() for e in events],
+            [e.actor for e in events],
+            [e.causation for e in events],
+            hashes,
+            view,
+            sheet,
+            [number for number, _ in deals],
+            [record.decode() for _, record in deals],
+        )
+        status, first, last, positions, last_hash = row
+        if status == "conflict":
+            raise ConcurrencyConflict(stream_id, expected_version, first)
+        return AppendResult(
+            first_version=first,
+            last_version=last,
+            positions=tuple(positions),
+            duplicate=status == "duplicate",
+            last_hash=last_hash,
+        )
+
+    async def head_hash(self, stream_id: str, version: int, *, conn: Any = None) -> bytes:
+        """The hash of the stream's event at *version* (`GENESIS` for 0, or if there is none)."""
+        if version == 0:
+            return GENESIS
+        head: bytes | None = await (conn or self._pool).fetchval(
+            "SELECT hash FROM events WHERE stream_id = $1 AND version = $2", stream_id, version
+        )
+        return head or GENESIS
 
     async def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
         """Return the first result of *command_id* on the stream, or None if it never ran."""
         row = await self._pool.fetchrow(
-            "SELECT first_version, last_version, positions FROM commands"
-            " WHERE stream_id = $1 AND command_id = $2",
+            "SELECT c.first_version, c.last_version, c.positions, e.hash FROM commands c"
+            " JOIN events e ON e.stream_id = c.stream_id AND e.version = c.last_version"
+            " WHERE c.stream_id = $1 AND c.command_id = $2",
             stream_id,
             command_id,
         )
         if row is None:
             return None
-        return AppendResult(row[0], row[1], tuple(row[2]), duplicate=True)
+        return AppendResult(row[0], row[1], tuple(row[2]), duplicate=True, last_hash=row[3])
 
     async def stream_version(self, stream_id: str) -> int:
         """Return the stream's current version (0 if it has no events)."""
@@ -304,32 +276,16 @@ class EventStore:
 
 
 def _chain(
-    stream_id: str, command_id: str | None, events: Sequence[NewEvent], state: asyncpg.Record
-) -> list[StoredEvent]:
-    """Number and hash *events* as the successors of the log and stream described by *state*."""
-    previous: bytes = state["hash"] or GENESIS
-    stored = []
+    stream_id: str, version: int, previous: bytes, events: Sequence[NewEvent]
+) -> list[bytes]:
+    """The hash chain values of *events* as the successors of *version* ending in *previous*."""
+    hashes = []
     for offset, event in enumerate(events, start=1):
-        version = state["version"] + offset
         previous = event_hash(
-            previous, stream_id, version, event.type, event.schema_version, event.payload
+            previous, stream_id, version + offset, event.type, event.schema_version, event.payload
         )
-        stored.append(
-            StoredEvent(
-                position=state["last_position"] + offset,
-                stream_id=stream_id,
-                version=version,
-                type=event.type,
-                schema_version=event.schema_version,
-                payload=event.payload,
-                command_id=command_id,
-                actor=event.actor,
-                causation=event.causation,
-                recorded_at=state["now"],
-                hash=previous,
-            )
-        )
-    return stored
+        hashes.append(previous)
+    return hashes
 
 
 def _stored(row: asyncpg.Record) -> StoredEvent:

@@ -14,7 +14,8 @@ Three projections, each a function of a table's events:
 
 `project` is a `infra.tables.Projector`: it folds the appended events onto the state
 before them, taking each scored deal's state at its `DealScored` (before the next
-`DealDealt` of the same batch), and writes the rows in the append's transaction.
+`DealDealt` of the same batch), and returns the rows that the append writes in its own
+transaction (`infra.event_store.ProjectionRows`).
 `rebuild` recomputes all three from the log with the same pure functions, so a
 rebuilt projection equals the live one.
 """
@@ -22,7 +23,6 @@ rebuilt projection equals the live one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import asyncpg
 import msgspec
@@ -37,7 +37,7 @@ from domain.parties import Party
 from domain.seats import Seat
 from domain.table import TableEvent, TableState
 from domain.table_view import table_view
-from infra.event_store import APPEND_LOCK, EventStore
+from infra.event_store import APPEND_LOCK, EventStore, ProjectionRows
 from infra.tables import CODEC
 
 PROJECTION_TABLES = ("table_views", "scoresheets", "deal_archive")
@@ -215,24 +215,16 @@ def _deal_row(stream_id: str, record: DealRecord) -> tuple[str, int, str]:
     return (stream_id, record.deal_no, msgspec.json.encode(record).decode())
 
 
-async def project(
-    conn: Any,
-    stream_id: str,
-    state_before: TableState,
-    events: Sequence[TableEvent],
-    first_version: int,
-) -> None:
-    """The `infra.tables.Projector` of the three projections; runs inside the append."""
-    if not events:
-        return
+def project(state_before: TableState, events: Sequence[TableEvent]) -> ProjectionRows | None:
+    """The `infra.tables.Projector` of the three projections: the rows the append writes.
+
+    None for events that are not a table's (nothing to project).
+    """
     state, records = apply(state_before, events)
-    if state.created is None:
-        return
-    version = first_version + len(events) - 1
-    await conn.execute(_UPSERT_VIEW, stream_id, version, public_view(state).decode())
-    await conn.execute(_UPSERT_SHEET, stream_id, version, scoresheet(state).decode())
-    if records:
-        await conn.executemany(_UPSERT_DEAL, [_deal_row(stream_id, r) for r in records])
+    if not events or state.created is None:
+        return None
+    deals = tuple((r.deal_no, msgspec.json.encode(r)) for r in records)
+    return ProjectionRows(public_view(state), scoresheet(state), deals)
 
 
 class _Stream(msgspec.Struct):

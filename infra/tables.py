@@ -13,21 +13,28 @@ transaction, so the writer's own views are never stale.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import msgspec
 
 from domain import table
+from domain.errors import DomainError
 from domain.table import TableCommand, TableEvent, TableState
 from infra.codec import EventCodec
-from infra.event_store import ConcurrencyConflict, EventStore, StoredEvent
+from infra.event_store import (
+    AppendResult,
+    ConcurrencyConflict,
+    EventStore,
+    ProjectionRows,
+    StoredEvent,
+)
+from infra.hash_chain import GENESIS
 
 CODEC: EventCodec[TableEvent] = EventCodec(TableEvent)
 """How table events are written to and read from the log."""
 
-Projector = Callable[[Any, str, TableState, Sequence[TableEvent], int], Awaitable[None]]
-"""``projector(conn, stream_id, state_before, events, first_version)``, inside the append."""
+Projector = Callable[[TableState, Sequence[TableEvent]], ProjectionRows | None]
+"""``projector(state_before, events)``: the projection rows the append writes with the events."""
 
 
 class TableNotFound(Exception):
@@ -48,10 +55,11 @@ class VersionMismatch(Exception):
 
 
 class Loaded(msgspec.Struct, frozen=True):
-    """A table's state at a version."""
+    """A table's state at a version, and the hash chain value of that version."""
 
     state: TableState
     version: int
+    head_hash: bytes = GENESIS
 
 
 class Executed(msgspec.Struct, frozen=True):
@@ -84,18 +92,23 @@ class Tables:
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_size = cache_size
 
-    async def load(self, stream_id: str) -> Loaded:
-        """The table's newest state; raises `TableNotFound`."""
+    async def load(self, stream_id: str, *, fresh: bool = True) -> Loaded:
+        """The table's state; raises `TableNotFound`.
+
+        ``fresh`` reads the events committed since the cached version (other processes may
+        have written); without it a cached state is returned as it is.
+        """
         cached = self._cache.get(stream_id)
+        if cached is not None and not fresh:
+            return cached
         start = cached or Loaded(TableState(), 0)
         stored = await self.store.read_stream(stream_id, start.version + 1)
         if not stored:
             if cached is None:
                 raise TableNotFound(stream_id)
             return cached
-        loaded = Loaded(
-            table.fold([CODEC.from_stored(e) for e in stored], start.state), stored[-1].version
-        )
+        state = table.fold([CODEC.from_stored(e) for e in stored], start.state)
+        loaded = Loaded(state, stored[-1].version, stored[-1].hash)
         self._remember(stream_id, loaded)
         return loaded
 
@@ -115,57 +128,56 @@ class Tables:
         actor: str | None = None,
         expected_version: int | None = None,
     ) -> Executed:
-        """Decide and append one command; see the module docstring."""
+        """Decide and append one command; see the module docstring.
+
+        The first attempt decides on the cached state without reading the log (in one
+        process the cache is current); whatever a stale cache gets wrong (a version
+        conflict, a rejection, an If-Match mismatch) is decided again on a fresh load.
+        """
         if command_id is not None:
             first = await self.store.command_result(stream_id, command_id)
             if first is not None:
-                return await self._first_result(stream_id, first.first_version, first.last_version)
+                return await self._first_result(stream_id, first)
+        fresh = False
         for _ in range(self._retries):
             if isinstance(command, table.CreateTable):
-                current = Loaded(TableState(), 0)
+                current, fresh = Loaded(TableState(), 0), True
             else:
-                current = await self.load(stream_id)
-            if expected_version is not None and expected_version != current.version:
-                raise VersionMismatch(stream_id, expected_version, current.version)
-            events = table.decide(current.state, command)
-            records = [CODEC.to_new_event(e, actor=actor, causation=command_id) for e in events]
+                current = await self.load(stream_id, fresh=fresh)
+            try:
+                if expected_version is not None and expected_version != current.version:
+                    raise VersionMismatch(stream_id, expected_version, current.version)
+                events = table.decide(current.state, command)
+            except (DomainError, VersionMismatch):
+                if fresh:
+                    raise
+                fresh = True
+                continue
             try:
                 result = await self.store.append(
                     stream_id,
                     current.version,
-                    records,
+                    [CODEC.to_new_event(e, actor=actor, causation=command_id) for e in events],
                     command_id,
-                    on_append=self._on_append(stream_id, current.state, events),
+                    previous_hash=current.head_hash,
+                    projection=self._projector(current.state, events) if self._projector else None,
                 )
             except ConcurrencyConflict:
-                self._cache.pop(stream_id, None)
+                fresh = True
                 continue
             if result.duplicate:
-                return await self._first_result(
-                    stream_id, result.first_version, result.last_version
-                )
-            done = Loaded(table.fold(events, current.state), result.last_version)
+                return await self._first_result(stream_id, result)
+            done = Loaded(table.fold(events, current.state), result.last_version, result.last_hash)
             self._remember(stream_id, done)
             return Executed(done.state, done.version, events)
         raise ConcurrencyConflict(stream_id, -1, -1)
 
-    def _on_append(
-        self, stream_id: str, before: TableState, events: tuple[TableEvent, ...]
-    ) -> Callable[[Any, list[StoredEvent]], Awaitable[None]] | None:
-        projector = self._projector
-        if projector is None:
-            return None
-
-        async def project(conn: Any, stored: list[StoredEvent]) -> None:
-            await projector(conn, stream_id, before, events, stored[0].version)
-
-        return project
-
-    async def _first_result(self, stream_id: str, first: int, last: int) -> Executed:
+    async def _first_result(self, stream_id: str, first: AppendResult) -> Executed:
         """A retried command's first result: the table as that command left it."""
         stored = await self.store.read_stream(stream_id)
-        events = [CODEC.from_stored(e) for e in stored if e.version <= last]
-        return Executed(table.fold(events), last, tuple(events[first - 1 :]), duplicate=True)
+        events = [CODEC.from_stored(e) for e in stored if e.version <= first.last_version]
+        done = tuple(events[first.first_version - 1 :])
+        return Executed(table.fold(events), first.last_version, done, duplicate=True)
 
     def _remember(self, stream_id: str, loaded: Loaded) -> None:
         self._cache[stream_id] = loaded

@@ -54,6 +54,12 @@ class Services(msgspec.Struct):
     bots: Bots
 
 
+async def _keep_session(_connection: asyncpg.Connection) -> None:
+    """No reset when a connection returns to the pool: doko leaves no session state behind
+    (advisory locks are transaction-scoped, LISTEN keeps its own connection), and the
+    reset would cost three round trips per request."""
+
+
 def _rate_key(request: Request[Any, Any, Any]) -> str:
     header = request.headers.get("authorization", "")
     return f"token:{header}" if header else f"address:{get_remote_address(request)}"
@@ -86,7 +92,7 @@ def create_app(settings: Settings) -> Litestar:
         if settings.migrate:
             await upgrade(settings.database_url)
         async with asyncpg.create_pool(
-            settings.database_url, min_size=1, max_size=settings.pool_size
+            settings.database_url, min_size=1, max_size=settings.pool_size, reset=_keep_session
         ) as pool:
             store = EventStore(pool)
             tables = Tables(store, project)

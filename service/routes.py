@@ -31,7 +31,15 @@ from infra.audit import (
 from infra.event_store import StoredEvent
 from infra.projections import DealRecord
 from infra.tables import CODEC, Loaded
-from service.auth import authorize_host, authorize_seat, bearer, new_token, token_hash, viewer_of
+from service.auth import (
+    authorize_host,
+    authorize_seat,
+    bearer,
+    new_token,
+    seat_of,
+    token_hash,
+    viewer_of,
+)
 from service.dto import (
     AnnounceRequest,
     BotSeatedResponse,
@@ -281,8 +289,11 @@ async def _act(
 ) -> Response[CommandResponse]:
     """Authorize the seat, run the command, answer with the seat's new view."""
     tables = services(request).tables
-    loaded: Loaded = await tables.load(table_id)
-    authorize_seat(loaded.state, bearer(request) or "", Seat(seat))
+    token = bearer(request) or ""
+    loaded: Loaded = await tables.load(table_id, fresh=False)
+    if seat_of(loaded.state, token) is None:  # a seat taken in another process since?
+        loaded = await tables.load(table_id)
+    authorize_seat(loaded.state, token, Seat(seat))
     command_id = f"seat{seat}:{idempotency_key}" if idempotency_key else None
     done = await tables.execute(
         table_id,

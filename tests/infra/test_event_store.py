@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
 
 import asyncpg
 import msgspec
@@ -15,8 +13,10 @@ from infra.event_store import (
     ConcurrencyConflict,
     EventStore,
     NewEvent,
+    ProjectionRows,
     StoredEvent,
 )
+from infra.hash_chain import verify_chain
 
 
 def tick(**data: object) -> NewEvent:
@@ -117,48 +117,42 @@ async def test_concurrent_retries_of_one_command_write_once(
     assert await store.stream_version("idem-race") == 2
 
 
-async def test_on_append_runs_in_the_same_transaction(
+async def test_projection_rows_are_written_in_the_same_transaction(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
-    async def project(conn: Any, events: list[StoredEvent]) -> None:
-        await conn.execute(
-            "INSERT INTO table_views (stream_id, version, view) VALUES ($1, $2, '{}')",
-            events[-1].stream_id,
-            events[-1].version,
-        )
-
-    async def fail(conn: Any, events: list[StoredEvent]) -> None:
-        await project(conn, events)
-        raise RuntimeError("projection broke")
-
-    result = await store.append("projected", 0, [tick(n=1), tick(n=2)], on_append=project)
-    assert await pool.fetchval("SELECT version FROM table_views WHERE stream_id = 'projected'") == (
-        result.last_version
+    rows = ProjectionRows(view=b'{"seen": 1}', sheet=b'{"rows": []}', deals=((1, b'{"d": 1}'),))
+    result = await store.append("projected", 0, [tick(n=1), tick(n=2)], projection=rows)
+    view = await pool.fetchrow(
+        "SELECT version, view FROM table_views WHERE stream_id = 'projected'"
     )
+    assert (view["version"], msgspec.json.decode(view["view"])) == (
+        result.last_version,
+        {"seen": 1},
+    )
+    sheet = await pool.fetchval("SELECT version FROM scoresheets WHERE stream_id = 'projected'")
+    assert sheet == result.last_version
+    deal = await pool.fetchval("SELECT record FROM deal_archive WHERE stream_id = 'projected'")
+    assert msgspec.json.decode(deal) == {"d": 1}
 
-    with pytest.raises(RuntimeError, match="projection broke"):
-        await store.append("unprojected", 0, [tick(n=1)], on_append=fail)
+
+async def test_an_invalid_projection_writes_nothing(store: EventStore, pool: asyncpg.Pool) -> None:
+    broken = ProjectionRows(view=b"not json", sheet=b"{}")
+    with pytest.raises(asyncpg.InvalidTextRepresentationError):
+        await store.append("unprojected", 0, [tick(n=1)], command_id="c", projection=broken)
     assert await store.stream_version("unprojected") == 0
+    assert await store.command_result("unprojected", "c") is None
     views = await pool.fetchval("SELECT count(*) FROM table_views WHERE stream_id = 'unprojected'")
     assert views == 0
 
 
-async def test_stored_events_given_to_on_append_match_the_log(store: EventStore) -> None:
-    seen: list[StoredEvent] = []
-
-    async def remember(conn: Any, events: list[StoredEvent]) -> None:
-        seen.extend(events)
-
-    await store.append("echo", 0, [tick(n=1), tick(n=2)], command_id="c", on_append=remember)
-
-    read = await store.read_stream("echo")
-    # Same events; the payload spelling differs (jsonb renders its own), its value does not.
-    assert [msgspec.structs.replace(e, payload=b"") for e in seen] == [
-        msgspec.structs.replace(e, payload=b"") for e in read
-    ]
-    assert [msgspec.json.decode(e.payload) for e in seen] == [
-        msgspec.json.decode(e.payload) for e in read
-    ]
+async def test_a_wrong_previous_hash_is_refused(store: EventStore) -> None:
+    """The chain can only be extended from its real head."""
+    await store.append("chained", 0, [tick(n=1)])
+    with pytest.raises(asyncpg.RaiseError, match="hash chain"):
+        await store.append("chained", 1, [tick(n=2)], previous_hash=bytes(32))
+    assert await store.stream_version("chained") == 1
+    await store.append("chained", 1, [tick(n=2)])
+    assert verify_chain(await store.read_stream("chained")) is None
 
 
 async def test_tailing_reader_sees_every_event_once_in_position_order(
@@ -169,16 +163,15 @@ async def test_tailing_reader_sees_every_event_once_in_position_order(
     after = await pool.fetchval("SELECT coalesce(max(position), 0) FROM events")
     done = asyncio.Event()
 
-    async def dawdle(conn: Any, events: Sequence[StoredEvent]) -> None:
-        await asyncio.sleep(0)  # hold the positions uncommitted while others get to run
-
     async def write(writer: int) -> None:
         version = 0
         async with pool.acquire() as conn:
             while version < per_writer:
                 size = min(1 + version % 3, per_writer - version)
                 batch = [tick(writer=writer, n=version + k) for k in range(size)]
-                await store.append(f"tail-{writer}", version, batch, conn=conn, on_append=dawdle)
+                async with conn.transaction():  # commit late: others get to run meanwhile
+                    await store.append(f"tail-{writer}", version, batch, conn=conn)
+                    await asyncio.sleep(0)
                 version += size
 
     async def tail() -> list[StoredEvent]:

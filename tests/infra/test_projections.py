@@ -22,7 +22,7 @@ from domain.events import DealScored
 from domain.seats import SEATS, Seat
 from domain.simulation import next_command
 from domain.table import CreateTable, TableCommand, TableEvent, TableState, TakeSeat
-from infra.event_store import EventStore, StoredEvent
+from infra.event_store import EventStore
 from infra.projections import (
     DealRecord,
     Scoresheet,
@@ -96,16 +96,11 @@ async def append_in_chunks(
             state = table.fold(decided, state)
         i += size
 
-        async def on_append(
-            conn: Any,
-            stored: list[StoredEvent],
-            before: TableState = before,
-            events: list[TableEvent] = events,
-        ) -> None:
-            await project(conn, stream_id, before, events, stored[0].version)
-
         result = await store.append(
-            stream_id, version, [CODEC.to_new_event(e) for e in events], on_append=on_append
+            stream_id,
+            version,
+            [CODEC.to_new_event(e) for e in events],
+            projection=project(before, events),
         )
         version = result.last_version
 
