@@ -96,7 +96,7 @@ def create_app(settings: Settings) -> Litestar:
         ) as pool:
             store = EventStore(pool)
             tables = Tables(store, project)
-            hub = Hub()
+            hub = Hub(store)
             bots = Bots(tables, pool)
             app.state.services = Services(pool, store, tables, hub, bots)
 

@@ -526,13 +526,13 @@ async def stream_table(
     viewer = viewer_of(loaded.state, bearer(request, required=False))
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
-        stored = await svc.store.read_stream(table_id, cursor + 1)
+        recorded = await svc.hub.events_after(table_id, cursor)
         messages = []
-        for record in stored:
-            shown = redact(CODEC.from_stored(record), viewer)
+        for record, event in recorded:
+            shown = redact(event, viewer)
             if shown is not None:
                 messages.append(_message(record, record.version, msgspec.json.encode(shown)))
-        return messages, stored[-1].version if stored else cursor
+        return messages, recorded[-1][0].version if recorded else cursor
 
     return ServerSentEvent(sse_messages(svc.hub, table_id, _cursor(last_event_id, after), fetch))
 

@@ -2,8 +2,9 @@
 
 One LISTEN connection per service process wakes every subscriber whose table
 (or, for the integration feed, any table) got new events; subscribers then
-read the log from their last version, so several processes sharing one
-database all stream every event, without gaps or repeats.
+read the log from their last version (a table's newest events are read once
+and shared by its subscribers), so several processes sharing one database all
+stream every event, without gaps or repeats.
 """
 
 from __future__ import annotations
@@ -15,18 +16,34 @@ from contextlib import asynccontextmanager
 
 from litestar.response.sse import ServerSentEventMessage
 
+from domain.table import TableEvent
+from infra.event_store import EventStore, StoredEvent
+from infra.tables import CODEC
+
 HEARTBEAT_SECONDS = 15.0
 ALL = "*"
 
 
-class Hub:
-    """Wakes the subscribers of a stream (or of all streams) when events are committed."""
+Recorded = tuple[StoredEvent, TableEvent]
 
-    def __init__(self) -> None:
+
+class Hub:
+    """Wakes the subscribers of a stream (or of all streams) when events are committed, and
+    keeps the newest events of each watched table so that the log is read once per commit,
+    not once per subscriber."""
+
+    def __init__(self, store: EventStore, keep: int = 256) -> None:
+        self._store = store
+        self._keep = keep
         self._waiters: defaultdict[str, set[asyncio.Event]] = defaultdict(set)
+        self._tails: dict[str, list[Recorded]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._stale: set[str] = set()
 
     def notify(self, stream_id: str, _position: int) -> None:
         """Called for each committed append (from the LISTEN connection)."""
+        if stream_id in self._locks:
+            self._stale.add(stream_id)
         for key in (stream_id, ALL):
             for waiter in self._waiters.get(key, ()):
                 waiter.set()
@@ -42,6 +59,31 @@ class Hub:
             self._waiters[key].discard(waiter)
             if not self._waiters[key]:
                 del self._waiters[key]
+                self._tails.pop(key, None)
+                self._locks.pop(key, None)
+                self._stale.discard(key)
+
+    async def events_after(self, stream_id: str, version: int) -> list[Recorded]:
+        """The table's stored (and decoded) events after ``version``.
+
+        Served from the kept tail when it reaches back far enough and no commit was
+        announced since it was read; otherwise read from the log (only what is new).
+        """
+        lock = self._locks.setdefault(stream_id, asyncio.Lock())
+        async with lock:
+            tail = self._tails.get(stream_id, [])
+            covered = bool(tail) and version >= tail[0][0].version - 1
+            if covered and stream_id not in self._stale:
+                return [r for r in tail if r[0].version > version]
+            self._stale.discard(stream_id)
+            start = tail[-1][0].version if covered else version
+            read = [
+                (e, CODEC.from_stored(e))
+                for e in await self._store.read_stream(stream_id, start + 1)
+            ]
+            recorded = [*tail, *read] if covered else read
+            self._tails[stream_id] = recorded[-self._keep :]
+            return [r for r in recorded if r[0].version > version]
 
 
 Fetch = Callable[[int], Awaitable[tuple[list[ServerSentEventMessage], int]]]

@@ -172,13 +172,13 @@ async def test_a_connected_stream_gets_new_events_as_they_happen(api: DokoClient
         assert message.json() == {"type": "declared", "seat": 1, "declaration": "healthy"}
 
 
-async def test_heartbeats_are_comments_without_data() -> None:
+async def test_heartbeats_are_comments_without_data(pool: asyncpg.Pool) -> None:
     """An EventSource dispatches a message with an empty ``data:`` line; a comment it skips."""
 
     async def nothing(after: int) -> tuple[list[object], int]:
         return [], after
 
-    messages = sse_messages(Hub(), "t", 0, nothing, heartbeat=0.01)  # type: ignore[arg-type]
+    messages = sse_messages(Hub(EventStore(pool)), "t", 0, nothing, heartbeat=0.01)  # type: ignore[arg-type]
     heartbeat = await anext(messages)
     await messages.aclose()  # type: ignore[attr-defined]
     assert heartbeat.encode() == b": heartbeat\r\n\r\n"
