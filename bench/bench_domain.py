@@ -22,6 +22,7 @@ import argparse
 import cProfile
 import platform
 import pstats
+import random
 import sys
 import time
 from collections.abc import Callable
@@ -42,7 +43,7 @@ def _deals(log: list[Event]) -> int:
 
 
 def play(seeds: range) -> list[list[Event]]:
-    return [play_session(seed)[1] for seed in seeds]
+    return [play_session(random.Random(seed))[1] for seed in seeds]
 
 
 def fold_all(logs: list[list[Event]]) -> None:

@@ -13,7 +13,6 @@ return an illegal command), which consumes no chance.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
@@ -135,10 +134,9 @@ def play_deal(
 
 
 def play_session(
-    seed: int | Chance, players: Players = random_action
+    chooser: Chance, players: Players = random_action
 ) -> tuple[SessionState, list[Event]]:
-    """Play a whole session; ``seed`` is a chooser or an int for ``random.Random(seed)``."""
-    chooser: Chance = random.Random(seed) if isinstance(seed, int) else seed
+    """Play a whole session with chance from ``chooser`` (e.g. ``random.Random(seed)``)."""
     state = SessionState()
     events: list[Event] = []
     for step in session_steps(chooser, players):

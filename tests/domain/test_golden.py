@@ -138,7 +138,7 @@ def test_deal_in_reservations_renders() -> None:
 
 
 def test_render_needs_exactly_one_deal() -> None:
-    _, log = play_session(3)
+    _, log = play_session(random.Random(3))
     with pytest.raises(ValueError, match="one deal, not 12"):
         render_deal(log)
     with pytest.raises(ValueError, match="one deal, not 0"):
@@ -149,7 +149,7 @@ def test_render_needs_exactly_one_deal() -> None:
 
 
 def test_render_session() -> None:
-    _, log = play_session(5)
+    _, log = play_session(random.Random(5))
     text = render_session(log)
     assert text.startswith("Session: 12 deals, first dealer seat ")
     assert [f"Deal {n}:" in text for n in range(1, 13)] == [True] * 12

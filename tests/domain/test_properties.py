@@ -474,7 +474,7 @@ def first_legal(observation: Observation, chooser: Chooser) -> DealCommand | Non
 
 
 def test_play_session_is_deterministic() -> None:
-    state, events = play_session(11)
+    state, events = play_session(random.Random(11))
     again_state, again = play_session(random.Random(11))
     assert events == again and state == again_state and state.finished
     assert replay.replay(events).state == state
@@ -498,6 +498,6 @@ def test_players_per_seat_and_an_open_deal() -> None:
 
 def test_driver_rejects_bad_players() -> None:
     with pytest.raises(ValueError, match="one player per seat"):
-        play_session(1, (random_action, random_action))
+        play_session(random.Random(1), (random_action, random_action))
     with pytest.raises(Stuck, match="nobody acts in phase reservations"):
-        play_session(1, lambda observation, chooser: None)
+        play_session(random.Random(1), lambda observation, chooser: None)
