@@ -1,0 +1,69 @@
+"""Two service processes on one database: commands through either, streams from the other.
+
+Each app has its own table cache and its own LISTEN connection, as separate processes do;
+commands alternate between them, so each decides on a cache the other has made stale.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import asyncpg
+import httpx
+
+from domain.replay import TABLE, replay
+from infra.event_store import EventStore
+from infra.tables import Tables
+from service.app import create_app
+from service.client import DokoClient, SseMessage, play_session, random_players
+from tests.service.conftest import serve, settings
+
+
+async def _collect(stream: object, into: list[SseMessage], ready: asyncio.Event) -> None:
+    async with stream as messages:  # type: ignore[attr-defined]
+        ready.set()
+        async for message in messages:
+            into.append(message)
+
+
+async def test_two_processes_share_one_database(db_url: str, pool: asyncpg.Pool) -> None:
+    async with (
+        serve(create_app(settings(db_url))) as first_url,
+        serve(create_app(settings(db_url))) as second_url,
+        httpx.AsyncClient(base_url=first_url, timeout=20) as first_http,
+        httpx.AsyncClient(base_url=second_url, timeout=20) as second_http,
+    ):
+        first, second = DokoClient(first_http), DokoClient(second_http)
+        table = await first.create_table("two processes")
+        tokens = {}
+        for seat in range(4):
+            api = first if seat % 2 == 0 else second
+            taken = await api.table(table.table_id).take_seat(f"p{seat}", seat=seat)
+            tokens[seat] = taken.token
+        # Seats 0 and 2 act through the first process, 1 and 3 through the second.
+        seats = [
+            (first if s % 2 == 0 else second).table(table.table_id).seat(s, tokens[s])
+            for s in range(4)
+        ]
+        heard: list[SseMessage] = []
+        ready = asyncio.Event()
+        listener = asyncio.create_task(
+            _collect(second.table(table.table_id).events(), heard, ready)
+        )
+        await asyncio.wait_for(ready.wait(), 10)
+        final = await play_session(seats, random_players(21), deals=2)
+        version = seats[0].version
+        async with asyncio.timeout(20):
+            while not heard or int(heard[-1].id or 0) < version:
+                await asyncio.sleep(0.05)
+        listener.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listener
+
+    assert len(final.scoresheet) >= 2
+    ids = [int(m.id) for m in heard if m.id is not None]
+    assert ids == sorted(set(ids)), "the second process streams every event once, in order"
+    assert ids[-1] >= version
+    events = [event for _, event in await Tables(EventStore(pool)).events(table.table_id)]
+    assert replay(events, TABLE).ok
