@@ -42,11 +42,16 @@ class Hub:
 
     def notify(self, stream_id: str, _position: int) -> None:
         """Called for each committed append (from the LISTEN connection)."""
-        if stream_id in self._locks:
-            self._stale.add(stream_id)
+        self.expire(stream_id)
         for key in (stream_id, ALL):
             for waiter in self._waiters.get(key, ()):
                 waiter.set()
+
+    def expire(self, stream_id: str) -> None:
+        """Read the table's tail from the log again on the next call (a notification is
+        only a hint: one lost with a dropped connection must not stall a stream)."""
+        if stream_id in self._locks:
+            self._stale.add(stream_id)
 
     @asynccontextmanager
     async def subscription(self, key: str) -> AsyncIterator[asyncio.Event]:
@@ -105,6 +110,7 @@ async def sse_messages(
             try:
                 await asyncio.wait_for(waiter.wait(), heartbeat)
             except TimeoutError:
+                hub.expire(key)
                 # data=None: a comment line only; with litestar's default data "" the
                 # message would carry an empty `data:` line, which an EventSource
                 # dispatches as a `message` event.
