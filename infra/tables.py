@@ -1,13 +1,14 @@
 """Command handling for tables: load the stream, decide, append, project.
 
 `Tables.execute` is the application layer's one entry for changing a table:
-it loads the table (from a per-process cache keyed by stream version, reading
-only newer events), runs the pure `domain.table.decide`, and appends the
+it takes the table from a per-process cache (keyed by stream version, with the
+head of its hash chain), runs the pure `domain.table.decide`, and appends the
 events with the version it decided on. When another writer got there first
-(`ConcurrencyConflict`) it reloads and decides again, a bounded number of
-times, as long as the command is still valid. A rejected command raises the
-domain's error and writes nothing. Projections run inside the append's
-transaction, so the writer's own views are never stale.
+(`ConcurrencyConflict`), or the cache was stale in any other way, it reloads
+the newer events and decides again, a bounded number of times, as long as the
+command is still valid. A rejected command raises the domain's error and
+writes nothing. Projection rows are written in the append's transaction, so
+the writer's own views are never stale.
 """
 
 from __future__ import annotations
