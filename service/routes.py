@@ -31,6 +31,7 @@ from infra.audit import (
 from infra.event_store import StoredEvent
 from infra.projections import DealRecord
 from infra.tables import CODEC, Loaded
+from service import examples
 from service.auth import (
     authorize_host,
     authorize_seat,
@@ -123,6 +124,14 @@ _EXAMPLE_PROBLEMS = {
 }
 
 
+def _success(model: Any, shown: list[Example], description: str) -> ResponseSpec:
+    """The success response of an operation, with an example rendered by the domain."""
+    return ResponseSpec(model, description=description, generate_examples=False, examples=shown)
+
+
+_NOT_MODIFIED = {304: ResponseSpec(None, description="not modified")}
+
+
 def services(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
 
@@ -154,7 +163,10 @@ def _conditional(
     description="Draws 12 secret server seeds and publishes their SHA-256 commitments at once "
     "(or takes shared seeds, or a tournament director's preset deals). The host token is "
     "shown once.",
-    responses=_problems(400, 413, 429),
+    responses={
+        201: _success(TableCreatedResponse, examples.TABLE_CREATED, "the new table"),
+        **_problems(400, 413, 429),
+    },
 )
 async def create_table(
     request: Request[Any, Any, Any], data: JSONBody[CreateTableRequest]
@@ -198,7 +210,10 @@ async def create_table(
     summary="Take a seat",
     description="Sit on `seat` or the next free one; the seat token is shown once. When the "
     "fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2).",
-    responses=_problems(400, 404, 409, 413, 429),
+    responses={
+        201: _success(SeatTakenResponse, examples.SEAT_TAKEN, "the seat taken"),
+        **_problems(400, 404, 409, 413, 429),
+    },
 )
 async def take_seat(
     request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[TakeSeatRequest]
@@ -250,7 +265,11 @@ async def seat_bot(
     summary="The public table view",
     description="Everything a spectator may see; no hand, hidden party, losing contract or "
     "silent solo before the deal is scored. ETag = table version.",
-    responses={304: ResponseSpec(None, description="not modified"), **_problems(404, 429)},
+    responses={
+        200: _success(TableView, examples.TABLE_VIEW, "the public view"),
+        **_NOT_MODIFIED,
+        **_problems(404, 429),
+    },
 )
 async def get_table(
     request: Request[Any, Any, Any], table_id: TableId, if_none_match: IfNoneMatch = None
@@ -266,7 +285,11 @@ async def get_table(
     description="The seat's hand, legal cards and allowed announcements with the fewest cards "
     "each stays allowed with. Needs that seat's token. ETag = table version.",
     security=[{"seat_token": []}],
-    responses={304: ResponseSpec(None, description="not modified"), **_problems(401, 403, 404)},
+    responses={
+        200: _success(TableView, examples.SEAT_VIEW, "the seat's view"),
+        **_NOT_MODIFIED,
+        **_problems(401, 403, 404),
+    },
 )
 async def get_seat_view(
     request: Request[Any, Any, Any],
@@ -307,6 +330,12 @@ async def _act(
 
 
 _COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 429)
+_COMMAND_RESPONSES = {
+    200: _success(
+        CommandResponse, examples.COMMAND_RESULT, "the seat's new view and the table version"
+    ),
+    **_COMMAND_ERRORS,
+}
 
 
 @post(
@@ -315,7 +344,7 @@ _COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 429)
     summary="Say healthy or reservation (R4.1)",
     security=[{"seat_token": []}],
     status_code=200,
-    responses=_COMMAND_ERRORS,
+    responses=_COMMAND_RESPONSES,
 )
 async def declare(
     request: Request[Any, Any, Any],
@@ -335,7 +364,7 @@ async def declare(
     summary="Name a contract after a reservation (R4.2)",
     security=[{"seat_token": []}],
     status_code=200,
-    responses=_COMMAND_ERRORS,
+    responses=_COMMAND_RESPONSES,
 )
 async def name_contract(
     request: Request[Any, Any, Any],
@@ -355,7 +384,7 @@ async def name_contract(
     summary="Play a card (R3)",
     security=[{"seat_token": []}],
     status_code=200,
-    responses=_COMMAND_ERRORS,
+    responses=_COMMAND_RESPONSES,
 )
 async def play_card(
     request: Request[Any, Any, Any],
@@ -375,7 +404,7 @@ async def play_card(
     summary="Announce re, kontra or a refusal (R6)",
     security=[{"seat_token": []}],
     status_code=200,
-    responses=_COMMAND_ERRORS,
+    responses=_COMMAND_RESPONSES,
 )
 async def announce(
     request: Request[Any, Any, Any],

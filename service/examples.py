@@ -1,0 +1,78 @@
+"""Examples for the OpenAPI document, rendered by the real domain from a fixed table.
+
+Deterministic (fixed seeds, fixed names), so the exported document is stable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgspec
+from litestar.openapi.spec import Example
+
+from domain import table
+from domain.commands import Declaration, Declare
+from domain.seats import Seat
+from domain.table import CreateTable, TableState, TakeSeat
+from domain.table_view import table_view
+
+NAMES = ("Anna", "Ben", "Carla", "Dieter")
+
+
+def _seed(n: int) -> bytes:
+    return hashlib.sha256(f"doko example seed {n}".encode()).digest()
+
+
+def example_table() -> TableState:
+    """A table whose four players have sat down and the first two said `healthy`."""
+    seeds = tuple(_seed(n) for n in range(12))
+    state = table.fold(table.decide(TableState(), CreateTable("Friday league", Seat(0), seeds)))
+    for name in NAMES:
+        state = table.fold(table.decide(state, TakeSeat(name, "-", None)), state)
+    for seat in (Seat(1), Seat(2)):
+        state = table.fold(table.decide(state, Declare(seat, Declaration.HEALTHY)), state)
+    return state
+
+
+_STATE = example_table()
+_VERSION = 9
+
+
+def view(viewer: Seat | None) -> dict[str, Any]:
+    """The example table as ``viewer`` sees it, as JSON values."""
+    rendered: dict[str, Any] = msgspec.to_builtins(table_view(_STATE, viewer))
+    return rendered
+
+
+def examples(summary: str, value: dict[str, Any]) -> list[Example]:
+    return [Example(summary=summary, value=value)]
+
+
+TABLE_VIEW = examples("a spectator's view", view(None))
+SEAT_VIEW = examples("seat 3's own view, on turn to declare", view(Seat(3)))
+_AFTER = table.fold(table.decide(_STATE, Declare(Seat(3), Declaration.HEALTHY)), _STATE)
+COMMAND_RESULT = examples(
+    "after seat 3 said healthy",
+    {"version": _VERSION + 1, "view": msgspec.to_builtins(table_view(_AFTER, Seat(3)))},
+)
+TABLE_CREATED = examples(
+    "a new table",
+    {
+        "table_id": "5b0e3f1c2d9a4e7f8a6b1c0d2e3f4a5b",
+        "host_token": "h0st-t0ken-shown-once",
+        "commitments": list(_STATE.created.commitments if _STATE.created else ()),
+        "version": 1,
+        "view": view(None),
+    },
+)
+SEAT_TAKEN = examples(
+    "seat 3 taken",
+    {
+        "table_id": "5b0e3f1c2d9a4e7f8a6b1c0d2e3f4a5b",
+        "seat": 3,
+        "token": "s3at-t0ken-shown-once",
+        "version": 7,
+        "view": view(Seat(3)),
+    },
+)
