@@ -29,7 +29,7 @@ from infra.audit import (
     verify_stored,
 )
 from infra.event_store import StoredEvent
-from infra.projections import DealRecord
+from infra.projections import DealRecord, Scoresheet, scoresheet_of
 from infra.tables import CODEC, Loaded
 from service import examples
 from service.auth import (
@@ -418,6 +418,21 @@ async def announce(
     return await _act(request, table_id, seat, command, idempotency_key, if_match)
 
 
+@get(
+    "/tables/{table_id:str}/scoresheet",
+    operation_id="getScoresheet",
+    summary="The scoresheet (R10)",
+    description="One row per deal played so far (dealer, entries by seat, running totals), "
+    "the totals and, once the session is over, the winners (R1.3). ETag = table version.",
+    responses={**_NOT_MODIFIED, **_problems(404, 429)},
+)
+async def get_scoresheet(
+    request: Request[Any, Any, Any], table_id: TableId, if_none_match: IfNoneMatch = None
+) -> Response[Scoresheet]:
+    loaded: Loaded = await services(request).tables.load(table_id)
+    return _conditional(loaded.version, if_none_match, lambda: scoresheet_of(loaded.state))
+
+
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
 
 
@@ -623,6 +638,7 @@ ROUTES = [
     seat_bot,
     get_table,
     get_seat_view,
+    get_scoresheet,
     declare,
     name_contract,
     play_card,

@@ -45,6 +45,20 @@ async def test_one_client_and_three_bots_play_a_whole_session(api: DokoClient) -
     for deal_no in (1, 12):
         report = (await api.http.get(f"{table.path}/deals/{deal_no}/verification")).json()
         assert report["ok"], report
+    sheet = await api.http.get(f"{table.path}/scoresheet")
+    body = sheet.json()
+    assert [row["deal_no"] for row in body["rows"]] == list(range(1, 13))
+    running = [0, 0, 0, 0]
+    for row in body["rows"]:
+        assert sum(row["entries"]) == 0  # R10
+        running = [t + e for t, e in zip(running, row["entries"], strict=True)]
+        assert row["totals"] == running
+    assert body["totals"] == list(final.totals) == running
+    assert body["finished"] and body["winners"] == list(final.winners or ())  # R1.3
+    again = await api.http.get(
+        f"{table.path}/scoresheet", headers={"if-none-match": sheet.headers["etag"]}
+    )
+    assert again.status_code == 304
 
 
 async def test_bots_carry_on_after_a_restart(db_url: str) -> None:
