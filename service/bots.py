@@ -2,8 +2,9 @@
 
 Bots are driven from the event log, not from memory: after every committed
 append (the event store's notifications) the driver loads the table and lets
-each bot seat act on its own seat's observation only. At start-up it finds
-every table with bots, so bots carry on after a restart. A bot's choice is a
+each bot seat act on its own seat's observation only. At start-up, and every
+few seconds when nothing happens, it looks at every table with bots whose
+session is not over, so bots carry on after a restart or a lost notification. A bot's choice is a
 pure function of (table, version, seat), and its command id is derived from
 them too, so several service processes driving the same bot agree and write
 once.
@@ -49,7 +50,7 @@ PLAYERS: dict[str, Callable[[Observation, Chooser], DealCommand | None]] = {
 def bot_command(stream_id: str, state: TableState, version: int) -> DealCommand | None:
     """The first action any bot seat of the table takes at this version, if any."""
     current = state.session.deal
-    if current is None or state.session.finished:
+    if current is None:
         return None
     for seat in SEATS:
         player = state.players[seat]
@@ -69,6 +70,7 @@ class Bots:
         self._tables = tables
         self._pool = pool
         self._known: set[str] = set()
+        self._done: set[str] = set()
         self._queue: asyncio.Queue[str] = asyncio.Queue()
 
     def watch(self, stream_id: str) -> None:
@@ -82,12 +84,14 @@ class Bots:
             self._queue.put_nowait(stream_id)
 
     async def _scan(self) -> None:
+        """Look at every table with bots whose session is not known to be over: finds the
+        tables seated elsewhere, and catches up if a notification was lost."""
         rows = await self._pool.fetch(
             "SELECT DISTINCT stream_id FROM events"
             " WHERE type = 'seat_taken' AND coalesce(payload->>'bot', '') <> ''"
         )
         for row in rows:
-            if row[0] not in self._known:
+            if row[0] not in self._done:
                 self.watch(row[0])
 
     async def run(self) -> None:
@@ -108,6 +112,10 @@ class Bots:
         """Let the table's bots act until none has anything to do."""
         while True:
             loaded = await self._tables.load(stream_id)
+            if loaded.state.session.finished:
+                self._known.discard(stream_id)
+                self._done.add(stream_id)
+                return
             command = bot_command(stream_id, loaded.state, loaded.version)
             if command is None:
                 return
