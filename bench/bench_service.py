@@ -132,6 +132,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+WORKER_ARGS: list[str] = []
+"""``doko serve`` options for the server under test (``--workers``)."""
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """User+system CPU seconds of these processes (missing ones count 0)."""
     import psutil
@@ -144,6 +148,16 @@ def cpu_seconds(pids: list[int]) -> float:
             continue
         total += times.user + times.system
     return total
+
+
+def _with_children(pid: int) -> list[int]:
+    """A process and its children (the workers of `doko serve --workers N`)."""
+    import psutil
+
+    try:
+        return [pid, *(child.pid for child in psutil.Process(pid).children(recursive=True))]
+    except psutil.Error:
+        return [pid]
 
 
 def postgres_pids(postmaster: int) -> list[int]:
@@ -180,7 +194,7 @@ class CpuMeter:
         idle = machine.idle + getattr(machine, "iowait", 0.0)
         return {
             "t": time.monotonic(),
-            "server": cpu_seconds([self.server_pid]) if self.server_pid else 0.0,
+            "server": cpu_seconds(_with_children(self.server_pid)) if self.server_pid else 0.0,
             "pg": per_pg,
             "clients": cpu_seconds(self.clients),
             "busy": sum(machine) - idle,
@@ -773,7 +787,7 @@ class Server:
         doko = Path(sys.executable).parent / "doko"
         command = [str(doko)] if doko.exists() else [sys.executable, "-m", "service.cli"]
         self.process = subprocess.Popen(
-            [*command, "serve", "--database-url", url, "--port", str(self.port)],
+            [*command, "serve", "--database-url", url, "--port", str(self.port), *WORKER_ARGS],
             stdout=self._log,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
@@ -1287,6 +1301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a tiny version of every part")
     parser.add_argument(
+        "--workers", type=int, default=1, help="server worker processes (doko serve --workers)"
+    )
+    parser.add_argument(
         "--py-spy",
         type=Path,
         default=None,
@@ -1294,6 +1311,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=None, help="results file (JSON)")
     args = parser.parse_args(argv)
+    WORKER_ARGS[:] = ["--workers", str(args.workers)]
     cfg = Config(args.quick)
     date = time.strftime("%Y-%m-%d")
     out = args.out or RESULTS / (f"{date}-quick.json" if cfg.quick else f"{date}.json")
