@@ -17,7 +17,6 @@ from domain.events import (
     CardPlayed,
     ContractNamed,
     DealDealt,
-    DealEvent,
     Dealing,
     DealScored,
     Declared,
@@ -142,6 +141,3 @@ def fold(
     for event in events:
         state = evolve(state, event)
     return state
-
-
-DealEvents = DealEvent

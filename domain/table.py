@@ -97,10 +97,6 @@ class TableState(msgspec.Struct, frozen=True):
     players: tuple[Player | None, ...] = (None, None, None, None)
     session: session.SessionState = session.SessionState()
 
-    @property
-    def full(self) -> bool:
-        return None not in self.players
-
 
 def decide(state: TableState, command: TableCommand) -> tuple[TableEvent, ...]:
     """Validate a command against the table; return the events it causes."""
