@@ -17,7 +17,7 @@ from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 from domain.cards import Card
 from domain.commands import Announce, Declare, NameContract, PlayCard
 from domain.seats import Seat
-from domain.table import CreateTable, SeatTaken, TableCommand, TakeSeat
+from domain.table import CreateTable, SeatTaken, TableCommand, TableEvent, TakeSeat
 from domain.table_view import TableView, redact, table_view
 from infra.audit import (
     Check,
@@ -478,7 +478,7 @@ class DealReplay(msgspec.Struct):
     """A scored deal step by step: its events in order and a readable rendering."""
 
     deal_no: int
-    events: list[Any]
+    events: list[TableEvent]
     text: str
 
 
@@ -620,7 +620,7 @@ class FeedItem(msgspec.Struct):
 
     table_id: str
     version: int
-    event: Any
+    event: TableEvent
 
 
 class Health(msgspec.Struct):
