@@ -43,7 +43,7 @@ from domain.replay import TABLE, Replay, command_of, replay
 from domain.scoring import score
 from domain.table import TableEvent, TableState
 from infra.event_store import StoredEvent
-from infra.hash_chain import GENESIS, event_hash, verify_chain
+from infra.hash_chain import GENESIS, record_hash, verify_chain
 from infra.tables import CODEC, TableNotFound, Tables
 
 EXPORT_FORMAT = "doko-table-export"
@@ -136,15 +136,7 @@ def chain_breaks(stored: Sequence[StoredEvent]) -> list[int]:
     for record in stored:
         if record.version != expected:
             bad.append(expected)
-        computed = event_hash(
-            previous,
-            record.stream_id,
-            record.version,
-            record.type,
-            record.schema_version,
-            record.payload,
-        )
-        if computed != record.hash:
+        if record_hash(previous, record) != record.hash:
             bad.append(record.version)
         previous, expected = record.hash, record.version + 1
     return bad

@@ -169,7 +169,7 @@ class EventStore:
             raise ValueError("append needs at least one event")
         if previous_hash is None:
             previous_hash = await self.head_hash(stream_id, expected_version, conn=conn)
-        hashes = _chain(stream_id, expected_version, previous_hash, events)
+        hashes = _chain(stream_id, expected_version, previous_hash, events, command_id)
         view, sheet, deals = (
             (projection.view.decode(), projection.sheet.decode(), projection.deals)
             if projection is not None
@@ -276,13 +276,25 @@ class EventStore:
 
 
 def _chain(
-    stream_id: str, version: int, previous: bytes, events: Sequence[NewEvent]
+    stream_id: str,
+    version: int,
+    previous: bytes,
+    events: Sequence[NewEvent],
+    command_id: str | None,
 ) -> list[bytes]:
     """The hash chain values of *events* as the successors of *version* ending in *previous*."""
     hashes = []
     for offset, event in enumerate(events, start=1):
         previous = event_hash(
-            previous, stream_id, version + offset, event.type, event.schema_version, event.payload
+            previous,
+            stream_id,
+            version + offset,
+            event.type,
+            event.schema_version,
+            event.payload,
+            actor=event.actor,
+            causation=event.causation,
+            command_id=command_id,
         )
         hashes.append(previous)
     return hashes

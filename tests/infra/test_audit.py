@@ -27,7 +27,7 @@ from infra.audit import (
     verify_table,
 )
 from infra.event_store import EventStore, StoredEvent
-from infra.hash_chain import GENESIS, event_hash
+from infra.hash_chain import GENESIS, record_hash
 from infra.projections import project
 from infra.tables import CODEC, Tables
 from tests.infra.test_projections import execute_all, play_table, preset_hands
@@ -63,7 +63,7 @@ def rehash(stored: list[StoredEvent]) -> list[StoredEvent]:
     """The events with their hash chain recomputed: a forger who rewrites the chain."""
     previous, out = GENESIS, []
     for e in stored:
-        previous = event_hash(previous, e.stream_id, e.version, e.type, e.schema_version, e.payload)
+        previous = record_hash(previous, e)
         out.append(msgspec.structs.replace(e, hash=previous))
     return out
 

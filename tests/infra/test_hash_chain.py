@@ -19,14 +19,17 @@ class Link(msgspec.Struct, frozen=True):
     schema_version: int
     payload: bytes
     hash: bytes
+    actor: str | None = None
+    causation: str | None = None
+    command_id: str | None = None
 
 
 def chain(*payloads: bytes) -> list[Link]:
     """A correctly hashed stream with one event per payload."""
     links, previous = [], GENESIS
     for version, payload in enumerate(payloads, start=1):
-        previous = event_hash(previous, "s", version, "t", 1, payload)
-        links.append(Link("s", version, "t", 1, payload, previous))
+        previous = event_hash(previous, "s", version, "t", 1, payload, actor="seat:1")
+        links.append(Link("s", version, "t", 1, payload, previous, actor="seat:1"))
     return links
 
 
@@ -35,7 +38,8 @@ def test_canonical_bytes_are_sorted_compact_json_of_the_decoded_payload() -> Non
     assert (
         canonical_bytes("s", 3, "t", 2, payload)
         == (
-            '{"payload":{"a":null,"b":[1,{"c":"é","d":0}]},'
+            '{"actor":null,"causation":null,"command_id":null,'
+            '"payload":{"a":null,"b":[1,{"c":"é","d":0}]},'
             '"schema_version":2,"stream_id":"s","type":"t","version":3}'
         ).encode()
     )
@@ -57,7 +61,10 @@ def test_payload_spelling_does_not_matter() -> None:
     assert verify_chain([respelled]) is None
 
 
-@pytest.mark.parametrize("field", ["payload", "type", "schema_version", "stream_id", "hash"])
+@pytest.mark.parametrize(
+    "field",
+    ["payload", "type", "schema_version", "stream_id", "hash", "actor", "causation", "command_id"],
+)
 def test_changing_a_covered_field_names_that_version(field: str) -> None:
     links = chain(b'{"a":1}', b'{"a":2}', b'{"a":3}')
     forged = {
@@ -66,6 +73,9 @@ def test_changing_a_covered_field_names_that_version(field: str) -> None:
         "schema_version": 9,
         "stream_id": "elsewhere",
         "hash": bytes(32),
+        "actor": "seat:2",
+        "causation": "forged",
+        "command_id": "forged",
     }[field]
     links[1] = msgspec.structs.replace(links[1], **{field: forged})
     assert verify_chain(links) == 2
