@@ -129,6 +129,11 @@ class Bots:
                 )
             except (VersionMismatch, ConcurrencyConflict):
                 continue
-            except DomainError:
-                log.exception("a bot of table %s chose a rejected action", stream_id)
+            except DomainError as error:  # logged without its message: it may name a card
+                log.error(
+                    "a bot of table %s chose an action the rules reject: %s (%s)",
+                    stream_id,
+                    error.code,
+                    error.rule,
+                )
                 return
