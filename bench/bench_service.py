@@ -600,6 +600,32 @@ async def _play_process(
     window_values: Any,
     results: Any,
 ) -> None:
+    await _drive_tables(
+        base_url,
+        tables,
+        seed,
+        f"bench-{seed}",
+        lambda prepared: ready.put(os.getpid()),
+        go,
+        window_values,
+        results,
+        off_turn_announce=off_turn_announce,
+    )
+
+
+async def _drive_tables(
+    base_url: str,
+    tables: int,
+    seed: int,
+    label: str,
+    announce_setup: Any,
+    go: Any,
+    window_values: Any,
+    results: Any,
+    **driving: Any,
+) -> None:
+    """Set up ``tables`` tables, report them, wait for go, play them until the window ends
+    (``driving``: the options of `drive_table`), and put the client's stats in ``results``."""
     import httpx
 
     from service.client import DokoClient
@@ -610,22 +636,15 @@ async def _play_process(
     ) as http:
         api = DokoClient(http)
         rng = random.Random(seed)
-        prepared = [await _setup_table(api, f"bench-{seed}-{i}") for i in range(tables)]
-        ready.put(os.getpid())
+        prepared = [await _setup_table(api, f"{label}-{i}") for i in range(tables)]
+        announce_setup(prepared)
         await asyncio.to_thread(go.wait)
         window = Window(window_values[0], window_values[1])
         stats = Stats()
         cpu0 = time.process_time()
         await asyncio.gather(
             *(
-                drive_table(
-                    api,
-                    random.Random(rng.random()),
-                    window,
-                    stats,
-                    p,
-                    off_turn_announce=off_turn_announce,
-                )
+                drive_table(api, random.Random(rng.random()), window, stats, p, **driving)
                 for p in prepared
             )
         )
@@ -664,41 +683,20 @@ async def _stream_driver(
     window_values: Any,
     results: Any,
 ) -> None:
-    import httpx
-
-    from service.client import DokoClient
-
-    limits = httpx.Limits(max_connections=tables + 8, max_keepalive_connections=tables + 8)
-    async with httpx.AsyncClient(
-        base_url=base_url, limits=limits, timeout=httpx.Timeout(60.0)
-    ) as http:
-        api = DokoClient(http)
-        rng = random.Random(seed)
-        prepared = [await _setup_table(api, f"stream-{seed}-{i}") for i in range(tables)]
-        setup.put([(p[0].table_id, [s.token for s in p[1]]) for p in prepared])
-        await asyncio.to_thread(go.wait)
-        window = Window(window_values[0], window_values[1])
-        stats = Stats()
-        cpu0 = time.process_time()
-        await asyncio.gather(
-            *(
-                drive_table(
-                    api,
-                    random.Random(rng.random()),
-                    window,
-                    stats,
-                    p,
-                    off_turn_announce=off_turn_announce,
-                    think=think,
-                    record_sent=True,
-                    renew=False,
-                )
-                for p in prepared
-            )
-        )
-        out = stats.result()
-        out["client_cpu_seconds"] = time.process_time() - cpu0
-        results.put(out)
+    await _drive_tables(
+        base_url,
+        tables,
+        seed,
+        f"stream-{seed}",
+        lambda prepared: setup.put([(p[0].table_id, [s.token for s in p[1]]) for p in prepared]),
+        go,
+        window_values,
+        results,
+        off_turn_announce=off_turn_announce,
+        think=think,
+        record_sent=True,
+        renew=False,
+    )
 
 
 def subscriber_process(
