@@ -9,10 +9,11 @@ deleted afterwards. Four parts, each printed as a small table:
 1. physical limit: durable single-row INSERT transactions into an ``events``-shaped table,
    from 1, 4, 16 and 64 concurrent asyncpg connections;
 2. doko: the real server (``doko serve --database-url ...`` as a subprocess, a fresh database)
-   and N = 1, 4, 16, 64 tables, each played by four `service.client` seats choosing random
-   legal actions on their own views, from client processes separate from the server.
-   Accepted commands per second, p50/p95/p99 command latency (client-side), and the ratio
-   to part 1 at the same concurrency;
+   and N = 1, 4, 16, 64 tables, each played by four seat clients (`lean_http`: one keep-alive
+   connection and source address each) choosing random legal actions on their own views,
+   from a client process separate from the server. Accepted commands per second,
+   p50/p95/p99 command latency (client-side), CPU per command of server and clients, and
+   the ratio to part 1 at the same concurrency;
 3. replay: deals replayed per second, domain only (fold, audit replay) and from PostgreSQL
    through the event store; projection rebuild in events per second;
 4. streams: SSE subscribers on tables being played; delay from "command sent" (and from
@@ -75,6 +76,10 @@ class Config:
         self.warmup = 1.0 if quick else 3.0
         self.seconds = 3.0 if quick else 25.0
         self.off_turn_announce = 0.01
+        # One process of `lean_http` clients drives every table: about 0.18 ms CPU per
+        # command, so 1,500 commands/s need about 0.3 cores; two processes measured no
+        # faster and used ~10 % more CPU per command (bench/README.md, "load generator").
+        self.client_processes = 1
         # part 3
         self.domain_sessions = 3 if quick else 20
         self.domain_repeat = 1 if quick else 3
@@ -435,12 +440,21 @@ class Window:
         self.end = end
 
 
-async def _setup_table(api: Any, name: str) -> tuple[Any, list[Any], Any, int]:
-    """Create a table and seat four players; the dealt view of the last seat."""
-    table_client = await api.create_table(name=name)
-    seats = [await table_client.take_seat(f"p{i}", seat=i) for i in range(4)]
+async def _setup_table(players: list[Any], name: str) -> tuple[str, list[Any], Any, int]:
+    """Create a table (the first player hosts it) and seat the four players on seats 0-3;
+    the table id, the seats (`lean_http.LeanSeat`), the dealt view of the last seat and its
+    version."""
+    table_id = await players[0].create_table(name)
+    seats = [await player.take_seat(table_id, f"p{i}", i) for i, player in enumerate(players)]
     last = seats[-1]
-    return table_client, seats, last._view, last.version
+    return table_id, seats, last.held, last.version
+
+
+def player_address(index: int) -> str:
+    """The loopback source address of the ``index``-th player of a run (127.1.0.1, ...):
+    every player is a client of its own, as people at their own machines are, so the
+    server's per-address rate limit applies per player, not to the whole benchmark."""
+    return f"127.1.{index // 250}.{index % 250 + 1}"
 
 
 class Stats:
@@ -471,11 +485,11 @@ class Stats:
 
 
 async def drive_table(
-    api: Any,
+    players: list[Any],
     rng: random.Random,
     window: Window,
     stats: Stats,
-    prepared: tuple[Any, list[Any], Any, int] | None,
+    prepared: tuple[str, list[Any], Any, int] | None,
     *,
     off_turn_announce: float,
     think: float = 0.0,
@@ -484,16 +498,18 @@ async def drive_table(
 ) -> None:
     """Play random legal deals at one table until the window closes.
 
-    The seat to act is read from the last known view (``deal.turn``); it fetches its own
-    view only when the one it holds is older than the table (conditional GET), chooses with
-    `domain.players.random_action` and sends the command with If-Match. Now and then a seat
-    that is not to act fetches its view and announces if it may.
+    Each of the four ``players`` (`lean_http.Player`: its own keep-alive connection) plays
+    one seat with that seat's token; when a session ends (``renew``) they open the next
+    table together. The seat to act is read from the last known view (``deal.turn``); it
+    fetches its own view only when the one it holds is older than the table (conditional
+    GET), chooses with `domain.players.random_action` on that view and sends the command
+    with If-Match. Now and then a seat that is not to act fetches its view and announces
+    if it may.
     """
-    import httpx
+    from lean_http import Problem, TransportError
 
     from domain.commands import Announce
     from domain.players import random_action
-    from service.client import ProblemError
 
     async def fetch_view(seat: Any) -> Any:
         t0 = time.perf_counter()
@@ -506,16 +522,15 @@ async def drive_table(
         try:
             if prepared is None:
                 started = time.time()
-                prepared = await _setup_table(api, f"bench-{rng.random():.6f}")
+                prepared = await _setup_table(players, f"bench-{rng.random():.6f}")
                 if started >= window.start:
                     stats.other_requests += 5
-        except (ProblemError, httpx.TransportError) as error:
+        except (Problem, TransportError) as error:
             stats.errors[f"setup {type(error).__name__}"] += 1
             await asyncio.sleep(0.1)
             continue
-        table_client, seats, view, version = prepared
+        table_id, seats, view, version = prepared
         prepared = None
-        table_id = table_client.table_id
         failures = 0
         while time.time() < window.end and view.winners is None and view.deal is not None:
             turn = view.deal.turn
@@ -534,7 +549,7 @@ async def drive_table(
                 if command is None:
                     if actor.version != version:
                         await fetch_view(actor)
-                    own = actor._view
+                    own = actor.held
                     if own is None or own.deal is None:
                         break
                     command = random_action(own.deal, rng)
@@ -544,8 +559,8 @@ async def drive_table(
                 sent_wall = time.time()
                 t0 = time.perf_counter()
                 result = await actor.send(command, if_match=version)
-            except (ProblemError, httpx.TransportError) as error:
-                name = f"{error.status} {error.code}" if isinstance(error, ProblemError) else ""
+            except (Problem, TransportError) as error:
+                name = f"{error.status} {error.code}" if isinstance(error, Problem) else ""
                 stats.errors[name or f"transport {type(error).__name__}"] += 1
                 failures += 1
                 if failures > 20:
@@ -553,7 +568,7 @@ async def drive_table(
                 try:  # resynchronize on the acting seat's current view
                     view = await actor.view()
                     version = actor.version
-                except (ProblemError, httpx.TransportError):
+                except (Problem, TransportError):
                     await asyncio.sleep(0.1)
                 continue
             elapsed = time.perf_counter() - t0
@@ -574,42 +589,44 @@ async def drive_table(
             return
 
 
-def play_process(
+def driver_process(
     base_url: str,
     tables: int,
     seed: int,
-    off_turn_announce: float,
-    ready: Any,
+    first_player: int,
+    report: Any,
+    report_tables: bool,
     go: Any,
     window_values: Any,
     results: Any,
+    driving: dict[str, Any],
 ) -> None:
-    """Client process of part 2: set up ``tables`` tables, wait for go, play until the end."""
-    asyncio.run(
-        _play_process(base_url, tables, seed, off_turn_announce, ready, go, window_values, results)
-    )
+    """Client process that plays (parts 2 and 4): set up ``tables`` tables, put them on
+    ``report`` (with ``report_tables`` their ids and seat tokens, else this process's id),
+    wait for go and play until the window ends (``driving``: the options of `drive_table`).
+    """
+    import uvloop
 
+    def announce(prepared: list[tuple[str, list[Any], Any, int]]) -> None:
+        if report_tables:
+            report.put([(p[0], [s.token for s in p[1]]) for p in prepared])
+        else:
+            report.put(os.getpid())
 
-async def _play_process(
-    base_url: str,
-    tables: int,
-    seed: int,
-    off_turn_announce: float,
-    ready: Any,
-    go: Any,
-    window_values: Any,
-    results: Any,
-) -> None:
-    await _drive_tables(
-        base_url,
-        tables,
-        seed,
-        f"bench-{seed}",
-        lambda prepared: ready.put(os.getpid()),
-        go,
-        window_values,
-        results,
-        off_turn_announce=off_turn_announce,
+    label = f"{'stream' if report_tables else 'bench'}-{seed}"
+    uvloop.run(
+        _drive_tables(
+            base_url,
+            tables,
+            seed,
+            first_player,
+            label,
+            announce,
+            go,
+            window_values,
+            results,
+            **driving,
+        )
     )
 
 
@@ -617,6 +634,7 @@ async def _drive_tables(
     base_url: str,
     tables: int,
     seed: int,
+    first_player: int,
     label: str,
     announce_setup: Any,
     go: Any,
@@ -625,18 +643,23 @@ async def _drive_tables(
     **driving: Any,
 ) -> None:
     """Set up ``tables`` tables, report them, wait for go, play them until the window ends
-    (``driving``: the options of `drive_table`), and put the client's stats in ``results``."""
-    import httpx
+    (``driving``: the options of `drive_table`), and put the client's stats in ``results``.
 
-    from service.client import DokoClient
+    Four players per table (`lean_http.Player`), numbered from ``first_player`` for their
+    source addresses (`player_address`)."""
+    from urllib.parse import urlsplit
 
-    limits = httpx.Limits(max_connections=tables + 8, max_keepalive_connections=tables + 8)
-    async with httpx.AsyncClient(
-        base_url=base_url, limits=limits, timeout=httpx.Timeout(60.0)
-    ) as http:
-        api = DokoClient(http)
-        rng = random.Random(seed)
-        prepared = [await _setup_table(api, f"{label}-{i}") for i in range(tables)]
+    from lean_http import Player
+
+    address = urlsplit(base_url)
+    host, port = address.hostname or "127.0.0.1", address.port or 80
+    rng = random.Random(seed)
+    players = [
+        [Player(host, port, player_address(first_player + 4 * t + s)) for s in range(4)]
+        for t in range(tables)
+    ]
+    try:
+        prepared = [await _setup_table(four, f"{label}-{i}") for i, four in enumerate(players)]
         announce_setup(prepared)
         await asyncio.to_thread(go.wait)
         window = Window(window_values[0], window_values[1])
@@ -644,59 +667,17 @@ async def _drive_tables(
         cpu0 = time.process_time()
         await asyncio.gather(
             *(
-                drive_table(api, random.Random(rng.random()), window, stats, p, **driving)
-                for p in prepared
+                drive_table(four, random.Random(rng.random()), window, stats, p, **driving)
+                for four, p in zip(players, prepared, strict=True)
             )
         )
         out = stats.result()
         out["client_cpu_seconds"] = time.process_time() - cpu0
         results.put(out)
-
-
-def stream_driver_process(
-    base_url: str,
-    tables: int,
-    seed: int,
-    think: float,
-    off_turn_announce: float,
-    setup: Any,
-    go: Any,
-    window_values: Any,
-    results: Any,
-) -> None:
-    """Client process of part 4 that plays: reports the tables and tokens, then plays."""
-    asyncio.run(
-        _stream_driver(
-            base_url, tables, seed, think, off_turn_announce, setup, go, window_values, results
-        )
-    )
-
-
-async def _stream_driver(
-    base_url: str,
-    tables: int,
-    seed: int,
-    think: float,
-    off_turn_announce: float,
-    setup: Any,
-    go: Any,
-    window_values: Any,
-    results: Any,
-) -> None:
-    await _drive_tables(
-        base_url,
-        tables,
-        seed,
-        f"stream-{seed}",
-        lambda prepared: setup.put([(p[0].table_id, [s.token for s in p[1]]) for p in prepared]),
-        go,
-        window_values,
-        results,
-        off_turn_announce=off_turn_announce,
-        think=think,
-        record_sent=True,
-        renew=False,
-    )
+    finally:
+        for four in players:
+            for player in four:
+                player.close()
 
 
 def subscriber_process(
@@ -838,23 +819,25 @@ def run_load(
     server: Server, pg: Postgres, tables: int, cfg: Config, py_spy: Path | None
 ) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
-    processes = 1 if tables <= 4 else 2
+    processes = cfg.client_processes
     shares = [tables // processes + (1 if i < tables % processes else 0) for i in range(processes)]
     ready, results = ctx.Queue(), ctx.Queue()
     go = ctx.Event()
     values = ctx.Array("d", 2)
     workers = [
         ctx.Process(
-            target=play_process,
+            target=driver_process,
             args=(
                 server.base_url,
                 share,
                 tables * 1000 + i,
-                cfg.off_turn_announce,
+                4 * sum(shares[:i]),
                 ready,
+                False,
                 go,
                 values,
                 results,
+                {"off_turn_announce": cfg.off_turn_announce},
             ),
         )
         for i, share in enumerate(shares)
@@ -903,6 +886,9 @@ def run_load(
         "other_requests_per_second": round(other / seconds, 1),
         "requests_per_second": round(requests / seconds, 1),
         "server_cpu_ms_per_command": round(cpu["server_cores"] * seconds * 1000 / len(latency), 2)
+        if latency
+        else None,
+        "client_cpu_ms_per_command": round(cpu["client_cores"] * seconds * 1000 / len(latency), 3)
         if latency
         else None,
         "postgres_cpu_ms_per_command": round(
@@ -1079,17 +1065,23 @@ def run_streams(server: Server, pg: Postgres, cfg: Config) -> dict[str, Any]:
     go = ctx.Event()
     values = ctx.Array("d", 2)
     driver = ctx.Process(
-        target=stream_driver_process,
+        target=driver_process,
         args=(
             server.base_url,
             cfg.stream_tables,
             7,
-            cfg.stream_think,
-            cfg.off_turn_announce,
+            0,
             setup,
+            True,
             go,
             values,
             results,
+            {
+                "off_turn_announce": cfg.off_turn_announce,
+                "think": cfg.stream_think,
+                "record_sent": True,
+                "renew": False,
+            },
         ),
     )
     driver.start()
@@ -1377,6 +1369,7 @@ def main(argv: list[str] | None = None) -> int:
                     "req/s",
                     "vs INSERT",
                     "srv ms/cmd",
+                    "cli ms/cmd",
                     "lock wait",
                     "cores: srv",
                     "pg",
@@ -1394,6 +1387,7 @@ def main(argv: list[str] | None = None) -> int:
                         r["requests_per_second"],
                         f"{r['ratio_to_physical']:.1%} of {r['physical_connections']}-conn",
                         r["server_cpu_ms_per_command"],
+                        r["client_cpu_ms_per_command"],
                         r["pg_backends"].get("waiting_for_append_lock", 0.0),
                         r["cpu"]["server_cores"],
                         r["cpu"]["postgres_cores"],
@@ -1414,7 +1408,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "  GET view/s: seat views fetched by the acting seat (its held view is stale);"
             " req/s: all HTTP requests; srv ms/cmd: server CPU per accepted command (its GET"
-            " included); lock wait: PostgreSQL backends waiting on the append lock (mean);"
+            " included); cli ms/cmd: client CPU per accepted command (the load generator);"
+            " lock wait: PostgreSQL backends waiting on the append lock (mean);"
             " cores: CPU used in the window (others: processes not of this benchmark)"
         )
         report["targets"] = {"tables": 16, "commands_per_second": TARGET_RATE, "p99_ms": 25}
