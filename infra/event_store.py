@@ -18,26 +18,28 @@ Global positions, and why a tailing reader never skips an event
     draws 8 and commits, a reader sees 8 and moves past 7, then A commits.
 
     Here every append takes one transaction-scoped advisory lock (:data:`APPEND_LOCK`) before it
-    looks at the log, and holds it until its commit. The whole append is one statement, the
-    ``doko_append`` function (migration 0002), so the lock is held for one round trip. Under
-    the lock it assigns the positions ``max(position) + 1, ...`` — read with a fresh READ
-    COMMITTED snapshot taken after the lock was granted (a volatile function's statements
-    each take a new snapshot), so it sees the previous holder's rows. PostgreSQL releases a
-    transaction's locks only after the commit is visible to new snapshots, so appends commit one
-    at a time in position order and every snapshot sees exactly the positions ``1..n`` for some
-    ``n``, without holes. A reader asking for ``position > p`` therefore gets the events right
-    after ``p`` or nothing yet; never a later one ahead of an earlier one. The price: appends
-    (with their projection rows) are serialised at the database; the lock is held for one
-    statement and its commit. Appending on a connection whose transaction uses REPEATABLE READ
-    or SERIALIZABLE isolation is not supported (its snapshot predates the lock).
+    numbers its events, and holds it until its commit. Under the lock it assigns the positions
+    ``max(position) + 1, ...`` — read with a fresh READ COMMITTED snapshot taken after the lock
+    was granted (a volatile function's statements each take a new snapshot), so it sees the
+    previous holder's rows. PostgreSQL releases a transaction's locks only after the commit is
+    visible to new snapshots, so appends commit one at a time in position order and every
+    snapshot sees exactly the positions ``1..n`` for some ``n``, without holes. A reader asking
+    for ``position > p`` therefore gets the events right after ``p`` or nothing yet; never a
+    later one ahead of an earlier one. Appending on a connection whose transaction uses
+    REPEATABLE READ or SERIALIZABLE isolation is not supported (its snapshot predates the lock).
 
-    The same lock makes the version check, the idempotency check and the hash chain race-free.
+    The whole append is one statement, the ``doko_append`` function (migrations 0002, 0004).
+    Before the global lock it takes the stream's own lock (:data:`STREAM_LOCK_CLASS` and the
+    stream id's hash) and, under that one only, does the idempotency check, the version and
+    hash-chain check and the projection rows, so appends to different streams overlap in all
+    of that; the global lock covers only numbering, inserting, notifying and the commit.
 
 Notifications
-    Each append sends ``pg_notify('doko_events', '<stream_id>:<last position>')`` in its
-    transaction, so listeners (:meth:`EventStore.listen`) wake on commit. A notification is a
-    wake-up hint only (it is lost if the listening connection drops): after waking, read from
-    the last position seen with :meth:`EventStore.read_all`.
+    Each append sends ``pg_notify('doko_events', '<last position>:<last version>:<stream_id>')``
+    in its transaction, so listeners (:meth:`EventStore.listen`) hear of it on commit. A
+    notification is a hint: notifications sent while the listening connection is down are
+    lost (:meth:`EventStore.listen` reconnects and says so), so after waking read from the last
+    position seen with :meth:`EventStore.read_all`.
 
 Tamper evidence
     Every event stores the SHA-256 hash chain value defined in :mod:`infra.hash_chain`.
@@ -45,6 +47,8 @@ Tamper evidence
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -59,6 +63,7 @@ CHANNEL = "doko_events"
 """The PostgreSQL NOTIFY channel announcing appends."""
 
 APPEND_LOCK = 0x646F6B6F_6576656E  # "dokoeven": advisory lock key taken by every append
+STREAM_LOCK_CLASS = 0x646F6B6F  # "doko": first key of a stream's lock, (class, hashtext(stream))
 
 
 class NewEvent(msgspec.Struct, frozen=True):
@@ -117,15 +122,22 @@ class ConcurrencyConflict(Exception):
 
 class ProjectionRows(msgspec.Struct, frozen=True):
     """Projection rows written in an append's transaction (see `infra.projections`): the
-    table's public view and scoresheet (JSON) and archived deals as (deal number, JSON)."""
+    table's public view (JSON), its scoresheet if it changed (JSON, and the 1-based place
+    among the appended events of the last event that changed it) and archived deals as
+    (deal number, JSON)."""
 
     view: bytes
-    sheet: bytes
+    sheet: tuple[int, bytes] | None = None
     deals: tuple[tuple[int, bytes], ...] = ()
 
 
-Listener = Callable[[str, int], None]
-"""``listener(stream_id, last_position)``: called for every append committed while listening."""
+Listener = Callable[[str, int, int], None]
+"""``listener(stream_id, last_position, last_version)``: called for every append committed
+while listening."""
+
+Listening = Callable[[bool], None]
+"""``listening(True)`` once the LISTEN connection is up (again), ``listening(False)`` when it is
+lost: appends committed until the next ``True`` are not heard."""
 
 _COLUMNS = """
     position, stream_id, version, type, schema_version, payload::text, command_id, actor,
@@ -134,9 +146,9 @@ _COLUMNS = """
 
 _APPEND = """
     SELECT status, first_version, last_version, positions, last_hash
-    FROM doko_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+    FROM doko_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 """
-"""One round trip: see the ``doko_append`` function (migration 0002)."""
+"""One round trip: see the ``doko_append`` function (migrations 0002, 0004)."""
 
 
 class EventStore:
@@ -170,11 +182,11 @@ class EventStore:
         if previous_hash is None:
             previous_hash = await self.head_hash(stream_id, expected_version, conn=conn)
         hashes = _chain(stream_id, expected_version, previous_hash, events, command_id)
-        view, sheet, deals = (
-            (projection.view.decode(), projection.sheet.decode(), projection.deals)
-            if projection is not None
-            else (None, None, ())
-        )
+        view = projection.view.decode() if projection is not None else None
+        sheet_at, sheet = (None, None)
+        if projection is not None and projection.sheet is not None:
+            sheet_at, sheet = projection.sheet[0], projection.sheet[1].decode()
+        deals = projection.deals if projection is not None else ()
         row = await (conn or self._pool).fetchrow(
             _APPEND,
             stream_id,
@@ -189,6 +201,7 @@ class EventStore:
             hashes,
             view,
             sheet,
+            sheet_at,
             [number for number, _ in deals],
             [record.decode() for _, record in deals],
         )
@@ -256,23 +269,60 @@ class EventStore:
         return [_stored(row) for row in rows]
 
     @asynccontextmanager
-    async def listen(self, listener: Listener) -> AsyncIterator[None]:
+    async def listen(
+        self, listener: Listener, listening: Listening | None = None, *, retry: float = 1.0
+    ) -> AsyncIterator[None]:
         """Call *listener* for every append committed while the block runs.
 
-        Holds one pool connection for the duration. *listener* runs on the event loop and should
-        be quick (e.g. set an :class:`asyncio.Event`).
+        Holds one pool connection for the duration, and when that connection is lost takes
+        another (every *retry* seconds until one answers), telling *listening* of each change.
+        The block starts once the first connection listens. *listener* runs on the event loop
+        and should be quick (e.g. set an :class:`asyncio.Event`).
         """
 
         def relay(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-            stream_id, _, position = payload.rpartition(":")
-            listener(stream_id, int(position))
+            position, version, stream_id = payload.split(":", 2)
+            listener(stream_id, int(position), int(version))
 
-        async with self._pool.acquire() as conn:
-            await conn.add_listener(CHANNEL, relay)
-            try:
-                yield
-            finally:
-                await conn.remove_listener(CHANNEL, relay)
+        def tell(up: bool) -> None:
+            if listening is not None:
+                listening(up)
+
+        first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def listen_once() -> None:
+            async with self._pool.acquire() as conn:
+                lost = asyncio.Event()
+                conn.add_termination_listener(lambda _conn: lost.set())
+                await conn.add_listener(CHANNEL, relay)
+                tell(True)
+                if not first.done():
+                    first.set_result(None)
+                try:
+                    await lost.wait()
+                finally:
+                    tell(False)
+                    if not conn.is_closed():
+                        await conn.remove_listener(CHANNEL, relay)
+
+        async def follow() -> None:
+            while True:
+                try:
+                    await listen_once()
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                    if not first.done():
+                        first.set_exception(error)
+                        return
+                await asyncio.sleep(retry)
+
+        task = asyncio.create_task(follow())
+        try:
+            await first
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 def _chain(

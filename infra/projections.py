@@ -7,7 +7,8 @@ Three projections, each a function of a table's events:
     viewer) as JSON, at the table's version. Nothing secret: no hands, no unrevealed seeds.
 ``scoresheets``
     one row per table: the scoresheet (R10) as played so far, with running totals,
-    the players' names and, once the session is over, the winners (R1.3).
+    the players' names and, once the session is over, the winners (R1.3); its version
+    is that of the last event that changed it (`SHEET_EVENTS`).
 ``deal_archive``
     one row per scored deal: the whole deal (`DealRecord`), hidden parts included,
     for audits and history. A deal is public once it is scored.
@@ -31,11 +32,11 @@ from domain import table
 from domain.cards import Card
 from domain.commands import Declaration
 from domain.deal import DealState
-from domain.events import Announced, Dealing, DealScored, Score
+from domain.events import Announced, Dealing, DealScored, Score, SessionFinished, SessionStarted
 from domain.game_types import GameType
 from domain.parties import Party
 from domain.seats import Seat
-from domain.table import TableEvent, TableState
+from domain.table import SeatTaken, TableCreated, TableEvent, TableState
 from domain.table_view import table_view
 from infra.event_store import APPEND_LOCK, EventStore, ProjectionRows
 from infra.tables import CODEC
@@ -148,6 +149,11 @@ def scoresheet_of(state: TableState) -> Scoresheet:
     )
 
 
+SHEET_EVENTS = (TableCreated, SeatTaken, SessionStarted, DealScored, SessionFinished)
+"""The events that change a scoresheet (`scoresheet_of` reads nothing else); its row is
+written, at the version of the last of them, only when an append holds one."""
+
+
 def scoresheet(state: TableState) -> bytes:
     """`scoresheet_of` as JSON."""
     return msgspec.json.encode(scoresheet_of(state))
@@ -224,12 +230,15 @@ def project(state_before: TableState, events: Sequence[TableEvent]) -> Projectio
     if not events or state.created is None:
         return None
     deals = tuple((r.deal_no, msgspec.json.encode(r)) for r in records)
-    return ProjectionRows(public_view(state), scoresheet(state), deals)
+    changes = [n for n, e in enumerate(events, 1) if isinstance(e, SHEET_EVENTS)]
+    sheet = (changes[-1], scoresheet(state)) if changes else None
+    return ProjectionRows(public_view(state), sheet, deals)
 
 
 class _Stream(msgspec.Struct):
     state: TableState
     version: int
+    sheet_version: int = 0
 
 
 async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000) -> RebuildResult:
@@ -248,6 +257,8 @@ async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000
     skipped: set[str] = set()
     events = deals = 0
     async with pool.acquire() as conn, conn.transaction():
+        # the tables first: an append writes them before it takes the append lock
+        await conn.execute(f"LOCK TABLE {', '.join(PROJECTION_TABLES)} IN ACCESS EXCLUSIVE MODE")
         await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
         await conn.execute(f"TRUNCATE {', '.join(PROJECTION_TABLES)}")
         total = await conn.fetchval("SELECT count(*) FROM events")
@@ -272,8 +283,11 @@ async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000
                             skipped.add(stream_id)
                             continue
                         current = streams[stream_id] = _Stream(TableState(), 0)
-                    current.state, records = apply(current.state, [CODEC.from_stored(stored)])
+                    event = CODEC.from_stored(stored)
+                    current.state, records = apply(current.state, [event])
                     current.version = stored.version
+                    if isinstance(event, SHEET_EVENTS):
+                        current.sheet_version = stored.version
                     rows.extend(_deal_row(stream_id, r) for r in records)
                 if rows:
                     await conn.executemany(_UPSERT_DEAL, rows)
@@ -282,7 +296,7 @@ async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000
                 position = batch[-1].position
                 bar.update(task, advance=len(batch))
         views = [(s, t.version, public_view(t.state).decode()) for s, t in streams.items()]
-        sheets = [(s, t.version, scoresheet(t.state).decode()) for s, t in streams.items()]
+        sheets = [(s, t.sheet_version, scoresheet(t.state).decode()) for s, t in streams.items()]
         await conn.executemany(_UPSERT_VIEW, views)
         await conn.executemany(_UPSERT_SHEET, sheets)
     return RebuildResult(events=events, tables=len(streams), deals=deals)

@@ -3,7 +3,15 @@
 `Tables.execute` is the application layer's one entry for changing a table:
 it takes the table from a per-process cache (keyed by stream version, with the
 head of its hash chain), runs the pure `domain.table.decide`, and appends the
-events with the version it decided on. When another writer got there first
+events with the version it decided on.
+
+Whether a cached table is current: this process's own appends update the cache;
+other processes' appends are heard through the event store's notifications
+(`Tables.heard`, wired to `EventStore.listen` by the service, which also reports
+through `Tables.listening` whether it is listening). While listening, a cached
+table that no notification has overtaken is current, up to the notification's
+delay, and `load` serves it without reading the log; when not listening (or
+after the connection was lost) every `load` reads what is new. When another writer got there first
 (`ConcurrencyConflict`), or the cache was stale in any other way, it reloads
 the newer events and decides again, a bounded number of times, as long as the
 command is still valid. A rejected command raises the domain's error and
@@ -92,15 +100,41 @@ class Tables:
         self._retries = retries
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_size = cache_size
+        self._heads: dict[str, int] = {}
+        self._listening = False
 
-    async def load(self, stream_id: str, *, fresh: bool = True) -> Loaded:
+    def listening(self, up: bool) -> None:
+        """Notifications are heard from now on (``True``), or no longer (``False``).
+
+        Appends made while nobody listened were not heard, so the cache is dropped when
+        listening starts again.
+        """
+        if up and not self._listening:
+            self._cache.clear()
+            self._heads.clear()
+        self._listening = up
+
+    def heard(self, stream_id: str, _position: int, version: int) -> None:
+        """A notification: the stream has reached ``version`` (see `EventStore.listen`)."""
+        cached = self._cache.get(stream_id)
+        if cached is not None and version > cached.version:
+            self._heads[stream_id] = max(version, self._heads.get(stream_id, 0))
+
+    async def load(self, stream_id: str, *, fresh: bool | None = None) -> Loaded:
         """The table's state; raises `TableNotFound`.
 
-        ``fresh`` reads the events committed since the cached version (other processes may
-        have written); without it a cached state is returned as it is.
+        By default the newest state this process knows of: the cached one while it is
+        current (see the module docstring), else the cached one plus the events committed
+        since. ``fresh=True`` always reads the log for newer events; ``fresh=False`` takes
+        a cached state even when not listening, unless a notification has overtaken it.
         """
         cached = self._cache.get(stream_id)
-        if cached is not None and not fresh:
+        if (
+            cached is not None
+            and fresh is not True
+            and (self._listening or fresh is False)
+            and self._heads.get(stream_id, 0) <= cached.version
+        ):
             return cached
         start = cached or Loaded(TableState(), 0)
         stored = await self.store.read_stream(stream_id, start.version + 1)
@@ -131,14 +165,13 @@ class Tables:
     ) -> Executed:
         """Decide and append one command; see the module docstring.
 
-        The first attempt decides on the cached state without reading the log (in one
-        process the cache is current); whatever a stale cache gets wrong (a version
+        The first attempt decides on the cached state without reading the log (unless a
+        notification says it is behind); whatever a stale cache gets wrong (a version
         conflict, a rejection, an If-Match mismatch) is decided again on a fresh load.
+        A retried ``command_id`` returns its first result: the append finds it (when the
+        command is still valid), or the command's rejection on the fresh state sends us
+        to look it up, so a first run costs no extra round trip.
         """
-        if command_id is not None:
-            first = await self.store.command_result(stream_id, command_id)
-            if first is not None:
-                return await self._first_result(stream_id, first)
         fresh = False
         for _ in range(self._retries):
             if isinstance(command, table.CreateTable):
@@ -150,10 +183,14 @@ class Tables:
                     raise VersionMismatch(stream_id, expected_version, current.version)
                 events = table.decide(current.state, command)
             except (DomainError, VersionMismatch):
-                if fresh:
-                    raise
-                fresh = True
-                continue
+                if not fresh:
+                    fresh = True
+                    continue
+                if command_id is not None:
+                    first = await self.store.command_result(stream_id, command_id)
+                    if first is not None:
+                        return await self._first_result(stream_id, first)
+                raise
             try:
                 result = await self.store.append(
                     stream_id,
@@ -183,5 +220,8 @@ class Tables:
     def _remember(self, stream_id: str, loaded: Loaded) -> None:
         self._cache[stream_id] = loaded
         self._cache.move_to_end(stream_id)
+        if self._heads.get(stream_id, 0) <= loaded.version:
+            self._heads.pop(stream_id, None)
         while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+            dropped, _ = self._cache.popitem(last=False)
+            self._heads.pop(dropped, None)

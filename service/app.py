@@ -7,23 +7,21 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import asyncpg
 import msgspec
-from litestar import Litestar, Request
+from litestar import Litestar
 from litestar.config.cors import CORSConfig
-from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.stores.memory import MemoryStore
 
 from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
 from service.bots import Bots
-from service.logs import access_log
+from service.limits import guard
+from service.logs import AccessLog
 from service.problems import EXCEPTION_HANDLERS
 from service.routes import ROUTES
 from service.streams import Hub
@@ -60,11 +58,6 @@ async def _keep_session(_connection: asyncpg.Connection) -> None:
     reset would cost three round trips per request."""
 
 
-def _rate_key(request: Request[Any, Any, Any]) -> str:
-    header = request.headers.get("authorization", "")
-    return f"token:{header}" if header else f"address:{get_remote_address(request)}"
-
-
 def openapi_config() -> OpenAPIConfig:
     return OpenAPIConfig(
         title="doko",
@@ -86,6 +79,7 @@ def openapi_config() -> OpenAPIConfig:
 
 def create_app(settings: Settings) -> Litestar:
     """The doko application for these settings."""
+    access_log = AccessLog()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -100,30 +94,27 @@ def create_app(settings: Settings) -> Litestar:
             bots = Bots(tables, pool)
             app.state.services = Services(pool, store, tables, hub, bots)
 
-            def notify(stream_id: str, position: int) -> None:
-                hub.notify(stream_id, position)
-                bots.notify(stream_id, position)
+            def notify(stream_id: str, position: int, version: int) -> None:
+                tables.heard(stream_id, position, version)
+                hub.notify(stream_id)
+                bots.notify(stream_id)
 
-            async with store.listen(notify):
-                driver = asyncio.create_task(bots.run())
+            def listening(up: bool) -> None:
+                tables.listening(up)
+                if up:  # what was committed meanwhile was not heard
+                    hub.wake_all()
+                    bots.wake_all()
+
+            async with store.listen(notify, listening):
+                tasks = [asyncio.create_task(bots.run()), asyncio.create_task(access_log.run())]
                 try:
                     yield
                 finally:
-                    driver.cancel()
+                    for task in tasks:
+                        task.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
-                        await driver
+                        await asyncio.gather(*tasks)
 
-    per_token = RateLimitConfig(
-        rate_limit=("second", settings.rate_per_token),
-        identifier_for_request=_rate_key,
-        exclude=["/schema"],
-        store="rate_per_token",
-    )
-    per_address = RateLimitConfig(
-        rate_limit=("second", settings.rate_per_address),
-        exclude=["/schema"],
-        store="rate_per_address",
-    )
     return Litestar(
         route_handlers=ROUTES,
         lifespan=[lifespan],
@@ -132,8 +123,7 @@ def create_app(settings: Settings) -> Litestar:
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
         if settings.cors_origins
         else None,
-        middleware=[access_log, per_address.middleware, per_token.middleware],
-        stores={"rate_per_token": MemoryStore(), "rate_per_address": MemoryStore()},
+        middleware=[guard(settings.rate_per_token, settings.rate_per_address, access_log)],
         request_max_body_size=settings.max_body_bytes,
     )
 

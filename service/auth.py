@@ -6,6 +6,7 @@ creator. Comparison is constant-time.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -23,8 +24,10 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+@functools.lru_cache(maxsize=16384)
 def token_hash(token: str) -> str:
-    """What is stored of a token."""
+    """What is stored of a token (remembered for the tokens in use: every request hashes
+    its token, often twice)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 

@@ -78,9 +78,14 @@ class Bots:
         self._known.add(stream_id)
         self._queue.put_nowait(stream_id)
 
-    def notify(self, stream_id: str, _position: int) -> None:
+    def notify(self, stream_id: str) -> None:
         """Called for each committed append."""
         if stream_id in self._known:
+            self._queue.put_nowait(stream_id)
+
+    def wake_all(self) -> None:
+        """Look at every table with bots again (appends may have gone unheard)."""
+        for stream_id in self._known:
             self._queue.put_nowait(stream_id)
 
     async def _scan(self) -> None:

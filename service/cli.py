@@ -75,6 +75,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from infra.database import database_url
     from service.app import Settings
+    from service.http import HttpProtocol
     from service.logs import log_config
 
     settings = Settings(
@@ -85,6 +86,7 @@ def serve(args: argparse.Namespace) -> int:
     config = uvicorn.Config(
         "service.app:app_from_env",
         factory=True,
+        http=HttpProtocol,
         workers=args.workers,
         log_config=log_config(args.log_level),
         access_log=False,

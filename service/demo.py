@@ -36,12 +36,18 @@ async def local_service(database_url: str) -> AsyncIterator[str]:
     import uvicorn
 
     from service.app import Settings, create_app
+    from service.http import HttpProtocol
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(create_app(Settings(database_url)), log_level="warning", access_log=False)
+        uvicorn.Config(
+            create_app(Settings(database_url)),
+            http=HttpProtocol,
+            log_level="warning",
+            access_log=False,
+        )
     )
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

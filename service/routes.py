@@ -136,14 +136,43 @@ def services(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
 
 
+def _tag_version(tag: str) -> int | None:
+    """The table version an entity tag names (``"12"``, ``W/"12"`` or ``12``), if any."""
+    text = tag.strip().removeprefix("W/").strip('"')
+    return int(text) if text.isdigit() else None
+
+
 def _version(header: str | None) -> int | None:
     """The table version named by an If-Match header (``"12"`` or ``12``)."""
     if header is None:
         return None
-    text = header.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
+    version = _tag_version(header)
+    if version is None:
         raise ServiceError(400, "malformed_request", 'If-Match takes a table version, e.g. "12"')
-    return int(text)
+    return version
+
+
+def _tags(if_none_match: str | None) -> set[str]:
+    return {t.strip() for t in if_none_match.split(",")} if if_none_match else set()
+
+
+async def _current(
+    request: Request[Any, Any, Any],
+    table_id: str,
+    if_none_match: str | None = None,
+    token: str | None = None,
+) -> Loaded:
+    """The table as this process knows it (see `infra.tables`), read from the log when the
+    client names a newer version (If-None-Match) or a token the cached table does not know
+    (a seat taken through another process): a client never gets back behind what it saw."""
+    tables = services(request).tables
+    loaded: Loaded = await tables.load(table_id)
+    newest = max(
+        (int(t.strip('W/"')) for t in _tags(if_none_match) if t.strip('W/"').isdigit()), default=0
+    )
+    if newest > loaded.version or (token is not None and seat_of(loaded.state, token) is None):
+        loaded = await tables.load(table_id, fresh=True)
+    return loaded
 
 
 def _conditional(
@@ -151,7 +180,7 @@ def _conditional(
 ) -> Response[Any]:
     """A view with ``ETag`` = the table version; 304 when the client holds that version."""
     tag = etag(version)
-    if if_none_match is not None and tag in {t.strip() for t in if_none_match.split(",")}:
+    if tag in _tags(if_none_match):
         return Response(content=None, status_code=304, headers={"ETag": tag})
     return Response(render(), headers={"ETag": tag})
 
@@ -274,7 +303,7 @@ async def seat_bot(
 async def get_table(
     request: Request[Any, Any, Any], table_id: TableId, if_none_match: IfNoneMatch = None
 ) -> Response[TableView]:
-    loaded: Loaded = await services(request).tables.load(table_id)
+    loaded = await _current(request, table_id, if_none_match)
     return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, None))
 
 
@@ -297,8 +326,9 @@ async def get_seat_view(
     seat: SeatParam,
     if_none_match: IfNoneMatch = None,
 ) -> Response[TableView]:
-    loaded: Loaded = await services(request).tables.load(table_id)
-    authorize_seat(loaded.state, bearer(request) or "", Seat(seat))
+    token = bearer(request) or ""
+    loaded = await _current(request, table_id, if_none_match, token)
+    authorize_seat(loaded.state, token, Seat(seat))
     return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, Seat(seat)))
 
 
@@ -315,7 +345,7 @@ async def _act(
     token = bearer(request) or ""
     loaded: Loaded = await tables.load(table_id, fresh=False)
     if seat_of(loaded.state, token) is None:  # a seat taken in another process since?
-        loaded = await tables.load(table_id)
+        loaded = await tables.load(table_id, fresh=True)
     authorize_seat(loaded.state, token, Seat(seat))
     command_id = f"seat{seat}:{idempotency_key}" if idempotency_key else None
     done = await tables.execute(
@@ -429,7 +459,7 @@ async def announce(
 async def get_scoresheet(
     request: Request[Any, Any, Any], table_id: TableId, if_none_match: IfNoneMatch = None
 ) -> Response[Scoresheet]:
-    loaded: Loaded = await services(request).tables.load(table_id)
+    loaded = await _current(request, table_id, if_none_match)
     return _conditional(loaded.version, if_none_match, lambda: scoresheet_of(loaded.state))
 
 
@@ -438,7 +468,7 @@ DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1
 
 async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) -> None:
     """Deals are public once scored (R4.3): before that, 409."""
-    loaded: Loaded = await services(request).tables.load(table_id)
+    loaded: Loaded = await services(request).tables.load(table_id, fresh=True)
     if len(loaded.state.session.sheet) < deal_no:
         raise ServiceError(
             409, "deal_not_scored", f"deal {deal_no} is not scored yet: it stays hidden until then"
@@ -534,7 +564,7 @@ async def verify_deal(
 )
 async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Response[bytes]:
     tables = services(request).tables
-    loaded: Loaded = await tables.load(table_id)
+    loaded: Loaded = await tables.load(table_id, fresh=True)
     if not loaded.state.session.finished:
         raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
     stored = await tables.store.read_stream(table_id)
@@ -566,8 +596,9 @@ async def stream_table(
     token: Annotated[str | None, Parameter(required=False, description="seat token")] = None,
 ) -> ServerSentEvent:
     svc = services(request)
-    loaded: Loaded = await svc.tables.load(table_id)
-    viewer = viewer_of(loaded.state, bearer(request, required=False))
+    token = bearer(request, required=False)
+    loaded = await _current(request, table_id, token=token)
+    viewer = viewer_of(loaded.state, token)
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         recorded = await svc.hub.events_after(table_id, cursor)

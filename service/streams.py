@@ -40,11 +40,18 @@ class Hub:
         self._locks: dict[str, asyncio.Lock] = {}
         self._stale: set[str] = set()
 
-    def notify(self, stream_id: str, _position: int) -> None:
+    def notify(self, stream_id: str) -> None:
         """Called for each committed append (from the LISTEN connection)."""
         self.expire(stream_id)
         for key in (stream_id, ALL):
             for waiter in self._waiters.get(key, ()):
+                waiter.set()
+
+    def wake_all(self) -> None:
+        """Every subscriber reads the log again (appends may have gone unheard)."""
+        for key, waiters in self._waiters.items():
+            self.expire(key)
+            for waiter in waiters:
                 waiter.set()
 
     def expire(self, stream_id: str) -> None:

@@ -120,7 +120,9 @@ async def test_concurrent_retries_of_one_command_write_once(
 async def test_projection_rows_are_written_in_the_same_transaction(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
-    rows = ProjectionRows(view=b'{"seen": 1}', sheet=b'{"rows": []}', deals=((1, b'{"d": 1}'),))
+    rows = ProjectionRows(
+        view=b'{"seen": 1}', sheet=(1, b'{"rows": []}'), deals=((1, b'{"d": 1}'),)
+    )
     result = await store.append("projected", 0, [tick(n=1), tick(n=2)], projection=rows)
     view = await pool.fetchrow(
         "SELECT version, view FROM table_views WHERE stream_id = 'projected'"
@@ -130,13 +132,19 @@ async def test_projection_rows_are_written_in_the_same_transaction(
         {"seen": 1},
     )
     sheet = await pool.fetchval("SELECT version FROM scoresheets WHERE stream_id = 'projected'")
-    assert sheet == result.last_version
+    assert sheet == result.first_version  # the version of the event that changed it
     deal = await pool.fetchval("SELECT record FROM deal_archive WHERE stream_id = 'projected'")
     assert msgspec.json.decode(deal) == {"d": 1}
+    unchanged = ProjectionRows(view=b'{"seen": 2}')
+    await store.append("projected", result.last_version, [tick(n=3)], projection=unchanged)
+    kept = await pool.fetchrow(
+        "SELECT version, sheet FROM scoresheets WHERE stream_id = 'projected'"
+    )
+    assert (kept["version"], msgspec.json.decode(kept["sheet"])) == (sheet, {"rows": []})
 
 
 async def test_an_invalid_projection_writes_nothing(store: EventStore, pool: asyncpg.Pool) -> None:
-    broken = ProjectionRows(view=b"not json", sheet=b"{}")
+    broken = ProjectionRows(view=b"not json", sheet=(1, b"{}"))
     with pytest.raises(asyncpg.InvalidTextRepresentationError):
         await store.append("unprojected", 0, [tick(n=1)], command_id="c", projection=broken)
     assert await store.stream_version("unprojected") == 0
@@ -209,14 +217,49 @@ async def test_tailing_reader_sees_every_event_once_in_position_order(
 
 async def test_listener_is_woken_by_an_append(store: EventStore) -> None:
     woken = asyncio.Event()
-    heard: list[tuple[str, int]] = []
+    heard: list[tuple[str, int, int]] = []
 
-    def hear(stream_id: str, position: int) -> None:
-        heard.append((stream_id, position))
+    def hear(stream_id: str, position: int, version: int) -> None:
+        heard.append((stream_id, position, version))
         woken.set()
 
     async with store.listen(hear):
         result = await store.append("table:7", 0, [tick(n=1), tick(n=2)])
         await asyncio.wait_for(woken.wait(), timeout=5)
 
-    assert heard == [("table:7", result.positions[-1])]
+    assert heard == [("table:7", result.positions[-1], 2)]
+
+
+async def test_listener_comes_back_after_its_connection_is_killed(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    """A lost LISTEN connection is replaced, and the owner is told (appends meanwhile
+    are not heard: that is what `listening(False)` warns of)."""
+    states: list[bool] = []
+    heard: list[str] = []
+    changed = asyncio.Event()
+
+    def listening(up: bool) -> None:
+        states.append(up)
+        changed.set()
+
+    async with store.listen(lambda s, _p, _v: heard.append(s), listening, retry=0.05):
+        assert states == [True]
+        changed.clear()
+        killed = await pool.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+        )
+        assert killed >= 1
+        for _ in range(100):
+            if states[-2:] == [False, True]:
+                break
+            await asyncio.wait_for(changed.wait(), timeout=5)
+            changed.clear()
+        assert states == [True, False, True]
+        await store.append("table:8", 0, [tick(n=1)])
+        for _ in range(100):
+            if "table:8" in heard:
+                break
+            await asyncio.sleep(0.02)
+    assert "table:8" in heard

@@ -15,6 +15,7 @@ from litestar import Litestar
 
 from service.app import Settings, create_app
 from service.client import DokoClient
+from service.http import HttpProtocol
 
 UNLIMITED = 1_000_000
 """Rate limits no test reaches (the rate-limit test builds its own app)."""
@@ -38,7 +39,12 @@ async def serve(app: Litestar) -> AsyncIterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1, access_log=False
+        app,
+        http=HttpProtocol,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=1,
+        access_log=False,
     )
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
