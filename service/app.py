@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -58,6 +59,16 @@ async def _keep_session(_connection: asyncpg.Connection) -> None:
     reset would cost three round trips per request."""
 
 
+def _settle_garbage_collector() -> None:
+    """Leave what start-up built (modules, the app, its OpenAPI schema) out of the cyclic
+    garbage collector's scans, and collect young objects less often: requests make many
+    short-lived objects that reference counting frees anyway. About a tenth of a small
+    request's CPU went to the collector before."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(7000, 10, 10)
+
+
 def openapi_config() -> OpenAPIConfig:
     return OpenAPIConfig(
         title="doko",
@@ -107,6 +118,7 @@ def create_app(settings: Settings) -> Litestar:
 
             async with store.listen(notify, listening):
                 tasks = [asyncio.create_task(bots.run()), asyncio.create_task(access_log.run())]
+                _settle_garbage_collector()
                 try:
                     yield
                 finally:
@@ -115,7 +127,7 @@ def create_app(settings: Settings) -> Litestar:
                     with contextlib.suppress(asyncio.CancelledError):
                         await asyncio.gather(*tasks)
 
-    return Litestar(
+    app = Litestar(
         route_handlers=ROUTES,
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
@@ -123,9 +135,16 @@ def create_app(settings: Settings) -> Litestar:
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
         if settings.cors_origins
         else None,
-        middleware=[guard(settings.rate_per_token, settings.rate_per_address, access_log)],
         request_max_body_size=settings.max_body_bytes,
     )
+    app.asgi_handler = guard(
+        app.asgi_handler,
+        settings.rate_per_token,
+        settings.rate_per_address,
+        access_log,
+        settings.cors_origins,
+    )
+    return app
 
 
 def app_from_env() -> Litestar:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from litestar.exceptions import TooManyRequestsException
+import msgspec
 from litestar.types import ASGIApp, Message, Receive, Send
 
 from service.logs import AccessLog
+from service.problems import PROBLEM_JSON, Problem
 
 UNLIMITED_PATHS = ("/schema",)
 """Path prefixes that no limit applies to."""
@@ -47,17 +48,52 @@ class Counter:
         return count <= self.limit
 
 
-def _authorization(scope: Any) -> bytes | None:
-    for name, value in scope["headers"]:
-        if name == b"authorization":
+def _header(scope: Any, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
             return bytes(value)
     return None
 
 
-def guard(per_token: int, per_address: int, log: AccessLog) -> Any:
-    """The middleware factory: rate limits and the access log (see the module docstring)."""
+def _too_many(path: str, origin: bytes | None, origins: frozenset[bytes]) -> tuple[Any, Any]:
+    """The 429 problem+json answer (start and body messages), readable cross-origin by
+    the allowed origins as every other answer is."""
+    body = msgspec.json.encode(
+        Problem(
+            type="urn:doko:problem:rate_limited",
+            title="rate limited",
+            status=429,
+            code="rate_limited",
+            detail="Too Many Requests",
+            instance=path,
+        )
+    )
+    headers = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", b"1"),
+    ]
+    if origin is not None and (origin in origins or b"*" in origins):
+        headers += [(b"access-control-allow-origin", origin), (b"vary", b"Origin")]
+    start = {"type": "http.response.start", "status": 429, "headers": headers}
+    return start, {"type": "http.response.body", "body": body}
+
+
+def guard(
+    app: ASGIApp,
+    per_token: int,
+    per_address: int,
+    log: AccessLog,
+    cors_origins: tuple[str, ...] = (),
+) -> ASGIApp:
+    """``app`` behind the rate limits and the access log (see the module docstring).
+
+    It wraps the whole application (`Litestar.asgi_handler`), so that requests for no
+    route (404, 405) are counted and logged too.
+    """
     tokens = Counter(per_token)
     addresses = Counter(per_address)
+    origins = frozenset(o.encode() for o in cors_origins)
 
     def admit(scope: Any) -> bool:
         if scope["path"].startswith(UNLIMITED_PATHS):
@@ -65,32 +101,30 @@ def guard(per_token: int, per_address: int, log: AccessLog) -> Any:
         second = int(time.monotonic())
         client = scope.get("client")
         address_ok = addresses.admit(client[0] if client else "", second)
-        header = _authorization(scope)
+        header = _header(scope, b"authorization")
         token_ok = header is None or tokens.admit(header.decode("latin-1"), second)
         return address_ok and token_ok
 
-    def middleware(app: ASGIApp) -> ASGIApp:
-        async def handle(scope: Any, receive: Receive, send: Send) -> None:
-            if scope["type"] != "http":
-                await app(scope, receive, send)
-                return
-            started = time.perf_counter()
-            status = 0
+    async def handle(scope: Any, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500  # unless the application answers
 
-            async def record(message: Message) -> None:
-                nonlocal status
-                if message["type"] == "http.response.start":
-                    status = message["status"]
-                await send(message)
+        async def record(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
 
-            try:
-                if not admit(scope):
-                    status = 429
-                    raise TooManyRequestsException(headers={"Retry-After": "1"})
+        try:
+            if admit(scope):
                 await app(scope, receive, record)
-            finally:
-                log.add(scope["method"], scope["path"], status, started)
+            else:
+                for message in _too_many(scope["path"], _header(scope, b"origin"), origins):
+                    await record(message)
+        finally:
+            log.add(scope["method"], scope["path"], status, started)
 
-        return handle
-
-    return middleware
+    return handle

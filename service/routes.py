@@ -178,9 +178,11 @@ async def _current(
 def _conditional(
     version: int, if_none_match: str | None, render: Callable[[], Any]
 ) -> Response[Any]:
-    """A view with ``ETag`` = the table version; 304 when the client holds that version."""
+    """A view with ``ETag`` = the table version; 304 when the client holds that version
+    (compared weakly, RFC 9110 13.1.2: ``W/"12"`` matches ``"12"``; ``*`` matches any)."""
     tag = etag(version)
-    if tag in _tags(if_none_match):
+    tags = _tags(if_none_match)
+    if "*" in tags or version in {_tag_version(t) for t in tags}:
         return Response(content=None, status_code=304, headers={"ETag": tag})
     return Response(render(), headers={"ETag": tag})
 

@@ -1,0 +1,304 @@
+"""Rate limits and the access log (`service.limits`): the counter's window, the limits per
+token and per client address through the live app, /schema left alone, one access line
+per request without its query string.
+
+The window is a second of ``time.monotonic()``, the clock of the server running in this
+very process: each burst starts with enough of its second left to end in it (a burst of
+a few local requests takes milliseconds). Each test's client has an address of its own
+(127.0.0.2, 127.0.0.3, ...: loopback), so that tests do not share the address's count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import msgspec
+import pytest
+
+from service.app import create_app
+from service.limits import Counter
+from service.logs import AccessLine, AccessLog, JsonFormatter
+from tests.service.conftest import UNLIMITED, serve, settings
+from tests.service.test_errors import assert_problem
+
+PER_TOKEN = 3
+PER_ADDRESS = 6
+
+
+async def next_window() -> None:
+    """Sleep until just after the next second of ``time.monotonic()`` begins."""
+    await asyncio.sleep(1.0 - time.monotonic() % 1.0 + 0.005)
+
+
+async def one_window(room: float = 0.4) -> None:
+    """Return at once if ``room`` seconds of the current second are left, else at the next."""
+    if 1.0 - time.monotonic() % 1.0 < room:
+        await next_window()
+
+
+_addresses = itertools.count(2)
+
+
+def client_at(url: str) -> httpx.AsyncClient:
+    """A client of ``url`` connecting from an address no other test uses."""
+    address = f"127.0.0.{next(_addresses)}"
+    transport = httpx.AsyncHTTPTransport(local_address=address)
+    return httpx.AsyncClient(base_url=url, timeout=10.0, transport=transport)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(scope="module")
+async def limited(db_url: str) -> AsyncIterator[str]:
+    """A live server allowing 3 requests a second per token and 6 per address."""
+    app = create_app(settings(db_url, rate_per_token=PER_TOKEN, rate_per_address=PER_ADDRESS))
+    async with serve(app) as url:
+        yield url
+
+
+@pytest.fixture
+async def client(limited: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with client_at(limited) as http:
+        yield http
+
+
+# -- the counter --------------------------------------------------------------------------
+
+
+def test_counter_admits_the_limit_per_key_and_second() -> None:
+    """Each key gets ``limit`` requests in a second; refused requests count too."""
+    counter = Counter(2)
+    assert [counter.admit("a", 100) for _ in range(4)] == [True, True, False, False]
+    assert [counter.admit("b", 100) for _ in range(3)] == [True, True, False]
+
+
+def test_counter_starts_over_in_a_new_second() -> None:
+    """A new window (any other second) forgets every count of the old one."""
+    counter = Counter(1)
+    assert (counter.admit("a", 7), counter.admit("a", 7)) == (True, False)
+    assert counter.admit("b", 7)
+    assert (counter.admit("a", 8), counter.admit("a", 8)) == (True, False)
+    assert counter.admit("b", 8), "b's count of second 7 is gone"
+    assert counter.admit("a", 7), "not an ordered clock: a changed second is a new window"
+
+
+# -- the limits through the live app ------------------------------------------------------
+
+
+async def test_a_token_over_its_limit_is_429_other_tokens_are_not(
+    client: httpx.AsyncClient,
+) -> None:
+    """Each bearer token may send 3 requests a second (here): the 4th is 429 ``rate_limited``
+    with ``Retry-After: 1``; another token in the same second is served, and the token is
+    served again in the next second."""
+    await one_window()
+    statuses = [(await client.get("/health", headers=bearer("t1"))).status_code for _ in range(3)]
+    assert statuses == [200] * PER_TOKEN
+    limited = await client.get("/health", headers=bearer("t1"))
+    assert_problem(limited, 429, "rate_limited")
+    assert limited.headers["retry-after"] == "1"
+    other = await client.get("/health", headers=bearer("t2"))
+    assert other.status_code == 200, other.text
+    await next_window()
+    again = await client.get("/health", headers=bearer("t1"))
+    assert again.status_code == 200, again.text
+
+
+async def test_an_address_over_its_limit_is_429_whatever_its_tokens(
+    client: httpx.AsyncClient,
+) -> None:
+    """Each client address may send 6 requests a second (here), counting all its requests,
+    with or without a token: the 7th is 429, even with a token that has sent nothing."""
+    await one_window()
+    headers = [bearer("a1"), bearer("a2"), {}, bearer("a3"), {}, bearer("a1")]
+    statuses = [(await client.get("/health", headers=h)).status_code for h in headers]
+    assert statuses == [200] * PER_ADDRESS
+    for h in ({}, bearer("fresh")):
+        limited = await client.get("/health", headers=h)
+        assert_problem(limited, 429, "rate_limited")
+        assert limited.headers["retry-after"] == "1"
+    await next_window()
+    assert (await client.get("/health")).status_code == 200
+
+
+async def test_limits_apply_to_every_route_and_method(client: httpx.AsyncClient) -> None:
+    """Not just /health: a POST and an unknown table's GET count and are refused alike."""
+    await one_window()
+    for _ in range(PER_TOKEN):
+        response = await client.get("/tables/none-such", headers=bearer("r1"))
+        assert_problem(response, 404, "table_not_found")
+    refused = await client.post("/tables", json={"name": "x"}, headers=bearer("r1"))
+    assert_problem(refused, 429, "rate_limited")
+
+
+async def test_the_schema_is_never_limited(client: httpx.AsyncClient) -> None:
+    """/schema (the OpenAPI document) is served whatever the counts, and does not count."""
+    assert (await client.get("/schema/openapi.json")).status_code == 200  # rendered once
+    await one_window()
+    for _ in range(PER_ADDRESS + 2):
+        response = await client.get("/schema/openapi.json", headers=bearer("s1"))
+        assert response.status_code == 200, response.text
+    statuses = [(await client.get("/health")).status_code for _ in range(PER_ADDRESS)]
+    assert statuses == [200] * PER_ADDRESS, "schema requests took none of the address's six"
+    assert (await client.get("/health")).status_code == 429
+    response = await client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    assert response.json()["info"]["title"] == "doko"
+
+
+# -- the access log -----------------------------------------------------------------------
+
+
+class Records(logging.Handler):
+    """The records of ``doko.access``, kept in a list. (Not pytest's caplog: the app's
+    start-up configures logging and takes caplog's handler off the root logger.)"""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def lines(self, since: float = 0.0) -> list[AccessLine]:
+        """The access lines logged so far of requests that ended ``since`` (``time.time()``)
+        or later, in order (a record carries a batch of them). Other live servers of this
+        module flush their earlier requests' lines to the same logger meanwhile."""
+        return [
+            line
+            for r in self.records
+            for line in r.batch  # type: ignore[attr-defined]
+            if line.ended >= since
+        ]
+
+
+@pytest.fixture
+def access() -> Iterator[Records]:
+    """Records ``doko.access`` at INFO while the test runs."""
+    logger = logging.getLogger("doko.access")
+    level = logger.level
+    handler = Records()
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+async def test_one_access_line_per_request_without_the_query_string(
+    db_url: str, access: Records
+) -> None:
+    """Every request gets one access line on ``doko.access``: method, path without the query
+    string (which may carry a token), the status sent and the milliseconds taken; refused
+    (429) and failed (404) requests included. Lines still kept when the server stops are
+    logged then."""
+    app = create_app(settings(db_url, rate_per_token=1, rate_per_address=UNLIMITED))
+    secret = "query-secret-token"
+    async with serve(app) as url, client_at(url) as http:
+        await one_window()
+        started = time.time()
+        sent = [
+            await http.get(f"/health?token={secret}"),
+            await http.get(f"/tables/none-such?token={secret}&x=1"),
+            await http.post("/tables", json={"name": "logged"}),
+            await http.get("/health", headers=bearer(secret)),
+            await http.get(f"/health?token={secret}", headers=bearer(secret)),
+        ]
+    ended = time.time()
+    assert [r.status_code for r in sent] == [200, 404, 201, 200, 429]
+    lines = access.lines(since=started)
+    assert [(line.method, line.path, line.status) for line in lines] == [
+        ("GET", "/health", 200),
+        ("GET", "/tables/none-such", 404),
+        ("POST", "/tables", 201),
+        ("GET", "/health", 200),
+        ("GET", "/health", 429),
+    ]
+    for line in lines:
+        assert 0 <= line.ms < 10_000
+        assert started <= line.ended <= ended
+        assert secret not in repr(line) and "?" not in line.path
+    formatted = "\n".join(JsonFormatter().format(r) for r in access.records)
+    assert secret not in formatted
+
+
+async def test_requests_no_route_serves_are_logged_and_limited(
+    db_url: str, access: Records
+) -> None:
+    """Every request counts and is logged, also one for a path no route serves (404) or with
+    a method the path does not allow (405): "each client address ``per_address`` requests a
+    second, counting all of that address's requests", "one access line per request"."""
+    app = create_app(settings(db_url, rate_per_token=UNLIMITED, rate_per_address=2))
+    async with serve(app) as url, client_at(url) as http:
+        await one_window()
+        started = time.time()
+        sent = [
+            await http.get("/nowhere?token=secret"),
+            await http.delete("/health"),
+            await http.get("/nowhere"),
+            await http.get("/health"),
+        ]
+    assert [(line.method, line.path, line.status) for line in access.lines(started)] == [
+        ("GET", "/nowhere", 404),
+        ("DELETE", "/health", 405),
+        ("GET", "/nowhere", 429),
+        ("GET", "/health", 429),
+    ]
+    assert [r.status_code for r in sent] == [404, 405, 429, 429]
+
+
+async def test_access_lines_are_logged_within_half_a_second(base_url: str, access: Records) -> None:
+    """A running server logs its access lines in batches, at most about half a second after
+    the request."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=10.0) as http:
+        started = time.time()
+        assert (await http.get("/health?soon=1")).status_code == 200
+        sent = time.monotonic()
+        while not access.lines(started) and time.monotonic() - sent < 2.0:
+            await asyncio.sleep(0.02)
+    waited = time.monotonic() - sent
+    assert [(line.method, line.path, line.status) for line in access.lines(started)] == [
+        ("GET", "/health", 200)
+    ]
+    assert waited < 0.75
+
+
+def test_a_batch_is_formatted_as_one_json_line_per_request(
+    access: Records,
+) -> None:
+    """`AccessLog` keeps lines until `flush` (or until ``limit`` are kept) and logs them as
+    one record; `JsonFormatter` writes that record as one JSON object a line, a request
+    each. Nothing is kept while ``doko.access`` is not logging INFO."""
+    log = AccessLog(limit=3)
+    logging.getLogger("doko.access").setLevel(logging.WARNING)
+    log.add("GET", "/health", 200, time.perf_counter())
+    log.flush()
+    assert access.lines() == []
+    logging.getLogger("doko.access").setLevel(logging.INFO)
+    log.add("GET", "/a", 200, time.perf_counter())
+    log.add("POST", "/b", 409, time.perf_counter())
+    assert access.lines() == [], "kept, not logged yet"
+    log.add("GET", "/c", 429, time.perf_counter())  # the third: the limit flushes
+    records = access.records
+    assert len(records) == 1
+    text = JsonFormatter().format(records[0])
+    objects = [msgspec.json.decode(line) for line in text.split("\n")]
+    assert [(o["method"], o["path"], o["status"]) for o in objects] == [
+        ("GET", "/a", 200),
+        ("POST", "/b", 409),
+        ("GET", "/c", 429),
+    ]
+    for o in objects:
+        assert set(o) == {"time", "level", "logger", "message", "method", "path", "status", "ms"}
+        assert (o["logger"], o["level"], o["message"]) == ("doko.access", "info", "request")
+    log.flush()
+    assert len(access.records) == 1, "nothing was kept"
