@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 from enum import StrEnum
 
 import msgspec
@@ -166,3 +167,39 @@ def until_cards(
         normal = deadline(1, shift)
         return normal if opponents.level == 0 else reply_deadline(opponents.level, shift)
     return deadline(own.level + 1, shift)
+
+
+def allowances(
+    *,
+    party: Party,
+    cards: int,
+    own: PartyAnnouncements,
+    opponents: PartyAnnouncements,
+    shift: int = 0,
+) -> tuple[Allowance, ...]:
+    """Every word `check` accepts, own word first, each with its `until_cards`; never raises.
+
+    The party's word is allowed before it is said, down to its `until_cards` (R6.2, R6.6).
+    The refusals above the party's level are allowed together, down to the deadline of its
+    next level (R6.3), unless its re/kontra was a late reply (R6.6); a late reply in the
+    making needs fewer cards than that next level, so it never decides.
+    """
+    return _allowances(party, cards, own, opponents, shift)
+
+
+@functools.cache
+def _allowances(
+    party: Party, cards: int, own: PartyAnnouncements, opponents: PartyAnnouncements, shift: int
+) -> tuple[Allowance, ...]:
+    """`allowances`, remembered: its arguments take a few thousand values."""
+    allowed: list[Allowance] = []
+    level = own.level
+    if level == 0:
+        word = party_word(party)
+        own_until = until_cards(word=word, own=own, opponents=opponents, shift=shift)
+        if cards >= own_until:
+            allowed.append(Allowance(word, own_until))
+    refusals_until = deadline(level + 1, shift)
+    if cards >= refusals_until and not own.late_reply:
+        allowed += (Allowance(w, refusals_until) for w in REFUSALS[max(level - 1, 0) :])
+    return tuple(allowed)

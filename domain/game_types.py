@@ -122,8 +122,17 @@ def trump_count(game_type: GameType) -> int:
     return 2 * len(ORDERS[game_type].trumps)
 
 
+_SUIT_PLACES = {TRUMP: 0, "C": 1, "S": 2, "H": 3, "D": 4}
+
+
+def _sort_keys(order: CardOrder) -> dict[Card, int]:
+    """Each card's place in a sorted hand: by category (trumps, C, S, H, D), then strongest."""
+    return {c: 1000 * _SUIT_PLACES[order.category[c]] - order.strength[c] for c in Card}
+
+
+_SORT_KEYS: dict[GameType, dict[Card, int]] = {g: _sort_keys(o) for g, o in ORDERS.items()}
+
+
 def sort_hand(hand: tuple[Card, ...], game_type: GameType) -> tuple[Card, ...]:
     """A hand sorted for display: trumps highest first, then clubs, spades, hearts, diamonds."""
-    order = ORDERS[game_type]
-    suits = {TRUMP: 0, "C": 1, "S": 2, "H": 3, "D": 4}
-    return tuple(sorted(hand, key=lambda c: (suits[order.category[c]], -order.strength[c])))
+    return tuple(sorted(hand, key=_SORT_KEYS[game_type].__getitem__))

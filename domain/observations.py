@@ -8,18 +8,19 @@ the deal is scored the whole deal is public.
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 
-from domain.announcements import REFUSALS, Allowance, Word, check, party_word, until_cards
+from domain.announcements import Allowance, allowances
 from domain.cards import Card
 from domain.commands import Declaration
 from domain.deal import DealState, Phase
-from domain.errors import DomainError
 from domain.events import Announced, Dealing, DealScored
 from domain.game_types import CONTRACTS, SOLOS, GameType, order_of, sort_hand
 from domain.parties import Party
 from domain.seats import SEATS, Seat
-from domain.tricks import legal_cards
+from domain.tricks import Trick, legal_cards
 
 
 class PlayedTrick(msgspec.Struct, frozen=True):
@@ -67,13 +68,46 @@ class Observation(msgspec.Struct, frozen=True):
     score: DealScored | None = None
 
 
+def _qc_players(trick: Trick) -> list[Seat]:
+    """The seats that played a QC in the trick."""
+    return [trick.seat_of(i) for i, c in enumerate(trick.cards) if c is Card.QC]
+
+
+@functools.lru_cache(maxsize=4096)
+def _complete_tricks(
+    tricks: tuple[Trick, ...], winners: tuple[Seat, ...]
+) -> tuple[tuple[PlayedTrick, ...], tuple[Seat, ...]]:
+    """The complete tricks as everyone saw them, and the seats that played a QC in them.
+
+    Remembered: they are the same for every viewer, and after every card until the next
+    trick is complete; a new trick extends the remembered ones before it.
+    """
+    if len(tricks) != len(winners):
+        raise ValueError(f"{len(tricks)} tricks but {len(winners)} winners")
+    if not tricks:
+        return (), ()
+    played, qc_seats = _complete_tricks(tricks[:-1], winners[:-1])
+    last = tricks[-1]
+    if Card.QC in last.cards:
+        qc_seats = (*qc_seats, *_qc_players(last))
+    return (*played, PlayedTrick(last.leader, last.cards, winners[-1], last.points)), qc_seats
+
+
+def _qc_seats(state: DealState, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+    """The seats that have played a QC so far, in playing order, given ``seats``: those of
+    the complete tricks."""
+    trick = state.trick
+    if trick is not None and Card.QC in trick.cards:
+        return (*seats, *_qc_players(trick))
+    return seats
+
+
 def _silent_solo_revealed(state: DealState) -> bool:
     """A silent solo is out once its soloist has played both QC."""
     seat = state.declarer
-    played = [t.seat_of(i) for t in state.tricks for i, c in enumerate(t.cards) if c is Card.QC]
-    if state.trick is not None:
-        played += [state.trick.seat_of(i) for i, c in enumerate(state.trick.cards) if c is Card.QC]
-    return played.count(seat) == 2 if seat is not None else False
+    if seat is None:
+        return False
+    return _qc_seats(state, _complete_tricks(state.tricks, state.winners)[1]).count(seat) == 2
 
 
 def visible_game_type(state: DealState, viewer: Seat | None) -> tuple[GameType | None, Seat | None]:
@@ -88,9 +122,22 @@ def visible_game_type(state: DealState, viewer: Seat | None) -> tuple[GameType |
     return state.game_type, state.declarer
 
 
+_UNKNOWN: tuple[Party | None, ...] = (None, None, None, None)
+
+
 def visible_parties(state: DealState, viewer: Seat | None) -> tuple[Party | None, ...]:
     """R4.4, R6.8: each seat's party as far as the viewer may know it."""
-    game_type, _ = visible_game_type(state, viewer)
+    game_type = visible_game_type(state, viewer)[0]
+    return _visible_parties(
+        state, viewer, game_type, _complete_tricks(state.tricks, state.winners)[1]
+    )
+
+
+def _visible_parties(
+    state: DealState, viewer: Seat | None, game_type: GameType | None, qc_seats: tuple[Seat, ...]
+) -> tuple[Party | None, ...]:
+    """`visible_parties`, given the game type the viewer sees and the seats that played a QC
+    in the complete tricks."""
     if (
         state.phase is Phase.SCORED
         or game_type in SOLOS
@@ -101,14 +148,16 @@ def visible_parties(state: DealState, viewer: Seat | None) -> tuple[Party | None
     if game_type is GameType.MARRIAGE:
         return tuple(Party.RE if s is state.declarer else None for s in SEATS)
     if game_type is None:
-        return (None, None, None, None)
-    revealed = {a.seat for a in state.announcements}
-    for trick in (*state.tricks, state.trick):
-        if trick is not None:
-            revealed.update(trick.seat_of(i) for i, c in enumerate(trick.cards) if c is Card.QC)
+        return _UNKNOWN
+    parties = state.parties
+    shown = list(_UNKNOWN)
+    for a in state.announcements:
+        shown[a.seat] = parties[a.seat]
+    for s in _qc_seats(state, qc_seats):
+        shown[s] = parties[s]
     if viewer is not None:
-        revealed.add(viewer)
-    return tuple(state.parties[s] if s in revealed else None for s in SEATS)
+        shown[viewer] = parties[viewer]
+    return tuple(shown)
 
 
 def allowed_announcements(state: DealState, seat: Seat) -> tuple[Allowance, ...]:
@@ -120,85 +169,79 @@ def allowed_announcements(state: DealState, seat: Seat) -> tuple[Allowance, ...]
         or (state.game_type is GameType.MARRIAGE and state.clarified_in is None)
     ):
         return ()
-    own = state.party_announcements(party)
-    opponents = state.party_announcements(party.opponent)
-    shift = state.marriage_shift
-    cards = len(state.hands[seat])
-    # Shortcut, same answer: re/kontra needs `until_cards` of it; every refusal needs the
-    # deadline of the party's next level (R6.3). Below both, `check` rejects every word.
-    own_word = party_word(party)
-    if cards < until_cards(word=own_word, own=own, opponents=opponents, shift=shift) and (
-        cards < until_cards(word=Word.NO90, own=own, opponents=opponents, shift=shift)
-    ):
-        return ()
-    allowed: list[Allowance] = []
-    for word in (own_word, *REFUSALS):
-        try:
-            check(
-                party=party,
-                word=word,
-                cards=cards,
-                own=own,
-                opponents=opponents,
-                shift=shift,
-            )
-        except DomainError:
-            continue
-        allowed.append(
-            Allowance(word, until_cards(word=word, own=own, opponents=opponents, shift=shift))
-        )
-    return tuple(allowed)
+    return allowances(
+        party=party,
+        cards=len(state.hands[seat]),
+        own=state.party_announcements(party),
+        opponents=state.party_announcements(party.opponent),
+        shift=state.marriage_shift,
+    )
+
+
+_NO_OPTIONS = Options()
+_DECLARE = Options(declarations=tuple(Declaration))
+_MARRIAGE_OR_SOLO = Options(contracts=tuple(c for c in GameType if c in CONTRACTS))
+_SOLO = Options(contracts=tuple(c for c in GameType if c in SOLOS))
 
 
 def options(state: DealState, seat: Seat) -> Options:
     """What ``seat`` may do now: declare, name a contract, play, announce."""
-    turn = state.turn is seat
+    return _options(state, seat, state.turn)
+
+
+def _options(state: DealState, seat: Seat, turn: Seat | None) -> Options:
+    """`options`, given whose turn it is; a marriage needs both QC (R4.2)."""
     if state.phase is Phase.RESERVATIONS:
-        return Options(declarations=tuple(Declaration) if turn else ())
+        return _DECLARE if turn is seat else _NO_OPTIONS
     if state.phase is Phase.CONTRACTS:
-        if not turn:
-            return Options()
-        both = state.hands[seat].count(Card.QC) == 2
-        allowed = tuple(c for c in GameType if c in CONTRACTS and (both or c in SOLOS))
-        return Options(contracts=allowed)
+        if turn is not seat:
+            return _NO_OPTIONS
+        return _MARRIAGE_OR_SOLO if state.hands[seat].count(Card.QC) == 2 else _SOLO
     cards: tuple[Card, ...] = ()
-    if turn and state.trick is not None and state.game_type is not None:
+    if turn is seat and state.trick is not None and state.game_type is not None:
         cards = legal_cards(state.hands[seat], state.trick, order_of(state.game_type))
-    return Options(cards=cards, announcements=allowed_announcements(state, seat))
+    announcements = allowed_announcements(state, seat)
+    if not cards and not announcements:
+        return _NO_OPTIONS
+    return Options(cards=cards, announcements=announcements)
 
 
 def observe(state: DealState, viewer: Seat | None) -> Observation:
     """The deal as ``viewer`` sees it; a spectator with ``viewer=None``."""
     game_type, declarer = visible_game_type(state, viewer)
     scored = state.phase is Phase.SCORED
-    shown = game_type or GameType.NORMAL
-    hand = sort_hand(state.hands[viewer], shown) if viewer is not None else ()
-    dealing = state.dealing if scored else msgspec.structs.replace(state.dealing, seed=None)
-    tricks = tuple(
-        PlayedTrick(t.leader, t.cards, w, t.points)
-        for t, w in zip(state.tricks, state.winners, strict=True)
-    )
-    return Observation(
-        viewer=viewer,
-        deal_no=state.deal_no,
-        dealer=state.dealer,
-        phase=state.phase,
-        turn=state.turn,
-        hand=hand,
-        hand_sizes=tuple(len(h) for h in state.hands),
-        declarations=state.declarations,
-        own_contract=state.contracts[viewer] if viewer is not None else None,
-        game_type=game_type,
-        declarer=declarer,
-        parties=visible_parties(state, viewer),
-        marriage_clarified_in=state.clarified_in,
-        trick=state.trick.cards if state.trick is not None else (),
-        trick_leader=state.trick.leader if state.trick is not None else None,
-        tricks=tricks,
-        announcements=state.announcements,
-        options=options(state, viewer) if viewer is not None else Options(),
-        dealing=dealing,
-        dealt=state.dealt if scored else None,
-        contracts=state.contracts if scored else None,
-        score=state.score,
+    trick = state.trick
+    turn = state.turn
+    played, qc_seats = _complete_tricks(state.tricks, state.winners)
+    if viewer is None:
+        hand: tuple[Card, ...] = ()
+        own_contract = None
+        seen = _NO_OPTIONS
+    else:
+        hand = sort_hand(state.hands[viewer], game_type or GameType.NORMAL)
+        own_contract = state.contracts[viewer]
+        seen = _options(state, viewer, turn)
+    return Observation(  # positional, in field order: the fastest way to build it
+        viewer,
+        state.deal_no,
+        state.dealer,
+        state.phase,
+        turn,
+        hand,
+        tuple(map(len, state.hands)),
+        state.declarations,
+        own_contract,
+        game_type,
+        declarer,
+        _visible_parties(state, viewer, game_type, qc_seats),
+        state.clarified_in,
+        trick.cards if trick is not None else (),
+        trick.leader if trick is not None else None,
+        played,
+        state.announcements,
+        seen,
+        state.dealing if scored else msgspec.structs.replace(state.dealing, seed=None),
+        state.dealt if scored else None,
+        state.contracts if scored else None,
+        state.score,
     )

@@ -8,6 +8,8 @@ from domain.cards import CARD_POINTS, Card
 from domain.game_types import TRUMP, CardOrder
 from domain.seats import Seat
 
+_POINTS = CARD_POINTS.__getitem__
+
 
 class Trick(msgspec.Struct, frozen=True):
     """A trick: who led and the cards played so far, in order, clockwise."""
@@ -26,7 +28,7 @@ class Trick(msgspec.Struct, frozen=True):
     @property
     def points(self) -> int:
         """R2.1: the card points in the trick."""
-        return sum(CARD_POINTS[c] for c in self.cards)
+        return sum(map(_POINTS, self.cards))
 
     @property
     def to_play(self) -> Seat:

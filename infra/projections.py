@@ -229,10 +229,18 @@ def project(state_before: TableState, events: Sequence[TableEvent]) -> Projectio
     state, records = apply(state_before, events)
     if not events or state.created is None:
         return None
-    deals = tuple((r.deal_no, msgspec.json.encode(r)) for r in records)
-    changes = [n for n, e in enumerate(events, 1) if isinstance(e, SHEET_EVENTS)]
-    sheet = (changes[-1], scoresheet(state)) if changes else None
+    deals = tuple([(r.deal_no, msgspec.json.encode(r)) for r in records]) if records else ()
+    changed = _last_sheet_event(events)
+    sheet = (changed, scoresheet(state)) if changed else None
     return ProjectionRows(public_view(state), sheet, deals)
+
+
+def _last_sheet_event(events: Sequence[TableEvent]) -> int:
+    """The number (from 1) of the last of ``events`` that changes the scoresheet; 0 if none."""
+    for n in range(len(events), 0, -1):
+        if isinstance(events[n - 1], SHEET_EVENTS):
+            return n
+    return 0
 
 
 class _Stream(msgspec.Struct):
