@@ -27,12 +27,13 @@ Global positions, and why a tailing reader never skips an event
     for ``position > p`` therefore gets the events right after ``p`` or nothing yet; never a
     later one ahead of an earlier one. Appending on a connection whose transaction uses
     REPEATABLE READ or SERIALIZABLE isolation is not supported (its snapshot predates the lock).
-
-    The whole append is one statement, the ``doko_append`` function (migrations 0002, 0004).
-    Before the global lock it takes the stream's own lock (:data:`STREAM_LOCK_CLASS` and the
-    stream id's hash) and, under that one only, does the idempotency check, the version and
-    hash-chain check and the projection rows, so appends to different streams overlap in all
-    of that; the global lock covers only numbering, inserting, notifying and the commit.
+    Appends are written in batches by one statement, the ``doko_append_batch`` function
+    (migration 0004): the appends that queue up in a process while its previous batch is on
+    its way go together (:meth:`EventStore.append`), so under load many appends share one
+    round trip, one hold of the lock, one commit and one flush (group commit). The function
+    locks the batch's streams (in key order: batches cannot deadlock) and then the global
+    lock, and takes the appends in turn. The same locks make the version check, the
+    idempotency check and the hash chain race-free.
 
 Notifications
     Each append sends ``pg_notify('doko_events', '<last position>:<last version>:<stream_id>')``
@@ -144,11 +145,73 @@ _COLUMNS = """
     causation, recorded_at, hash
 """
 
-_APPEND = """
-    SELECT status, first_version, last_version, positions, last_hash
-    FROM doko_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+_APPEND_BATCH = """
+    SELECT item, status, first_version, last_version, positions, last_hash
+    FROM doko_append_batch(
+        $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18
+    )
 """
-"""One round trip: see the ``doko_append`` function (migrations 0002, 0004)."""
+"""One round trip for a batch of appends: see ``doko_append_batch`` (migration 0004)."""
+
+BATCH_LIMIT = 64
+"""The most appends sent in one batch."""
+
+
+class _Pending(msgspec.Struct, frozen=True):
+    """One append waiting for its batch: what `EventStore.append` was given, hashed."""
+
+    stream_id: str
+    expected_version: int
+    previous_hash: bytes
+    command_id: str | None
+    events: Sequence[NewEvent]
+    hashes: list[bytes]
+    projection: ProjectionRows | None
+
+
+def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
+    """The parameters of ``doko_append_batch`` for these appends, in order."""
+    firsts, first = [], 1
+    for item in batch:
+        firsts.append(first)
+        first += len(item.events)
+    events = [e for item in batch for e in item.events]
+    rows = [item.projection for item in batch]
+    deals = [(k, n, r.decode()) for k, p in enumerate(rows, 1) if p for n, r in p.deals]
+    return [
+        [item.stream_id for item in batch],
+        [item.expected_version for item in batch],
+        [item.previous_hash for item in batch],
+        [item.command_id for item in batch],
+        firsts,
+        [len(item.events) for item in batch],
+        [e.type for e in events],
+        [e.schema_version for e in events],
+        [e.payload.decode() for e in events],
+        [e.actor for e in events],
+        [e.causation for e in events],
+        [h for item in batch for h in item.hashes],
+        [p.view.decode() if p else None for p in rows],
+        [p.sheet[1].decode() if p and p.sheet else None for p in rows],
+        [p.sheet[0] if p and p.sheet else None for p in rows],
+        [k for k, _, _ in deals],
+        [n for _, n, _ in deals],
+        [r for _, _, r in deals],
+    ]
+
+
+def _result(item: _Pending, row: asyncpg.Record) -> AppendResult:
+    """What a batch answered for one append; raises `ConcurrencyConflict` for a conflict."""
+    _, status, first, last, positions, last_hash = row
+    if status == "conflict":
+        raise ConcurrencyConflict(item.stream_id, item.expected_version, first)
+    return AppendResult(
+        first_version=first,
+        last_version=last,
+        positions=tuple(positions),
+        duplicate=status == "duplicate",
+        last_hash=last_hash,
+    )
 
 
 class EventStore:
@@ -156,6 +219,8 @@ class EventStore:
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool
+        self._queue: list[tuple[_Pending, asyncio.Future[AppendResult]]] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def append(
         self,
@@ -168,7 +233,10 @@ class EventStore:
         previous_hash: bytes | None = None,
         projection: ProjectionRows | None = None,
     ) -> AppendResult:
-        """Append *events* to the stream in one statement and return what was written.
+        """Append *events* to the stream and return what was written.
+
+        The append goes to the database with the others queued meanwhile, in one batch
+        (see the module docstring); a batch that fails is sent again one append at a time.
 
         Raises :class:`ConcurrencyConflict` (writing nothing) when the stream is not at
         *expected_version*. A *command_id* already recorded on this stream returns the first
@@ -182,39 +250,48 @@ class EventStore:
         if previous_hash is None:
             previous_hash = await self.head_hash(stream_id, expected_version, conn=conn)
         hashes = _chain(stream_id, expected_version, previous_hash, events, command_id)
-        view = projection.view.decode() if projection is not None else None
-        sheet_at, sheet = (None, None)
-        if projection is not None and projection.sheet is not None:
-            sheet_at, sheet = projection.sheet[0], projection.sheet[1].decode()
-        deals = projection.deals if projection is not None else ()
-        row = await (conn or self._pool).fetchrow(
-            _APPEND,
-            stream_id,
-            expected_version,
-            previous_hash,
-            command_id,
-            [e.type for e in events],
-            [e.schema_version for e in events],
-            [e.payload.decode() for e in events],
-            [e.actor for e in events],
-            [e.causation for e in events],
-            hashes,
-            view,
-            sheet,
-            sheet_at,
-            [number for number, _ in deals],
-            [record.decode() for _, record in deals],
+        item = _Pending(
+            stream_id, expected_version, previous_hash, command_id, events, hashes, projection
         )
-        status, first, last, positions, last_hash = row
-        if status == "conflict":
-            raise ConcurrencyConflict(stream_id, expected_version, first)
-        return AppendResult(
-            first_version=first,
-            last_version=last,
-            positions=tuple(positions),
-            duplicate=status == "duplicate",
-            last_hash=last_hash,
-        )
+        if conn is not None:
+            return _result(item, (await self._send(conn, [item]))[0])
+        done: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
+        self._queue.append((item, done))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write())
+        return await done
+
+    async def _send(self, conn: Any, batch: Sequence[_Pending]) -> list[asyncpg.Record]:
+        """One ``doko_append_batch`` call: its rows, in the order of ``batch``."""
+        rows = await conn.fetch(_APPEND_BATCH, *_batch_arguments(batch))
+        return sorted(rows, key=lambda row: row[0])
+
+    async def _write(self) -> None:
+        """Send the queued appends, a batch at a time, until none is left.
+
+        Appends that queue up while a batch is on its way go together in the next one
+        (group commit: one round trip, one commit and one flush for all of them). If a
+        batch fails, its appends are sent again one by one, so that an error belongs
+        only to the append that caused it.
+        """
+        while self._queue:
+            taken, self._queue = self._queue[:BATCH_LIMIT], self._queue[BATCH_LIMIT:]
+            groups = [taken]
+            while groups:
+                group = groups.pop()
+                outcomes: list[AppendResult | BaseException]
+                try:
+                    rows = await self._send(self._pool, [item for item, _ in group])
+                    outcomes = [
+                        _outcome(item, row) for (item, _), row in zip(group, rows, strict=True)
+                    ]
+                except Exception as error:
+                    if len(group) > 1:
+                        groups.extend([single] for single in reversed(group))
+                        continue
+                    outcomes = [error]
+                for (_, done), outcome in zip(group, outcomes, strict=True):
+                    _settle(done, outcome)
 
     async def head_hash(self, stream_id: str, version: int, *, conn: Any = None) -> bytes:
         """The hash of the stream's event at *version* (`GENESIS` for 0, or if there is none)."""
@@ -323,6 +400,23 @@ class EventStore:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def _outcome(item: _Pending, row: asyncpg.Record) -> AppendResult | ConcurrencyConflict:
+    try:
+        return _result(item, row)
+    except ConcurrencyConflict as conflict:
+        return conflict
+
+
+def _settle(done: asyncio.Future[AppendResult], outcome: AppendResult | BaseException) -> None:
+    """Hand an append its result (or error), unless its caller has stopped waiting."""
+    if done.done():
+        return
+    if isinstance(outcome, BaseException):
+        done.set_exception(outcome)
+    else:
+        done.set_result(outcome)
 
 
 def _chain(

@@ -265,8 +265,6 @@ async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000
     skipped: set[str] = set()
     events = deals = 0
     async with pool.acquire() as conn, conn.transaction():
-        # the tables first: an append writes them before it takes the append lock
-        await conn.execute(f"LOCK TABLE {', '.join(PROJECTION_TABLES)} IN ACCESS EXCLUSIVE MODE")
         await conn.execute("SELECT pg_advisory_xact_lock($1)", APPEND_LOCK)
         await conn.execute(f"TRUNCATE {', '.join(PROJECTION_TABLES)}")
         total = await conn.fetchval("SELECT count(*) FROM events")

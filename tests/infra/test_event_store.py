@@ -263,3 +263,56 @@ async def test_listener_comes_back_after_its_connection_is_killed(
                 break
             await asyncio.sleep(0.02)
     assert "table:8" in heard
+
+
+async def test_concurrent_appends_share_batches(pool: asyncpg.Pool) -> None:
+    """Appends queued while a batch is on its way go together in the next one (group
+    commit): fewer statements than appends, every append written once, in order."""
+    store = EventStore(pool)
+    batches: list[int] = []
+    send = store._send
+
+    async def counting(conn: object, batch: list[object]) -> list[asyncpg.Record]:
+        batches.append(len(batch))
+        return await send(conn, batch)  # type: ignore[arg-type]
+
+    store._send = counting  # type: ignore[method-assign]
+    results = await asyncio.gather(*(store.append(f"batch-{n}", 0, [tick(n=n)]) for n in range(40)))
+    assert sum(batches) == 40
+    assert len(batches) < 40 and max(batches) > 1, batches
+    assert [r.first_version for r in results] == [1] * 40
+    positions = sorted(p for r in results for p in r.positions)
+    assert positions == list(range(positions[0], positions[0] + 40))
+    for n in range(40):
+        stored = await store.read_stream(f"batch-{n}")
+        assert [msgspec.json.decode(e.payload) for e in stored] == [{"n": n}]
+
+
+async def test_one_bad_append_fails_alone_in_its_batch(pool: asyncpg.Pool) -> None:
+    """An error fails the whole batch in the database; the appends are then sent one by
+    one, so only the faulty one fails and the others are written."""
+    store = EventStore(pool)
+    broken = ProjectionRows(view=b"not json")
+    outcomes = await asyncio.gather(
+        store.append("lone-a", 0, [tick(n=1)]),
+        store.append("lone-b", 0, [tick(n=1)], projection=broken),
+        store.append("lone-c", 0, [tick(n=1)]),
+        return_exceptions=True,
+    )
+    assert isinstance(outcomes[1], asyncpg.InvalidTextRepresentationError)
+    assert [await store.stream_version(s) for s in ("lone-a", "lone-b", "lone-c")] == [1, 0, 1]
+
+
+async def test_two_appends_to_one_stream_in_a_batch(pool: asyncpg.Pool) -> None:
+    """In one batch, an append expecting a version that an earlier append of the same
+    batch has just written conflicts with it; exactly one of them is written."""
+    store = EventStore(pool)
+    first = await store.append("twice", 0, [tick(n=1)])
+    outcomes = await asyncio.gather(
+        store.append("twice", 1, [tick(n=2)], previous_hash=first.last_hash),
+        store.append("twice", 1, [tick(n=3)], previous_hash=first.last_hash),
+        return_exceptions=True,
+    )
+    assert sorted(type(o).__name__ for o in outcomes) == ["AppendResult", "ConcurrencyConflict"]
+    assert await store.stream_version("twice") == 2
+    assert verify_chain(await store.read_stream("twice")) is None
