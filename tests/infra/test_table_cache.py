@@ -30,7 +30,7 @@ from domain.simulation import next_command
 from domain.table import CreateTable, SeatTaken, SeatUnavailable, TakeSeat
 from infra.event_store import EventStore
 from infra.projections import project
-from infra.tables import Loaded, TableNotFound, Tables
+from infra.tables import Executed, Loaded, TableNotFound, Tables
 from service.app import create_app
 from tests.service.conftest import serve, settings
 
@@ -204,6 +204,12 @@ async def test_a_command_invalid_on_the_log_writes_nothing(
     assert await rows(pool, stream_id) == 3
 
 
+def assert_first_result(again: Executed, first: Executed) -> None:
+    """A retried command id answered with the first run's table, version and events."""
+    assert again.duplicate
+    assert (again.version, again.events, again.state) == (first.version, first.events, first.state)
+
+
 async def test_a_retried_command_id_now_rejected_returns_the_first_result(
     ours: Tables, theirs: Tables, pool: asyncpg.Pool, stream_id: str
 ) -> None:
@@ -219,12 +225,7 @@ async def test_a_retried_command_id_now_rejected_returns_the_first_result(
     count = await rows(pool, stream_id)
     for tables in (ours, theirs):
         again = await tables.execute(stream_id, sit(1), command_id="sit-1")
-        assert again.duplicate
-        assert (again.version, again.events, again.state) == (
-            first.version,
-            first.events,
-            first.state,
-        )
+        assert_first_result(again, first)
     assert await rows(pool, stream_id) == count
     # without the command id the same command is the domain's rejection
     with pytest.raises(SeatUnavailable):
@@ -246,12 +247,7 @@ async def test_a_retried_command_id_still_valid_is_found_by_the_append(
     count = await rows(pool, stream_id)
     for tables in (ours, theirs, Tables(EventStore(pool))):
         again = await tables.execute(stream_id, command, command_id="next")
-        assert again.duplicate
-        assert (again.version, again.events, again.state) == (
-            first.version,
-            first.events,
-            first.state,
-        )
+        assert_first_result(again, first)
     assert await rows(pool, stream_id) == count
     assert (await theirs.load(stream_id, fresh=True)).state.players[3] is None
 
