@@ -513,7 +513,7 @@ async def drive_table(
 
     async def fetch_view(seat: Any) -> Any:
         t0 = time.perf_counter()
-        fetched = await seat.view()
+        fetched = await seat.view(version)  # at least the version the table is known at
         if time.time() >= window.start:
             stats.view_latency.append(time.perf_counter() - t0)
         return fetched

@@ -234,12 +234,14 @@ class LeanSeat:
         self.held: TableView | None = view
         self._tables = f"/tables/{table_id}/seats/".encode()
         self._headers = player.host_header + f"Authorization: Bearer {token}\r\n".encode()
-        self._view_get = b"GET " + self._tables + b"%d HTTP/1.1\r\n" % seat + self._headers
+        self._view_path = self._tables + b"%d" % seat
 
-    async def view(self) -> TableView:
-        """The seat's own view: a conditional GET on the version held (304 keeps it)."""
+    async def view(self, min_version: int = 0) -> TableView:
+        """The seat's own view: a conditional GET on the version held (304 keeps it), at
+        least at ``min_version`` (the table version the client knows of)."""
         held = self.held
-        data = self._view_get
+        query = b"?min_version=%d" % min_version if min_version else b""
+        data = b"GET %s%s HTTP/1.1\r\n%s" % (self._view_path, query, self._headers)
         if held is not None:
             data += b'If-None-Match: "%d"\r\n' % self.version
         status, etag, body = await self.player.request(data + b"\r\n")

@@ -76,6 +76,16 @@ IfNoneMatch = Annotated[
     str | None,
     HeaderParameter(name="If-None-Match", required=False, description="ETag of the view you hold"),
 ]
+MinVersion = Annotated[
+    int | None,
+    Parameter(
+        ge=0,
+        required=False,
+        description="answer with the table at this version or later (a version you learned "
+        "from a command's answer or a stream event id); with several service processes a "
+        "view may otherwise lag another process's commit by its notification",
+    ),
+]
 LastEventId = Annotated[
     str | None,
     HeaderParameter(name="Last-Event-ID", required=False, description="resume after this id"),
@@ -161,15 +171,16 @@ async def _current(
     table_id: str,
     if_none_match: str | None = None,
     token: str | None = None,
+    min_version: int | None = None,
 ) -> Loaded:
     """The table as this process knows it (see `infra.tables`), read from the log when the
-    client names a newer version (If-None-Match) or a token the cached table does not know
-    (a seat taken through another process): a client never gets back behind what it saw."""
+    client names a newer version (``min_version``, or If-None-Match) or a token the cached
+    table does not know (a seat taken through another process): a client never gets back
+    behind what it saw."""
     tables = services(request).tables
     loaded: Loaded = await tables.load(table_id)
-    newest = max(
-        (int(t.strip('W/"')) for t in _tags(if_none_match) if t.strip('W/"').isdigit()), default=0
-    )
+    named = [_tag_version(t) or 0 for t in _tags(if_none_match)]
+    newest = max([*named, min_version or 0])
     if newest > loaded.version or (token is not None and seat_of(loaded.state, token) is None):
         loaded = await tables.load(table_id, fresh=True)
     return loaded
@@ -303,9 +314,12 @@ async def seat_bot(
     },
 )
 async def get_table(
-    request: Request[Any, Any, Any], table_id: TableId, if_none_match: IfNoneMatch = None
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    if_none_match: IfNoneMatch = None,
+    min_version: MinVersion = None,
 ) -> Response[TableView]:
-    loaded = await _current(request, table_id, if_none_match)
+    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
     return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, None))
 
 
@@ -327,9 +341,10 @@ async def get_seat_view(
     table_id: TableId,
     seat: SeatParam,
     if_none_match: IfNoneMatch = None,
+    min_version: MinVersion = None,
 ) -> Response[TableView]:
     token = bearer(request) or ""
-    loaded = await _current(request, table_id, if_none_match, token)
+    loaded = await _current(request, table_id, if_none_match, token, min_version)
     authorize_seat(loaded.state, token, Seat(seat))
     return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, Seat(seat)))
 
@@ -459,9 +474,12 @@ async def announce(
     responses={**_NOT_MODIFIED, **_problems(404, 429)},
 )
 async def get_scoresheet(
-    request: Request[Any, Any, Any], table_id: TableId, if_none_match: IfNoneMatch = None
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    if_none_match: IfNoneMatch = None,
+    min_version: MinVersion = None,
 ) -> Response[Scoresheet]:
-    loaded = await _current(request, table_id, if_none_match)
+    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
     return _conditional(loaded.version, if_none_match, lambda: scoresheet_of(loaded.state))
 
 

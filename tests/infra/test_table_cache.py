@@ -328,6 +328,31 @@ async def test_a_newer_if_none_match_is_answered_from_the_log(apps: TwoApps) -> 
     assert (public.status_code, public.headers["etag"]) == (304, '"4"')
 
 
+async def test_min_version_asks_for_a_view_at_least_that_new(apps: TwoApps) -> None:
+    """``?min_version=N`` (a version learned from a command's answer or a stream event id)
+    makes a process whose cache is older read the log, for every view route; a version the
+    table has not reached answers with the newest view (no waiting)."""
+    table_id = await new_table(apps.a)
+    north = await take(apps.a, table_id, 0)
+    seat_view = f"/tables/{table_id}/seats/0"
+    routes = (f"/tables/{table_id}", f"/tables/{table_id}/scoresheet", seat_view)
+    for route in routes:
+        assert (await apps.b.get(route, headers=auth(north))).headers["etag"] == '"2"'
+    newest = await take(apps.a, table_id, 1)
+    assert newest["version"] == 3
+    assert (await apps.b.get(seat_view, headers=auth(north))).headers["etag"] == '"2"'
+    for route in routes:
+        plain = await apps.b.get(route, headers=auth(north), params={"min_version": 2})
+        assert plain.headers["etag"] == '"2"', "the cache satisfies min_version 2"
+    for route in routes:  # the first read refreshes the cache the others are served from
+        fresh = await apps.b.get(route, headers=auth(north), params={"min_version": 3})
+        assert (fresh.status_code, fresh.headers["etag"]) == (200, '"3"'), route
+    ahead = await apps.b.get(seat_view, headers=auth(north), params={"min_version": 99})
+    assert (ahead.status_code, ahead.headers["etag"]) == (200, '"3"')
+    refused = await apps.b.get(seat_view, headers=auth(north), params={"min_version": -1})
+    assert refused.status_code == 400
+
+
 async def test_a_weak_if_none_match_tag_is_compared_weakly(apps: TwoApps) -> None:
     """If-None-Match compares entity tags weakly (RFC 9110 13.1.2): ``W/"4"`` matches the
     ETag ``"4"``, so the client holding it gets 304, as `_tag_version` already reads it."""
