@@ -200,10 +200,11 @@ class TableClient:
     def path(self) -> str:
         return f"/tables/{self.table_id}"
 
-    async def view(self) -> TableView:
-        """The public view; a conditional GET, so an unchanged table costs no rendering."""
+    async def view(self, min_version: int = 0) -> TableView:
+        """The public view; a conditional GET, so an unchanged table costs no rendering.
+        ``min_version``: a table version the caller knows of (from any service process)."""
         view, self.version = await _get_view(
-            self.api, self.path, {}, self._view, self.version, None
+            self.api, self.path, {}, self._view, self.version, None, min_version
         )
         self._view = view
         return view
@@ -266,10 +267,11 @@ class SeatClient:
     def path(self) -> str:
         return f"{self.table.path}/seats/{int(self.seat)}"
 
-    async def view(self) -> TableView:
-        """The seat's own view (hand, options); a conditional GET on the version held."""
+    async def view(self, min_version: int = 0) -> TableView:
+        """The seat's own view (hand, options); a conditional GET on the version held.
+        ``min_version``: a table version the caller knows of (from any service process)."""
         view, self.version = await _get_view(
-            self.table.api, self.path, self.auth, self._view, self.version, self.seat
+            self.table.api, self.path, self.auth, self._view, self.version, self.seat, min_version
         )
         self._view = view
         return view
@@ -312,10 +314,12 @@ async def _get_view(
     held: TableView | None,
     version: int,
     viewer: Seat | None,
+    min_version: int,
 ) -> tuple[TableView, int]:
     if held is not None:
         headers = {**headers, "if-none-match": f'"{version}"'}
-    response = await api.http.get(path, headers=headers)
+    params = {"min_version": min_version} if min_version else None
+    response = await api.http.get(path, headers=headers, params=params)
     if response.status_code == 304 and held is not None:
         return held, version
     raise_for_problem(response)
@@ -452,7 +456,7 @@ async def play_session(
     while actions < max_actions:
         acted = False
         for seat, player in zip(seats, players, strict=True):
-            view = await seat.view()
+            view = await seat.view(max(s.version for s in seats))  # seen by any seat
             scored = len(view.scoresheet)
             if view.winners is not None or (deals is not None and scored >= deals):
                 return view
