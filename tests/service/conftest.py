@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -94,3 +95,14 @@ async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 def api(http: httpx.AsyncClient) -> DokoClient:
     return DokoClient(http)
+
+
+async def next_window() -> None:
+    """Sleep until just after the next second of ``time.monotonic()`` begins."""
+    await asyncio.sleep(1.0 - time.monotonic() % 1.0 + 0.005)
+
+
+async def one_window(room: float = 0.4) -> None:
+    """Return at once if ``room`` seconds of the current second are left, else at the next."""
+    if 1.0 - time.monotonic() % 1.0 < room:
+        await next_window()

@@ -23,22 +23,11 @@ import pytest
 from service.app import create_app
 from service.limits import Counter
 from service.logs import AccessLine, AccessLog, JsonFormatter
-from tests.service.conftest import UNLIMITED, serve, settings
+from tests.service.conftest import UNLIMITED, next_window, one_window, serve, settings
 from tests.service.test_errors import assert_problem
 
 PER_TOKEN = 3
 PER_ADDRESS = 6
-
-
-async def next_window() -> None:
-    """Sleep until just after the next second of ``time.monotonic()`` begins."""
-    await asyncio.sleep(1.0 - time.monotonic() % 1.0 + 0.005)
-
-
-async def one_window(room: float = 0.4) -> None:
-    """Return at once if ``room`` seconds of the current second are left, else at the next."""
-    if 1.0 - time.monotonic() % 1.0 < room:
-        await next_window()
 
 
 _addresses = itertools.count(2)
