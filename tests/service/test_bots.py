@@ -92,4 +92,7 @@ async def test_the_demo_plays_and_verifies_a_session_with_bots(base_url: str) ->
     text = console.export_text()
     assert "Scoresheet (R10)" in text
     assert "12 of 12 deals verified" in text
-    assert "R8.1" in text
+    # the last deal's itemized score (its lines depend on the deal: a deal nobody wins
+    # (R8) has none, so only the heading and the value are always there)
+    assert "Deal 12: " in text
+    assert "game value for Re: " in text
