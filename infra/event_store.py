@@ -200,11 +200,11 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
     ]
 
 
-def _result(item: _Pending, row: asyncpg.Record) -> AppendResult:
-    """What a batch answered for one append; raises `ConcurrencyConflict` for a conflict."""
+def _outcome(item: _Pending, row: asyncpg.Record) -> AppendResult | ConcurrencyConflict:
+    """What a batch answered for one append: its result, or the conflict to raise."""
     _, status, first, last, positions, last_hash = row
     if status == "conflict":
-        raise ConcurrencyConflict(item.stream_id, item.expected_version, first)
+        return ConcurrencyConflict(item.stream_id, item.expected_version, first)
     return AppendResult(
         first_version=first,
         last_version=last,
@@ -254,7 +254,10 @@ class EventStore:
             stream_id, expected_version, previous_hash, command_id, events, hashes, projection
         )
         if conn is not None:
-            return _result(item, (await self._send(conn, [item]))[0])
+            outcome = _outcome(item, (await self._send(conn, [item]))[0])
+            if isinstance(outcome, ConcurrencyConflict):
+                raise outcome
+            return outcome
         done: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
         self._queue.append((item, done))
         if self._writer is None or self._writer.done():
@@ -400,13 +403,6 @@ class EventStore:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-
-
-def _outcome(item: _Pending, row: asyncpg.Record) -> AppendResult | ConcurrencyConflict:
-    try:
-        return _result(item, row)
-    except ConcurrencyConflict as conflict:
-        return conflict
 
 
 def _settle(done: asyncio.Future[AppendResult], outcome: AppendResult | BaseException) -> None:

@@ -3,7 +3,12 @@
 `Tables.execute` is the application layer's one entry for changing a table:
 it takes the table from a per-process cache (keyed by stream version, with the
 head of its hash chain), runs the pure `domain.table.decide`, and appends the
-events with the version it decided on.
+events with the version it decided on. When another writer got there first
+(`ConcurrencyConflict`), or the cache was stale in any other way, it reloads
+the newer events and decides again, a bounded number of times, as long as the
+command is still valid. A rejected command raises the domain's error and
+writes nothing. Projection rows are written in the append's transaction, so
+the writer's own views are never stale.
 
 Whether a cached table is current: this process's own appends update the cache;
 other processes' appends are heard through the event store's notifications
@@ -11,12 +16,7 @@ other processes' appends are heard through the event store's notifications
 through `Tables.listening` whether it is listening). While listening, a cached
 table that no notification has overtaken is current, up to the notification's
 delay, and `load` serves it without reading the log; when not listening (or
-after the connection was lost) every `load` reads what is new. When another writer got there first
-(`ConcurrencyConflict`), or the cache was stale in any other way, it reloads
-the newer events and decides again, a bounded number of times, as long as the
-command is still valid. A rejected command raises the domain's error and
-writes nothing. Projection rows are written in the append's transaction, so
-the writer's own views are never stale.
+after the connection was lost) every `load` reads what is new.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import msgspec
 from litestar.types import ASGIApp, Message, Receive, Send
 
 from service.logs import AccessLog
-from service.problems import PROBLEM_JSON, Problem
+from service.problems import PROBLEM_JSON, problem_of
 
 UNLIMITED_PATHS = ("/schema",)
 """Path prefixes that no limit applies to."""
@@ -58,16 +58,7 @@ def _header(scope: Any, name: bytes) -> bytes | None:
 def _too_many(path: str, origin: bytes | None, origins: frozenset[bytes]) -> tuple[Any, Any]:
     """The 429 problem+json answer (start and body messages), readable cross-origin by
     the allowed origins as every other answer is."""
-    body = msgspec.json.encode(
-        Problem(
-            type="urn:doko:problem:rate_limited",
-            title="rate limited",
-            status=429,
-            code="rate_limited",
-            detail="Too Many Requests",
-            instance=path,
-        )
-    )
+    body = msgspec.json.encode(problem_of(429, "rate_limited", "Too Many Requests", path))
     headers = [
         (b"content-type", PROBLEM_JSON.encode()),
         (b"content-length", str(len(body)).encode()),

@@ -3,9 +3,9 @@
 Access lines (one per HTTP request: method, path without the query string, status,
 milliseconds) are kept by an `AccessLog` and handed to the ``doko.access`` logger in
 batches, one record per batch, at most half a second after the request (as nginx's
-buffered ``access_log`` does): a log record per request cost about a third of the
-service's own work for a small request. `JsonFormatter` writes a batch as one line per
-request, each with the time the request ended.
+buffered ``access_log`` does): a log record per request cost about 20 µs of the 75 µs
+that the application (litestar and doko) spent on a small GET. `JsonFormatter` writes
+a batch as one line per request, each with the time the request ended.
 """
 
 from __future__ import annotations
@@ -92,28 +92,24 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         batch: list[AccessLine] | None = getattr(record, "batch", None)
         if batch is not None:
-            level = record.levelname.lower()
             return "\n".join(
-                msgspec.json.encode(
-                    {
-                        "time": self.stamp(line.ended),
-                        "level": level,
-                        "logger": record.name,
-                        "message": "request",
-                        **line.fields(),
-                    }
-                ).decode()
-                for line in batch
+                self._line(record, line.ended, "request", line.fields()) for line in batch
             )
-        entry: dict[str, Any] = {
-            "time": self.formatTime(record),
+        fields = dict(getattr(record, "fields", {}))
+        if record.exc_info:
+            fields["error"] = self.formatException(record.exc_info)
+        return self._line(record, record.created, record.getMessage(), fields)
+
+    def _line(
+        self, record: logging.LogRecord, created: float, message: str, fields: dict[str, Any]
+    ) -> str:
+        entry = {
+            "time": self.stamp(created),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": message,
+            **fields,
         }
-        entry.update(getattr(record, "fields", {}))
-        if record.exc_info:
-            entry["error"] = self.formatException(record.exc_info)
         return msgspec.json.encode(entry).decode()
 
 

@@ -60,17 +60,30 @@ def problem(
     headers: dict[str, str] | None = None,
 ) -> Response[Problem]:
     """A problem+json response."""
-    body = Problem(
+    body = problem_of(status, code, detail, request.url.path, rule=rule, errors=errors)
+    return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def problem_of(
+    status: int,
+    code: str,
+    detail: str | None,
+    instance: str,
+    *,
+    rule: str | None = None,
+    errors: list[dict[str, Any]] | None = None,
+) -> Problem:
+    """The problem with this stable ``code``, for the request path ``instance``."""
+    return Problem(
         type=f"urn:doko:problem:{code}",
         title=code.replace("_", " "),
         status=status,
         code=code,
         detail=detail,
         rule=rule,
-        instance=request.url.path,
+        instance=instance,
         errors=errors,
     )
-    return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
 def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[Problem]:
