@@ -11,6 +11,8 @@ and streams must never show `TableCreated.server_seeds`.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import msgspec
 
 from domain import session
@@ -30,6 +32,27 @@ class SeatUnavailable(DomainError):
     code = "seat_unavailable"
 
 
+class EntropyNotUsed(DomainError):
+    """Entropy sent to a table whose deals are fixed in advance: it would not be mixed in (R2.2)."""
+
+    code = "entropy_not_used"
+
+
+class DealingMethod(StrEnum):
+    """How a table's deals come about (R2.2), known to everyone before anyone sits.
+
+    ``seeded``: server seeds, committed to when the table is created and mixed with the
+    players' entropy, so that no one alone controls the hands. ``host_seeded``: seeds
+    chosen by the host (shared between tables for identical hands): whoever chose them
+    can know every hand, and no entropy is taken. ``preset``: hands set by a tournament
+    director.
+    """
+
+    SEEDED = "seeded"
+    HOST_SEEDED = "host_seeded"
+    PRESET = "preset"
+
+
 class TableCreated(msgspec.Struct, frozen=True, tag_field="type", tag="table_created"):
     """A table was opened. ``server_seeds`` (hex) stay secret until their deal is scored."""
 
@@ -41,6 +64,13 @@ class TableCreated(msgspec.Struct, frozen=True, tag_field="type", tag="table_cre
     first_dealer_fixed: bool = False
     host_token_hash: str = ""
     shared_seeds: bool = False
+
+    @property
+    def dealing_method(self) -> DealingMethod:
+        """How this table's deals come about."""
+        if self.presets:
+            return DealingMethod.PRESET
+        return DealingMethod.HOST_SEEDED if self.shared_seeds else DealingMethod.SEEDED
 
 
 class SeatTaken(msgspec.Struct, frozen=True, tag_field="type", tag="seat_taken"):
@@ -136,7 +166,17 @@ def _create(state: TableState, command: CreateTable) -> TableCreated:
 def _take_seat(
     state: TableState, created: TableCreated, command: TakeSeat
 ) -> tuple[TableEvent, ...]:
-    """R1.1: four players; when the fourth sits, the session starts (R1.2) and deal 1 is dealt."""
+    """R1.1: four players; when the fourth sits, the session starts (R1.2) and deal 1 is dealt.
+
+    R2.2: entropy is mixed into server seeds only; at a table whose deals are fixed in
+    advance (host seeds, preset hands) it is refused rather than silently dropped.
+    """
+    if command.entropy and created.dealing_method is not DealingMethod.SEEDED:
+        raise EntropyNotUsed(
+            f"this table's deals are fixed in advance ({created.dealing_method.value}): "
+            "entropy would not be mixed in; sit down without it",
+            rule="R2.2",
+        )
     free = [s for s in SEATS if state.players[s] is None]
     if not free:
         raise SeatUnavailable("the table is full: four players sit already", rule="R1.1")

@@ -15,7 +15,7 @@ from domain.events import ContractNamed, DealDealt, GameTypeFixed
 from domain.game_types import GameType
 from domain.observations import Observation, observe
 from domain.seats import SEATS, Seat
-from domain.table import Player, SeatTaken, TableCreated, TableEvent, TableState
+from domain.table import DealingMethod, Player, SeatTaken, TableCreated, TableEvent, TableState
 
 
 class SeatInfo(msgspec.Struct, frozen=True):
@@ -27,13 +27,16 @@ class SeatInfo(msgspec.Struct, frozen=True):
 
 
 class TableView(msgspec.Struct, frozen=True):
-    """A table as ``viewer`` (None: a spectator) sees it."""
+    """A table as ``viewer`` (None: a spectator) sees it. ``dealing_method`` says how its
+    deals come about (R2.2, `domain.table.DealingMethod`); ``preset`` is true when that is
+    ``preset``."""
 
     name: str
     viewer: Seat | None
     seats: tuple[SeatInfo, ...]
     commitments: tuple[str, ...]
     preset: bool
+    dealing_method: DealingMethod
     first_dealer: Seat | None
     deals: int
     deal: Observation | None
@@ -62,6 +65,7 @@ def table_view(state: TableState, viewer: Seat | None) -> TableView:
         _seat_infos(state.players),
         created.commitments,
         bool(created.presets),
+        created.dealing_method,
         current.first_dealer,
         current.deals,
         observe(current.deal, viewer) if current.deal is not None else None,

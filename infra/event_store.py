@@ -8,7 +8,9 @@ Streams and versions
 Idempotency
     An append may carry a ``command_id``. Its result is kept in the ``commands`` table, keyed by
     (stream, command id); appending with the same id on the same stream again writes nothing and
-    returns the first result with ``duplicate=True``.
+    returns the first result with ``duplicate=True``. With the command id the caller may give a
+    ``fingerprint`` of the request it answers (migration 0005): the same id with another
+    fingerprint is refused with :class:`IdempotencyKeyReused` and writes nothing.
 
 Global positions, and why a tailing reader never skips an event
     Each event also gets a global ``position`` (1, 2, 3, ... over all streams). Readers that
@@ -121,15 +123,29 @@ class ConcurrencyConflict(Exception):
         self.actual = actual
 
 
+class IdempotencyKeyReused(Exception):
+    """The command id was first used for another request (another fingerprint); nothing
+    was written."""
+
+    def __init__(self, stream_id: str, command_id: str) -> None:
+        super().__init__(
+            f"command id {command_id!r} of stream {stream_id!r} was used for another request"
+        )
+        self.stream_id = stream_id
+        self.command_id = command_id
+
+
 class ProjectionRows(msgspec.Struct, frozen=True):
     """Projection rows written in an append's transaction (see `infra.projections`): the
     table's public view (JSON), its scoresheet if it changed (JSON, and the 1-based place
-    among the appended events of the last event that changed it) and archived deals as
-    (deal number, JSON)."""
+    among the appended events of the last event that changed it), its lobby entry if it
+    has one (JSON with ``status`` and ``visibility`` fields, migration 0005) and archived
+    deals as (deal number, JSON)."""
 
     view: bytes
     sheet: tuple[int, bytes] | None = None
     deals: tuple[tuple[int, bytes], ...] = ()
+    lobby: bytes | None = None
 
 
 Listener = Callable[[str, int, int], None]
@@ -148,10 +164,11 @@ _COLUMNS = """
 _APPEND_BATCH = """
     SELECT item, status, first_version, last_version, positions, last_hash
     FROM doko_append_batch(
-        $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18
+        $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+        $20
     )
 """
-"""One round trip for a batch of appends: see ``doko_append_batch`` (migration 0004)."""
+"""One round trip for a batch of appends: see ``doko_append_batch`` (migrations 0004, 0005)."""
 
 BATCH_LIMIT = 64
 """The most appends sent in one batch."""
@@ -164,6 +181,7 @@ class _Pending(msgspec.Struct, frozen=True):
     expected_version: int
     previous_hash: bytes
     command_id: str | None
+    fingerprint: str | None
     events: Sequence[NewEvent]
     hashes: list[bytes]
     projection: ProjectionRows | None
@@ -183,6 +201,7 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
         [item.expected_version for item in batch],
         [item.previous_hash for item in batch],
         [item.command_id for item in batch],
+        [item.fingerprint for item in batch],
         firsts,
         [len(item.events) for item in batch],
         [e.type for e in events],
@@ -194,17 +213,23 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
         [p.view.decode() if p else None for p in rows],
         [p.sheet[1].decode() if p and p.sheet else None for p in rows],
         [p.sheet[0] if p and p.sheet else None for p in rows],
+        [p.lobby.decode() if p and p.lobby else None for p in rows],
         [k for k, _, _ in deals],
         [n for _, n, _ in deals],
         [r for _, _, r in deals],
     ]
 
 
-def _outcome(item: _Pending, row: asyncpg.Record) -> AppendResult | ConcurrencyConflict:
-    """What a batch answered for one append: its result, or the conflict to raise."""
+def _outcome(
+    item: _Pending, row: asyncpg.Record
+) -> AppendResult | ConcurrencyConflict | IdempotencyKeyReused:
+    """What a batch answered for one append: its result, or the error to raise."""
     _, status, first, last, positions, last_hash = row
     if status == "conflict":
         return ConcurrencyConflict(item.stream_id, item.expected_version, first)
+    if status == "reused":
+        assert item.command_id is not None
+        return IdempotencyKeyReused(item.stream_id, item.command_id)
     return AppendResult(
         first_version=first,
         last_version=last,
@@ -229,6 +254,7 @@ class EventStore:
         events: Sequence[NewEvent],
         command_id: str | None = None,
         *,
+        fingerprint: str | None = None,
         conn: Any = None,
         previous_hash: bytes | None = None,
         projection: ProjectionRows | None = None,
@@ -240,7 +266,9 @@ class EventStore:
 
         Raises :class:`ConcurrencyConflict` (writing nothing) when the stream is not at
         *expected_version*. A *command_id* already recorded on this stream returns the first
-        result with ``duplicate=True`` (checked before the version). *previous_hash* is the
+        result with ``duplicate=True`` (checked before the version), unless it was recorded with
+        another *fingerprint*: then :class:`IdempotencyKeyReused` is raised (a command id
+        recorded without one, or given without one, matches any). *previous_hash* is the
         stream's last hash (the caller usually knows it; else it is read first). *projection*
         rows are written in the same transaction; if they are invalid nothing is written.
         With *conn*, the append runs on that connection.
@@ -251,11 +279,18 @@ class EventStore:
             previous_hash = await self.head_hash(stream_id, expected_version, conn=conn)
         hashes = _chain(stream_id, expected_version, previous_hash, events, command_id)
         item = _Pending(
-            stream_id, expected_version, previous_hash, command_id, events, hashes, projection
+            stream_id,
+            expected_version,
+            previous_hash,
+            command_id,
+            fingerprint,
+            events,
+            hashes,
+            projection,
         )
         if conn is not None:
             outcome = _outcome(item, (await self._send(conn, [item]))[0])
-            if isinstance(outcome, ConcurrencyConflict):
+            if isinstance(outcome, Exception):
                 raise outcome
             return outcome
         done: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
@@ -305,10 +340,16 @@ class EventStore:
         )
         return head or GENESIS
 
-    async def command_result(self, stream_id: str, command_id: str) -> AppendResult | None:
-        """Return the first result of *command_id* on the stream, or None if it never ran."""
+    async def command_result(
+        self, stream_id: str, command_id: str, fingerprint: str | None = None
+    ) -> AppendResult | None:
+        """Return the first result of *command_id* on the stream, or None if it never ran.
+
+        Raises :class:`IdempotencyKeyReused` if it ran for another *fingerprint* (see
+        :meth:`append`)."""
         row = await self._pool.fetchrow(
-            "SELECT c.first_version, c.last_version, c.positions, e.hash FROM commands c"
+            "SELECT c.first_version, c.last_version, c.positions, e.hash, c.fingerprint"
+            " FROM commands c"
             " JOIN events e ON e.stream_id = c.stream_id AND e.version = c.last_version"
             " WHERE c.stream_id = $1 AND c.command_id = $2",
             stream_id,
@@ -316,6 +357,8 @@ class EventStore:
         )
         if row is None:
             return None
+        if None not in (row[4], fingerprint) and row[4] != fingerprint:
+            raise IdempotencyKeyReused(stream_id, command_id)
         return AppendResult(row[0], row[1], tuple(row[2]), duplicate=True, last_hash=row[3])
 
     async def stream_version(self, stream_id: str) -> int:

@@ -16,8 +16,10 @@ implies for migration scripts.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 from pathlib import Path
+from types import ModuleType
 
 import asyncpg
 from alembic import command
@@ -28,6 +30,17 @@ from infra.database import plain_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 UPGRADE_LOCK = 0x646F6B6F6D696772  # "dokomigr": advisory lock key that serialises upgrades
+
+
+def revision_module(filename: str) -> ModuleType:
+    """The migration script ``versions/<filename>`` as a module (a later revision's downgrade
+    reads the SQL an earlier one created)."""
+    path = MIGRATIONS / "versions" / filename
+    spec = importlib.util.spec_from_file_location(f"doko_migration_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def alembic_config(output_buffer: io.StringIO | None = None) -> Config:

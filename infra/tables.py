@@ -160,6 +160,7 @@ class Tables:
         command: TableCommand,
         *,
         command_id: str | None = None,
+        fingerprint: str | None = None,
         actor: str | None = None,
         expected_version: int | None = None,
     ) -> Executed:
@@ -170,7 +171,9 @@ class Tables:
         conflict, a rejection, an If-Match mismatch) is decided again on a fresh load.
         A retried ``command_id`` returns its first result: the append finds it (when the
         command is still valid), or the command's rejection on the fresh state sends us
-        to look it up, so a first run costs no extra round trip.
+        to look it up, so a first run costs no extra round trip. A ``command_id`` first
+        used with another ``fingerprint`` raises `IdempotencyKeyReused` (see
+        `infra.event_store.EventStore.append`).
         """
         fresh = False
         for _ in range(self._retries):
@@ -187,7 +190,7 @@ class Tables:
                     fresh = True
                     continue
                 if command_id is not None:
-                    first = await self.store.command_result(stream_id, command_id)
+                    first = await self.store.command_result(stream_id, command_id, fingerprint)
                     if first is not None:
                         return await self._first_result(stream_id, first)
                 raise
@@ -197,6 +200,7 @@ class Tables:
                     current.version,
                     [CODEC.to_new_event(e, actor=actor, causation=command_id) for e in events],
                     command_id,
+                    fingerprint=fingerprint,
                     previous_hash=current.head_hash,
                     projection=self._projector(current.state, events) if self._projector else None,
                 )

@@ -12,6 +12,7 @@ from infra.event_store import (
     AppendResult,
     ConcurrencyConflict,
     EventStore,
+    IdempotencyKeyReused,
     NewEvent,
     ProjectionRows,
     StoredEvent,
@@ -115,6 +116,76 @@ async def test_concurrent_retries_of_one_command_write_once(
         (results[0].first_version, results[0].last_version, results[0].positions)
     }
     assert await store.stream_version("idem-race") == 2
+
+
+async def test_a_command_id_is_bound_to_its_fingerprint(store: EventStore) -> None:
+    """Same id and fingerprint: the first result; another fingerprint: refused, nothing
+    written; an id recorded (or retried) without a fingerprint matches any (migration 0005)."""
+    first = await store.append("bound", 0, [tick(n=1)], command_id="k", fingerprint="play QC")
+    same = await store.append("bound", 0, [tick(n=1)], command_id="k", fingerprint="play QC")
+    assert same == msgspec.structs.replace(first, duplicate=True)
+    with pytest.raises(IdempotencyKeyReused):
+        await store.append("bound", 1, [tick(n=2)], command_id="k", fingerprint="play AD")
+    with pytest.raises(IdempotencyKeyReused):
+        await store.command_result("bound", "k", "play AD")
+    assert await store.command_result("bound", "k", "play QC") == same
+    assert await store.command_result("bound", "k") == same
+    unbound = await store.append("bound", 0, [tick(n=1)], command_id="k")
+    assert unbound.duplicate
+    assert await store.stream_version("bound") == 1
+    await store.append("bound", 1, [tick(n=2)], command_id="old")
+    anything = await store.append("bound", 1, [tick(n=3)], command_id="old", fingerprint="x")
+    assert anything.duplicate
+    assert await store.stream_version("bound") == 2
+
+
+async def test_concurrent_reuse_of_a_command_id_writes_once(store: EventStore) -> None:
+    """Five appends with one command id and five different fingerprints, at once: one is
+    written, the four others are refused as reused."""
+    outcomes = await asyncio.gather(
+        *(
+            store.append("reuse-race", 0, [tick(n=n)], command_id="k", fingerprint=f"f{n}")
+            for n in range(5)
+        ),
+        return_exceptions=True,
+    )
+    kinds = sorted(type(o).__name__ for o in outcomes)
+    assert kinds == ["AppendResult"] + ["IdempotencyKeyReused"] * 4
+    assert await store.stream_version("reuse-race") == 1
+
+
+async def test_the_lobby_row_keeps_the_tables_creation(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    """A lobby entry's status and visibility are copied into columns; its position and
+    creation time stay those of the stream's first event, whenever the row is written."""
+    first = await store.append("lobbied", 0, [tick(n=1)])
+    entry = b'{"status": "open", "visibility": "public", "name": "x"}'
+    second = await store.append(
+        "lobbied", 1, [tick(n=2)], projection=ProjectionRows(view=b"{}", lobby=entry)
+    )
+    row = await pool.fetchrow("SELECT * FROM lobby WHERE stream_id = 'lobbied'")
+    created = await pool.fetchval(
+        "SELECT recorded_at FROM events WHERE stream_id = 'lobbied' AND version = 1"
+    )
+    assert (row["position"], row["created_at"], row["version"]) == (
+        first.positions[0],
+        created,
+        second.last_version,
+    )
+    assert (row["status"], row["public"]) == ("open", True)
+    assert msgspec.json.decode(row["entry"])["name"] == "x"
+    hidden = b'{"status": "playing", "visibility": "private"}'
+    await store.append(
+        "lobbied", 2, [tick(n=3)], projection=ProjectionRows(view=b"{}", lobby=hidden)
+    )
+    row = await pool.fetchrow("SELECT * FROM lobby WHERE stream_id = 'lobbied'")
+    assert (row["position"], row["version"], row["status"], row["public"]) == (
+        first.positions[0],
+        3,
+        "playing",
+        False,
+    )
 
 
 async def test_projection_rows_are_written_in_the_same_transaction(

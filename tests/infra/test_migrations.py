@@ -16,6 +16,7 @@ TABLES = {
     "table_views",
     "deal_archive",
     "scoresheets",
+    "lobby",
 }
 
 

@@ -59,8 +59,10 @@ def play_table(
     commands: list[TableCommand] = [
         CreateTable(name, Seat(rng.randrange(4)), server_seeds=seeds, presets=presets)
     ]
+    entropy = [rng.randbytes(16) for _ in SEATS]  # not sent to preset tables (R2.2)
     commands += [
-        TakeSeat(f"{name}-{s}", f"token-{name}-{s}", None, rng.randbytes(16)) for s in SEATS
+        TakeSeat(f"{name}-{s}", f"token-{name}-{s}", None, b"" if presets else entropy[s])
+        for s in SEATS
     ]
     state = TableState()
     for command in commands:

@@ -126,8 +126,9 @@ async def record_session(
         seats = []
         for seat in SEATS:
             seat_api = await client()
+            entropy = b"" if presets else random.Random(seat).randbytes(16)  # R2.2
             taken = await seat_api.table(table.table_id).take_seat(
-                NAMES[seat], seat=seat, entropy=random.Random(seat).randbytes(16)
+                NAMES[seat], seat=seat, entropy=entropy
             )
             seats.append(taken)
             await start(taken.events(), _session_finished)

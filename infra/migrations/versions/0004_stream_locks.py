@@ -33,11 +33,11 @@ colons), so listeners know how far a stream has got without reading it.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
-from pathlib import Path
 
 from alembic import op
+
+from infra.migrate import revision_module
 
 revision: str = "0004"
 down_revision: str | None = "0003"
@@ -163,12 +163,7 @@ $$
 
 def _revision_0002() -> str:
     """The function as revision 0002 created it (for the downgrade)."""
-    path = Path(__file__).with_name("0002_append_function.py")
-    spec = importlib.util.spec_from_file_location("doko_migration_0002", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return str(module.UPGRADE)
+    return str(revision_module("0002_append_function.py").UPGRADE)
 
 
 def upgrade() -> None:
