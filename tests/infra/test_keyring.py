@@ -24,7 +24,8 @@ async def rows(url: str) -> list[asyncpg.Record]:
     connection = await asyncpg.connect(url)
     try:
         return await connection.fetch(
-            "SELECT kid, private_key IS NOT NULL, retired IS NULL FROM signing_keys ORDER BY created"
+            "SELECT kid, private_key IS NOT NULL, retired IS NULL FROM signing_keys"
+            " ORDER BY created"
         )
     finally:
         await connection.close()
