@@ -37,7 +37,7 @@ import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -436,7 +436,12 @@ class Export(msgspec.Struct, frozen=True):
     events: tuple[ExportedEvent, ...]
     name: str | None = None
     players: tuple[str | None, ...] = ()
-    signature: Signature | None = None
+    signature: Annotated[
+        Signature | None,
+        msgspec.Meta(
+            description="the deployment's signature of the whole file (`/.well-known/doko-keys`)"
+        ),
+    ] = None
 
 
 class SecretsError(ValueError):
@@ -695,5 +700,7 @@ def summary(report: TableReport) -> list[str]:
         )
     else:
         detail = "; ".join(_failure(c) for c in table_failures) or "deal checks failed"
-        lines.append(f"{label}: FAILED at event version {report.first_bad_version}: {detail}")
+        first = report.first_bad_version
+        at = f" at event version {first}" if first is not None else ""
+        lines.append(f"{label}: FAILED{at}: {detail}")
     return lines

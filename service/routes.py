@@ -565,14 +565,21 @@ class DealVerification(msgspec.Struct):
     table's log up to ``version``, whose hash chain value is ``chain_head``; signed by the
     service (`infra.signing`)."""
 
-    format: str
+    format: Annotated[str, msgspec.Meta(description=f"always {REPORT_FORMAT!r}")]
     table_id: str
-    version: int
-    chain_head: str
+    version: Annotated[int, msgspec.Meta(description="the table version verified up to")]
+    chain_head: Annotated[
+        str, msgspec.Meta(description="the hash chain value at that version (hex)")
+    ]
     ok: bool
     deal: DealReport
     table_checks: tuple[Check, ...]
-    signature: Signature | None = None
+    signature: Annotated[
+        Signature | None,
+        msgspec.Meta(
+            description="the service's signature of this report (`/.well-known/doko-keys`)"
+        ),
+    ] = None
 
 
 @get(
