@@ -21,16 +21,23 @@ and for each deal:
 
 Every failed check names the version of the first bad event. A `TableReport` is
 ``ok`` when every check passed. `export_session` writes a table's log as one
-portable JSON document that `verify_file` checks offline, with the same code.
+portable JSON document, signed by the deployment's key (`infra.signing`), that
+`verify_file` checks offline with the same code, and with these checks of the file:
+
+``signature``   the file is signed by one of the public keys the verifier trusts (given
+                apart from the file; unsigned files pass only when allowed, with a warning);
+``copies``      the top-level ``name`` and ``players`` are what the events say;
+``witness``     (given an archive of what was published live, `infra.witness`) the
+                export's chain heads are the published ones.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -44,7 +51,9 @@ from domain.scoring import score
 from domain.table import TableEvent, TableState
 from infra.event_store import StoredEvent
 from infra.hash_chain import GENESIS, record_hash, verify_chain
+from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
 from infra.tables import CODEC, TableNotFound, Tables
+from infra.witness import Witnessed, compare
 
 EXPORT_FORMAT = "doko-table-export"
 EXPORT_VERSION = 1
@@ -82,13 +91,15 @@ class DealReport(msgspec.Struct, frozen=True):
 
 
 class TableReport(msgspec.Struct, frozen=True):
-    """The audit of one table: table-wide checks and one report per deal."""
+    """The audit of one table: table-wide checks and one report per deal, and warnings to
+    show loudly (a file accepted without proof of its origin)."""
 
     stream_id: str
     name: str | None
     events: int
     checks: tuple[Check, ...]
     deals: tuple[DealReport, ...]
+    warnings: tuple[str, ...] = ()
 
     @property
     def failures(self) -> tuple[Check, ...]:
@@ -416,7 +427,8 @@ class ExportedEvent(msgspec.Struct, frozen=True):
 
 
 class Export(msgspec.Struct, frozen=True):
-    """A whole table, portable. ``name`` and ``players`` are informative, not checked."""
+    """A whole table, portable. ``name`` and ``players`` are copies of what the events
+    say (checked); ``signature`` signs everything else (`infra.signing`)."""
 
     format: str
     format_version: int
@@ -424,6 +436,12 @@ class Export(msgspec.Struct, frozen=True):
     events: tuple[ExportedEvent, ...]
     name: str | None = None
     players: tuple[str | None, ...] = ()
+    signature: Annotated[
+        Signature | None,
+        msgspec.Meta(
+            description="the deployment's signature of the whole file (`/.well-known/doko-keys`)"
+        ),
+    ] = None
 
 
 class SecretsError(ValueError):
@@ -440,15 +458,28 @@ def scored_numbers(events: Sequence[TableEvent]) -> list[int]:
     return [e.deal_no for e in events if isinstance(e, DealScored)]
 
 
+def copies(events: Sequence[TableEvent]) -> tuple[str | None, tuple[str | None, ...]]:
+    """The table's name and its players' names by seat, as its events say."""
+    state = table.fold([e for e in events if isinstance(e, table.TableCreated | table.SeatTaken)])
+    name = state.created.name if state.created is not None else None
+    return name, tuple(p.name if p is not None else None for p in state.players)
+
+
 def export_session(
-    stored: Sequence[StoredEvent], events: Sequence[TableEvent], *, unfinished: bool = False
+    stored: Sequence[StoredEvent],
+    events: Sequence[TableEvent],
+    *,
+    unfinished: bool = False,
+    signer: Signer | None = None,
+    signed_at: datetime | None = None,
 ) -> bytes:
     """One table's whole log as one JSON document, for `verify_file`.
 
     The log is exported as stored, so that its hashes verify: ``table_created``
     holds the server seeds of all 12 deals and the hands of the open deal are in
     its ``deal_dealt``. A table still in play is refused (`SecretsError`) unless
-    ``unfinished`` is set.
+    ``unfinished`` is set. With a ``signer`` the document is signed (at ``signed_at``,
+    default now).
     """
     if not stored:
         raise ValueError("a table export needs the table's events")
@@ -456,13 +487,13 @@ def export_session(
         raise SecretsError(
             "the table is still in play: its log holds the seeds and hands of deals not yet scored"
         )
-    state = table.fold([e for e in events if isinstance(e, table.TableCreated | table.SeatTaken)])
+    name, players = copies(events)
     document = Export(
         format=EXPORT_FORMAT,
         format_version=EXPORT_VERSION,
         stream_id=stored[0].stream_id,
-        name=state.created.name if state.created is not None else None,
-        players=tuple(p.name if p is not None else None for p in state.players),
+        name=name,
+        players=players,
         events=tuple(
             ExportedEvent(
                 version=e.version,
@@ -479,20 +510,32 @@ def export_session(
             for e in stored
         ),
     )
+    if signer is not None:
+        at = signed_at or datetime.now(UTC)
+        signature = signature_of(msgspec.json.encode(document), signer, at)
+        document = msgspec.structs.replace(document, signature=signature)
     return msgspec.json.format(msgspec.json.encode(document), indent=1)
 
 
-def read_export(source: bytes | str | Path) -> list[StoredEvent]:
-    """The stored events of an export (bytes, or a path); raises `ExportError`."""
+def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export]:
+    """A file as parsed (the JSON object a signature covers) and as an `Export` read from
+    that object's canonical bytes, so that what is audited is what is signed."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     try:
-        document = msgspec.json.decode(data, type=Export)
+        value = msgspec.json.decode(data)
+        if not isinstance(value, dict):
+            raise ExportError("not a doko table export: not a JSON object")
+        document = msgspec.json.decode(canonical(value), type=Export)
     except msgspec.DecodeError as error:
         raise ExportError(f"not a doko table export: {error}") from error
     if document.format != EXPORT_FORMAT or document.format_version != EXPORT_VERSION:
         raise ExportError(
             f"not a doko table export: format {document.format!r} v{document.format_version}"
         )
+    return value, document
+
+
+def _stored(document: Export) -> list[StoredEvent]:
     stored = []
     for e in document.events:
         try:
@@ -517,9 +560,71 @@ def read_export(source: bytes | str | Path) -> list[StoredEvent]:
     return stored
 
 
-def verify_file(source: bytes | str | Path) -> TableReport:
-    """Audit an export offline: the chain recomputed, the rules replayed, seeds, scores."""
-    return verify_stored(read_export(source))
+def read_export(source: bytes | str | Path) -> list[StoredEvent]:
+    """The stored events of an export (bytes, or a path), its signature unchecked;
+    raises `ExportError`."""
+    return _stored(_parsed(source)[1])
+
+
+def _copies_check(document: Export, events: Sequence[TableEvent]) -> Check:
+    try:
+        name, players = copies(events)
+    except Exception as error:
+        return Check("copies", False, f"the events do not say who played: {error!r}")
+    wrong = []
+    if document.name != name:
+        wrong.append(f"name {document.name!r}, but the events say {name!r}")
+    if document.players != players:
+        wrong.append(f"players {list(document.players)}, but the events say {list(players)}")
+    return Check("copies", not wrong, "; ".join(wrong) or "name and players as the events say")
+
+
+def _witness_check(
+    stream_id: str, stored: Sequence[StoredEvent], heads: Sequence[Witnessed]
+) -> Check:
+    found = compare(stream_id, stored, heads)
+    if found.first_difference is not None:
+        return Check("witness", False, found.detail, found.first_difference)
+    if not found.agreed:
+        return Check("witness", False, f"the archive holds no chain head of table {stream_id}")
+    rest = f"; versions after {found.last_agreed} were not published with a chain head"
+    return Check(
+        "witness",
+        True,
+        f"{found.agreed} published chain heads agree, up to version {found.last_agreed}"
+        + (rest if found.last_agreed < len(stored) else ""),
+    )
+
+
+def verify_file(
+    source: bytes | str | Path,
+    keys: Keys | None,
+    *,
+    allow_unsigned: bool = False,
+    witnessed: Sequence[Witnessed] | None = None,
+) -> TableReport:
+    """Audit an export offline: its signature by one of ``keys`` (trusted, given apart from
+    the file), the chain recomputed, the rules replayed, seeds, scores, the top-level copies
+    and, given an archive's chain heads (`infra.witness.read_archive`), what was published.
+
+    An unsigned file (or any file, without ``keys``) passes the signature check only with
+    ``allow_unsigned``, and then with a warning. Raises `ExportError` for a file that is not
+    an export.
+    """
+    value, document = _parsed(source)
+    verdict = check_signature(value, EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
+    stored = _stored(document)
+    events, _ = decode_events(stored)
+    report = verify_events(stored, events)
+    checks = [
+        Check("signature", verdict.ok, verdict.detail),
+        *report.checks,
+        _copies_check(document, events),
+    ]
+    if witnessed is not None:
+        checks.append(_witness_check(document.stream_id, stored, witnessed))
+    warnings = (verdict.warning,) if verdict.warning else ()
+    return msgspec.structs.replace(report, checks=tuple(checks), warnings=warnings)
 
 
 def deal_events(events: Sequence[TableEvent], deal_no: int) -> list[TableEvent]:
@@ -562,10 +667,14 @@ def _failure(check: Check) -> str:
     return f"{check.name}: {check.detail}{at}"
 
 
+FILE_CHECKS = ("signature", "copies", "witness")
+"""The checks of an export file, shown when they pass too."""
+
+
 def summary(report: TableReport) -> list[str]:
-    """One line per deal, then one for the table."""
+    """The warnings, one line per deal, the checks of a file, then one line for the table."""
     label = report.stream_id
-    lines = []
+    lines = [f"WARNING: {warning}" for warning in report.warnings]
     for deal in report.deals:
         kind = "preset" if deal.preset else deal.method
         if deal.ok:
@@ -581,6 +690,9 @@ def summary(report: TableReport) -> list[str]:
                 for c in deal.failures
             )
             lines.append(f"{label} deal {deal.deal_no:2} ({kind}): FAILED {failed}")
+    lines.extend(
+        f"{label} {c.name}: {c.detail}" for c in report.checks if c.ok and c.name in FILE_CHECKS
+    )
     table_failures = [c for c in report.checks if not c.ok]
     if report.ok:
         lines.append(
@@ -588,5 +700,7 @@ def summary(report: TableReport) -> list[str]:
         )
     else:
         detail = "; ".join(_failure(c) for c in table_failures) or "deal checks failed"
-        lines.append(f"{label}: FAILED at event version {report.first_bad_version}: {detail}")
+        first = report.first_bad_version
+        at = f" at event version {first}" if first is not None else ""
+        lines.append(f"{label}: FAILED{at}: {detail}")
     return lines

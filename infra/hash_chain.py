@@ -19,7 +19,8 @@ Definition (version ``n`` of stream ``s``)::
 JSON *value*, not on its spelling: PostgreSQL's ``jsonb`` reorders keys and drops whitespace, and
 ``order="sorted"`` sorts object keys recursively, so the bytes written and the bytes read back hash
 alike. Who acted (``actor``), in answer to what (``causation``, ``command_id``) is covered
-too, so an audit can trust it; only ``recorded_at`` (the database's clock) is outside the chain.
+too, so an audit can trust it; only ``recorded_at`` (the database's clock) is outside the chain
+(an export's signature covers it, `infra.signing`).
 
 Changing any covered field of version ``n`` breaks the hash of ``n``; deleting or inserting an
 event breaks the version sequence; :func:`verify_chain` reports the first version where either

@@ -48,13 +48,16 @@ TABLE_CREATED = "table_created"
 """The type of a table stream's first event; other streams are not projected."""
 
 
-class SheetRow(msgspec.Struct, frozen=True):
-    """One deal on the scoresheet: its entries by seat and the totals after it (R10)."""
+class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One deal on the scoresheet: its entries by seat and the totals after it (R10); as
+    served, also the version and chain head of its `DealScored` (`infra.witness`)."""
 
     deal_no: int
     dealer: Seat
     entries: tuple[int, ...]
     totals: tuple[int, ...]
+    scored_version: int | None = None
+    chain_head: str | None = None
 
 
 class Scoresheet(msgspec.Struct, frozen=True):

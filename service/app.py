@@ -17,10 +17,12 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from infra.event_store import EventStore
+from infra.keyring import Keyring
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
 from service.bots import Bots
+from service.keys import load_signer
 from service.limits import guard
 from service.logs import AccessLog
 from service.problems import EXCEPTION_HANDLERS
@@ -31,7 +33,8 @@ VERSION = "0.1.0"
 
 
 class Settings(msgspec.Struct, frozen=True):
-    """How the service runs. ``database_url`` must be resolved already (see `doko serve`)."""
+    """How the service runs. ``database_url`` must be resolved already (see `doko serve`).
+    ``signing_key``: a PEM key file to sign with (`infra.keyring`); none: a database key."""
 
     database_url: str
     cors_origins: tuple[str, ...] = ()
@@ -40,17 +43,19 @@ class Settings(msgspec.Struct, frozen=True):
     max_body_bytes: int = 256 * 1024
     pool_size: int = 10
     migrate: bool = True
+    signing_key: str | None = None
 
 
 class Services(msgspec.Struct):
-    """What the route handlers use: the pool, the event store, the tables, the stream hub
-    and the bot driver."""
+    """What the route handlers use: the pool, the event store, the tables, the stream hub,
+    the bot driver and the signing keys."""
 
     pool: asyncpg.Pool
     store: EventStore
     tables: Tables
     hub: Hub
     bots: Bots
+    keys: Keyring
 
 
 async def _keep_session(_connection: asyncpg.Connection) -> None:
@@ -96,6 +101,7 @@ def create_app(settings: Settings) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         if settings.migrate:
             await upgrade(settings.database_url)
+        signer = load_signer(settings.signing_key)
         async with asyncpg.create_pool(
             settings.database_url, min_size=1, max_size=settings.pool_size, reset=_keep_session
         ) as pool:
@@ -103,7 +109,9 @@ def create_app(settings: Settings) -> Litestar:
             tables = Tables(store, project)
             hub = Hub(store)
             bots = Bots(tables, pool)
-            app.state.services = Services(pool, store, tables, hub, bots)
+            keys = Keyring(pool, signer)
+            await keys.start()
+            app.state.services = Services(pool, store, tables, hub, bots, keys)
 
             def notify(stream_id: str, position: int, version: int) -> None:
                 tables.heard(stream_id, position, version)

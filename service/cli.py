@@ -9,17 +9,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
+    import asyncpg
+
     from domain.table import TableEvent
     from infra.audit import TableReport
     from infra.event_store import StoredEvent
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
+T = TypeVar("T")
 
 
 def add_database_options(parser: argparse.ArgumentParser) -> None:
@@ -68,19 +71,29 @@ def listening_socket(host: str, port: int) -> socket.socket:
 def serve(args: argparse.Namespace) -> int:
     """Run the HTTP service: migrate, then serve with uvicorn (several workers if asked)."""
     import os
+    import sys
 
     import msgspec
     import uvicorn
     from uvicorn.supervisors.multiprocess import Multiprocess
 
     from infra.database import database_url
+    from infra.signing import KeyFileError
     from service.app import Settings
     from service.http import HttpProtocol
+    from service.keys import key_file, load_signer
     from service.logs import log_config
 
+    signing_key = key_file(args.signing_key)
+    try:
+        load_signer(signing_key)
+    except KeyFileError as error:
+        print(f"--signing-key: {error}", file=sys.stderr)
+        return 2
     settings = Settings(
         database_url=database_url(args.database_url, data_dir=args.data_dir),
         cors_origins=tuple(args.cors_origin),
+        signing_key=str(signing_key) if signing_key is not None else None,
     )
     os.environ["DOKO_SETTINGS"] = msgspec.json.encode(settings).decode()
     config = uvicorn.Config(
@@ -114,7 +127,19 @@ def register_serve(subparsers: Subparsers) -> None:
         "--cors-origin", action="append", default=[], help="allow this browser origin (repeat)"
     )
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+    add_signing_key_option(parser)
     parser.set_defaults(handler=serve)
+
+
+def add_signing_key_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--signing-key FILE`` (see `infra.keyring`)."""
+    parser.add_argument(
+        "--signing-key",
+        type=Path,
+        metavar="FILE",
+        help="sign exports and reports with this PEM Ed25519 private key (default: "
+        "$DOKO_SIGNING_KEY_FILE, else the database's current key)",
+    )
 
 
 def export_openapi(args: argparse.Namespace) -> int:
@@ -241,25 +266,37 @@ def verify(args: argparse.Namespace) -> int:
     """Audit tables: exit 1 on any mismatch, naming the event version."""
     import sys
 
-    from infra.audit import ExportError, summary, verify_file
+    from infra.audit import summary
 
     reports: list[TableReport] = []
     if args.file is not None:
         if args.table is not None:
             print("give a TABLE or --file, not both", file=sys.stderr)
             return 2
-        try:
-            reports.append(verify_file(args.file))
-        except (OSError, ExportError) as error:
-            print(f"{args.file}: {error}", file=sys.stderr)
+        if args.public_key is None and not args.allow_unsigned:
+            print(
+                "--file needs --public-key KEYS to check who signed the file: the key set "
+                "saved from GET /.well-known/doko-keys (or one key), or the service's URL "
+                "(--allow-unsigned checks an old unsigned file without proof of its origin)",
+                file=sys.stderr,
+            )
             return 2
+        report = _verify_file(args)
+        if report is None:
+            return 2
+        reports.append(report)
     else:
+        if args.public_key or args.witness or args.allow_unsigned:
+            print("--public-key, --witness and --allow-unsigned go with --file", file=sys.stderr)
+            return 2
         found = asyncio.run(_verify_database(_connect(args), args.table))
         if found is None:
             print(f"no table {args.table!r}", file=sys.stderr)
             return 2
         reports = found
     for report in reports:
+        for warning in report.warnings:
+            print(f"{'!' * 78}\nWARNING: {warning}\n{'!' * 78}", file=sys.stderr)
         for line in summary(report):
             print(line)
     bad = [r for r in reports if not r.ok]
@@ -268,6 +305,35 @@ def verify(args: argparse.Namespace) -> int:
         + (f"; FAILED: {', '.join(r.stream_id for r in bad)}" if bad else "")
     )
     return 1 if bad else 0
+
+
+def _verify_file(args: argparse.Namespace) -> TableReport | None:
+    """`infra.audit.verify_file` with the keys and the archive the options name; None (and
+    the reason on standard error) when one of them cannot be read."""
+    import sys
+
+    import httpx
+
+    from infra.audit import ExportError, verify_file
+    from infra.signing import KeyFileError
+    from infra.witness import ArchiveError, read_archive
+    from service.keys import trusted_keys
+
+    try:
+        keys = trusted_keys(args.public_key) if args.public_key is not None else None
+    except (OSError, KeyFileError, httpx.HTTPError) as error:
+        print(f"--public-key {args.public_key}: {error}", file=sys.stderr)
+        return None
+    try:
+        witnessed = read_archive(args.witness.read_bytes()) if args.witness else None
+    except (OSError, ArchiveError) as error:
+        print(f"--witness {args.witness}: {error}", file=sys.stderr)
+        return None
+    try:
+        return verify_file(args.file, keys, allow_unsigned=args.allow_unsigned, witnessed=witnessed)
+    except (OSError, ExportError) as error:
+        print(f"{args.file}: {error}", file=sys.stderr)
+        return None
 
 
 async def _verify_database(url: str, table: str | None) -> list[TableReport] | None:
@@ -295,35 +361,88 @@ def register_verify(subparsers: Subparsers) -> None:
         "verify",
         help="audit tables: hash chain, replay by the rules, seeds, scores",
         description="Audit one table, every table (no TABLE), or an export file offline "
-        "(--file, no database). Exits 1 if anything does not match.",
+        "(--file, no database): its signature by a key you trust, its hash chain, the rules "
+        "replayed, seeds, scores, its top-level copies and, with --witness, the chain heads "
+        "published live. Exits 1 if anything does not match.",
     )
     parser.add_argument("table", nargs="?", help="the table's id (default: every table)")
     parser.add_argument("--file", type=Path, help="verify an export file, without a database")
+    parser.add_argument(
+        "--public-key",
+        metavar="KEYS",
+        help="with --file: the keys to trust, a file (the JWK set of GET "
+        "/.well-known/doko-keys, one JWK, or a PEM public key) or the service's URL to fetch "
+        "them from; never a key inside the file",
+    )
+    parser.add_argument(
+        "--allow-unsigned",
+        action="store_true",
+        help="with --file: accept an unsigned file (or no --public-key) with a loud warning: "
+        "nothing then proves where the file came from",
+    )
+    parser.add_argument(
+        "--witness",
+        type=Path,
+        metavar="ARCHIVE",
+        help="with --file: hold the export against the chain heads published live, as "
+        "saved from GET /feed (the event stream as received, or JSON lines of feed items) "
+        "or from a table's event stream",
+    )
     add_database_options(parser)
     parser.set_defaults(handler=verify)
 
 
 def export(args: argparse.Namespace) -> int:
-    """Write a table's whole log as one portable JSON file."""
+    """Write a table's whole log as one portable JSON file, signed."""
     import sys
+    from datetime import UTC, datetime
 
     from infra.audit import SecretsError, export_session
+    from infra.keyring import Keyring, NoSigningKey
+    from infra.signing import KeyFileError
+    from service.keys import key_file, load_signer
 
-    log = asyncio.run(_table_log(_connect(args), args.table))
+    try:
+        configured = load_signer(key_file(args.signing_key))
+    except KeyFileError as error:
+        print(f"--signing-key: {error}", file=sys.stderr)
+        return 2
+    url = _connect(args)
+    log = asyncio.run(_table_log(url, args.table))
     if log is None:
         print(f"no table {args.table!r}", file=sys.stderr)
         return 2
     try:
-        data = export_session(*log, unfinished=args.unfinished)
+        signer = _on_pool(url, lambda pool: Keyring(pool, configured).signer())
+        data = export_session(
+            *log, unfinished=args.unfinished, signer=signer, signed_at=datetime.now(UTC)
+        )
     except SecretsError as error:
         print(f"table {args.table!r}: {error} (--unfinished exports it anyway)", file=sys.stderr)
+        return 2
+    except NoSigningKey as error:
+        print(f"cannot sign the export: {error} (--signing-key FILE)", file=sys.stderr)
         return 2
     if args.output is None or str(args.output) == "-":
         sys.stdout.buffer.write(data + b"\n")
     else:
         args.output.write_bytes(data + b"\n")
-        print(f"wrote {len(log[0])} events of table {args.table!r} to {args.output}")
+        print(
+            f"wrote {len(log[0])} events of table {args.table!r} to {args.output}, "
+            f"signed by key {signer.kid}"
+        )
     return 0
+
+
+def _on_pool(url: str, work: Callable[[asyncpg.Pool], Awaitable[T]]) -> T:
+    """Run ``work`` with a small pool on the database."""
+    import asyncpg
+
+    async def run() -> T:
+        async with asyncpg.create_pool(url, min_size=1, max_size=1) as pool:
+            return await work(pool)
+
+    return asyncio.run(run())
 
 
 def register_export(subparsers: Subparsers) -> None:
@@ -338,8 +457,84 @@ def register_export(subparsers: Subparsers) -> None:
         action="store_true",
         help="export a table still in play (the file then holds its unplayed deals' seeds)",
     )
+    add_signing_key_option(parser)
     add_database_options(parser)
     parser.set_defaults(handler=export)
+
+
+def keys_list(args: argparse.Namespace) -> int:
+    """Print the deployment's public keys (or their JWK set)."""
+    import msgspec
+
+    from infra.keyring import Keyring
+    from infra.signing import key_set
+
+    keys = _on_pool(_connect(args), lambda pool: Keyring(pool).keys())
+    if args.jwks:
+        print(msgspec.json.format(msgspec.json.encode(key_set(keys)), indent=2).decode())
+        return 0
+    for key in keys:
+        retired = f", retired {key.retired:%Y-%m-%d %H:%M:%S %Z}" if key.retired else ""
+        print(f"{key.kid}  {key.status:<7}  created {key.created:%Y-%m-%d %H:%M:%S %Z}{retired}")
+    if not keys:
+        print("no signing keys yet (the service makes one when it first starts)")
+    return 0
+
+
+def keys_rotate(args: argparse.Namespace) -> int:
+    """Retire the current key and make a new one."""
+    import sys
+
+    from infra.keyring import KeyConfigured, rotate
+
+    try:
+        old, new = _on_pool(_connect(args), rotate)
+    except KeyConfigured as error:
+        print(f"not rotated: {error}", file=sys.stderr)
+        return 2
+    if old is not None:
+        print(f"retired {old.kid}")
+    print(f"current {new.kid}")
+    return 0
+
+
+def keys_generate(args: argparse.Namespace) -> int:
+    """Write a new Ed25519 private key as a PEM file readable by its owner only."""
+    import os
+    import sys
+
+    from infra.signing import Signer
+
+    signer = Signer.generate()
+    try:
+        descriptor = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        print(f"{args.output} exists: not overwritten", file=sys.stderr)
+        return 2
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(signer.pem())
+    print(f"wrote key {signer.kid} to {args.output} (give it to `doko serve --signing-key`)")
+    return 0
+
+
+def register_keys(subparsers: Subparsers) -> None:
+    """``doko keys list|rotate|generate``."""
+    keys = subparsers.add_parser("keys", help="the keys that sign exports and reports")
+    actions = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="the public keys, current and retired")
+    listing.add_argument("--jwks", action="store_true", help="as the JWK set the service serves")
+    add_database_options(listing)
+    listing.set_defaults(handler=keys_list)
+    rotate = actions.add_parser(
+        "rotate", help="retire the current key (it keeps verifying) and make a new one"
+    )
+    add_database_options(rotate)
+    rotate.set_defaults(handler=keys_rotate)
+    generate = actions.add_parser(
+        "generate", help="write a new private key file, for services sharing one key"
+    )
+    generate.add_argument("-o", "--output", type=Path, required=True, help="the PEM file")
+    generate.set_defaults(handler=keys_generate)
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -370,6 +565,7 @@ COMMANDS: list[Callable[[Subparsers], None]] = [
     register_replay,
     register_verify,
     register_export,
+    register_keys,
 ]
 
 

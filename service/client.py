@@ -35,6 +35,7 @@ from domain.observations import Observation
 from domain.players import Chooser, random_action
 from domain.seats import Seat
 from domain.table_view import TableView
+from infra.sse import SseMessage, SseParser
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -72,17 +73,6 @@ class Received(msgspec.Struct, frozen=True):
     version: int
     body: bytes
     event: str | None = None
-
-
-class SseMessage(msgspec.Struct, frozen=True):
-    """One Server-Sent Event: its id, its event type and its data (lines joined by LF)."""
-
-    id: str | None
-    event: str | None
-    data: str
-
-    def json(self) -> Any:
-        return msgspec.json.decode(self.data)
 
 
 class CommandResult(msgspec.Struct, frozen=True):
@@ -389,30 +379,13 @@ class EventStream:
 
 
 async def read_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseMessage]:
-    """Parse a text/event-stream (lines without their ends) into messages.
-
-    As an EventSource does: ``:`` lines are comments, a blank line dispatches the
-    message if it has data; the id persists as the last event id.
-    """
-    event: str | None = None
-    last_id: str | None = None
-    data: list[str] = []
+    """Parse a text/event-stream (lines without their ends) into messages, as an
+    EventSource does (`infra.sse.SseParser`)."""
+    parser = SseParser()
     async for line in lines:
-        if not line:
-            if data:
-                yield SseMessage(last_id, event, "\n".join(data))
-            event, data = None, []
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if field == "data":
-            data.append(value)
-        elif field == "event":
-            event = value
-        elif field == "id" and "\0" not in value:
-            last_id = value
+        message = parser.line(line)
+        if message is not None:
+            yield message
 
 
 Player = Callable[[Observation], DealCommand | None]

@@ -30,7 +30,9 @@ from infra.audit import (
 )
 from infra.event_store import StoredEvent
 from infra.projections import DealRecord, Scoresheet, scoresheet_of
+from infra.signing import KeySet, Signature, key_set
 from infra.tables import CODEC, Loaded
+from infra.witness import chain_head, scored_heads, with_chain_head, witnessed_sheet
 from service import examples
 from service.auth import (
     authorize_host,
@@ -54,6 +56,7 @@ from service.dto import (
     TableCreatedResponse,
     TakeSeatRequest,
 )
+from service.keys import KEYS_PATH, signed, signing
 from service.problems import Problem, ServiceError, etag
 from service.streams import ALL, sse_messages
 
@@ -131,6 +134,9 @@ _EXAMPLE_PROBLEMS = {
     ),
     413: _example_problem(413, "body_too_large", "Request Entity Too Large"),
     429: _example_problem(429, "rate_limited", "Too Many Requests"),
+    503: _example_problem(
+        503, "signing_key_unavailable", "the current signing key is configured outside the database"
+    ),
 }
 
 
@@ -469,8 +475,10 @@ async def announce(
     "/tables/{table_id:str}/scoresheet",
     operation_id="getScoresheet",
     summary="The scoresheet (R10)",
-    description="One row per deal played so far (dealer, entries by seat, running totals), "
-    "the totals and, once the session is over, the winners (R1.3). ETag = table version.",
+    description="One row per deal played so far (dealer, entries by seat, running totals, "
+    "and the version and chain head of its `deal_scored`: a witness of the table's history, "
+    "see `doko verify --witness`), the totals and, once the session is over, the winners "
+    "(R1.3). ETag = table version.",
     responses={**_NOT_MODIFIED, **_problems(404, 429)},
 )
 async def get_scoresheet(
@@ -480,7 +488,10 @@ async def get_scoresheet(
     min_version: MinVersion = None,
 ) -> Response[Scoresheet]:
     loaded = await _current(request, table_id, if_none_match, min_version=min_version)
-    return _conditional(loaded.version, if_none_match, lambda: scoresheet_of(loaded.state))
+    heads = await scored_heads(services(request).pool, table_id, loaded.version)
+    return _conditional(
+        loaded.version, if_none_match, lambda: witnessed_sheet(scoresheet_of(loaded.state), heads)
+    )
 
 
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
@@ -546,12 +557,29 @@ async def replay_deal(
     return DealReplay(deal_no, deal_events(events, deal_no), render_deal(events, deal_no))
 
 
-class DealVerification(msgspec.Struct):
-    """The audit of a scored deal, and the table-wide checks (hash chain, decoding)."""
+REPORT_FORMAT = "doko-deal-verification"
 
+
+class DealVerification(msgspec.Struct):
+    """The audit of a scored deal, and the table-wide checks (hash chain, decoding) of the
+    table's log up to ``version``, whose hash chain value is ``chain_head``; signed by the
+    service (`infra.signing`)."""
+
+    format: Annotated[str, msgspec.Meta(description=f"always {REPORT_FORMAT!r}")]
+    table_id: str
+    version: Annotated[int, msgspec.Meta(description="the table version verified up to")]
+    chain_head: Annotated[
+        str, msgspec.Meta(description="the hash chain value at that version (hex)")
+    ]
     ok: bool
     deal: DealReport
     table_checks: tuple[Check, ...]
+    signature: Annotated[
+        Signature | None,
+        msgspec.Meta(
+            description="the service's signature of this report (`/.well-known/doko-keys`)"
+        ),
+    ] = None
 
 
 @get(
@@ -559,27 +587,35 @@ class DealVerification(msgspec.Struct):
     operation_id="verifyDeal",
     summary="Verify a scored deal",
     description="Commitment and seed, hands recomputed, events replayed by the rules, score "
-    "recomputed, hash chain intact.",
-    responses=_problems(404, 409),
+    "recomputed, hash chain intact; signed by the service's current key (see "
+    f"`{KEYS_PATH}`).",
+    responses=_problems(404, 409, 503),
 )
 async def verify_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealVerification:
-    report = verify_stored(await _scored_events(request, table_id, deal_no))
+    stored = await _scored_events(request, table_id, deal_no)
+    report = verify_stored(stored)
     deal = next(d for d in report.deals if d.deal_no == deal_no)
     table_checks = report.checks
-    return DealVerification(deal.ok and all(c.ok for c in table_checks), deal, table_checks)
+    ok = deal.ok and all(c.ok for c in table_checks)
+    head = stored[-1]
+    verification = DealVerification(
+        REPORT_FORMAT, table_id, head.version, head.hash.hex(), ok, deal, table_checks
+    )
+    return await signed(services(request).keys, verification)
 
 
 @get(
     "/tables/{table_id:str}/export",
     operation_id="exportSession",
     summary="The whole session as one portable JSON record",
-    description="Every event with its version, payload and hash, for `doko verify --file` "
-    "offline. Only once the session is over.",
+    description="Every event with its version, payload and hash, signed by the service's "
+    f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline. Only once the "
+    "session is over.",
     responses={
         200: ResponseSpec(Export, description="the table's log", generate_examples=False),
-        **_problems(404, 409),
+        **_problems(404, 409, 503),
     },
 )
 async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Response[bytes]:
@@ -588,8 +624,25 @@ async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Re
     if not loaded.state.session.finished:
         raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
     stored = await tables.store.read_stream(table_id)
-    body = export_session(stored, [CODEC.from_stored(e) for e in stored])
+    signer, now = await signing(services(request).keys)
+    events = [CODEC.from_stored(e) for e in stored]
+    body = export_session(stored, events, signer=signer, signed_at=now)
     return Response(body, media_type="application/json")
+
+
+@get(
+    KEYS_PATH,
+    operation_id="signingKeys",
+    summary="The public keys that sign exports and reports (a JWK set)",
+    description="Every Ed25519 key of the deployment as a JWK (RFC 7517, RFC 8037; `kid` is "
+    "the RFC 7638 thumbprint) with its `status`: `current` signs new exports and reports, "
+    "`retired` no longer does and what it signed still verifies. Save it to check files "
+    "offline: `doko verify --file F --public-key KEYS`.",
+    media_type="application/jwk-set+json",
+    responses=_problems(validated=False),
+)
+async def signing_keys(request: Request[Any, Any, Any]) -> KeySet:
+    return key_set(await services(request).keys.keys())
 
 
 def _cursor(last_event_id: str | None, after: int | None) -> int:
@@ -604,7 +657,9 @@ def _cursor(last_event_id: str | None, after: int | None) -> int:
     summary="Live table events (Server-Sent Events)",
     description="Each event as the viewer may see it (seat token: that seat's view; none: "
     "public). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
-    "without gaps or repeats. EventSource clients may pass the token as `token`.",
+    "without gaps or repeats. EventSource clients may pass the token as `token`. "
+    "`deal_scored` and `session_finished` data carry one more member, `chain_head`: the "
+    "hash chain value at that version (hex), a witness of the table's history.",
     responses=_problems(401, 404),
     media_type="text/event-stream",
 )
@@ -626,7 +681,8 @@ async def stream_table(
         for record, event in recorded:
             shown = redact(event, viewer)
             if shown is not None:
-                messages.append(_message(record, record.version, msgspec.json.encode(shown)))
+                data = with_chain_head(msgspec.json.encode(shown), record)
+                messages.append(_message(record, record.version, data))
         return messages, recorded[-1][0].version if recorded else cursor
 
     return ServerSentEvent(sse_messages(svc.hub, table_id, _cursor(last_event_id, after), fetch))
@@ -641,8 +697,8 @@ def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEvent
     operation_id="streamFeed",
     summary="Integration feed of public events across all tables (Server-Sent Events)",
     description="Every table's public events from a global position on, finished deals with "
-    "their itemized scores included. Event ids are global positions; resume with "
-    "Last-Event-ID or `after`.",
+    "their itemized scores included, `deal_scored` and `session_finished` with their "
+    "`chain_head`. Event ids are global positions; resume with Last-Event-ID or `after`.",
     responses=_problems(429),
     media_type="text/event-stream",
 )
@@ -659,19 +715,26 @@ async def stream_feed(
         for record in stored:
             shown = redact(CODEC.from_stored(record), None)
             if shown is not None:
-                body = FeedItem(record.stream_id, record.version, shown)
+                body = FeedItem(record.stream_id, record.version, shown, chain_head(record))
                 messages.append(_message(record, record.position, msgspec.json.encode(body)))
         return messages, stored[-1].position if stored else cursor
 
     return ServerSentEvent(sse_messages(svc.hub, ALL, _cursor(last_event_id, after), fetch))
 
 
-class FeedItem(msgspec.Struct):
+class FeedItem(msgspec.Struct, omit_defaults=True):
     """One public event of the integration feed."""
 
     table_id: str
     version: int
     event: TableEvent
+    chain_head: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="deal_scored and session_finished: the table's hash chain value at "
+            "this version (hex), to hold an export against (`doko verify --witness`)"
+        ),
+    ] = None
 
 
 class Health(msgspec.Struct):
@@ -698,6 +761,7 @@ ROUTES = [
     replay_deal,
     verify_deal,
     export_table,
+    signing_keys,
     stream_table,
     stream_feed,
     health,

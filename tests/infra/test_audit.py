@@ -29,8 +29,13 @@ from infra.audit import (
 from infra.event_store import EventStore, StoredEvent
 from infra.hash_chain import GENESIS, record_hash
 from infra.projections import project
+from infra.signing import PublicKey, Signer
 from infra.tables import CODEC, Tables
 from tests.infra.test_projections import execute_all, play_table, preset_hands
+
+SIGNER = Signer.generate()
+KEYS = {SIGNER.kid: PublicKey(SIGNER.kid, SIGNER.public)}
+"""The deployment's key, as the verifier knows it."""
 
 
 @pytest.fixture(scope="module")
@@ -141,24 +146,34 @@ async def test_export_verifies_offline_and_tampering_shows(
     tables: Tables, seeded: str, tmp_path: Path
 ) -> None:
     pairs = await tables.events(seeded)
-    data = export_session([s for s, _ in pairs], [e for _, e in pairs])
+    data = export_session([s for s, _ in pairs], [e for _, e in pairs], signer=SIGNER)
     path = tmp_path / "audited.json"
     path.write_bytes(data)
 
-    assert verify_file(data).ok
-    from_file = verify_file(path)
+    assert verify_file(data, KEYS).ok
+    from_file = verify_file(path, KEYS)
     assert from_file.ok and len(from_file.deals) == 12
-    assert from_file == verify_file(str(path))
+    assert from_file == verify_file(str(path), KEYS)
+    assert [c.name for c in from_file.checks] == [
+        "signature",
+        "decode",
+        "chain",
+        "replay",
+        "copies",
+    ]
+    assert from_file.checks[1:4] == (await verify_table(tables, seeded)).checks
 
     document = msgspec.json.decode(data)
     target = next(e for e in document["events"] if e["type"] == "deal_scored")
     target["payload"]["score"]["value"] += 1
-    tampered = verify_file(msgspec.json.encode(document))
+    tampered = verify_file(msgspec.json.encode(document), KEYS, allow_unsigned=True)
     assert not tampered.ok
     assert tampered.first_bad_version == target["version"]
+    assert check(tampered, "signature") == [None]
+    assert check(tampered, "score") == [target["version"]]
 
     with pytest.raises(ExportError):
-        verify_file(b'{"format": "something else"}')
+        verify_file(b'{"format": "something else"}', KEYS)
     with pytest.raises(ExportError):
         read_export(b"not json")
 
@@ -191,7 +206,10 @@ async def test_a_table_in_play_verifies(tables: Tables) -> None:
     stored, events = [s for s, _ in pairs], [e for _, e in pairs]
     with pytest.raises(SecretsError):
         export_session(stored, events)
-    assert verify_file(export_session(stored, events, unfinished=True)) == report
+    from_file = verify_file(export_session(stored, events, unfinished=True, signer=SIGNER), KEYS)
+    assert from_file.ok
+    assert from_file.deals == report.deals
+    assert from_file.checks[1:4] == report.checks
 
 
 # A forger who also rewrites the hash chain is caught by the rules, the seeds and the scores.

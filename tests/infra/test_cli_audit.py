@@ -58,6 +58,14 @@ async def test_replay_prints_a_deal_step_by_step(
     assert await asyncio.to_thread(main, ["replay", "cli-a", "13", "--database-url", db_url]) == 2
 
 
+async def saved_keys(capsys: pytest.CaptureFixture[str], db_url: str, path: Path) -> Path:
+    """The deployment's public keys as ``doko keys list --jwks`` prints them, in a file."""
+    status, out = await doko(capsys, "keys", "list", "--jwks", "--database-url", db_url)
+    assert status == 0
+    path.write_text(out)
+    return path
+
+
 async def test_verify_all_tables_and_export_round_trip(
     db_url: str, played: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -69,20 +77,29 @@ async def test_verify_all_tables_and_export_round_trip(
     export = tmp_path / "cli-a.json"
     status, out = await doko(capsys, "export", "cli-a", "-o", str(export), "--database-url", db_url)
     assert status == 0
-    status, out = await doko(capsys, "verify", "--file", str(export))
+    keys = await saved_keys(capsys, db_url, tmp_path / "keys.json")
+    (kid,) = [k["kid"] for k in msgspec.json.decode(keys.read_bytes())["keys"]]
+    assert f"signed by key {kid}" in out
+    status, out = await doko(capsys, "verify", "--file", str(export), "--public-key", str(keys))
     assert status == 0, out
     assert "cli-a: ok, 12 deals" in out
+    assert f"cli-a signature: signed by key {kid} (current)" in out
+    # a file is checked only against a key given apart from it
+    assert await asyncio.to_thread(main, ["verify", "--file", str(export)]) == 2
+    assert capsys.readouterr().err.startswith("--file needs --public-key")
 
     document = msgspec.json.decode(export.read_bytes())
     target = next(e for e in document["events"] if e["type"] == "card_played")
     target["payload"]["card"] = "9S" if target["payload"]["card"] != "9S" else "9C"
     export.write_bytes(msgspec.json.encode(document))
-    status, out = await doko(capsys, "verify", "--file", str(export))
+    status, out = await doko(capsys, "verify", "--file", str(export), "--public-key", str(keys))
     assert status == 1
     assert f"FAILED at event version {target['version']}" in out
+    assert "signature: the signature of key" in out
 
     export.write_text("{}")
-    assert await asyncio.to_thread(main, ["verify", "--file", str(export)]) == 2
+    verify = ["verify", "--file", str(export), "--public-key", str(keys)]
+    assert await asyncio.to_thread(main, verify) == 2
 
 
 async def test_projections_rebuild(
@@ -152,6 +169,7 @@ async def test_a_table_in_play_keeps_its_secrets(
     assert not target.exists()
     status, _ = await doko(capsys, "export", "cli-open", "-o", str(target), "--unfinished", *url)
     assert status == 0
-    status, out = await doko(capsys, "verify", "--file", str(target))
+    keys = await saved_keys(capsys, db_url, tmp_path / "keys.json")
+    status, out = await doko(capsys, "verify", "--file", str(target), "--public-key", str(keys))
     assert status == 0
     assert "cli-open: ok, 2 deals" in out

@@ -17,6 +17,7 @@ TABLES = {
     "deal_archive",
     "scoresheets",
     "lobby",
+    "signing_keys",
 }
 
 

@@ -114,6 +114,8 @@ def audit(recorded: Recorded, truth: Truth) -> Auditor:
     assert seen.hidden_hands_checked > 500
     assert seen.parties_shown_to_others > 0
     assert seen.parties_hidden_from_others > 0
+    # 12 deal_scored and a session_finished on four seat streams, the public one, the feed
+    assert seen.chain_heads == 13 * 6
     return auditor
 
 
@@ -221,6 +223,13 @@ async def test_the_audit_catches_leaks(random_session: Recorded, pool: asyncpg.P
             body=msgspec.json.encode(truth.event(named)),
         )
         assert "withheld" in _failures(truth, [wrong])
+
+    scored = next(i for i in items if i.source == "feed" and i.event == "deal_scored")
+    forged = _doctored(scored, lambda raw: raw.__setitem__("chain_head", "00" * 32))
+    assert "chain head 0000" in _failures(truth, [forged])
+    card = next(i for i in items if i.source == "sse" and i.event == "card_played")
+    forged = _doctored(card, lambda raw: raw.__setitem__("chain_head", "00" * 32))
+    assert "chain head 0000" in _failures(truth, [forged])
 
     stream = [i for i in items if i.source == "sse" and i.viewer == 3]
     assert not _failures(truth, stream)

@@ -16,7 +16,9 @@ independently of `domain.table_view` and `domain.observations`:
   soloist has played both QC;
 * token hashes, server seeds, presets never leave the service; a named contract
   reaches its namer only; a stream delivers every event the viewer may see, as the
-  viewer may see it (`domain.table_view.redact`), in version order, once.
+  viewer may see it (`domain.table_view.redact`), in version order, once;
+* every ``deal_scored`` and ``session_finished`` message, and no other, carries the
+  stored hash chain value of its version as ``chain_head`` (the witness of issue 12).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from service.client import Received
 
 CARD_CODES = frozenset(c.value for c in Card)
 SECRET_KEYS = ("token_hash", "host_token_hash", "server_seeds", "presets")
+WITNESSED = ("deal_scored", "session_finished")
 
 
 class Truth:
@@ -161,6 +164,7 @@ class Coverage(msgspec.Struct):
     silent_solo_revealed_views: int = 0
     silent_solo_hidden_events: int = 0
     contracts_named: int = 0
+    chain_heads: int = 0
 
 
 class Auditor:
@@ -198,10 +202,12 @@ class Auditor:
                 version = raw["version"]
                 streams.setdefault(("feed", None), []).append(version)
                 self.coverage.feed_messages += 1
+                self.chain_head(version, raw.pop("chain_head", None), where)
                 self.event_message(None, version, item.event, raw["event"], where)
             elif item.source == "sse":
                 streams.setdefault(("sse", item.viewer), []).append(item.version)
                 self.coverage.stream_messages += 1
+                self.chain_head(item.version, raw.pop("chain_head", None), where)
                 self.event_message(item.viewer, item.version, item.event, raw, where)
             else:
                 view_raw = raw if item.source == "view" else raw["view"]
@@ -301,6 +307,13 @@ class Auditor:
         self.expect(not leaked, where, f"cards {sorted(leaked)} of other hands shown")
 
     # -- stream events -------------------------------------------------------------------
+
+    def chain_head(self, version: int, head: Any, where: str) -> None:
+        record = self.truth.stored[version - 1]
+        expected = record.hash.hex() if record.type in WITNESSED else None
+        self.expect(head == expected, where, f"chain head {head}, stored {expected}")
+        if expected is not None:
+            self.coverage.chain_heads += 1
 
     def event_message(
         self, viewer: Seat | None, version: int, event_type: str | None, raw: Any, where: str

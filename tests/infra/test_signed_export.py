@@ -1,0 +1,204 @@
+"""The checks of an export file: who signed it, its top-level copies, and what was published.
+
+A forger who rewrites events and the whole hash chain (issue 12) passes the chain, the
+replay and the seeds; the signature by a key the verifier trusts does not pass, and a
+witness of the chain heads published live catches even the holder of the key.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from infra.audit import TableReport, export_session, verify_file
+from infra.event_store import EventStore, StoredEvent
+from infra.projections import project
+from infra.signing import KeyStatus, PublicKey, Signer
+from infra.tables import Tables
+from infra.witness import ArchiveError, read_archive
+from tests.infra.forgery import Document, encoded, forge_move, resign, unsigned
+from tests.infra.test_projections import execute_all, play_table
+
+SIGNER, RETIRED, STRANGER = Signer.generate(), Signer.generate(), Signer.generate()
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+KEYS = {
+    SIGNER.kid: PublicKey(SIGNER.kid, SIGNER.public, NOW),
+    RETIRED.kid: PublicKey(RETIRED.kid, RETIRED.public, NOW, NOW),
+}
+WITNESSED = ("deal_scored", "session_finished")
+
+
+@pytest.fixture(scope="module")
+async def log(pool: asyncpg.Pool) -> list[StoredEvent]:
+    tables = Tables(EventStore(pool), project)
+    commands, _ = play_table(random.Random(12), "signed")
+    await execute_all(tables, "signed", commands)
+    return await tables.store.read_stream("signed")
+
+
+def export(log: list[StoredEvent], signer: Signer = SIGNER, **options: Any) -> Document:
+    from infra.tables import CODEC
+
+    events = [CODEC.from_stored(e) for e in log]
+    data = export_session(log, events, signer=signer, signed_at=NOW, **options)
+    document: Document = msgspec.json.decode(data)
+    return document
+
+
+def failed(report: TableReport) -> list[str]:
+    return [c.name for c in report.failures]
+
+
+def detail(report: TableReport, name: str) -> str:
+    return next(c.detail for c in report.checks if c.name == name)
+
+
+def feed_lines(log: list[StoredEvent]) -> bytes:
+    """The feed items of the witnessed events, one JSON object a line, as published."""
+    items = [
+        {
+            "table_id": e.stream_id,
+            "version": e.version,
+            "event": msgspec.json.decode(e.payload),
+            "chain_head": e.hash.hex(),
+        }
+        for e in log
+        if e.type in WITNESSED
+    ]
+    return b"\n".join(msgspec.json.encode(i) for i in items) + b"\n"
+
+
+def table_stream(log: list[StoredEvent]) -> bytes:
+    """A table's event stream as received: every event, the witnessed ones with their head."""
+    blocks = []
+    for e in log:
+        data = msgspec.json.decode(e.payload)
+        if e.type in WITNESSED:
+            data["chain_head"] = e.hash.hex()
+        blocks.append(
+            f"id: {e.version}\r\nevent: {e.type}\r\ndata: {msgspec.json.encode(data).decode()}\r\n"
+        )
+    return ("\r\n".join(blocks) + "\r\n: heartbeat\r\n\r\n").encode()
+
+
+def test_a_signed_export_verifies_and_says_by_which_key(log: list[StoredEvent]) -> None:
+    report = verify_file(encoded(export(log)), KEYS)
+
+    assert report.ok, report.failures
+    assert (
+        detail(report, "signature") == f"signed by key {SIGNER.kid} (current) at {NOW.isoformat()}"
+    )
+    assert detail(report, "copies") == "name and players as the events say"
+    assert report.warnings == ()
+
+
+def test_the_issues_forgery_fails(log: list[StoredEvent]) -> None:
+    document = export(log)
+    version = forge_move(document, lambda e: e["type"] == "card_played" and e["version"] > 300)
+
+    forged = verify_file(encoded(document), KEYS)
+    assert failed(forged) == ["signature"], forged.failures  # the chain was rewritten well
+    assert "does not match the content" in detail(forged, "signature")
+
+    stripped = verify_file(encoded(unsigned(document)), KEYS)
+    assert failed(stripped) == ["signature"]
+    assert "not signed" in detail(stripped, "signature")
+
+    # accepted only when unsigned files are allowed, and then with a warning: this is
+    # what `doko verify --file` said of the issue's forgery
+    allowed = verify_file(encoded(unsigned(document)), KEYS, allow_unsigned=True)
+    assert allowed.ok
+    assert allowed.warnings and "NOT SIGNED" in allowed.warnings[0]
+
+    resigned = verify_file(encoded(resign(document, STRANGER)), KEYS)
+    assert failed(resigned) == ["signature"]
+    assert f"signed by key {STRANGER.kid}, which is not one of the trusted keys" in detail(
+        resigned, "signature"
+    )
+    assert next(e for e in document["events"] if e["version"] == version)["actor"] == "seat:1"
+
+
+def test_a_file_signed_by_a_retired_key_still_verifies(log: list[StoredEvent]) -> None:
+    report = verify_file(encoded(export(log, RETIRED)), KEYS)
+
+    assert report.ok
+    assert KEYS[RETIRED.kid].status is KeyStatus.RETIRED
+    assert f"signed by key {RETIRED.kid} (retired)" in detail(report, "signature")
+
+
+def test_a_changed_recorded_at_fails(log: list[StoredEvent]) -> None:
+    document = export(log)
+    document["events"][40]["recorded_at"] = "2020-01-01T00:00:00Z"
+
+    report = verify_file(encoded(document), KEYS)
+
+    assert failed(report) == ["signature"]
+
+
+@pytest.mark.parametrize(
+    ("copy", "value", "said"),
+    [
+        ("players", ["mallory", "signed-1", "signed-2", "signed-3"], "'signed-0', 'signed-1'"),
+        ("name", "another table", "the events say 'signed'"),
+    ],
+)
+def test_changed_copies_fail(log: list[StoredEvent], copy: str, value: Any, said: str) -> None:
+    document = export(log)
+    assert document[copy] != value
+    document[copy] = value
+
+    assert failed(verify_file(encoded(document), KEYS)) == ["signature", "copies"]
+    # signed as changed (by a service that wrote wrong copies): the copies check fails
+    report = verify_file(encoded(resign(document, SIGNER)), KEYS)
+    assert failed(report) == ["copies"]
+    assert said in detail(report, "copies")
+
+
+@pytest.mark.parametrize("archive", [feed_lines, table_stream], ids=["feed lines", "stream"])
+def test_the_published_chain_heads_witness_the_export(log: list[StoredEvent], archive: Any) -> None:
+    witnessed = read_archive(archive(log))
+    heads = [e.version for e in log if e.type in WITNESSED]
+    assert len(heads) == 13
+
+    report = verify_file(encoded(export(log)), KEYS, witnessed=witnessed)
+    assert report.ok, report.failures
+    assert detail(report, "witness") == f"13 published chain heads agree, up to version {heads[-1]}"
+
+    # whoever holds the key rewrites the history, its chain and signs again: the chain
+    # heads published live tell
+    document = export(log)
+    version = forge_move(document, lambda e: e["type"] == "card_played" and e["version"] > 300)
+    insider = verify_file(encoded(resign(document, SIGNER)), KEYS, witnessed=witnessed)
+    first = min(v for v in heads if v >= version)
+    assert failed(insider) == ["witness"]
+    assert insider.first_bad_version == first
+    last = max(v for v in heads if v < version)
+    assert detail(insider, "witness").startswith(f"the export differs at published version {first}")
+    assert detail(insider, "witness").endswith(f"versions up to {last} agree")
+
+
+def test_a_witness_of_nothing_or_of_more_fails(log: list[StoredEvent]) -> None:
+    heads = [e.version for e in log if e.type in WITNESSED]
+    other = [msgspec.structs.replace(e, stream_id="elsewhere") for e in log]
+    report = verify_file(encoded(export(log)), KEYS, witnessed=read_archive(feed_lines(other)))
+    assert failed(report) == ["witness"]
+    assert detail(report, "witness") == "the archive holds no chain head of table signed"
+
+    # an export cut short before what was published (after the deal dealt with a score)
+    cut = heads[5] + 1
+    shorter = export(log[:cut], unfinished=True)
+    report = verify_file(encoded(shorter), KEYS, witnessed=read_archive(feed_lines(log)))
+    assert failed(report) == ["witness"]
+    assert report.first_bad_version == heads[6]
+    assert f"the export has no version {heads[6]} (it ends at {cut})" in detail(report, "witness")
+
+
+@pytest.mark.parametrize("data", [b'{"table_id": "t"}\nnot json\n', b"\xff\xfe"])
+def test_an_unreadable_archive_is_refused(data: bytes) -> None:
+    with pytest.raises(ArchiveError):
+        read_archive(data)
