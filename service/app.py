@@ -23,6 +23,7 @@ from infra.tables import Tables
 from service.bots import Bots
 from service.limits import guard
 from service.logs import AccessLog
+from service.pages import PAGES
 from service.problems import EXCEPTION_HANDLERS
 from service.routes import ROUTES
 from service.streams import Hub
@@ -128,7 +129,7 @@ def create_app(settings: Settings) -> Litestar:
                         await asyncio.gather(*tasks)
 
     app = Litestar(
-        route_handlers=ROUTES,
+        route_handlers=[*ROUTES, *PAGES],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),
