@@ -96,12 +96,12 @@ async def lobby() -> Response[str]:
 
 
 @get("/t/{table_id:str}", include_in_schema=False)
-async def table(table_id: str) -> Response[str]:
+async def table() -> Response[str]:
     return _html("table")
 
 
 @get("/t/{table_id:str}/deals/{deal_no:int}", include_in_schema=False)
-async def deal(table_id: str, deal_no: int) -> Response[str]:
+async def deal() -> Response[str]:
     return _html("deal")
 
 

@@ -90,7 +90,9 @@ function announcements(step) {
 
 function scorePanel(record) {
   const score = record.score;
-  return h('section', { class: 'panel', id: 'score', 'aria-labelledby': 'score-h' },
+  return h('section', {
+    class: 'panel', id: 'score', 'data-deal': record.deal_no, 'data-value': score.value, 'aria-labelledby': 'score-h',
+  },
     h('h2', { id: 'score-h' }, `Score: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${score.value}`),
     h('p', {}, `Card points: Re ${score.card_points.re ?? 0}, Kontra ${score.card_points.kontra ?? 0}; `,
       `tricks: Re ${score.tricks.re ?? 0}, Kontra ${score.tricks.kontra ?? 0}`),
@@ -113,9 +115,9 @@ function dealing(record) {
       record.published_commitment ? [h('dt', {}, 'Commitment published at the start'), h('dd', { class: 'hex' }, record.published_commitment)] : null,
       d.seed ? [h('dt', {}, 'Seed, revealed'), h('dd', { class: 'hex', id: 'seed' }, d.seed)] : null,
       d.entropy?.some(Boolean) ? [h('dt', {}, 'Players’ entropy'), h('dd', { class: 'hex' }, d.entropy.map((e, s) => `${names()[s]}: ${e || '—'}`).join('; '))] : null),
-    v ? h('div', { id: 'verification', 'data-ok': v.ok },
+    v ? h('div', { id: 'verification', 'data-ok': String(v.ok) },
       h('p', {}, h('strong', {}, v.ok ? 'Verified by the service: every check passed.' : 'Verification FAILED.')),
-      h('ul', {}, checks.map((c) => h('li', { 'data-check': c.name, 'data-ok': c.ok }, `${c.ok ? '✓' : '✗'} ${c.name}`, c.detail ? `: ${c.detail}` : '')))) : null,
+      h('ul', {}, checks.map((c) => h('li', { 'data-check': c.name, 'data-ok': String(c.ok) }, `${c.ok ? '✓' : '✗'} ${c.name}`, c.detail ? `: ${c.detail}` : '')))) : null,
     finished
       ? h('p', {}, h('a', { href: `${base}/export`, download: `doko-${table}.json` }, 'Download the session export'),
         ' (check it offline with ', h('code', {}, 'doko verify --file'), ')')

@@ -23,6 +23,8 @@ const state = {
   result: null, // the last deal scored (a deal_scored event)
   record: null, // that deal's record, for its last trick
   problem: null,
+  problems: 0, // how many refusals this page has shown
+  from: null, // the version the page's stream started after
   connection: 'connecting',
   opened: 0,
   spoken: [],
@@ -78,6 +80,7 @@ async function refresh() {
     do {
       again = false;
       const answer = await fetchView();
+      if (state.problem?.status === 0) state.problem = null; // the service answers again
       if (answer.status !== 304) accept(answer.version, answer.data);
     } while (again);
   } catch (error) {
@@ -121,6 +124,7 @@ async function act(what, body) {
     accept(answer.data.version, answer.data.view);
   } catch (error) {
     state.problem = problemOf(error);
+    state.problems += 1;
     render();
     refresh();
   } finally {
@@ -159,6 +163,7 @@ let stream = null;
 function connect() {
   stream?.close();
   state.opened = 0;
+  state.from ??= state.latest;
   stream = follow(`${base}/events`, {
     token: state.mine.token,
     after: state.latest,
@@ -344,7 +349,11 @@ function actions(deal) {
   const waiting = deal.phase !== 'scored' && given(deal.turn) && deal.turn !== state.mine.seat;
   return h('section', { class: 'panel actions', 'aria-labelledby': 'actions-h' },
     h('h2', { id: 'actions-h' }, 'Your move'),
-    groups.length ? groups : h('p', {}, waiting ? `Waiting for ${seatName(state.view.seats, deal.turn)}.` : 'Nothing to do now.'));
+    groups,
+    options.cards.length ? h('p', {}, 'Your turn: play a card from your hand.') : null,
+    !groups.length && !options.cards.length
+      ? h('p', {}, waiting ? `Waiting for ${seatName(state.view.seats, deal.turn)}.` : 'Nothing to do now.')
+      : null);
 }
 
 function hand(deal) {
@@ -381,7 +390,9 @@ function resultSection(view) {
   const scored = state.result ?? (view.deal?.phase === 'scored' ? view.deal.score : null);
   if (!scored) return null;
   const score = scored.score;
-  return h('section', { class: 'panel', id: 'result', 'data-deal': scored.deal_no, 'aria-labelledby': 'result-h' },
+  return h('section', {
+    class: 'panel', id: 'result', 'data-deal': scored.deal_no, 'data-value': score.value, 'aria-labelledby': 'result-h',
+  },
     h('h2', { id: 'result-h' }, `Deal ${scored.deal_no}: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${score.value}`),
     h('p', {}, `${words(score.game_type)}; card points Re ${score.card_points.re ?? 0}, Kontra ${score.card_points.kontra ?? 0}`),
     h('ul', { class: 'entries' }, score.entries.map((entry, seat) => h('li', { 'data-entry-seat': seat, 'data-entry': entry },
@@ -411,7 +422,7 @@ function logSection(view) {
     ontoggle: (e) => { state.logOpen = e.target.open; },
   },
   h('summary', {}, `Table log (${state.log.length} events)`),
-  h('ol', {}, state.log.map((event) => h('li', { 'data-id': event.id, 'data-type': event.type },
+  h('ol', { 'data-from': state.from }, state.log.map((event) => h('li', { 'data-id': event.id, 'data-type': event.type },
     describe(event, view.seats, event.deal)))));
 }
 
@@ -421,6 +432,7 @@ function render() {
   const deal = view.deal;
   document.title = `${view.name || 'table'} · doko`;
   document.body.dataset.version = String(state.latest);
+  document.body.dataset.problems = String(state.problems);
   fill(content,
     heading(view),
     state.problem ? problemBox(state.problem, state.rules, () => {

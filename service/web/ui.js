@@ -118,7 +118,9 @@ export function problemOf(error) {
 /** Score lines (R8, R9) as a list: points, party, reason, rule id with its text. */
 export function scoreLines(lines, rules) {
   return h('ul', { class: 'lines' },
-    lines.map((line) => h('li', { 'data-rule': line.rule, 'data-party': line.party, 'data-points': line.points },
+    lines.map((line) => h('li', {
+      'data-rule': line.rule, 'data-party': line.party, 'data-points': line.points, 'data-reason': line.reason,
+    },
       h('span', { class: 'points' }, `${line.points} ${line.party}`), ' ', line.reason, ' ', rule(line.rule, rules, false))));
 }
 
