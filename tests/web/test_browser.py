@@ -87,6 +87,7 @@ class Session:
     sheet: list[list[int]] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     restarted_before: int = 0
+    stream_after_halfway: dict[int, str | None] = field(default_factory=dict)
     grave: dict[str, list[str]] = field(default_factory=dict)
     phone_fits: dict[str, bool] = field(default_factory=dict)
 
@@ -100,11 +101,17 @@ async def play_deal(session: Session, deal: int, *, keyboard: bool, halfway: Any
     the first card played with 8 cards or fewer in hand."""
     done_halfway = False
     while (move := await session.player.next_move(deal)) != "done":
-        if not done_halfway and move.startswith("card-") and await hand_size(session.player) <= 8:
+        now_halfway = (
+            not done_halfway and move.startswith("card-") and await hand_size(session.player) <= 8
+        )
+        if now_halfway:
             await halfway()
             done_halfway = True
         problems = await session.player.problems()
         await session.player.move(move, keyboard=keyboard)
+        if now_halfway:  # was the move answered before the stream was back?
+            status = session.player.page.locator("#status")
+            session.stream_after_halfway[deal] = await status.get_attribute("data-connection")
         if await session.player.problems() > problems:  # a bot's announcement came first
             session.refusals.append(await session.player.page.inner_text(".problem"))
     session.results[deal] = await session.player.page.eval_on_selector("#result", SCORE)
@@ -223,6 +230,9 @@ async def test_a_restart_of_the_service_leaves_no_gap_and_no_repeat_in_the_pages
     event its viewer may see, once, in order (contracts named by others stay hidden, R4.3),
     including those committed while the page was disconnected."""
     log = await full_log(pool, session.table_id)
+    # the card clicked right after the restart was answered while the stream was still down:
+    # its events, and the bots' answers to it, reached the page only through the resumption
+    assert session.stream_after_halfway[1] in {"reconnecting", "lost"}
     for tab, viewer in ((session.player, session.seat), (session.spectator, None)):
         ids = await tab.log_ids()
         start = int(await tab.page.get_attribute("#log ol", "data-from") or -1)
@@ -383,3 +393,29 @@ async def test_a_move_from_a_stale_page_is_refused_with_its_rule(
     assert stale.errors == [] and live.errors == []
     await stale.close()
     await live.close()
+
+
+async def test_a_visitor_sits_down_from_the_table_page(
+    browser: Browser, service: Service, api: Any
+) -> None:
+    """A table opened elsewhere (here through the API): its link shows the free seats; a
+    visitor names themself and takes seat 2; the page then plays that seat (its token kept
+    in this tab's session storage, its stream opened with it)."""
+    table = await api.create_table("sit down")
+    tab = await open_tab(browser, service.url)
+    page = tab.page
+    await page.goto(f"/t/{table.table_id}")
+    await page.fill("#sit-name", "Vera")
+    await page.click("[data-key='sit-2']")
+    await page.wait_for_selector("text=You play Vera (seat 2)")
+    held = json.loads(await page.evaluate(f"sessionStorage.getItem('doko:{table.table_id}')"))
+    assert held["seat"] == 2 and set(held) == {"seat", "token"}
+    view = await table.seat(2, held["token"]).view()
+    assert view.seats[2].name == "Vera"
+    await page.wait_for_function(
+        "() => document.querySelector('#status').dataset.connection === 'live'"
+    )
+    streams = [httpx.URL(r.url).params.get("token") for r in tab.requests if "/events" in r.url]
+    assert streams[0] is None and streams[-1] == held["token"]
+    assert tab.errors == []
+    await tab.close()
