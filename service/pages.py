@@ -19,6 +19,7 @@ from pathlib import Path
 import msgspec
 from litestar import MediaType, Response, get
 from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
 
 from domain.table import TableEvent
 
@@ -115,7 +116,7 @@ async def meta() -> Response[bytes]:
     return Response(_meta(), media_type=MediaType.JSON)
 
 
-PAGES = [
+PAGES: list[ControllerRouterHandler] = [
     lobby,
     table,
     deal,

@@ -76,42 +76,37 @@ async function refresh() {
     return;
   }
   refreshing = true;
-  try {
+  await showingProblems(async () => {
     do {
       again = false;
       const answer = await fetchView();
       if (state.problem?.status === 0) state.problem = null; // the service answers again
       if (answer.status !== 304) accept(answer.version, answer.data);
     } while (again);
+  });
+  refreshing = false;
+}
+
+/** Run `work`; if it fails, the failure is shown as the page's problem. */
+async function showingProblems(work) {
+  try {
+    await work();
   } catch (error) {
     state.problem = problemOf(error);
     render();
-  } finally {
-    refreshing = false;
   }
 }
 
-async function loadSheet() {
-  try {
-    const answer = await call('GET', `${base}/scoresheet`, { params: { min_version: state.latest || undefined } });
-    state.sheet = answer.data;
-    render();
-  } catch (error) {
-    state.problem = problemOf(error);
-    render();
-  }
-}
+const loadSheet = () => showingProblems(async () => {
+  state.sheet = (await call('GET', `${base}/scoresheet`, { params: { min_version: state.latest || undefined } })).data;
+  render();
+});
 
 /** A scored deal's record (public once scored, R4.3): its last trick is shown after it. */
-async function loadRecord(dealNo) {
-  try {
-    state.record = (await call('GET', `${base}/deals/${dealNo}`)).data;
-    render();
-  } catch (error) {
-    state.problem = problemOf(error);
-    render();
-  }
-}
+const loadRecord = (dealNo) => showingProblems(async () => {
+  state.record = (await call('GET', `${base}/deals/${dealNo}`)).data;
+  render();
+});
 
 /** Send a command for this tab's seat; the answer is the seat's new view. A refusal is
  * shown with its rule, and the view is fetched again: the server decides what is possible. */
@@ -132,31 +127,22 @@ async function act(what, body) {
   }
 }
 
-async function sit(seat) {
-  try {
-    const answer = await call('POST', `${base}/seats`, { body: { name: state.sitName.trim(), seat } });
-    hold(table, { seat: answer.data.seat, token: answer.data.token });
-    state.mine = held(table);
-    state.problem = null;
-    accept(answer.data.version, answer.data.view);
-    connect();
-  } catch (error) {
-    state.problem = problemOf(error);
-    render();
-  }
-}
+const sit = (seat) => showingProblems(async () => {
+  const taken = (await call('POST', `${base}/seats`, { body: { name: state.sitName.trim(), seat } })).data;
+  hold(table, { seat: taken.seat, token: taken.token });
+  state.mine = held(table);
+  state.problem = null;
+  accept(taken.version, taken.view);
+  connect();
+});
 
-async function seatBots(free) {
-  try {
-    for (const seat of free) {
-      await call('POST', `${base}/bots`, { token: state.mine.host, body: { kind: state.botKind, seat: seat.seat } });
-    }
-    state.problem = null;
-  } catch (error) {
-    state.problem = problemOf(error);
+const seatBots = (free) => showingProblems(async () => {
+  for (const seat of free) {
+    await call('POST', `${base}/bots`, { token: state.mine.host, body: { kind: state.botKind, seat: seat.seat } });
   }
-  refresh();
-}
+  state.problem = null;
+  await refresh();
+});
 
 let stream = null;
 /** Follow the table's events as this tab may see them, from the newest version known. */
