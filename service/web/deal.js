@@ -93,7 +93,7 @@ function scorePanel(record) {
   return h('section', {
     class: 'panel', id: 'score', 'data-deal': record.deal_no, 'data-value': score.value, 'aria-labelledby': 'score-h',
   },
-    h('h2', { id: 'score-h' }, `Score: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${score.value}`),
+    h('h2', { id: 'score-h' }, `Score: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${signed(score.value)} for Re`),
     h('p', {}, `Card points: Re ${score.card_points.re ?? 0}, Kontra ${score.card_points.kontra ?? 0}; `,
       `tricks: Re ${score.tricks.re ?? 0}, Kontra ${score.tricks.kontra ?? 0}`),
     scoreLines(score.lines, state.rules),

@@ -379,7 +379,7 @@ function resultSection(view) {
   return h('section', {
     class: 'panel', id: 'result', 'data-deal': scored.deal_no, 'data-value': score.value, 'aria-labelledby': 'result-h',
   },
-    h('h2', { id: 'result-h' }, `Deal ${scored.deal_no}: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${score.value}`),
+    h('h2', { id: 'result-h' }, `Deal ${scored.deal_no}: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${signed(score.value)} for Re`),
     h('p', {}, `${words(score.game_type)}; card points Re ${score.card_points.re ?? 0}, Kontra ${score.card_points.kontra ?? 0}`),
     h('ul', { class: 'entries' }, score.entries.map((entry, seat) => h('li', { 'data-entry-seat': seat, 'data-entry': entry },
       `${seatName(view.seats, seat)} ${signed(entry)}`))),

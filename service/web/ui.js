@@ -24,7 +24,9 @@ export function fill(element, ...children) {
   element.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   if (focused === undefined || !element.isConnected) return;
   const again = [...element.querySelectorAll('[data-key]')].find((e) => e.dataset.key === focused);
-  if (again && !again.disabled) again.focus();
+  if (!again || again.disabled) return;
+  again.focus();
+  if (again.tagName === 'INPUT' && again.type === 'text') again.setSelectionRange(again.value.length, again.value.length);
 }
 
 const SUITS = {
@@ -149,7 +151,7 @@ export function describe(event, seats, deal) {
     case 'announced':
       return [`${who(e.seat)} announced ${e.words.join(' + ')} (${e.party}, with ${e.cards} cards)`, e.late_reply ? ', a late reply' : ''];
     case 'deal_scored':
-      return [`Deal ${e.deal_no} scored: ${e.score.winner ? `${e.score.winner} won` : 'no winner'}, value ${e.score.value}`];
+      return [`Deal ${e.deal_no} scored: ${e.score.winner ? `${e.score.winner} won` : 'no winner'}, value ${signed(e.score.value)} for Re`];
     case 'session_finished': return [`The session is over: ${e.winners.map(who).join(' and ')} won`];
     default: return [words(event.type)];
   }
