@@ -55,8 +55,10 @@ class Tab:
         self.page = page
         self.requests: list[Request] = []
         self.errors: list[str] = []
+        self.console: list[str] = []
         page.on("request", lambda request: self.requests.append(request))
         page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda message: self.console.append(message.text))
 
     async def version(self) -> int:
         return int(await self.page.evaluate("Number(document.body.dataset.version || 0)"))
@@ -131,10 +133,13 @@ async def open_tab(
     base_url: str,
     viewport: dict[str, int] = DESKTOP,
     held: tuple[str, dict[str, Any]] | None = None,
+    bypass_csp: bool = True,
 ) -> Tab:
     """A new tab in a fresh context; ``held``: (table, what its sessionStorage holds for it),
-    as when the same player opens the table on a second device with the seat token."""
-    context = await browser.new_context(base_url=base_url, viewport=viewport, bypass_csp=True)
+    as when the same player opens the table on a second device with the seat token.
+    ``bypass_csp``: Playwright's waits for conditions evaluate script text, which the pages'
+    Content-Security-Policy forbids; a tab that keeps the policy can only wait for selectors."""
+    context = await browser.new_context(base_url=base_url, viewport=viewport, bypass_csp=bypass_csp)
     if held is not None:
         key, value = json.dumps(f"doko:{held[0]}"), json.dumps(json.dumps(held[1]))
         await context.add_init_script(

@@ -419,3 +419,23 @@ async def test_a_visitor_sits_down_from_the_table_page(
     assert streams[0] is None and streams[-1] == held["token"]
     assert tab.errors == []
     await tab.close()
+
+
+async def test_the_pages_run_under_their_content_security_policy(
+    session: Session, browser: Browser, service: Service
+) -> None:
+    """With the policy enforced (scripts and styles from the service only, no inline code,
+    no eval), every page draws itself and the browser reports no violation."""
+    tab = await open_tab(browser, service.url, bypass_csp=False)
+    table = f"/t/{session.table_id}"
+    for path, drawn in (
+        ("/", "#create-button"),
+        (table, "#sheet"),
+        (f"{table}/deals/2", "#verification"),
+        ("/rules#R6.6", "dt[id='R6.6']"),
+    ):
+        await tab.page.goto(path)
+        await tab.page.wait_for_selector(drawn)
+    assert [m for m in tab.console if "Content Security Policy" in m] == []
+    assert tab.errors == []
+    await tab.close()
