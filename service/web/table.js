@@ -278,7 +278,8 @@ function board(view, deal) {
   const caption = given(leader)
     ? `Trick ${deal.tricks.length + 1}: ${seatName(view.seats, leader)} leads`
     : 'No trick yet';
-  return h('section', { class: 'board', 'aria-label': 'the table' },
+  // busy while events have come that the view does not include yet (it is being fetched)
+  return h('section', { class: 'board', 'aria-label': 'the table', 'aria-busy': state.since.length > 0 ? 'true' : null },
     order.map((seat, k) => seatBox(view, deal, seat, PLACES[k], won[seat], points[seat])),
     h('div', { class: 'trick', id: 'trick', 'aria-label': caption },
       h('p', { class: 'caption' }, caption),
