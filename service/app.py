@@ -25,6 +25,7 @@ from service.bots import Bots
 from service.keys import load_signer
 from service.limits import guard
 from service.logs import AccessLog
+from service.pages import PAGES
 from service.problems import EXCEPTION_HANDLERS
 from service.routes import ROUTES
 from service.streams import Hub
@@ -136,7 +137,7 @@ def create_app(settings: Settings) -> Litestar:
                         await asyncio.gather(*tasks)
 
     app = Litestar(
-        route_handlers=ROUTES,
+        route_handlers=[*ROUTES, *PAGES],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),

@@ -31,13 +31,14 @@ class _Server(uvicorn.Server):
 
 
 @contextlib.asynccontextmanager
-async def serve(app: Litestar) -> AsyncIterator[str]:
-    """Serve ``app`` on a free port of 127.0.0.1 while the block runs; yields the base URL."""
+async def serve(app: Litestar, port: int = 0) -> AsyncIterator[str]:
+    """Serve ``app`` on ``port`` (0: a free one) of 127.0.0.1 while the block runs; yields
+    the base URL."""
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
     # and with Nagle's algorithm on every response waits ~40 ms for a delayed ACK.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
         app,

@@ -1,0 +1,126 @@
+"""The reference web client's pages, served by the service itself (none in the OpenAPI document).
+
+``/`` is the lobby, ``/t/{table}`` a table (a seat's page when the browser holds that
+seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer and
+``/rules`` the rules. Each page is the one HTML shell with its own ES module; the modules,
+the CSS and a copy of RULES.md are files of the package (``service/web/``), served under
+``/web/``. ``/web/meta.json`` gives the pages what they take from the server and never
+re-implement: the rule texts by id (parsed from that copy) and the names of the stream's
+event types.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import typing
+from pathlib import Path
+
+import msgspec
+from litestar import MediaType, Response, get
+from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
+
+from domain.table import TableEvent
+
+WEB = Path(__file__).parent / "web"
+
+_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'",
+    "Referrer-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+}
+"""Pages load nothing from elsewhere and run no inline script."""
+
+_TITLES = {"lobby": "doko", "table": "doko table", "deal": "doko deal", "rules": "doko rules"}
+
+
+class Meta(msgspec.Struct, frozen=True):
+    """What the pages read from the server: rule texts by id, the stream's event types."""
+
+    rules: dict[str, str]
+    events: list[str]
+
+
+_RULE = re.compile(r"^- (R\d+\.\d+) (.*)$")
+_SECTION = re.compile(r"^## (R\d+) (.*)$")
+
+
+def rule_texts(markdown: str) -> dict[str, str]:
+    """Each rule of RULES.md by its id: ``R3.3`` its text, ``R6`` its section's title and
+    introduction. A rule's continuation lines are joined with single spaces."""
+    rules: dict[str, str] = {}
+    section: str | None = None  # the section whose introduction is being read
+    current: str | None = None  # the rule (or section) the next plain line continues
+    for line in markdown.splitlines():
+        heading = _SECTION.match(line)
+        rule = _RULE.match(line)
+        if line.startswith("#"):
+            section = current = heading[1] if heading else None
+            if heading:
+                rules[heading[1]] = heading[2].strip() + "."
+        elif rule:
+            section, current = None, rule[1]
+            rules[current] = rule[2].strip()
+        elif line.startswith("- ") or not line.strip():
+            current = section
+        elif current is not None:
+            rules[current] += " " + line.strip()
+    return rules
+
+
+def _event_types() -> list[str]:
+    """The ``event:`` names of the table stream: the tags of `TableEvent`."""
+    return [str(t.__struct_config__.tag) for t in typing.get_args(TableEvent)]
+
+
+@functools.cache
+def _meta() -> bytes:
+    rules = rule_texts((WEB / "RULES.md").read_text(encoding="utf-8"))
+    return msgspec.json.encode(Meta(rules, _event_types()))
+
+
+@functools.cache
+def _page(name: str) -> str:
+    shell = (WEB / "shell.html").read_text(encoding="utf-8")
+    return shell.replace("{title}", _TITLES[name]).replace("{page}", name)
+
+
+def _html(name: str) -> Response[str]:
+    return Response(_page(name), media_type=MediaType.HTML, headers=_HEADERS)
+
+
+@get("/", include_in_schema=False)
+async def lobby() -> Response[str]:
+    return _html("lobby")
+
+
+@get("/t/{table_id:str}", include_in_schema=False)
+async def table() -> Response[str]:
+    return _html("table")
+
+
+@get("/t/{table_id:str}/deals/{deal_no:int}", include_in_schema=False)
+async def deal() -> Response[str]:
+    return _html("deal")
+
+
+@get("/rules", include_in_schema=False)
+async def rules() -> Response[str]:
+    return _html("rules")
+
+
+@get("/web/meta.json", include_in_schema=False)
+async def meta() -> Response[bytes]:
+    return Response(_meta(), media_type=MediaType.JSON)
+
+
+PAGES: list[ControllerRouterHandler] = [
+    lobby,
+    table,
+    deal,
+    rules,
+    meta,
+    create_static_files_router("/web", directories=[WEB], include_in_schema=False),
+]

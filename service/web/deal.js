@@ -1,0 +1,193 @@
+// The deal viewer, for auditors: a scored deal from its public record, trick by trick
+// (buttons, or the arrow keys, Home and End), with the announcements at the moment they
+// were made, the score lines with their rule ids, the dealing commitment and seed, and
+// the service's own verification of the deal.
+import { call, meta } from './api.js';
+import { card, fill, given, h, problemBox, problemOf, rule, scoreLines, signed, words } from './ui.js';
+
+const [, , rawTable, , rawDeal] = location.pathname.split('/');
+const table = decodeURIComponent(rawTable);
+const dealNo = Number(rawDeal);
+const base = `/tables/${encodeURIComponent(table)}`;
+const content = h('div', { class: 'deal-page' });
+const live = h('p', { id: 'step', class: 'live', 'aria-live': 'polite' });
+const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {} };
+
+/** When each announcement was made: the trick it was made in (1-12) and how many cards of
+ * that trick had been played, read from the deal's events in their order. */
+function moments(events) {
+  let completed = 0;
+  let played = 0;
+  const found = [];
+  for (const event of events) {
+    if (event.type === 'card_played') played += 1;
+    if (event.type === 'trick_won') {
+      completed += 1;
+      played = 0;
+    }
+    if (event.type === 'announced') found.push({ ...event, trick: completed + 1, after: played });
+  }
+  return found;
+}
+
+/** Each seat's dealt cards, those played by the end of trick `step` marked with their trick. */
+function handsAt(record, step) {
+  return record.hands.map((dealt, seat) => {
+    const marks = dealt.map(() => null);
+    record.tricks.slice(0, step).forEach((trick) => {
+      const played = trick.cards[(seat - trick.leader + 4) % 4];
+      const index = dealt.findIndex((c, i) => c === played && marks[i] === null);
+      marks[index] = trick.trick_no;
+    });
+    return dealt.map((code, i) => ({ code, trick: marks[i] }));
+  });
+}
+
+const names = () => state.record.players.map((name, seat) => name ?? `seat ${seat}`);
+
+function hands(record, step) {
+  return h('section', { class: 'panel', 'aria-labelledby': 'hands-h' },
+    h('h2', { id: 'hands-h' }, step ? `The hands after trick ${step}` : 'The hands as dealt'),
+    h('div', { class: 'hands' }, handsAt(record, step).map((cards, seat) => h('div', { class: 'dealt', 'data-hand': seat },
+      h('p', {}, h('strong', {}, names()[seat]), ` · ${record.parties[seat] ?? ''}`,
+        record.declarations[seat] ? ` · ${record.declarations[seat]}` : '',
+        record.contracts[seat] ? ` · named ${words(record.contracts[seat])}` : ''),
+      h('p', { class: 'cards' }, cards.map(({ code, trick }) => card(code, seat, record.deal_no, trick === null ? {} : {
+        class: `card played${trick === step ? ' now' : ''}`, title: `played in trick ${trick}`, 'data-played-in': trick,
+      })))))));
+}
+
+function trickPanel(record, step) {
+  if (!step) {
+    return h('section', { class: 'panel', id: 'trick', 'aria-labelledby': 'trick-h' },
+      h('h2', { id: 'trick-h' }, 'Before the first trick'),
+      h('p', {}, `${names()[record.dealer]} dealt. Declarations (R4.1): `,
+        record.declarations.map((d, seat) => `${names()[seat]} ${d ?? '—'}`).join(', '), '.'),
+      h('p', {}, `Game: ${words(record.game_type)}`, given(record.declarer) ? ` by ${names()[record.declarer]}` : '',
+        record.marriage_clarified_in ? `; the marriage was clarified in trick ${record.marriage_clarified_in}` : ''));
+  }
+  const trick = record.tricks[step - 1];
+  return h('section', {
+    class: 'panel', id: 'trick', 'data-trick': trick.trick_no, 'data-winner': trick.winner, 'data-points': trick.points,
+    'aria-labelledby': 'trick-h',
+  },
+  h('h2', { id: 'trick-h' }, `Trick ${trick.trick_no} of ${record.tricks.length}`),
+  h('ol', { class: 'trick-cards' }, trick.cards.map((code, i) => {
+    const seat = (trick.leader + i) % 4;
+    return h('li', {}, `${names()[seat]}${i === 0 ? ' (leads)' : ''}: `, card(code, seat, record.deal_no));
+  })),
+  h('p', {}, `${names()[trick.winner]} wins ${trick.points} points.`));
+}
+
+function announcements(step) {
+  const made = state.moments.filter((m) => m.trick <= step);
+  return h('section', { class: 'panel', 'aria-labelledby': 'ann-h' },
+    h('h2', { id: 'ann-h' }, 'Announcements so far'),
+    made.length ? h('ul', { id: 'announcements' }, made.map((m) => h('li', { 'data-trick': m.trick },
+      `${names()[m.seat]}: ${m.words.join(' + ')} (${m.party}) in trick ${m.trick} after ${m.after} cards, with ${m.cards} cards in hand`,
+      m.late_reply ? ', a late reply' : ''))) : h('p', {}, 'None yet.'));
+}
+
+function scorePanel(record) {
+  const score = record.score;
+  return h('section', {
+    class: 'panel', id: 'score', 'data-deal': record.deal_no, 'data-value': score.value, 'aria-labelledby': 'score-h',
+  },
+    h('h2', { id: 'score-h' }, `Score: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${signed(score.value)} for Re`),
+    h('p', {}, `Card points: Re ${score.card_points.re ?? 0}, Kontra ${score.card_points.kontra ?? 0}; `,
+      `tricks: Re ${score.tricks.re ?? 0}, Kontra ${score.tricks.kontra ?? 0}`),
+    scoreLines(score.lines, state.rules),
+    h('ul', { class: 'entries' }, score.entries.map((entry, seat) => h('li', { 'data-entry-seat': seat, 'data-entry': entry },
+      `${names()[seat]} ${signed(entry)}`))),
+    h('p', {}, 'Entries: ', rule(score.solo ? 'R10.2' : 'R10.1', state.rules, false)));
+}
+
+function dealing(record) {
+  const d = record.dealing;
+  const v = state.verification;
+  const checks = v ? [...v.deal.checks, ...v.table_checks] : [];
+  const finished = given(state.view?.winners);
+  return h('section', { class: 'panel', id: 'dealing', 'aria-labelledby': 'dealing-h' },
+    h('h2', { id: 'dealing-h' }, 'Dealing and verification (R2.2)'),
+    h('dl', {},
+      h('dt', {}, 'Method'), h('dd', {}, d.method, d.algorithm ? ` (${d.algorithm})` : ''),
+      d.commitment ? [h('dt', {}, 'Commitment of this deal'), h('dd', { class: 'hex' }, d.commitment)] : null,
+      record.published_commitment ? [h('dt', {}, 'Commitment published at the start'), h('dd', { class: 'hex' }, record.published_commitment)] : null,
+      d.seed ? [h('dt', {}, 'Seed, revealed'), h('dd', { class: 'hex', id: 'seed' }, d.seed)] : null,
+      d.entropy?.some(Boolean) ? [h('dt', {}, 'Players’ entropy'), h('dd', { class: 'hex' }, d.entropy.map((e, s) => `${names()[s]}: ${e || '—'}`).join('; '))] : null),
+    v ? h('div', { id: 'verification', 'data-ok': String(v.ok) },
+      h('p', {}, h('strong', {}, v.ok ? 'Verified by the service: every check passed.' : 'Verification FAILED.')),
+      h('ul', {}, checks.map((c) => h('li', { 'data-check': c.name, 'data-ok': String(c.ok) }, `${c.ok ? '✓' : '✗'} ${c.name}`, c.detail ? `: ${c.detail}` : '')))) : null,
+    finished
+      ? h('p', {}, h('a', { href: `${base}/export`, download: `doko-${table}.json` }, 'Download the session export'),
+        ' (check it offline with ', h('code', {}, 'doko verify --file'), ')')
+      : h('p', {}, 'The session export can be downloaded once the session is over.'));
+}
+
+function go(step) {
+  const last = state.record.tricks.length;
+  state.step = Math.min(Math.max(step, 0), last);
+  render();
+}
+
+function controls(record) {
+  const last = record.tricks.length;
+  const step = state.step;
+  return h('nav', { class: 'steps', 'aria-label': 'step through the deal' },
+    h('button', { type: 'button', 'data-key': 'first', onclick: () => go(0), disabled: step === 0, 'aria-keyshortcuts': 'Home' }, '« As dealt'),
+    h('button', { type: 'button', 'data-key': 'previous', onclick: () => go(step - 1), disabled: step === 0, 'aria-keyshortcuts': 'ArrowLeft' }, '‹ Previous trick'),
+    h('button', { type: 'button', 'data-key': 'next', onclick: () => go(step + 1), disabled: step === last, 'aria-keyshortcuts': 'ArrowRight' }, 'Next trick ›'),
+    h('button', { type: 'button', 'data-key': 'last', onclick: () => go(last), disabled: step === last, 'aria-keyshortcuts': 'End' }, 'Last trick »'));
+}
+
+function render() {
+  const record = state.record;
+  document.body.dataset.step = String(state.step);
+  fill(content,
+    h('h1', {}, `Deal ${record.deal_no} of “${state.view?.name || record.table}”`),
+    h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, 'Back to the table'),
+      record.deal_no > 1 ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no - 1}` }, 'previous deal')] : null,
+      state.view && record.deal_no < state.view.scoresheet.length ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no + 1}` }, 'next deal')] : null),
+    controls(record),
+    h('div', { class: 'viewer' }, trickPanel(record, state.step), announcements(state.step)),
+    hands(record, state.step),
+    scorePanel(record),
+    dealing(record));
+  live.textContent = state.step
+    ? `Trick ${state.step}: ${names()[record.tricks[state.step - 1].winner]} wins ${record.tricks[state.step - 1].points} points`
+    : 'As dealt';
+}
+
+document.addEventListener('keydown', (e) => {
+  if (!state.record || e.altKey || e.ctrlKey || e.metaKey || e.target.closest?.('input, select, textarea')) return;
+  const moves = { ArrowLeft: state.step - 1, ArrowRight: state.step + 1, Home: 0, End: state.record.tricks.length };
+  if (!(e.key in moves)) return;
+  e.preventDefault();
+  go(moves[e.key]);
+});
+
+async function start() {
+  document.getElementById('main').replaceChildren(content, live);
+  try {
+    const [known, record, replay, verification, view] = await Promise.all([
+      meta(),
+      call('GET', `${base}/deals/${dealNo}`),
+      call('GET', `${base}/deals/${dealNo}/replay`),
+      call('GET', `${base}/deals/${dealNo}/verification`),
+      call('GET', base),
+    ]);
+    state.rules = known.rules;
+    state.record = record.data;
+    state.moments = moments(replay.data.events);
+    state.verification = verification.data;
+    state.view = view.data;
+    document.title = `deal ${dealNo} · ${state.view.name || 'doko'}`;
+  } catch (error) {
+    fill(content, h('h1', {}, `Deal ${dealNo}`), problemBox(problemOf(error), state.rules),
+      h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, 'Back to the table')));
+    return;
+  }
+  render();
+}
+
+start();

@@ -1,0 +1,192 @@
+"""Driving the pages as a person would, and checking what they showed against the full log.
+
+A `Tab` records every request its page sent, every script error, and (through a
+MutationObserver installed before the page's own scripts) every state of the DOM's
+cards: each card element's deal, seat and code together with the table version the
+page had reached (``body[data-version]``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from playwright.async_api import Browser, Page, Request
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from domain.events import CardPlayed, ContractNamed, DealDealt
+from domain.table import TableEvent
+from infra.event_store import StoredEvent
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 360, "height": 780}
+
+RECORD_CARDS = """
+window.__shown = [];
+new MutationObserver(() => {
+  if (!document.body) return;
+  const cards = [...document.querySelectorAll('[data-card]')]
+    .map((e) => `${e.dataset.deal}/${e.dataset.seat}/${e.dataset.card}`);
+  const version = Number(document.body.dataset.version || 0);
+  const entry = JSON.stringify([version, [...new Set(cards)].sort()]);
+  if (window.__shown.at(-1) !== entry) window.__shown.push(entry);
+}).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+"""
+
+NEXT_MOVE = """(deal) => {
+  if (document.querySelector(`#result[data-deal="${deal}"]`)) return 'done';
+  const card = document.querySelector('#hand button.card:not([disabled])');
+  const word = '[data-key="announce-re"], [data-key="announce-kontra"]';
+  const pick = document.querySelector('[data-key="declare-healthy"]')
+    ?? (card && document.querySelector(word))
+    ?? card;
+  return pick ? pick.dataset.key : null;
+}"""
+"""The page's next move in deal ``deal``, as a person reads it off the page: say healthy,
+announce re/kontra when offered on one's turn, else play the first enabled card; 'done'
+once the deal's result is shown; null while there is nothing to do."""
+
+
+class Tab:
+    """A page in its own browser context, with what it sent and what went wrong in it."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.requests: list[Request] = []
+        self.errors: list[str] = []
+        self.console: list[str] = []
+        page.on("request", lambda request: self.requests.append(request))
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda message: self.console.append(message.text))
+
+    async def version(self) -> int:
+        return int(await self.page.evaluate("Number(document.body.dataset.version || 0)"))
+
+    async def shown(self) -> list[str]:
+        """Every state of the page's cards so far (JSON ``[version, ["deal/seat/card", ...]]``)."""
+        return list(await self.page.evaluate("window.__shown"))
+
+    async def log_ids(self) -> list[int]:
+        """The ids of the events in the page's table log, in order."""
+        return list(
+            await self.page.eval_on_selector_all("#log li", "l => l.map(e => +e.dataset.id)")
+        )
+
+    async def next_move(self, deal: int) -> str:
+        handle = await self.page.wait_for_function(NEXT_MOVE, arg=deal, timeout=30_000)
+        return str(await handle.json_value())
+
+    async def problems(self) -> int:
+        """How many refusals the page has shown."""
+        return int(await self.page.evaluate("Number(document.body.dataset.problems || 0)"))
+
+    async def move(self, key: str, *, keyboard: bool = False) -> bool:
+        """Make a move by clicking the element with data-key ``key``, or with the keyboard
+        alone (Tab to it, then Enter for a card, Space for anything else); return once
+        the page is past its version (the command was answered) or shows a new refusal.
+        False when the element went away first (a newer view no longer offers it)."""
+        version, problems = await self.version(), await self.problems()
+        if keyboard:
+            if not await self.press_until_focused(key):
+                return False
+            await self.page.keyboard.press("Enter" if key.startswith("card-") else " ")
+        else:
+            try:
+                await self.page.click(f'[data-key="{key}"]', timeout=2_000)
+            except PlaywrightTimeout:
+                if await self.page.locator(f'[data-key="{key}"]').count():
+                    raise
+                return False
+        await self.page.wait_for_function(
+            """([v, p]) => Number(document.body.dataset.version) > v
+                || Number(document.body.dataset.problems) > p""",
+            arg=[version, problems],
+            timeout=30_000,
+        )
+        return True
+
+    async def press_until_focused(self, key: str, limit: int = 150) -> bool:
+        """Tab through the page until the element with data-key ``key`` has the focus;
+        False if it is no longer on the page."""
+        passed = []
+        for _ in range(limit):
+            focused, there = await self.page.evaluate(
+                """(key) => [
+                  document.activeElement?.dataset?.key ?? document.activeElement?.tagName,
+                  Boolean(document.querySelector(`[data-key="${key}"]`)),
+                ]""",
+                key,
+            )
+            if focused == key or not there:
+                return bool(there)
+            passed.append(focused)
+            await self.page.keyboard.press("Tab")
+        raise AssertionError(f"{limit} Tabs never reached {key}: {passed}")
+
+    async def close(self) -> None:
+        await self.page.context.close()
+
+
+async def open_tab(
+    browser: Browser,
+    base_url: str,
+    viewport: dict[str, int] = DESKTOP,
+    held: tuple[str, dict[str, Any]] | None = None,
+    bypass_csp: bool = True,
+) -> Tab:
+    """A new tab in a fresh context; ``held``: (table, what its sessionStorage holds for it),
+    as when the same player opens the table on a second device with the seat token.
+    ``bypass_csp``: Playwright's waits for conditions evaluate script text, which the pages'
+    Content-Security-Policy forbids; a tab that keeps the policy can only wait for selectors."""
+    context = await browser.new_context(base_url=base_url, viewport=viewport, bypass_csp=bypass_csp)
+    if held is not None:
+        key, value = json.dumps(f"doko:{held[0]}"), json.dumps(json.dumps(held[1]))
+        await context.add_init_script(
+            f"try {{ sessionStorage.setItem({key}, {value}); }} catch {{}}"
+        )
+    await context.add_init_script(RECORD_CARDS)
+    return Tab(await context.new_page())
+
+
+def visible_versions(
+    log: Sequence[tuple[StoredEvent, TableEvent]], viewer: int | None, after: int, upto: int
+) -> list[int]:
+    """The versions in (after, upto] a viewer's stream carries: every event but the
+    contracts named by other seats, which stay hidden (R4.3)."""
+    return [
+        stored.version
+        for stored, event in log
+        if after < stored.version <= upto
+        and not (isinstance(event, ContractNamed) and int(event.seat) != viewer)
+    ]
+
+
+def unseen_cards(
+    shown: Sequence[str], log: Sequence[tuple[StoredEvent, TableEvent]], viewer: int | None
+) -> list[str]:
+    """The cards a page showed that its viewer could not know at the version it had reached:
+    a card of another seat before that seat played it (by the full log), or a card of the
+    viewer's own that was not dealt to it."""
+    dealt: dict[int, tuple[tuple[str, ...], ...]] = {}
+    played: dict[tuple[int, int, str], int] = {}
+    deal = 0
+    for stored, event in log:
+        if isinstance(event, DealDealt):
+            deal = event.deal_no
+            dealt[deal] = tuple(tuple(c.value for c in hand) for hand in event.hands)
+        elif isinstance(event, CardPlayed):
+            played.setdefault((deal, int(event.seat), event.card.value), stored.version)
+    wrong = []
+    for entry in shown:
+        version, cards = json.loads(entry)
+        for item in cards:
+            deal_text, seat_text, code = item.split("/")
+            deal_no, seat = int(deal_text), int(seat_text)
+            if seat == viewer:
+                ok = code in dealt[deal_no][seat]
+            else:
+                ok = played.get((deal_no, seat, code), version + 1) <= version
+            if not ok:
+                wrong.append(f"{item} at version {version}")
+    return wrong

@@ -1,0 +1,118 @@
+"""The web client's files as the service serves them (no browser needed): the pages, the
+package's copy of RULES.md and the rule texts taken from it, and an API left as it was."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.pages import WEB, rule_texts
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ("/", "/t/4f1c", "/t/4f1c/deals/3", "/rules")
+MODULES = ("api.js", "ui.js", "lobby.js", "table.js", "deal.js", "rules.js", "style.css")
+
+
+def shared_rules() -> Path | None:
+    """RULES.md in the project's shared folder beside the repository (or beside the folder
+    of worktrees), if there is one."""
+    return next(
+        (p / "shared" / "RULES.md" for p in ROOT.parents if (p / "shared" / "RULES.md").exists()),
+        None,
+    )
+
+
+def test_the_package_copy_of_the_rules_is_the_shared_one() -> None:
+    """service/web/RULES.md is a copy of the rules (the pages quote it): kept in sync."""
+    shared = shared_rules()
+    if shared is None:
+        pytest.skip("no shared/RULES.md beside the repository to compare the copy with")
+    assert (WEB / "RULES.md").read_text(encoding="utf-8") == shared.read_text(encoding="utf-8")
+
+
+def test_every_rule_text_is_read_from_its_bullet_and_continuation_lines() -> None:
+    """Hand-made: a rule over several lines, a section with its introduction, a section with
+    none, and the worked examples (not rules) left out."""
+    markdown = (
+        "# Title\nIntro.\n\n## R1 Session\n- R1.1 Four players,\n  no partners.\n"
+        "- R1.2 Lot.\n\n## R6 Announcements\nAnnouncements are `re` and\nthe refusals.\n"
+        "- R6.10 Order of\n  errors.\n\n## Worked examples\n- E1 (R3.4) A leads\n  10H.\n"
+    )
+    assert rule_texts(markdown) == {
+        "R1": "Session.",
+        "R1.1": "Four players, no partners.",
+        "R1.2": "Lot.",
+        "R6": "Announcements. Announcements are `re` and the refusals.",
+        "R6.10": "Order of errors.",
+    }
+
+
+@pytest.fixture
+async def served(api: Any) -> dict[str, Any]:
+    meta = await api.http.get("/web/meta.json")
+    assert meta.status_code == 200
+    return dict(meta.json())
+
+
+async def test_every_rule_id_of_rules_md_and_of_the_code_has_its_text(
+    served: dict[str, Any],
+) -> None:
+    """Each ``- Rn.m`` bullet of RULES.md is served with its text (its first line, as the
+    file has it), and every rule id the domain cites in a refusal or a score line has one."""
+    markdown = (WEB / "RULES.md").read_text(encoding="utf-8")
+    bullets = dict(re.findall(r"^- (R\d+\.\d+) (.*)$", markdown, re.M))
+    rules = served["rules"]
+    assert set(bullets) <= set(rules) and len(bullets) == markdown.count("\n- R")
+    for rule, first_line in bullets.items():
+        assert rules[rule].startswith(first_line.strip())
+    cited = {
+        rule
+        for path in (ROOT / "domain").glob("*.py")
+        for rule in re.findall(r'"(R\d+\.\d+)"', path.read_text(encoding="utf-8"))
+    }
+    assert cited and cited <= set(rules)
+
+
+async def test_the_stream_event_names_are_those_of_the_published_contract(
+    served: dict[str, Any],
+) -> None:
+    """The pages listen for the event types that the OpenAPI document's event schemas tag."""
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text(encoding="utf-8"))
+    tagged = {
+        schema["properties"]["type"]["const"]
+        for schema in document["components"]["schemas"].values()
+        if "const" in schema.get("properties", {}).get("type", {})
+    }
+    assert set(served["events"]) == tagged
+
+
+async def test_the_pages_are_served_with_their_module_and_a_strict_policy(api: Any) -> None:
+    for path, module in zip(PAGES, ("lobby", "table", "deal", "rules"), strict=True):
+        page = await api.http.get(path)
+        assert page.status_code == 200
+        assert page.headers["content-type"].startswith("text/html")
+        assert f'src="/web/{module}.js"' in page.text
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+    for name in MODULES:
+        asset = await api.http.get(f"/web/{name}")
+        assert asset.status_code == 200
+        assert asset.content == (WEB / name).read_bytes()
+    missing = await api.http.get("/web/nothing.js")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
+
+
+async def test_the_pages_are_not_part_of_the_api(api: Any) -> None:
+    """The served OpenAPI document (and so the committed one, which a test keeps equal)
+    has no page, and the API's own paths still answer as the API."""
+    document = (await api.http.get("/schema/openapi.json")).json()
+    assert all(p.startswith(("/tables", "/feed", "/health")) for p in document["paths"])
+    created = await api.http.post("/tables", json={"name": "pages"})
+    assert created.status_code == 201
+    table = created.json()["table_id"]
+    assert (await api.http.get(f"/tables/{table}")).json()["name"] == "pages"
+    assert (await api.http.get(f"/t/{table}")).headers["content-type"].startswith("text/html")
