@@ -76,3 +76,7 @@ SEAT_TAKEN = examples(
         "view": view(Seat(3)),
     },
 )
+TABLE_RESULT = examples(
+    "the table after the command, as a spectator sees it",
+    {"version": _VERSION, "view": view(None)},
+)
