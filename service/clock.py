@@ -142,35 +142,41 @@ class TurnClock:
     async def expire(self, stream_id: str) -> None:
         """Time out the table's turns whose deadline has passed (an away seat's come one
         after another), until one is running or none is left."""
-        while True:
-            loaded = await self._loaded(stream_id)
-            if loaded.state.over:
-                self._known.discard(stream_id)
-                return
-            turn = turn_of(loaded.state, loaded.recorded_at)
-            if turn is None or turn.deadline is None:
-                return
-            now = self._now()
-            if now < turn.deadline:
-                return
-            try:
-                done = await self._tables.execute(
-                    stream_id,
-                    TimeOut(turn.seat, turn.deadline, now),
-                    command_id=f"timeout:v{loaded.version}",
-                    actor="clock",
-                    expected_version=loaded.version,
-                )
-            except (VersionMismatch, ConcurrencyConflict):
-                self.stats.lost += 1
-                continue
-            except DomainError as error:  # logged without its message: it may name a card
-                log.error("the clock of table %s was refused: %s", stream_id, error.code)
-                return
-            if done.duplicate:
-                self.stats.lost += 1
-            else:
-                self.stats.written += 1
+        while await self.expire_once(stream_id):
+            pass
+
+    async def expire_once(self, stream_id: str) -> bool:
+        """Time out the table's running turn if its deadline has passed; whether to look
+        again (a timeout was written, or another writer got in first)."""
+        loaded = await self._loaded(stream_id)
+        if loaded.state.over:
+            self._known.discard(stream_id)
+            return False
+        turn = turn_of(loaded.state, loaded.recorded_at)
+        if turn is None or turn.deadline is None:
+            return False
+        now = self._now()
+        if now < turn.deadline:
+            return False
+        try:
+            done = await self._tables.execute(
+                stream_id,
+                TimeOut(turn.seat, turn.deadline, now),
+                command_id=f"timeout:v{loaded.version}",
+                actor="clock",
+                expected_version=loaded.version,
+            )
+        except (VersionMismatch, ConcurrencyConflict):
+            self.stats.lost += 1
+            return True
+        except DomainError as error:  # logged without its message: it may name a card
+            log.error("the clock of table %s was refused: %s", stream_id, error.code)
+            return False
+        if done.duplicate:
+            self.stats.lost += 1
+        else:
+            self.stats.written += 1
+        return True
 
     async def require_in_time(self, stream_id: str, loaded: Loaded, command: TableCommand) -> None:
         """T3.2: refuse a seat's own turn action after its deadline (`TurnExpired`), judged
