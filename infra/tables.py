@@ -12,6 +12,12 @@ the writer's own views are never stale. A caller's ``check`` (who may give the
 command: a token of a seat, the host) is run on the very state the command is
 decided on, so that a token which lost its seat meanwhile is refused.
 
+Within a process, the commands of one table are decided and appended one at a
+time, in the order they arrive (a lock per table): they queue instead of racing
+each other's appends, which a busy table's commands would otherwise do again and
+again (a host abandoning a session among four bots' plays lost every race).
+Between processes the expected version decides, as above.
+
 The time the log recorded for a table's last event (`Loaded.recorded_at`) is known
 for tables with a turn clock, whose deadlines derive from it (T3.2): read with the
 events, or after an append of this process.
@@ -27,6 +33,8 @@ after the connection was lost) every `load` reads what is new.
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -114,6 +122,7 @@ class Tables:
         self._cache_size = cache_size
         self._heads: dict[str, int] = {}
         self._listening = False
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def listening(self, up: bool) -> None:
         """Notifications are heard from now on (``True``), or no longer (``False``).
@@ -189,6 +198,24 @@ class Tables:
         used with another ``fingerprint`` raises `IdempotencyKeyReused` (see
         `infra.event_store.EventStore.append`).
         """
+        turn = self._turns.get(stream_id)
+        if turn is None:
+            turn = self._turns[stream_id] = asyncio.Lock()
+        async with turn:
+            return await self._execute(
+                stream_id, command, command_id, fingerprint, actor, expected_version, check
+            )
+
+    async def _execute(
+        self,
+        stream_id: str,
+        command: TableCommand,
+        command_id: str | None,
+        fingerprint: str | None,
+        actor: str | None,
+        expected_version: int | None,
+        check: Check | None,
+    ) -> Executed:
         fresh = False
         for _ in range(self._retries):
             if isinstance(command, table.CreateTable):
