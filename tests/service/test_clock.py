@@ -28,6 +28,7 @@ from domain.table import SeatAway, SeatBack, TableEvent, TurnTimedOut
 from domain.table_view import SeatStatus
 from infra.audit import verify_table
 from infra.event_store import EventStore
+from infra.migrate import upgrade
 from infra.tables import Tables
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, TableClient
@@ -244,14 +245,13 @@ async def _event_as(
     return shown
 
 
-async def test_two_processes_time_out_each_turn_exactly_once(
-    db_url: str, pool: asyncpg.Pool
-) -> None:
-    """Two service processes on one database, each with its clock, and four players who
-    never act: the clocks play the whole session between them, and every turn is timed
-    out exactly once (one `TurnTimedOut` before each turn action; the timeouts the two
-    clocks say they wrote add up to the log's)."""
-    first, second = clocked_app(db_url, a_day_ahead), clocked_app(db_url, a_day_ahead)
+async def test_two_processes_time_out_each_turn_exactly_once(empty_db_url: str) -> None:
+    """Two service processes on one database (of their own: no other table's clock), each
+    with its clock, and four players who never act: the clocks play the whole session
+    between them, and every turn is timed out exactly once (one `TurnTimedOut` before each
+    turn action; the timeouts the two clocks say they wrote add up to the log's)."""
+    await upgrade(empty_db_url)
+    first, second = clocked_app(empty_db_url, a_day_ahead), clocked_app(empty_db_url, a_day_ahead)
     async with client(first) as one, client(second) as other:
         table = await one.create_table("two clocks", turn_seconds=TURN_SECONDS)
         for seat in SEATS:
@@ -263,16 +263,17 @@ async def test_two_processes_time_out_each_turn_exactly_once(
 
         await until(over, "the clocks did not finish the session")
         stats = [clock_of(first).stats, clock_of(second).stats]
-    events = await log(pool, table.table_id)
-    timeouts = [e for e in events if isinstance(e, TurnTimedOut)]
-    turn_actions = [e for e in events if isinstance(e, ACTIONS)]
-    assert len(turn_actions) >= 12 * 52, "4 declarations and 48 cards per deal"
-    assert len(timeouts) == len(turn_actions), "one timeout per turn, and no more"
-    for seat in SEATS:
-        assert all(stand_in_took(events, seat))
-    assert sum(s.written for s in stats) == len(timeouts), stats
-    report = await verify_table(Tables(EventStore(pool)), table.table_id)
-    assert report.ok, report.failures
+    async with asyncpg.create_pool(empty_db_url, min_size=1, max_size=2) as pool:
+        events = await log(pool, table.table_id)
+        timeouts = [e for e in events if isinstance(e, TurnTimedOut)]
+        turn_actions = [e for e in events if isinstance(e, ACTIONS)]
+        assert len(turn_actions) >= 12 * 52, "4 declarations and 48 cards per deal"
+        assert len(timeouts) == len(turn_actions), "one timeout per turn, and no more"
+        for seat in SEATS:
+            assert all(stand_in_took(events, seat))
+        assert sum(s.written for s in stats) == len(timeouts), stats
+        report = await verify_table(Tables(EventStore(pool)), table.table_id)
+        assert report.ok, report.failures
 
 
 async def test_two_clocks_racing_for_one_turn_write_one_timeout(pool: asyncpg.Pool) -> None:
