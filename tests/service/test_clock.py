@@ -10,6 +10,7 @@ for a condition, with a generous bound.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -20,6 +21,7 @@ import httpx
 import msgspec
 import pytest
 from litestar import Litestar
+from rich.console import Console
 
 from domain.commands import Declaration, Declare, NameContract
 from domain.events import CardPlayed, ContractNamed, Declared
@@ -33,6 +35,7 @@ from infra.tables import Tables
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, TableClient
 from service.clock import TurnClock
+from service.demo import play
 from tests.service.conftest import serve, settings
 from tests.service.sessions import presets_with_both_qc
 from tests.service.truth import Auditor, Truth
@@ -299,3 +302,16 @@ async def test_two_clocks_racing_for_one_turn_write_one_timeout(pool: asyncpg.Po
         assert sum(isinstance(e, TurnTimedOut) for e in new) == 1, new
     assert sum(c.stats.written for c in clocks) == 20
     assert sum(c.stats.lost for c in clocks) == 20, "the other clock lost each race"
+
+
+async def test_the_demo_plays_on_with_a_player_who_never_acts(db_url: str) -> None:
+    """``doko demo --turn-seconds 5 --bots 3``, against a service whose clock has every turn
+    expire at once: the silent player's turns are the stand-in's, and every deal verifies."""
+    console = Console(record=True, width=120)
+    async with serve(clocked_app(db_url, a_day_ahead)) as url:
+        assert await play(url, bots=3, seed=2, console=console, turn_seconds=5) == 0
+    text = console.export_text()
+    assert "player 1 never acts" in text
+    taken = re.search(r"seat 0: the stand-in took (\d+) turns \(away after three in a row\)", text)
+    assert taken is not None and int(taken.group(1)) >= 12 * 13
+    assert "12 of 12 deals verified" in text
