@@ -115,13 +115,17 @@ def authorize_spectator(request: Request[Any, Any, Any], state: TableState) -> N
         authorize_viewer(state, bearer(request, required=False))
 
 
-def authorize_invitation(state: TableState, code: str | None) -> None:
-    """T1.1: sitting at a private table takes its invitation code: none is 401
-    ``invitation_required``, another is 403 ``invitation_invalid``."""
+def authorize_invitation(
+    request: Request[Any, Any, Any], state: TableState, code: str | None
+) -> None:
+    """T1.1: sitting at a private table takes its invitation code (``code``, or else the
+    Bearer token): none is 401 ``invitation_required``, another is 403
+    ``invitation_invalid``. A public table asks for none."""
     created = state.created
     assert created is not None
     if created.visibility is not Visibility.PRIVATE:
         return
+    code = code or bearer(request, required=False)
     if not code:
         raise ServiceError(
             401, "invitation_required", "a private table: send its invitation code to sit down"

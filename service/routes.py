@@ -355,7 +355,7 @@ async def take_seat(
 ) -> SeatTakenResponse:
     tables = services(request).tables
     loaded: Loaded = await tables.load(table_id)
-    authorize_invitation(loaded.state, data.invitation or bearer(request, required=False))
+    authorize_invitation(request, loaded.state, data.invitation)
     token = new_token()
     seat = Seat(data.seat) if data.seat is not None else None
     command = TakeSeat(data.name, token_hash(token), seat, bytes.fromhex(data.entropy))

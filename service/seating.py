@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, delete, post
+from litestar.handlers import HTTPRouteHandler
 
 from domain.seats import Seat
 from domain.table import AbandonSession, CloseTable, ComeBack, LeaveSeat, TableCommand, TableState
@@ -145,49 +146,58 @@ async def come_back(
     return await _act(request, table_id, seat, ComeBack(Seat(seat)), idempotency_key, if_match)
 
 
-def _host(request: Request[Any, Any, Any]) -> Check:
-    """The host's authorization, for `_execute`."""
-    token = bearer(request) or ""
-    return lambda state: authorize_host(state, token)
+def _host_command(
+    path: str,
+    command: TableCommand,
+    *,
+    operation_id: str,
+    summary: str,
+    description: str,
+    problems: list[dict[str, Any]],
+) -> HTTPRouteHandler:
+    """A route by which the table's host gives ``command`` (with the host token)."""
+
+    async def handler(
+        request: Request[Any, Any, Any], table_id: TableId
+    ) -> Response[CommandResponse]:
+        token = bearer(request) or ""
+
+        def authorize(state: TableState) -> None:
+            authorize_host(state, token)
+
+        return await _execute(request, table_id, command, authorize, actor="host")
+
+    handler.__name__ = operation_id
+    return post(
+        path,
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        security=[{"seat_token": []}],
+        status_code=200,
+        responses={200: _PUBLIC_RESULT, **_problems(401, 404, shown=problems)},
+    )(handler)
 
 
-@post(
+close_table = _host_command(
     "/tables/{table_id:str}/close",
+    CloseTable(),
     operation_id="closeTable",
     summary="Close a table before its session starts (T4.1)",
     description="The host closes a table whose session has not started: it leaves the lobby, "
     "nobody may sit down any more. A running session is abandoned instead.",
-    security=[{"seat_token": []}],
-    status_code=200,
-    responses={
-        200: _PUBLIC_RESULT,
-        **_problems(401, 404, shown=[LIFE_PROBLEMS["started"]]),
-    },
+    problems=[LIFE_PROBLEMS["started"]],
 )
-async def close_table(
-    request: Request[Any, Any, Any], table_id: TableId
-) -> Response[CommandResponse]:
-    return await _execute(request, table_id, CloseTable(), _host(request), actor="host")
-
-
-@post(
+abandon_session = _host_command(
     "/tables/{table_id:str}/abandon",
+    AbandonSession(),
     operation_id="abandonSession",
     summary="Abandon a running session (T4.2)",
     description="The host ends the session with the deals scored so far: the scoresheet stays "
     "as it is, no winners are declared (R1.3), every scored deal stays auditable, and the "
     "session can be exported.",
-    security=[{"seat_token": []}],
-    status_code=200,
-    responses={
-        200: _PUBLIC_RESULT,
-        **_problems(401, 404, shown=[LIFE_PROBLEMS["not_started"], LIFE_PROBLEMS["session_over"]]),
-    },
+    problems=[LIFE_PROBLEMS["not_started"], LIFE_PROBLEMS["session_over"]],
 )
-async def abandon_session(
-    request: Request[Any, Any, Any], table_id: TableId
-) -> Response[CommandResponse]:
-    return await _execute(request, table_id, AbandonSession(), _host(request), actor="host")
 
 
 SEATING_ROUTES = [leave_seat, come_back, close_table, abandon_session]
