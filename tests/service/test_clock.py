@@ -315,3 +315,25 @@ async def test_the_demo_plays_on_with_a_player_who_never_acts(db_url: str) -> No
     taken = re.search(r"seat 0: the stand-in took (\d+) turns \(away after three in a row\)", text)
     assert taken is not None and int(taken.group(1)) >= 12 * 13
     assert "12 of 12 deals verified" in text
+
+
+async def test_a_restart_loses_no_deadline(db_url: str, pool: asyncpg.Pool) -> None:
+    """Deadlines derive from the log: a process that stopped before a turn expired leaves
+    nothing behind, and a new one (finding the table in the lobby projection at start-up)
+    times the turn out once it has expired, at the deadline the log implies."""
+    before = FakeNow(datetime(2000, 1, 1, tzinfo=UTC))
+    async with client(clocked_app(db_url, before)) as api:
+        table = await api.create_table("restart", turn_seconds=TURN_SECONDS, first_dealer=0)
+        for seat in SEATS:
+            await table.take_seat(f"p{seat}", seat=seat)
+    head = (await EventStore(pool).read_stream(table.table_id))[-1]
+    assert not any(isinstance(e, TurnTimedOut) for e in await log(pool, table.table_id))
+    async with client(clocked_app(db_url, a_day_ahead)):
+
+        async def timed_out() -> bool:
+            return any(isinstance(e, TurnTimedOut) for e in await log(pool, table.table_id))
+
+        await until(timed_out, "the new process did not time out the turn")
+    timeout = next(e for e in await log(pool, table.table_id) if isinstance(e, TurnTimedOut))
+    assert timeout.seat == 1, "the first dealer's left declares first (R4.1)"
+    assert timeout.deadline == head.recorded_at + timedelta(seconds=TURN_SECONDS)
