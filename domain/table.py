@@ -43,6 +43,7 @@ import msgspec
 from domain import session
 from domain.cards import Card
 from domain.commands import (
+    Announce,
     Command,
     DealCommand,
     DealPreset,
@@ -446,6 +447,8 @@ def decide(state: TableState, command: TableCommand) -> tuple[TableEvent, ...]:
         raise PhaseClosed("the table is closed", rule="T4.1")
     if state.abandoned:
         raise SessionOver("the session was abandoned", rule="T4.2")
+    if isinstance(command, _SEAT_ACTIONS):  # the common case first
+        return _seat_action(state, created, command)
     if isinstance(command, TakeSeat):
         return _take_seat(state, created, command)
     if isinstance(command, LeaveSeat):
@@ -458,8 +461,17 @@ def decide(state: TableState, command: TableCommand) -> tuple[TableEvent, ...]:
         return (_close(state),)
     if isinstance(command, AbandonSession):
         return (_abandon(state),)
-    if isinstance(command, StartSession | DealSeeded | DealPreset):
-        raise PhaseClosed("the table starts the session and deals by itself", rule="R1.2")
+    raise PhaseClosed("the table starts the session and deals by itself", rule="R1.2")
+
+
+_SEAT_ACTIONS = (PlayCard, Announce, Declare, NameContract)
+
+
+def _seat_action(
+    state: TableState, created: TableCreated, command: DealCommand
+) -> tuple[TableEvent, ...]:
+    """A player's own action, decided by the session. A vacant seat does not act (T2.2);
+    a seat the clock acted for is back (T3.3)."""
     seat = command.seat
     if state.session.started and state.players[seat] is None:
         raise SeatVacant(f"seat {int(seat)} is vacant: nobody plays it", rule="T2.2")
@@ -578,8 +590,9 @@ def _time_out(state: TableState, created: TableCreated, command: TimeOut) -> tup
     action = stand_in_action(observe(deal, seat))
     assert action is not None  # the seat to act always has a turn action
     timed_out = TurnTimedOut(seat, deal.deal_no, action, command.deadline, command.now)
-    away = state.away[seat] or state.timeouts[seat] + 1 < AWAY_AFTER
-    return (timed_out, *(() if away else (SeatAway(seat),)), *_session_step(state, created, action))
+    goes_away = not state.away[seat] and state.timeouts[seat] + 1 >= AWAY_AFTER
+    away = (SeatAway(seat),) if goes_away else ()
+    return (timed_out, *away, *_session_step(state, created, action))
 
 
 def _come_back(state: TableState, seat: Seat) -> SeatBack:
@@ -630,6 +643,8 @@ def _next_deal(
 def evolve(state: TableState, event: TableEvent) -> TableState:
     """Apply one event to the table. Never validates."""
     replace = msgspec.structs.replace
+    if isinstance(event, session.IN_PLAY):  # the common case first: most events are plays
+        return replace(state, session=session.evolve(state.session, event))
     if isinstance(event, TABLE_EVENTS):
         return _evolve_table(state, event)
     after = replace(state, session=session.evolve(state.session, event))
