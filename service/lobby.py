@@ -32,6 +32,7 @@ _PAGE = """
     ORDER BY position DESC LIMIT $3
 """
 _END = 2**63 - 1
+"""Past every position (PostgreSQL's largest bigint)."""
 
 
 @get(
@@ -57,7 +58,7 @@ async def list_tables(
     ] = None,
     before: Annotated[
         int | None,
-        Parameter(ge=1, required=False, description="the `next` of the previous page"),
+        Parameter(ge=1, le=_END, required=False, description="the `next` of the previous page"),
     ] = None,
     limit: Annotated[int, Parameter(ge=1, le=100, description="tables per page")] = 50,
     if_none_match: IfNoneMatch = None,

@@ -397,7 +397,7 @@ async def test_the_lobby_pages_through_250_tables_created_concurrently(
     entry = next(t for t in changed.json()["tables"] if t["table_id"] == newest.table_id)
     assert [s["status"] for s in entry["seats"]] == ["seated", "free", "free", "free"]
     assert entry["seats"][0]["name"] == "sitting"
-    for bad in ({"status": "lost"}, {"limit": 0}, {"limit": 101}, {"before": 0}):
+    for bad in ({"status": "lost"}, {"limit": 0}, {"limit": 101}, {"before": 0}, {"before": 2**63}):
         response = await http.get("/tables", params=bad)
         assert (response.status_code, response.json()["code"]) == (400, "malformed_request")
 
