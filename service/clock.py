@@ -140,24 +140,19 @@ class TurnClock:
         return loaded
 
     async def expire(self, stream_id: str) -> None:
-        """Time out the table's turns whose deadline has passed (an away seat's come one
-        after another), until one is running or none is left."""
-        while await self.expire_once(stream_id):
-            pass
-
-    async def expire_once(self, stream_id: str) -> bool:
-        """Time out the table's running turn if its deadline has passed; whether to look
-        again (a timeout was written, or another writer got in first)."""
+        """Time out the table's running turn if its deadline has passed. One turn a look:
+        the append's notification brings the table back for the next (an away seat's come
+        one after another), so that no table keeps the clock from the others."""
         loaded = await self._loaded(stream_id)
         if loaded.state.over:
             self._known.discard(stream_id)
-            return False
+            return
         turn = turn_of(loaded.state, loaded.recorded_at)
         if turn is None or turn.deadline is None:
-            return False
+            return
         now = self._now()
         if now < turn.deadline:
-            return False
+            return
         try:
             done = await self._tables.execute(
                 stream_id,
@@ -166,17 +161,16 @@ class TurnClock:
                 actor="clock",
                 expected_version=loaded.version,
             )
-        except (VersionMismatch, ConcurrencyConflict):
+        except (VersionMismatch, ConcurrencyConflict):  # the winner's append wakes us
             self.stats.lost += 1
-            return True
+            return
         except DomainError as error:  # logged without its message: it may name a card
             log.error("the clock of table %s was refused: %s", stream_id, error.code)
-            return False
+            return
         if done.duplicate:
             self.stats.lost += 1
         else:
             self.stats.written += 1
-        return True
 
     async def require_in_time(self, stream_id: str, loaded: Loaded, command: TableCommand) -> None:
         """T3.2: refuse a seat's own turn action after its deadline (`TurnExpired`), judged

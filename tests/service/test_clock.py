@@ -297,7 +297,7 @@ async def test_two_clocks_racing_for_one_turn_write_one_timeout(pool: asyncpg.Po
         before = await log(pool, stream_id)
         for tables in both:  # both read the same version: the race is for one turn
             assert (await tables.load(stream_id, fresh=True)).version == len(before)
-        await asyncio.gather(*(clock.expire_once(stream_id) for clock in clocks))
+        await asyncio.gather(*(clock.expire(stream_id) for clock in clocks))
         new = (await log(pool, stream_id))[len(before) :]
         assert sum(isinstance(e, TurnTimedOut) for e in new) == 1, new
     assert sum(c.stats.written for c in clocks) == 20
