@@ -206,8 +206,9 @@ class Player:
             self._connection = None
 
     async def create_table(self, name: str) -> str:
-        """Open a table; its id."""
-        return _CREATED.decode(await self.post_json("/tables", {"name": name})).table_id
+        """Open a public table (open to anyone: no invitation to pass around); its id."""
+        body = {"name": name, "visibility": "public"}
+        return _CREATED.decode(await self.post_json("/tables", body)).table_id
 
     async def take_seat(self, table_id: str, name: str, seat: int) -> LeanSeat:
         """Sit down at ``seat``; this player then acts for it with the seat token."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import msgspec
+
 from domain.cards import CARD_POINTS, Card, Rank
 from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
 from domain.deal import Phase
@@ -105,3 +107,29 @@ def _greedy_card(observation: Observation, legal: tuple[Card, ...], order: CardO
     if winning and sum(CARD_POINTS[c] for c in trick) >= 10:
         return min(winning, key=lambda c: (order.is_trump(c), order.strength[c]))
     return cheapest
+
+
+class FirstChoice:
+    """A `Chooser` without chance: every draw is the first option (and ``random()`` is 0)."""
+
+    def random(self) -> float:
+        return 0.0
+
+    def randrange(self, stop: int, /) -> int:
+        return 0
+
+
+def stand_in_action(observation: Observation) -> Declare | NameContract | PlayCard | None:
+    """T3.2: what the stand-in does for a seat whose turn timed out: the greedy player's
+    choice among the turn's own actions (it declares `healthy`, names the first allowed
+    contract, or plays the greedy card), never an announcement; ties go to the first option,
+    so the choice is a function of the observation alone and replays exactly.
+
+    None when the seat has no turn action now.
+    """
+    quiet = msgspec.structs.replace(
+        observation, options=msgspec.structs.replace(observation.options, announcements=())
+    )
+    action = greedy_action(quiet, FirstChoice())
+    assert not isinstance(action, Announce)
+    return action

@@ -66,7 +66,13 @@ class Replay(msgspec.Struct, Generic[S], frozen=True):
 
 
 def command_of(event: table.TableEvent) -> table.TableCommand | None:
-    """The command that a recorded action event answers; None for derived events."""
+    """The command that a recorded action event answers; None for derived events.
+
+    A timeout is re-decided with the deadline and the clock reading it recorded, so the
+    stand-in's action is chosen again (T3.2); `SeatAway` is derived from it (T3.3). A
+    `SeatBack` answers `ComeBack`, whether the player said so or acted (the action's
+    events then follow as its own command's).
+    """
     if isinstance(event, CardPlayed):
         return PlayCard(event.seat, event.card)
     if isinstance(event, Announced):
@@ -88,7 +94,20 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
             event.first_dealer_fixed,
             event.host_token_hash,
             event.shared_seeds,
+            event.visibility,
+            event.invitation_hash,
+            event.turn_seconds,
         )
+    if isinstance(event, table.SeatLeft):
+        return table.LeaveSeat(event.seat, event.by_host)
+    if isinstance(event, table.TurnTimedOut):
+        return table.TimeOut(event.seat, event.deadline, event.at)
+    if isinstance(event, table.SeatBack):
+        return table.ComeBack(event.seat)
+    if isinstance(event, table.TableClosed):
+        return table.CloseTable()
+    if isinstance(event, table.SessionAbandoned):
+        return table.AbandonSession()
     if isinstance(event, SessionStarted):
         return StartSession(event.first_dealer)
     if isinstance(event, DealDealt):

@@ -30,7 +30,7 @@ from domain.events import (
 from domain.seats import SEATS, Seat
 
 DEALS = 12
-_IN_PLAY = (
+IN_PLAY = (
     CardPlayed,
     TrickWon,
     Announced,
@@ -114,7 +114,7 @@ def _add(totals: tuple[int, ...], entries: tuple[int, ...]) -> tuple[int, ...]:
 def evolve(state: SessionState, event: Event) -> SessionState:
     """Apply one event to the session. Never validates."""
     replace = msgspec.structs.replace
-    if isinstance(event, _IN_PLAY):  # the common case first: most events are plays
+    if isinstance(event, IN_PLAY):  # the common case first: most events are plays
         assert state.deal is not None
         return replace(state, deal=deal.evolve(state.deal, event))
     if isinstance(event, SessionStarted):

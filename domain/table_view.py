@@ -2,20 +2,45 @@
 
 Builds on `domain.observations`: nothing here shows another seat's hand, a
 hidden party, a losing contract or a silent solo before the deal is scored, nor
-any server seed before its deal is scored.
+any server seed before its deal is scored, nor a token or invitation hash.
 """
 
 from __future__ import annotations
 
 import functools
+from datetime import datetime
+from enum import StrEnum
 
 import msgspec
 
+from domain.commands import NameContract
 from domain.events import ContractNamed, DealDealt, GameTypeFixed
 from domain.game_types import GameType
 from domain.observations import Observation, observe
 from domain.seats import SEATS, Seat
-from domain.table import DealingMethod, Player, SeatTaken, TableCreated, TableEvent, TableState
+from domain.table import (
+    DealingMethod,
+    Player,
+    SeatTaken,
+    TableCreated,
+    TableEvent,
+    TableState,
+    TableStatus,
+    Turn,
+    TurnTimedOut,
+    Visibility,
+    turn_of,
+)
+
+
+class SeatStatus(StrEnum):
+    """A seat: ``free`` before the session, ``vacant`` during it (T2.1, T2.2), ``seated``, or
+    ``away`` (its turns played by the stand-in at once, T3.3)."""
+
+    FREE = "free"
+    SEATED = "seated"
+    VACANT = "vacant"
+    AWAY = "away"
 
 
 class SeatInfo(msgspec.Struct, frozen=True):
@@ -24,12 +49,16 @@ class SeatInfo(msgspec.Struct, frozen=True):
     seat: Seat
     name: str | None
     bot: str | None = None
+    status: SeatStatus = SeatStatus.SEATED
 
 
 class TableView(msgspec.Struct, frozen=True):
     """A table as ``viewer`` (None: a spectator) sees it. ``dealing_method`` says how its
     deals come about (R2.2, `domain.table.DealingMethod`); ``preset`` is true when that is
-    ``preset``."""
+    ``preset``. ``status`` is the table's place in its life, ``visibility`` who may join
+    (T1.1); ``turn_seconds`` is its turn clock (T3.1) and ``clock`` the running turn: whose
+    it is and its deadline (UTC, T3.2; null where the time of the last event is not known,
+    as in the stored projection)."""
 
     name: str
     viewer: Seat | None
@@ -43,26 +72,43 @@ class TableView(msgspec.Struct, frozen=True):
     scoresheet: tuple[tuple[int, ...], ...]
     totals: tuple[int, ...]
     winners: tuple[Seat, ...] | None
+    status: TableStatus = TableStatus.OPEN
+    visibility: Visibility = Visibility.PUBLIC
+    turn_seconds: int | None = None
+    clock: Turn | None = None
 
 
 @functools.lru_cache(maxsize=4096)
-def _seat_infos(players: tuple[Player | None, ...]) -> tuple[SeatInfo, ...]:
-    """Each seat as everyone sees it (remembered: it changes only while players sit down)."""
+def _seat_infos(
+    players: tuple[Player | None, ...], away: tuple[bool, ...], started: bool
+) -> tuple[SeatInfo, ...]:
+    """Each seat as everyone sees it (remembered: it changes only when players come and go)."""
+    empty = SeatStatus.VACANT if started else SeatStatus.FREE
     return tuple(
-        SeatInfo(s, p.name, p.bot or None) if p else SeatInfo(s, None)
-        for s, p in zip(SEATS, players, strict=True)
+        SeatInfo(s, p.name, p.bot or None, SeatStatus.AWAY if gone else SeatStatus.SEATED)
+        if p
+        else SeatInfo(s, None, None, empty)
+        for s, p, gone in zip(SEATS, players, away, strict=True)
     )
 
 
-def table_view(state: TableState, viewer: Seat | None) -> TableView:
-    """The table as ``viewer`` sees it; the current deal through `observe`."""
+def seat_infos(state: TableState) -> tuple[SeatInfo, ...]:
+    """Each seat as everyone sees it: who sits there, and whether it is free, vacant or away."""
+    return _seat_infos(state.players, state.away, state.session.started)
+
+
+def table_view(
+    state: TableState, viewer: Seat | None, last_event_at: datetime | None = None
+) -> TableView:
+    """The table as ``viewer`` sees it; the current deal through `observe`. The running
+    turn's deadline needs the time the log recorded for the last event (``last_event_at``)."""
     created = state.created
     assert created is not None
     current = state.session
     return TableView(  # positional, in field order: the fastest way to build it
         created.name,
         viewer,
-        _seat_infos(state.players),
+        seat_infos(state),
         created.commitments,
         bool(created.presets),
         created.dealing_method,
@@ -72,20 +118,29 @@ def table_view(state: TableState, viewer: Seat | None) -> TableView:
         current.sheet,
         current.totals,
         current.winners,
+        state.status,
+        created.visibility,
+        created.turn_seconds,
+        turn_of(state, last_event_at),
     )
 
 
 def redact(event: TableEvent, viewer: Seat | None) -> TableEvent | None:
     """An event as ``viewer`` may see it; None to withhold it.
 
-    Server seeds, preset hands and token hashes are never shown; a dealt deal
-    shows only the viewer's hand and no seed; a named contract only to its
-    namer (R4.3); a silent solo looks like a normal game to all but its soloist (R4.5).
+    Server seeds, preset hands, token and invitation hashes are never shown; a dealt
+    deal shows only the viewer's hand and no seed; a named contract only to its namer
+    (R4.3), also when the stand-in named it (T3.2); a silent solo looks like a normal game
+    to all but its soloist (R4.5).
     """
-    if isinstance(event, TableCreated):
-        return msgspec.structs.replace(event, server_seeds=(), presets=(), host_token_hash="")
-    if isinstance(event, SeatTaken):
-        return msgspec.structs.replace(event, token_hash="")
+    if isinstance(event, TableCreated | SeatTaken):
+        return without_secrets(event)
+    if (
+        isinstance(event, TurnTimedOut)
+        and isinstance(event.action, NameContract)
+        and event.seat is not viewer
+    ):
+        return msgspec.structs.replace(event, action=None)
     if isinstance(event, DealDealt):
         hands = tuple(h if s is viewer else () for s, h in zip(SEATS, event.hands, strict=True))
         return msgspec.structs.replace(
@@ -99,4 +154,16 @@ def redact(event: TableEvent, viewer: Seat | None) -> TableEvent | None:
         and event.declarer is not viewer
     ):
         return GameTypeFixed(GameType.NORMAL, None)
+    return event
+
+
+def without_secrets(event: TableEvent) -> TableEvent:
+    """The event without what nobody is ever shown: server seeds and preset hands at the
+    table's creation, token and invitation hashes. (A scored deal's record shows the rest.)"""
+    if isinstance(event, TableCreated):
+        return msgspec.structs.replace(
+            event, server_seeds=(), presets=(), host_token_hash="", invitation_hash=""
+        )
+    if isinstance(event, SeatTaken):
+        return msgspec.structs.replace(event, token_hash="")
     return event

@@ -6,6 +6,10 @@
 ``chain``       the SHA-256 hash chain is intact (`infra.hash_chain.verify_chain`);
 ``replay``      the rules, re-deciding every recorded action, produce exactly the
                 stored events (`domain.replay.replay` over `domain.replay.TABLE`);
+``clock``       every timeout's deadline is the one the log implies: the time recorded
+                for the event before it plus the table's ``turn_seconds`` (nothing for
+                an away seat, T3.2, T3.3); the replay checked that the clock's reading
+                had reached it;
 
 and for each deal:
 
@@ -29,6 +33,9 @@ portable JSON document, signed by the deployment's key (`infra.signing`), that
 ``copies``      the top-level ``name`` and ``players`` are what the events say;
 ``witness``     (given an archive of what was published live, `infra.witness`) the
                 export's chain heads are the published ones.
+
+An abandoned session (T4.2) is audited like a finished one: its scored deals
+fully, the deal it was abandoned in as far as it went.
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from domain.errors import DomainError
 from domain.events import DealDealt, DealScored, SessionFinished
 from domain.replay import TABLE, Replay, command_of, replay
 from domain.scoring import score
-from domain.table import TableEvent, TableState
+from domain.table import TABLE_EVENTS, SessionAbandoned, TableEvent, TableState, TurnTimedOut
 from infra.event_store import StoredEvent
 from infra.hash_chain import GENESIS, record_hash, verify_chain
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
@@ -215,10 +222,14 @@ class _Deal:
         self.unfoldable: Check | None = None
 
 
+_ENDS = (SessionFinished, SessionAbandoned)
+"""Events after a session's last deal."""
+
+
 def _split(
     stored: Sequence[StoredEvent], events: Sequence[TableEvent]
-) -> tuple[table.TableCreated | None, list[_Deal], Check | None]:
-    """Fold the events without validating, and cut them into deals.
+) -> tuple[table.TableCreated | None, list[_Deal], Check | None, Check]:
+    """Fold the events without validating, and cut them into deals; check the clock.
 
     An event that cannot even be applied is skipped (its deal cannot be scored
     again; the next `DealDealt` starts afresh); the first such one is returned.
@@ -226,12 +237,18 @@ def _split(
     state = TableState()
     deals: list[_Deal] = []
     first_failure: Check | None = None
+    clock = Check("clock", True, "no turn timed out")
+    timeouts = 0
     for index, event in enumerate(events):
         current = deals[-1] if deals else None
+        if isinstance(event, TurnTimedOut):
+            timeouts += 1
+            if clock.ok:
+                clock = _deadline_check(state, stored, index, event, timeouts)
         if isinstance(event, DealDealt):
             current = _Deal(event, index)
             deals.append(current)
-        elif current is not None and not isinstance(event, SessionFinished):
+        elif current is not None and not isinstance(event, _ENDS):
             current.end = index
         if isinstance(event, DealScored) and current is not None:
             current.scored = event
@@ -244,7 +261,21 @@ def _split(
             first_failure = first_failure or failure
             if current is not None and current.unfoldable is None:
                 current.unfoldable = failure
-    return state.created, deals, first_failure
+    return state.created, deals, first_failure, clock
+
+
+def _deadline_check(
+    state: TableState, stored: Sequence[StoredEvent], index: int, event: TurnTimedOut, n: int
+) -> Check:
+    """T3.2, T3.3: the timeout's deadline follows from the time recorded for the event
+    before it (``state`` is the table then); ``n`` timeouts so far."""
+    version = stored[index].version
+    turn = table.turn_of(state, stored[index - 1].recorded_at) if index else None
+    if turn is None or (turn.seat, turn.deadline) != (event.seat, event.deadline):
+        want = f"seat {int(turn.seat)} at {turn.deadline}" if turn else "no running turn"
+        detail = f"timeout of seat {int(event.seat)} at {event.deadline}; the log implies {want}"
+        return Check("clock", False, detail, version)
+    return Check("clock", True, f"{n} timeouts, each at its deadline")
 
 
 def _version(stored: Sequence[StoredEvent], index: int) -> int:
@@ -347,8 +378,8 @@ def verify_events(stored: Sequence[StoredEvent], events: Sequence[TableEvent]) -
     else:
         version = _version(stored, bad_index)
         replayed = Check("replay", False, why, version)
-    created, deals, unfoldable = _split(stored, events)
-    checks = [decoded, chain, replayed]
+    created, deals, unfoldable, clock = _split(stored, events)
+    checks = [decoded, chain, replayed, clock]
     if unfoldable is not None:
         checks.append(unfoldable)
     reports = []
@@ -449,8 +480,9 @@ class SecretsError(ValueError):
 
 
 def finished(events: Sequence[TableEvent]) -> bool:
-    """Whether the table's session is over (its last event is `SessionFinished`)."""
-    return bool(events) and isinstance(events[-1], SessionFinished)
+    """Whether the table's session is over (its last event is `SessionFinished`, or
+    `SessionAbandoned`: no deal of it will be played any more, T4.2)."""
+    return bool(events) and isinstance(events[-1], _ENDS)
 
 
 def scored_numbers(events: Sequence[TableEvent]) -> list[int]:
@@ -634,7 +666,7 @@ def deal_events(events: Sequence[TableEvent], deal_no: int) -> list[TableEvent]:
     for event in events:
         if isinstance(event, DealDealt):
             inside = event.deal_no == deal_no
-        if isinstance(event, SessionFinished):
+        if isinstance(event, _ENDS):
             inside = False
         if inside:
             selected.append(event)
@@ -658,7 +690,7 @@ def render_deal(events: Sequence[TableEvent], deal_no: int) -> str:
         f"seat {int(s)} {p.name if p is not None else '-'}" for s, p in enumerate(state.players)
     )
     title = state.created.name if state.created is not None else "?"
-    body = render([e for e in selected if not isinstance(e, table.TableCreated | table.SeatTaken)])
+    body = render([e for e in selected if not isinstance(e, TABLE_EVENTS)])
     return f"Table {title}: {names}\n{body}"
 
 

@@ -361,6 +361,15 @@ class EventStore:
             raise IdempotencyKeyReused(stream_id, command_id)
         return AppendResult(row[0], row[1], tuple(row[2]), duplicate=True, last_hash=row[3])
 
+    async def recorded_at(self, stream_id: str, version: int) -> datetime | None:
+        """When the database recorded the stream's event at *version* (None if there is none)."""
+        at: datetime | None = await self._pool.fetchval(
+            "SELECT recorded_at FROM events WHERE stream_id = $1 AND version = $2",
+            stream_id,
+            version,
+        )
+        return at
+
     async def stream_version(self, stream_id: str) -> int:
         """Return the stream's current version (0 if it has no events)."""
         version: int = await self._pool.fetchval(

@@ -1,6 +1,6 @@
 """Read models of tables, kept inside the append transaction and rebuildable from the log.
 
-Three projections, each a function of a table's events:
+Four projections, each a function of a table's events:
 
 ``table_views``
     one row per table: the spectator's view (`domain.table_view.table_view` with no
@@ -12,18 +12,26 @@ Three projections, each a function of a table's events:
 ``deal_archive``
     one row per scored deal: the whole deal (`DealRecord`), hidden parts included,
     for audits and history. A deal is public once it is scored.
+``lobby``
+    one row per table (migration 0005): its `LobbyEntry` (name, status, visibility,
+    seats, deal number, options), written with every append (its ``version`` is the
+    table's), and the ``position`` and ``created_at`` of the table's first event. The
+    lobby lists the public rows (`service.lobby`); the turn clock finds the clocked
+    tables in play there (`service.clock`). Tables created before this projection existed
+    have a lobby row once they change again, or after ``doko projections rebuild``.
 
 `project` is a `infra.tables.Projector`: it folds the appended events onto the state
 before them, taking each scored deal's state at its `DealScored` (before the next
 `DealDealt` of the same batch), and returns the rows that the append writes in its own
 transaction (`infra.event_store.ProjectionRows`).
-`rebuild` recomputes all three from the log with the same pure functions, so a
+`rebuild` recomputes all four from the log with the same pure functions, so a
 rebuilt projection equals the live one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import asyncpg
 import msgspec
@@ -36,12 +44,23 @@ from domain.events import Announced, Dealing, DealScored, Score, SessionFinished
 from domain.game_types import GameType
 from domain.parties import Party
 from domain.seats import Seat
-from domain.table import SeatTaken, TableCreated, TableEvent, TableState
-from domain.table_view import table_view
+from domain.table import (
+    DealingMethod,
+    Lineup,
+    SeatLeft,
+    SeatTaken,
+    SessionAbandoned,
+    TableCreated,
+    TableEvent,
+    TableState,
+    TableStatus,
+    Visibility,
+)
+from domain.table_view import SeatInfo, seat_infos, table_view
 from infra.event_store import APPEND_LOCK, EventStore, ProjectionRows
 from infra.tables import CODEC
 
-PROJECTION_TABLES = ("table_views", "scoresheets", "deal_archive")
+PROJECTION_TABLES = ("table_views", "scoresheets", "deal_archive", "lobby")
 """The tables `rebuild` empties and refills."""
 
 TABLE_CREATED = "table_created"
@@ -49,19 +68,22 @@ TABLE_CREATED = "table_created"
 
 
 class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One deal on the scoresheet: its entries by seat and the totals after it (R10); as
-    served, also the version and chain head of its `DealScored` (`infra.witness`)."""
+    """One deal on the scoresheet: its entries by seat and the totals after it (R10), and
+    by seat who played it (everyone who held the seat during the deal, T2.2); as served,
+    also the version and chain head of its `DealScored` (`infra.witness`)."""
 
     deal_no: int
     dealer: Seat
     entries: tuple[int, ...]
     totals: tuple[int, ...]
+    players: Lineup = ((), (), (), ())
     scored_version: int | None = None
     chain_head: str | None = None
 
 
 class Scoresheet(msgspec.Struct, frozen=True):
-    """A table's scoresheet: one row per deal played so far, 4 columns (seats 0-3)."""
+    """A table's scoresheet: one row per deal played so far, 4 columns (seats 0-3).
+    ``players`` sit there now; an ``abandoned`` session has no winners (T4.2)."""
 
     name: str
     players: tuple[str | None, ...]
@@ -70,6 +92,28 @@ class Scoresheet(msgspec.Struct, frozen=True):
     totals: tuple[int, ...]
     finished: bool
     winners: tuple[Seat, ...] | None
+    abandoned: bool = False
+
+
+class LobbyOptions(msgspec.Struct, frozen=True):
+    """What a table plays with: its turn clock (T3.1) and how its deals come about (R2.2)."""
+
+    turn_seconds: int | None
+    dealing_method: DealingMethod
+
+
+class LobbyEntry(msgspec.Struct, frozen=True):
+    """A table as the lobby shows it: its ``status``, who may join (T1.1), its seats (who
+    sits, bot kinds, free, vacant or away), the deal in play (0 before the first) of
+    ``deals``, and its options."""
+
+    name: str
+    status: TableStatus
+    visibility: Visibility
+    seats: tuple[SeatInfo, ...]
+    deal: int
+    deals: int
+    options: LobbyOptions
 
 
 class TrickRecord(msgspec.Struct, frozen=True):
@@ -87,7 +131,9 @@ class DealRecord(msgspec.Struct, frozen=True):
 
     ``dealing`` holds the revealed seed, the players' entropy and the commitment
     recorded with the deal; ``published_commitment`` is the one published when the
-    table was created (None for preset deals).
+    table was created (None for preset deals). ``players`` sat at the table when the
+    deal was scored; ``played_by`` names, by seat, everyone who held the seat during
+    the deal (T2.2).
     """
 
     table: str
@@ -106,6 +152,7 @@ class DealRecord(msgspec.Struct, frozen=True):
     tricks: tuple[TrickRecord, ...]
     announcements: tuple[Announced, ...]
     score: Score
+    played_by: Lineup = ((), (), (), ())
 
 
 class RebuildResult(msgspec.Struct, frozen=True):
@@ -140,7 +187,8 @@ def scoresheet_of(state: TableState) -> Scoresheet:
     for index, entries in enumerate(current.sheet):
         totals = tuple(t + e for t, e in zip(totals, entries, strict=True))
         assert current.first_dealer is not None
-        rows.append(SheetRow(index + 1, current.first_dealer.after(index), entries, totals))
+        dealer = current.first_dealer.after(index)
+        rows.append(SheetRow(index + 1, dealer, entries, totals, state.lineups[index]))
     return Scoresheet(
         name=created.name,
         players=_names(state),
@@ -149,10 +197,34 @@ def scoresheet_of(state: TableState) -> Scoresheet:
         totals=current.totals,
         finished=current.finished,
         winners=current.winners,
+        abandoned=state.abandoned,
     )
 
 
-SHEET_EVENTS = (TableCreated, SeatTaken, SessionStarted, DealScored, SessionFinished)
+def lobby_entry(state: TableState) -> LobbyEntry:
+    """The table as the lobby lists it."""
+    created = _created(state)
+    current = state.session
+    return LobbyEntry(
+        name=created.name,
+        status=state.status,
+        visibility=created.visibility,
+        seats=seat_infos(state),
+        deal=current.deal.deal_no if current.deal is not None else 0,
+        deals=current.deals,
+        options=LobbyOptions(created.turn_seconds, created.dealing_method),
+    )
+
+
+SHEET_EVENTS = (
+    TableCreated,
+    SeatTaken,
+    SeatLeft,
+    SessionStarted,
+    DealScored,
+    SessionFinished,
+    SessionAbandoned,
+)
 """The events that change a scoresheet (`scoresheet_of` reads nothing else); its row is
 written, at the version of the last of them, only when an append holds one."""
 
@@ -191,6 +263,7 @@ def deal_record(deal: DealState, state: TableState) -> DealRecord:
         tricks=tricks,
         announcements=deal.announcements,
         score=scored.score,
+        played_by=state.lineups[index],
     )
 
 
@@ -235,7 +308,7 @@ def project(state_before: TableState, events: Sequence[TableEvent]) -> Projectio
     deals = tuple([(r.deal_no, msgspec.json.encode(r)) for r in records]) if records else ()
     changed = _last_sheet_event(events)
     sheet = (changed, scoresheet(state)) if changed else None
-    return ProjectionRows(public_view(state), sheet, deals)
+    return ProjectionRows(public_view(state), sheet, deals, msgspec.json.encode(lobby_entry(state)))
 
 
 def _last_sheet_event(events: Sequence[TableEvent]) -> int:
@@ -249,7 +322,31 @@ def _last_sheet_event(events: Sequence[TableEvent]) -> int:
 class _Stream(msgspec.Struct):
     state: TableState
     version: int
+    position: int
+    created_at: datetime
     sheet_version: int = 0
+
+
+_UPSERT_LOBBY = """
+    INSERT INTO lobby (stream_id, position, created_at, version, status, public, entry)
+    VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+"""
+
+
+def _lobby_row(stream_id: str, stream: _Stream) -> tuple[str, int, datetime, int, str, bool, str]:
+    """The lobby row of a rebuilt table, as the append function writes it (migration 0005)."""
+    entry = lobby_entry(stream.state)
+    public = entry.visibility is Visibility.PUBLIC
+    encoded = msgspec.json.encode(entry).decode()
+    return (
+        stream_id,
+        stream.position,
+        stream.created_at,
+        stream.version,
+        entry.status,
+        public,
+        encoded,
+    )
 
 
 async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000) -> RebuildResult:
@@ -291,7 +388,9 @@ async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000
                         if stream_id in skipped or stored.type != TABLE_CREATED:
                             skipped.add(stream_id)
                             continue
-                        current = streams[stream_id] = _Stream(TableState(), 0)
+                        current = streams[stream_id] = _Stream(
+                            TableState(), 0, stored.position, stored.recorded_at
+                        )
                     event = CODEC.from_stored(stored)
                     current.state, records = apply(current.state, [event])
                     current.version = stored.version
@@ -308,4 +407,5 @@ async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000
         sheets = [(s, t.sheet_version, scoresheet(t.state).decode()) for s, t in streams.items()]
         await conn.executemany(_UPSERT_VIEW, views)
         await conn.executemany(_UPSERT_SHEET, sheets)
+        await conn.executemany(_UPSERT_LOBBY, [_lobby_row(s, t) for s, t in streams.items()])
     return RebuildResult(events=events, tables=len(streams), deals=deals)

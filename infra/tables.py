@@ -8,7 +8,19 @@ events with the version it decided on. When another writer got there first
 the newer events and decides again, a bounded number of times, as long as the
 command is still valid. A rejected command raises the domain's error and
 writes nothing. Projection rows are written in the append's transaction, so
-the writer's own views are never stale.
+the writer's own views are never stale. A caller's ``check`` (who may give the
+command: a token of a seat, the host) is run on the very state the command is
+decided on, so that a token which lost its seat meanwhile is refused.
+
+Within a process, the commands of one table are decided and appended one at a
+time, in the order they arrive (a lock per table): they queue instead of racing
+each other's appends, which a busy table's commands would otherwise do again and
+again (a host abandoning a session among four bots' plays lost every race).
+Between processes the expected version decides, as above.
+
+The time the log recorded for a table's last event (`Loaded.recorded_at`) is known
+for tables with a turn clock, whose deadlines derive from it (T3.2): read with the
+events, or after an append of this process.
 
 Whether a cached table is current: this process's own appends update the cache;
 other processes' appends are heard through the event store's notifications
@@ -21,13 +33,15 @@ after the connection was lost) every `load` reads what is new.
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import msgspec
 
 from domain import table
-from domain.errors import DomainError
 from domain.table import TableCommand, TableEvent, TableState
 from infra.codec import EventCodec
 from infra.event_store import (
@@ -44,6 +58,9 @@ CODEC: EventCodec[TableEvent] = EventCodec(TableEvent)
 
 Projector = Callable[[TableState, Sequence[TableEvent]], ProjectionRows | None]
 """``projector(state_before, events)``: the projection rows the append writes with the events."""
+
+Check = Callable[[TableState], None]
+"""``check(state)``: raises if the command may not be given at this state (authorization)."""
 
 
 class TableNotFound(Exception):
@@ -64,11 +81,13 @@ class VersionMismatch(Exception):
 
 
 class Loaded(msgspec.Struct, frozen=True):
-    """A table's state at a version, and the hash chain value of that version."""
+    """A table's state at a version, the hash chain value of that version and, when known,
+    the time the log recorded for it."""
 
     state: TableState
     version: int
     head_hash: bytes = GENESIS
+    recorded_at: datetime | None = None
 
 
 class Executed(msgspec.Struct, frozen=True):
@@ -82,6 +101,7 @@ class Executed(msgspec.Struct, frozen=True):
     version: int
     events: tuple[TableEvent, ...]
     duplicate: bool = False
+    recorded_at: datetime | None = None
 
 
 class Tables:
@@ -102,6 +122,7 @@ class Tables:
         self._cache_size = cache_size
         self._heads: dict[str, int] = {}
         self._listening = False
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def listening(self, up: bool) -> None:
         """Notifications are heard from now on (``True``), or no longer (``False``).
@@ -143,7 +164,7 @@ class Tables:
                 raise TableNotFound(stream_id)
             return cached
         state = table.fold([CODEC.from_stored(e) for e in stored], start.state)
-        loaded = Loaded(state, stored[-1].version, stored[-1].hash)
+        loaded = Loaded(state, stored[-1].version, stored[-1].hash, stored[-1].recorded_at)
         self._remember(stream_id, loaded)
         return loaded
 
@@ -163,18 +184,38 @@ class Tables:
         fingerprint: str | None = None,
         actor: str | None = None,
         expected_version: int | None = None,
+        check: Check | None = None,
     ) -> Executed:
         """Decide and append one command; see the module docstring.
 
         The first attempt decides on the cached state without reading the log (unless a
         notification says it is behind); whatever a stale cache gets wrong (a version
-        conflict, a rejection, an If-Match mismatch) is decided again on a fresh load.
+        conflict, a rejection, an If-Match mismatch, a failed ``check``) is decided again on
+        a fresh load.
         A retried ``command_id`` returns its first result: the append finds it (when the
         command is still valid), or the command's rejection on the fresh state sends us
         to look it up, so a first run costs no extra round trip. A ``command_id`` first
         used with another ``fingerprint`` raises `IdempotencyKeyReused` (see
         `infra.event_store.EventStore.append`).
         """
+        turn = self._turns.get(stream_id)
+        if turn is None:
+            turn = self._turns[stream_id] = asyncio.Lock()
+        async with turn:
+            return await self._execute(
+                stream_id, command, command_id, fingerprint, actor, expected_version, check
+            )
+
+    async def _execute(
+        self,
+        stream_id: str,
+        command: TableCommand,
+        command_id: str | None,
+        fingerprint: str | None,
+        actor: str | None,
+        expected_version: int | None,
+        check: Check | None,
+    ) -> Executed:
         fresh = False
         for _ in range(self._retries):
             if isinstance(command, table.CreateTable):
@@ -184,8 +225,10 @@ class Tables:
             try:
                 if expected_version is not None and expected_version != current.version:
                     raise VersionMismatch(stream_id, expected_version, current.version)
+                if check is not None:
+                    check(current.state)
                 events = table.decide(current.state, command)
-            except (DomainError, VersionMismatch):
+            except Exception:
                 if not fresh:
                     fresh = True
                     continue
@@ -209,17 +252,24 @@ class Tables:
                 continue
             if result.duplicate:
                 return await self._first_result(stream_id, result)
-            done = Loaded(table.fold(events, current.state), result.last_version, result.last_hash)
+            state = table.fold(events, current.state)
+            clocked = state.created is not None and state.created.turn_seconds is not None
+            recorded_at = (
+                await self.store.recorded_at(stream_id, result.last_version) if clocked else None
+            )
+            done = Loaded(state, result.last_version, result.last_hash, recorded_at)
             self._remember(stream_id, done)
-            return Executed(done.state, done.version, events)
+            return Executed(done.state, done.version, events, recorded_at=recorded_at)
         raise ConcurrencyConflict(stream_id, -1, -1)
 
     async def _first_result(self, stream_id: str, first: AppendResult) -> Executed:
         """A retried command's first result: the table as that command left it."""
-        stored = await self.store.read_stream(stream_id)
-        events = [CODEC.from_stored(e) for e in stored if e.version <= first.last_version]
+        stored = [
+            e for e in await self.store.read_stream(stream_id) if e.version <= first.last_version
+        ]
+        events = [CODEC.from_stored(e) for e in stored]
         done = tuple(events[first.first_version - 1 :])
-        return Executed(table.fold(events), first.last_version, done, duplicate=True)
+        return Executed(table.fold(events), first.last_version, done, True, stored[-1].recorded_at)
 
     def _remember(self, stream_id: str, loaded: Loaded) -> None:
         self._cache[stream_id] = loaded

@@ -22,13 +22,17 @@ from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
 from service.bots import Bots
+from service.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
 from service.keys import load_signer
 from service.limits import guard
+from service.lobby import LOBBY_ROUTES
 from service.logs import AccessLog
 from service.pages import PAGES
 from service.problems import EXCEPTION_HANDLERS
 from service.routes import ROUTES
+from service.seating import SEATING_ROUTES
 from service.streams import Hub
+from service.visibility import Visibilities
 
 VERSION = "0.1.0"
 
@@ -45,11 +49,13 @@ class Settings(msgspec.Struct, frozen=True):
     pool_size: int = 10
     migrate: bool = True
     signing_key: str | None = None
+    turn_clock_tick: float = TICK_SECONDS
+    turn_clock_rescan: float = RESCAN_SECONDS
 
 
 class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
-    the bot driver and the signing keys."""
+    the bot driver, the signing keys, the turn clock and which tables are public."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -57,6 +63,8 @@ class Services(msgspec.Struct):
     hub: Hub
     bots: Bots
     keys: Keyring
+    clock: TurnClock
+    visibilities: Visibilities
 
 
 async def _keep_session(_connection: asyncpg.Connection) -> None:
@@ -94,8 +102,8 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
-def create_app(settings: Settings) -> Litestar:
-    """The doko application for these settings."""
+def create_app(settings: Settings, *, now: Now = system_now) -> Litestar:
+    """The doko application for these settings; ``now`` is the turn clock's time source."""
     access_log = AccessLog()
 
     @asynccontextmanager
@@ -112,21 +120,33 @@ def create_app(settings: Settings) -> Litestar:
             bots = Bots(tables, pool)
             keys = Keyring(pool, signer)
             await keys.start()
-            app.state.services = Services(pool, store, tables, hub, bots, keys)
+            clock = TurnClock(
+                tables,
+                pool,
+                now,
+                tick=settings.turn_clock_tick,
+                rescan=settings.turn_clock_rescan,
+            )
+            app.state.services = Services(
+                pool, store, tables, hub, bots, keys, clock, Visibilities(pool)
+            )
 
             def notify(stream_id: str, position: int, version: int) -> None:
                 tables.heard(stream_id, position, version)
                 hub.notify(stream_id)
                 bots.notify(stream_id)
+                clock.notify(stream_id)
 
             def listening(up: bool) -> None:
                 tables.listening(up)
                 if up:  # what was committed meanwhile was not heard
                     hub.wake_all()
                     bots.wake_all()
+                    clock.wake_all()
 
             async with store.listen(notify, listening):
                 tasks = [asyncio.create_task(bots.run()), asyncio.create_task(access_log.run())]
+                tasks.append(asyncio.create_task(clock.run()))
                 _settle_garbage_collector()
                 try:
                     yield
@@ -137,7 +157,7 @@ def create_app(settings: Settings) -> Litestar:
                         await asyncio.gather(*tasks)
 
     app = Litestar(
-        route_handlers=[*ROUTES, *PAGES],
+        route_handlers=[*ROUTES, *LOBBY_ROUTES, *SEATING_ROUTES, *PAGES],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=openapi_config(),

@@ -1,7 +1,9 @@
 """Tokens: random secrets shown once, kept only as SHA-256 hashes, sent as ``Bearer``.
 
-A seat token acts for its seat only; the host token belongs to the table's
-creator. Comparison is constant-time.
+A seat token acts for its seat only, for as long as its player holds the seat (T2.2);
+the host token belongs to the table's creator. A private table's invitation code
+(T1.1) seats whoever holds it; it and the table's tokens are the credentials that
+open a private table to a viewer. Comparison is constant-time.
 """
 
 from __future__ import annotations
@@ -15,13 +17,18 @@ from typing import Any
 from litestar import Request
 
 from domain.seats import SEATS, Seat
-from domain.table import TableState
+from domain.table import TableState, Visibility
 from service.problems import ServiceError
 
 
 def new_token() -> str:
     """A fresh secret token (256 bits, URL-safe)."""
     return secrets.token_urlsafe(32)
+
+
+def new_invitation() -> str:
+    """A fresh invitation code for a private table (128 bits, URL-safe, T1.1)."""
+    return secrets.token_urlsafe(16)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -67,17 +74,68 @@ def authorize_seat(state: TableState, token: str, seat: Seat) -> None:
 
 
 def viewer_of(state: TableState, token: str | None) -> Seat | None:
-    """The seat a (possibly absent) token views as; an unknown token is 401."""
-    if token is None:
-        return None
-    seat = seat_of(state, token)
+    """The seat a (possibly absent) credential views as: a seat token its seat; the host
+    token or the invitation code, or nothing at a public table, a spectator. Anything
+    else is 401, as is no credential at a private table (`authorize_viewer`)."""
+    seat = seat_of(state, token) if token is not None else None
     if seat is None:
-        raise ServiceError(401, "unauthorized", "this token belongs to no seat at this table")
+        authorize_viewer(state, token, any_token=token is not None)
     return seat
+
+
+def _is(digest: str, token: str) -> bool:
+    return bool(digest) and hmac.compare_digest(digest, token_hash(token))
+
+
+def authorize_viewer(state: TableState, token: str | None, *, any_token: bool = False) -> None:
+    """T1.1: a public table is open to anyone; a private one to a seat token, the host token
+    or the invitation code (401 otherwise). With ``any_token`` a given token must be one
+    of these at a public table too."""
+    created = state.created
+    assert created is not None
+    private = created.visibility is Visibility.PRIVATE
+    if token is None:
+        if private:
+            raise ServiceError(
+                401, "unauthorized", "a private table: send a token of the table or its invitation"
+            )
+        return
+    if not (private or any_token):
+        return
+    known = (created.host_token_hash, created.invitation_hash)
+    if seat_of(state, token) is None and not any(_is(h, token) for h in known):
+        raise ServiceError(401, "unauthorized", "this is no token or invitation of this table")
+
+
+def authorize_spectator(request: Request[Any, Any, Any], state: TableState) -> None:
+    """T1.1: what a spectator may see of a private table takes a credential of the table
+    (`authorize_viewer`); a public table asks for none."""
+    created = state.created
+    if created is not None and created.visibility is Visibility.PRIVATE:
+        authorize_viewer(state, bearer(request, required=False))
+
+
+def authorize_invitation(
+    request: Request[Any, Any, Any], state: TableState, code: str | None
+) -> None:
+    """T1.1: sitting at a private table takes its invitation code (``code``, or else the
+    Bearer token): none is 401 ``invitation_required``, another is 403
+    ``invitation_invalid``. A public table asks for none."""
+    created = state.created
+    assert created is not None
+    if created.visibility is not Visibility.PRIVATE:
+        return
+    code = code or bearer(request, required=False)
+    if not code:
+        raise ServiceError(
+            401, "invitation_required", "a private table: send its invitation code to sit down"
+        )
+    if not _is(created.invitation_hash, code):
+        raise ServiceError(403, "invitation_invalid", "this is not the table's invitation code")
 
 
 def authorize_host(state: TableState, token: str) -> None:
     """The token must be the table creator's host token (401 otherwise)."""
     created = state.created
-    if created is None or not hmac.compare_digest(created.host_token_hash, token_hash(token)):
+    if created is None or not _is(created.host_token_hash, token):
         raise ServiceError(401, "unauthorized", "this is not the table's host token")

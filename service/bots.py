@@ -117,7 +117,7 @@ class Bots:
         """Let the table's bots act until none has anything to do."""
         while True:
             loaded = await self._tables.load(stream_id)
-            if loaded.state.session.finished:
+            if loaded.state.over:
                 self._known.discard(stream_id)
                 self._done.add(stream_id)
                 return

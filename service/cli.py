@@ -543,16 +543,27 @@ def run_demo(args: argparse.Namespace) -> int:
     from service.demo import demo
 
     url = None if args.url else database_url(args.database_url, data_dir=args.data_dir)
-    return asyncio.run(demo(args.url, url, bots=args.bots, seed=args.seed))
+    return asyncio.run(
+        demo(args.url, url, bots=args.bots, seed=args.seed, turn_seconds=args.turn_seconds)
+    )
 
 
 def register_demo(subparsers: Subparsers) -> None:
-    """``doko demo [--url URL] [--bots N] [--seed S]``."""
+    """``doko demo [--url URL] [--bots N] [--seed S] [--turn-seconds N]``."""
+    from domain.table import TURN_SECONDS
+
     parser = subparsers.add_parser("demo", help="play a whole session through the API")
     add_database_options(parser)
     parser.add_argument("--url", help="use a running service instead of starting one")
     parser.add_argument("--bots", type=int, default=0, choices=range(4), help="bot seats (0-3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random HTTP players")
+    parser.add_argument(
+        "--turn-seconds",
+        type=int,
+        choices=range(TURN_SECONDS[0], TURN_SECONDS[1] + 1),
+        metavar=f"{TURN_SECONDS[0]}-{TURN_SECONDS[1]}",
+        help="a turn clock of N seconds; the first HTTP player then never acts (T3)",
+    )
     parser.set_defaults(handler=run_demo)
 
 

@@ -4,9 +4,13 @@ Used by the service tests, and meant for bots, demos and benchmarks::
 
     async with httpx.AsyncClient(base_url="http://127.0.0.1:8000") as http:
         api = DokoClient(http)
-        table = await api.create_table(name="friday")
+        table = await api.create_table(name="friday")  # private: table.invitation
         seats = [await table.take_seat(name) for name in ("ann", "bob", "cy", "dee")]
         final = await play_session(seats, random_players(seed=1))
+
+A private table's `TableClient` holds its invitation code (given to ``create_table`` or
+``table``) and sends it to sit down and, with the host token, to watch; players elsewhere
+get ``api.table(table_id, invitation=code)``. The lobby is `DokoClient.lobby`.
 
 Views are decoded into `domain.table_view.TableView`; a domain command (`Declare`,
 `NameContract`, `PlayCard`, `Announce`) is sent to its endpoint with `SeatClient.send`,
@@ -36,6 +40,7 @@ from domain.players import Chooser, random_action
 from domain.seats import Seat
 from domain.table_view import TableView
 from infra.sse import SseMessage, SseParser
+from service.dto import LobbyPage
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -88,6 +93,7 @@ class _TableCreated(msgspec.Struct):
     commitments: list[str]
     version: int
     view: TableView
+    invitation: str | None = None
 
 
 class _SeatTaken(msgspec.Struct):
@@ -149,8 +155,12 @@ class DokoClient:
         first_dealer: int | None = None,
         seeds: Sequence[str] | None = None,
         presets: Sequence[Sequence[Sequence[str]]] | None = None,
+        visibility: str | None = None,
+        turn_seconds: int | None = None,
     ) -> TableClient:
-        """Open a table; the returned client holds the host token and the commitments."""
+        """Open a table (private unless ``visibility="public"``; with a turn clock of
+        ``turn_seconds``); the returned client holds the host token, the invitation code
+        of a private table and the commitments."""
         body: dict[str, Any] = {"name": name}
         if first_dealer is not None:
             body["first_dealer"] = first_dealer
@@ -158,17 +168,39 @@ class DokoClient:
             body["seeds"] = list(seeds)
         if presets is not None:
             body["presets"] = [[list(hand) for hand in deal] for deal in presets]
+        if visibility is not None:
+            body["visibility"] = visibility
+        if turn_seconds is not None:
+            body["turn_seconds"] = turn_seconds
         response = await self.http.post("/tables", json=body)
         raise_for_problem(response)
         created = msgspec.json.decode(response.content, type=_TableCreated)
         self.record(Received(None, "table_created", created.version, response.content))
-        table = TableClient(self, created.table_id)
+        table = TableClient(self, created.table_id, invitation=created.invitation)
         table.host_token = created.host_token
         table.commitments = tuple(created.commitments)
         return table
 
-    def table(self, table_id: str) -> TableClient:
-        return TableClient(self, table_id)
+    def table(self, table_id: str, *, invitation: str | None = None) -> TableClient:
+        """A client of the table ``table_id`` (``invitation``: a private table's code)."""
+        return TableClient(self, table_id, invitation=invitation)
+
+    async def lobby(
+        self,
+        status: Sequence[str] = (),
+        *,
+        before: int | None = None,
+        limit: int | None = None,
+    ) -> LobbyPage:
+        """A page of the lobby (public tables, newest first); ``before``: a page's ``next``."""
+        params: dict[str, Any] = {"status": list(status)} if status else {}
+        if before is not None:
+            params["before"] = before
+        if limit is not None:
+            params["limit"] = limit
+        response = await self.http.get("/tables", params=params)
+        raise_for_problem(response)
+        return msgspec.json.decode(response.content, type=LobbyPage)
 
     def feed(self, *, last_event_id: str | None = None) -> EventStream:
         """The integration feed of public events of all tables (ids: global positions)."""
@@ -176,11 +208,13 @@ class DokoClient:
 
 
 class TableClient:
-    """One table: its public view, its seats, its public event stream."""
+    """One table: its public view, its seats, its public event stream; as its host (with
+    ``host_token``) it seats bots, vacates seats, closes the table or abandons the session."""
 
-    def __init__(self, api: DokoClient, table_id: str) -> None:
+    def __init__(self, api: DokoClient, table_id: str, *, invitation: str | None = None) -> None:
         self.api = api
         self.table_id = table_id
+        self.invitation = invitation
         self.host_token: str | None = None
         self.commitments: tuple[str, ...] = ()
         self.version = 0
@@ -190,11 +224,17 @@ class TableClient:
     def path(self) -> str:
         return f"/tables/{self.table_id}"
 
+    @property
+    def credential(self) -> dict[str, str]:
+        """What opens a private table to this client: the host token, or the invitation."""
+        secret = self.host_token or self.invitation
+        return {"authorization": f"Bearer {secret}"} if secret else {}
+
     async def view(self, min_version: int = 0) -> TableView:
         """The public view; a conditional GET, so an unchanged table costs no rendering.
         ``min_version``: a table version the caller knows of (from any service process)."""
         view, self.version = await _get_view(
-            self.api, self.path, {}, self._view, self.version, None, min_version
+            self.api, self.path, self.credential, self._view, self.version, None, min_version
         )
         self._view = view
         return view
@@ -202,10 +242,13 @@ class TableClient:
     async def take_seat(
         self, name: str, seat: int | None = None, entropy: bytes = b""
     ) -> SeatClient:
-        """Sit down (on ``seat`` or the next free one); the client keeps the seat token."""
+        """Sit down (on ``seat`` or the next free or vacant one; at a private table with
+        the client's invitation code); the client keeps the seat token."""
         body: dict[str, Any] = {"name": name, "entropy": entropy.hex()}
         if seat is not None:
             body["seat"] = seat
+        if self.invitation is not None:
+            body["invitation"] = self.invitation
         response = await self.api.http.post(f"{self.path}/seats", json=body)
         raise_for_problem(response)
         taken = msgspec.json.decode(response.content, type=_SeatTaken)
@@ -229,13 +272,31 @@ class TableClient:
         taken: int = response.json()["seat"]
         return taken
 
+    async def _as_host(self, method: str, path: str) -> CommandResult:
+        """A host's command; the table's new version and public view."""
+        headers = {"authorization": f"Bearer {self.host_token}"} if self.host_token else {}
+        return await _command(self.api, method, path, headers, None)
+
+    async def vacate(self, seat: int) -> CommandResult:
+        """As the host, vacate a bot's or an away seat (T2.4)."""
+        return await self._as_host("DELETE", f"{self.path}/seats/{seat}")
+
+    async def close(self) -> CommandResult:
+        """As the host, close the table before its session starts (T4.1)."""
+        return await self._as_host("POST", f"{self.path}/close")
+
+    async def abandon(self) -> CommandResult:
+        """As the host, abandon the running session (T4.2)."""
+        return await self._as_host("POST", f"{self.path}/abandon")
+
     def seat(self, seat: int, token: str) -> SeatClient:
         """A client acting for ``seat`` with its token."""
         return SeatClient(self, Seat(seat), token)
 
     def events(self, *, last_event_id: str | None = None, token: str | None = None) -> EventStream:
-        """The table's live events as a spectator sees them (with ``token``: as that seat)."""
-        headers = {"authorization": f"Bearer {token}"} if token else {}
+        """The table's live events as a spectator sees them (with ``token``: as that seat;
+        a private table's spectator sends the client's host token or invitation)."""
+        headers = {"authorization": f"Bearer {token}"} if token else self.credential
         return EventStream(self.api, f"{self.path}/events", None, headers, last_event_id)
 
 
@@ -290,11 +351,33 @@ class SeatClient:
             self.version, self._view = result.version, result.view
         return result
 
+    async def leave(self) -> CommandResult:
+        """Leave the seat (T2): the table's new version and public view; the token is void."""
+        return await _command(self.table.api, "DELETE", self.path, self.auth, None)
+
+    async def back(self) -> CommandResult:
+        """Be back after the clock acted for the seat (T3.3)."""
+        path = f"{self.path}/back"
+        result = await _command(self.table.api, "POST", path, self.auth, self.seat)
+        self.version, self._view = result.version, result.view
+        return result
+
     def events(self, *, last_event_id: str | None = None) -> EventStream:
         """The table's live events as this seat may see them."""
         return EventStream(
             self.table.api, f"{self.table.path}/events", self.seat, self.auth, last_event_id
         )
+
+
+async def _command(
+    api: DokoClient, method: str, path: str, headers: dict[str, str], viewer: Seat | None
+) -> CommandResult:
+    """A command without a body: the table's new version and ``viewer``'s view."""
+    response = await api.http.request(method, path, headers=headers)
+    raise_for_problem(response)
+    result = msgspec.json.decode(response.content, type=CommandResult)
+    api.record(Received(viewer, "command", result.version, response.content))
+    return result
 
 
 async def _get_view(

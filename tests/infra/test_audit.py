@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 import asyncpg
@@ -12,7 +13,16 @@ import pytest
 
 from domain.cards import Card
 from domain.events import CardPlayed, DealDealt, DealScored
-from domain.table import TableCreated, TableEvent
+from domain.table import (
+    AbandonSession,
+    SeatAway,
+    SessionAbandoned,
+    TableCreated,
+    TableEvent,
+    TimeOut,
+    TurnTimedOut,
+    turn_of,
+)
 from infra.audit import (
     ExportError,
     SecretsError,
@@ -307,3 +317,67 @@ async def test_render_deal_reuses_the_domain_renderer(tables: Tables, seeded: st
     assert "R8.1" in text
     with pytest.raises(LookupError):
         render_deal(events, 13)
+
+
+@pytest.fixture(scope="module")
+async def timed(tables: Tables) -> list[StoredEvent]:
+    """A clocked table (T3) whose turns all time out, each at the deadline its log implies,
+    for two deals, the session then abandoned (T4.2)."""
+    rng = random.Random(8)
+    commands, _ = play_table(rng, "timed", stop=5)
+    clocked = msgspec.structs.replace(commands[0], turn_seconds=5)
+    await execute_all(tables, "timed", [clocked, *commands[1:]])
+    while True:
+        loaded = await tables.load("timed")
+        if len(loaded.state.session.sheet) == 2:
+            break
+        turn = turn_of(loaded.state, loaded.recorded_at)
+        assert turn is not None and turn.deadline is not None
+        await tables.execute("timed", TimeOut(turn.seat, turn.deadline, turn.deadline))
+    await tables.execute("timed", AbandonSession())
+    return await tables.store.read_stream("timed")
+
+
+def test_every_timeout_is_at_the_deadline_its_log_implies(timed: list[StoredEvent]) -> None:
+    """T3.2, T3.3: `doko verify` recomputes each timeout's deadline from the time recorded
+    for the event before it (no grace for an away seat); a timeout before its deadline,
+    or a deadline that is not the log's, fails the ``clock`` check at its version."""
+    report = verify_stored(timed)
+    assert report.ok, report.failures
+    events = [CODEC.from_stored(e) for e in timed]
+    assert any(isinstance(e, SeatAway) for e in events)
+    timeouts = [i for i, e in enumerate(events) if isinstance(e, TurnTimedOut)]
+    clock = next(c for c in report.checks if c.name == "clock")
+    assert clock.ok and clock.detail == f"{len(timeouts)} timeouts, each at its deadline"
+    assert [d.deal_no for d in report.deals] == [1, 2, 3] and all(d.ok for d in report.deals)
+
+    late = timeouts[5]  # the event before it is said to have been recorded a second later
+    shifted = list(timed)
+    shifted[late - 1] = msgspec.structs.replace(
+        timed[late - 1], recorded_at=timed[late - 1].recorded_at + timedelta(seconds=1)
+    )
+    assert check(verify_stored(shifted), "clock") == [timed[late].version]
+
+    def earlier(event: TableEvent) -> TableEvent | None:
+        if isinstance(event, TurnTimedOut):
+            return msgspec.structs.replace(event, deadline=event.deadline - timedelta(seconds=4))
+        return None
+
+    forged, version = forge(timed, earlier)
+    report = verify_stored(forged)
+    assert check(report, "clock") == [version]
+    assert check(report, "replay") == [], "the rules alone cannot tell"
+
+
+def test_an_abandoned_session_exports_and_verifies_offline(
+    timed: list[StoredEvent], tmp_path: Path
+) -> None:
+    """T4.2: an abandoned session is over: it exports without ``unfinished`` and the file
+    verifies offline, the deal it was abandoned in included as far as it went."""
+    events = [CODEC.from_stored(e) for e in timed]
+    assert isinstance(events[-1], SessionAbandoned)
+    path = tmp_path / "abandoned.json"
+    path.write_bytes(export_session(timed, events))
+    report = verify_file(path)
+    assert report.ok, report.failures
+    assert [d.deal_no for d in report.deals] == [1, 2, 3]

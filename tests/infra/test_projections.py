@@ -1,4 +1,5 @@
-"""Projections: table views, scoresheets and the deal archive, live and rebuilt (real PostgreSQL).
+"""Projections: table views, scoresheets, the deal archive and the lobby, live and rebuilt
+(real PostgreSQL).
 
 Also home of the table drivers the audit tests share (`play_table`, `execute_all`,
 `append_in_chunks`): random legal sessions played in memory with `domain.table`,
@@ -11,6 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -18,10 +20,23 @@ import msgspec
 
 from domain import table
 from domain.dealing import deal_from_seed
+from domain.errors import DomainError
 from domain.events import DealScored
 from domain.seats import SEATS, Seat
 from domain.simulation import next_command
-from domain.table import CreateTable, TableCommand, TableEvent, TableState, TakeSeat
+from domain.table import (
+    AbandonSession,
+    CloseTable,
+    ComeBack,
+    CreateTable,
+    LeaveSeat,
+    TableCommand,
+    TableEvent,
+    TableState,
+    TakeSeat,
+    TimeOut,
+    Visibility,
+)
 from infra.event_store import EventStore
 from infra.projections import (
     DealRecord,
@@ -77,6 +92,60 @@ def play_table(
     return commands, state
 
 
+T0 = datetime(2026, 12, 1, tzinfo=UTC)
+
+
+def play_life(rng: random.Random, name: str) -> list[TableCommand]:
+    """A table's whole life at random (T1-T4): public or private, with a turn clock;
+    players leave and newcomers or bots take their seats, turns time out, seats go away and
+    come back; the session is abandoned, played to its end, or the table closed early."""
+    private = rng.random() < 0.5
+    commands: list[TableCommand] = [
+        CreateTable(
+            name,
+            Seat(rng.randrange(4)),
+            server_seeds=tuple(rng.randbytes(32) for _ in range(12)),
+            visibility=Visibility.PRIVATE if private else Visibility.PUBLIC,
+            invitation_hash="invitation" if private else "",
+            turn_seconds=30,
+        )
+    ]
+    state = table.fold(table.decide(TableState(), commands[0]))
+    ending = rng.choice(("close", "abandon", "play"))
+    newcomers = 0
+    while not state.over:
+        turn = state.turn
+        roll = rng.random()
+        command: TableCommand | None
+        if ending == "close" and None in state.players and roll < 0.1:
+            command = CloseTable()
+        elif None in state.players:
+            command = TakeSeat(
+                f"{name}-new{newcomers}", f"t{newcomers}", bot="greedy" if roll < 0.3 else ""
+            )
+            newcomers += 1
+        elif turn is None or (ending == "abandon" and len(state.session.sheet) >= 2):
+            command = AbandonSession()
+        elif roll < 0.02:
+            command = LeaveSeat(turn.left(), by_host=rng.random() < 0.5)
+        elif roll < 0.3:
+            command = TimeOut(turn, T0, T0)
+        elif roll < 0.33:
+            command = ComeBack(turn)
+        else:
+            deal = state.session.deal
+            assert deal is not None
+            command = next_command(deal, rng)
+        if command is None:
+            continue
+        try:
+            state = table.fold(table.decide(state, command), state)
+        except DomainError:
+            continue
+        commands.append(command)
+    return commands
+
+
 async def execute_all(tables: Tables, stream_id: str, commands: Sequence[TableCommand]) -> None:
     """Every command through `Tables.execute`, as the service would."""
     for command in commands:
@@ -108,8 +177,15 @@ async def append_in_chunks(
 
 
 async def snapshot(pool: asyncpg.Pool) -> dict[str, list[tuple[Any, ...]]]:
-    """The three projection tables, rows sorted, JSON as PostgreSQL's normalised text."""
+    """The four projection tables, rows sorted, JSON as PostgreSQL's normalised text."""
     return {
+        "lobby": [
+            tuple(r)
+            for r in await pool.fetch(
+                "SELECT stream_id, position, created_at, version, status, public, entry::text"
+                " FROM lobby ORDER BY stream_id"
+            )
+        ],
         "table_views": [
             tuple(r)
             for r in await pool.fetch(
@@ -141,18 +217,23 @@ async def test_rebuild_equals_live_after_50_random_sessions(pool: asyncpg.Pool) 
     in_progress = {
         f"open-{n}": play_table(rng, f"open-{n}", stop=rng.randint(1, 400)) for n in range(4)
     }
+    lives = {f"life-{n}": play_life(rng, f"life-{n}") for n in range(6)}
     memory = time.perf_counter()
     for n, (stream_id, (commands, _)) in enumerate({**played, **in_progress}.items()):
         if n < THROUGH_TABLES or stream_id.startswith("open-2"):
             await execute_all(tables, stream_id, commands)
         else:
             await append_in_chunks(store, stream_id, commands, rng)
+    for stream_id, commands in lives.items():
+        await execute_all(tables, stream_id, commands)
     written = time.perf_counter()
 
     live = await snapshot(pool)
     await pool.execute("UPDATE table_views SET view = '{}' WHERE stream_id = 'live-07'")
     await pool.execute("DELETE FROM deal_archive WHERE stream_id = 'live-08' AND deal_no = 3")
     await pool.execute("INSERT INTO scoresheets VALUES ('stale', 1, '{}')")
+    await pool.execute("UPDATE lobby SET status = 'open' WHERE stream_id = 'life-1'")
+    await pool.execute("DELETE FROM lobby WHERE stream_id = 'live-09'")
     result = await rebuild(pool, progress=False)
     rebuilt = await snapshot(pool)
     done = time.perf_counter()
@@ -162,6 +243,16 @@ async def test_rebuild_equals_live_after_50_random_sessions(pool: asyncpg.Pool) 
     )
 
     assert rebuilt == live
+    assert len(live["lobby"]) == len(live["table_views"])
+    statuses = {r[0]: r[4] for r in live["lobby"] if r[0].startswith("life-")}
+    assert set(statuses.values()) >= {"abandoned", "closed"}, statuses
+    lineups = [
+        row.players
+        for r in live["scoresheets"]
+        if r[0].startswith("life-")
+        for row in msgspec.json.decode(r[2], type=Scoresheet).rows
+    ]
+    assert any(len(names) > 1 for lineup in lineups for names in lineup), "a seat changed hands"
     assert result.tables == len(live["table_views"]) >= SESSIONS + len(in_progress)
     mine = {**played, **in_progress}
     views = {r[0]: r for r in live["table_views"] if r[0] in mine}

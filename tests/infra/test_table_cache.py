@@ -285,7 +285,8 @@ async def apps(db_url: str) -> AsyncIterator[TwoApps]:
 
 
 async def new_table(http: httpx.AsyncClient) -> str:
-    response = await http.post("/tables", json={"name": "two apps", "first_dealer": 0})
+    body = {"name": "two apps", "first_dealer": 0, "visibility": "public"}
+    response = await http.post("/tables", json=body)
     assert response.status_code == 201, response.text
     table_id: str = response.json()["table_id"]
     return table_id

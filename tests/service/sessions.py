@@ -119,7 +119,9 @@ async def record_session(
         host = await client()
         feed_table: dict[str, str] = {}
         await start(host.feed(), lambda m: _feed_done(m, feed_table))
-        table = await host.create_table("recorded", first_dealer=first_dealer, presets=presets)
+        table = await host.create_table(  # public: the feed shows it too
+            "recorded", first_dealer=first_dealer, presets=presets, visibility="public"
+        )
         feed_table["id"] = table.table_id
         spectator: TableClient = (await client()).table(table.table_id)
         await start(spectator.events(), _session_finished)
@@ -176,9 +178,9 @@ class Game(msgspec.Struct):
 
 
 async def new_game(api: DokoClient) -> Game:
-    """A table whose deal 1 is `preset_deal`, first dealer 0, four players seated."""
+    """A public table whose deal 1 is `preset_deal`, first dealer 0, four players seated."""
     presets = presets_with_both_qc("errors")
     presets[0] = preset_deal()
-    table = await api.create_table("errors", first_dealer=0, presets=presets)
+    table = await api.create_table("errors", first_dealer=0, presets=presets, visibility="public")
     seats = [await table.take_seat(f"p{s}", seat=s) for s in SEATS]
     return Game(table, seats)

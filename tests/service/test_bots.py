@@ -43,9 +43,10 @@ async def test_one_client_and_three_bots_play_a_whole_session(api: DokoClient) -
     assert all(sum(row) == 0 for row in final.scoresheet)
     assert [s.bot for s in final.seats] == [None, "random", "greedy", "greedy"]
     for deal_no in (1, 12):
-        report = (await api.http.get(f"{table.path}/deals/{deal_no}/verification")).json()
+        verification = f"{table.path}/deals/{deal_no}/verification"
+        report = (await api.http.get(verification, headers=table.credential)).json()
         assert report["ok"], report
-    sheet = await api.http.get(f"{table.path}/scoresheet")
+    sheet = await api.http.get(f"{table.path}/scoresheet", headers=table.credential)
     body = sheet.json()
     assert [row["deal_no"] for row in body["rows"]] == list(range(1, 13))
     running = [0, 0, 0, 0]
@@ -56,7 +57,8 @@ async def test_one_client_and_three_bots_play_a_whole_session(api: DokoClient) -
     assert body["totals"] == list(final.totals) == running
     assert body["finished"] and body["winners"] == list(final.winners or ())  # R1.3
     again = await api.http.get(
-        f"{table.path}/scoresheet", headers={"if-none-match": sheet.headers["etag"]}
+        f"{table.path}/scoresheet",
+        headers={**table.credential, "if-none-match": sheet.headers["etag"]},
     )
     assert again.status_code == 304
 

@@ -214,7 +214,7 @@ async def test_every_response_is_one_write(db_url: str, monkeypatch: pytest.Monk
         serve(create_app(settings(db_url))) as url,
         httpx.AsyncClient(base_url=url, timeout=WAIT) as http,
     ):
-        created = await http.post("/tables", json={"name": "one write"})
+        created = await http.post("/tables", json={"name": "one write", "visibility": "public"})
         table = created.json()["table_id"]
         view = await http.get(f"/tables/{table}")
         missing = await http.get("/tables/none-such")
@@ -233,7 +233,7 @@ async def test_a_stream_sends_its_headers_before_any_event(
     """A table stream with nothing to send yet gets its headers at once (the held header
     block goes out on the loop's next turn, not with the first event or heartbeat); the
     first event then follows on the same connection."""
-    created = (await http.post("/tables", json={"name": "stream"})).json()
+    created = (await http.post("/tables", json={"name": "stream", "visibility": "public"})).json()
     reader, writer = connection
     writer.write(
         f"GET /tables/{created['table_id']}/events?after={created['version']} HTTP/1.1\r\n"

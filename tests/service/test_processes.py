@@ -39,7 +39,8 @@ async def test_two_processes_share_one_database(db_url: str, pool: asyncpg.Pool)
         tokens = {}
         for seat in range(4):
             api = first if seat % 2 == 0 else second
-            taken = await api.table(table.table_id).take_seat(f"p{seat}", seat=seat)
+            invited = api.table(table.table_id, invitation=table.invitation)
+            taken = await invited.take_seat(f"p{seat}", seat=seat)
             tokens[seat] = taken.token
         # Seats 0 and 2 act through the first process, 1 and 3 through the second.
         seats = [
@@ -49,7 +50,9 @@ async def test_two_processes_share_one_database(db_url: str, pool: asyncpg.Pool)
         heard: list[SseMessage] = []
         ready = asyncio.Event()
         listener = asyncio.create_task(
-            _collect(second.table(table.table_id).events(), heard, ready)
+            _collect(
+                second.table(table.table_id, invitation=table.invitation).events(), heard, ready
+            )
         )
         await asyncio.wait_for(ready.wait(), 10)
         final = await play_session(seats, random_players(21), deals=2)

@@ -14,9 +14,11 @@ independently of `domain.table_view` and `domain.observations`:
   a revealed silent solo, or the deal is scored;
 * a silent solo is a normal game without declarer to all but its soloist until the
   soloist has played both QC;
-* token hashes, server seeds, presets never leave the service; a named contract
-  reaches its namer only; a stream delivers every event the viewer may see, as the
-  viewer may see it (`domain.table_view.redact`), in version order, once;
+* token and invitation hashes, server seeds, presets never leave the service; a named
+  contract reaches its namer only, also when the turn clock's stand-in named it; a
+  timeout names the action its seat takes in the events right after it (a card is then
+  played in public); a stream delivers every event the viewer may see, as the viewer may
+  see it (`domain.table_view.redact`), in version order, once;
 * every ``deal_scored`` and ``session_finished`` message, and no other, carries the
   stored hash chain value of its version as ``chain_head`` (the witness of issue 12).
 """
@@ -30,6 +32,7 @@ from typing import Any
 import msgspec
 
 from domain.cards import Card
+from domain.commands import NameContract
 from domain.deal import DealState, Phase
 from domain.events import (
     ContractNamed,
@@ -40,14 +43,15 @@ from domain.events import (
 )
 from domain.game_types import SOLOS, GameType
 from domain.observations import Options
+from domain.replay import command_of
 from domain.seats import SEATS, Seat
-from domain.table import TableCreated, TableEvent, TableState, evolve
+from domain.table import SeatAway, TableCreated, TableEvent, TableState, TurnTimedOut, evolve
 from domain.table_view import TableView, redact
 from infra.event_store import StoredEvent
 from service.client import Received
 
 CARD_CODES = frozenset(c.value for c in Card)
-SECRET_KEYS = ("token_hash", "host_token_hash", "server_seeds", "presets")
+SECRET_KEYS = ("token_hash", "host_token_hash", "invitation_hash", "server_seeds", "presets")
 WITNESSED = ("deal_scored", "session_finished")
 
 
@@ -165,6 +169,7 @@ class Coverage(msgspec.Struct):
     silent_solo_hidden_events: int = 0
     contracts_named: int = 0
     chain_heads: int = 0
+    timeouts: int = 0
 
 
 class Auditor:
@@ -298,6 +303,29 @@ class Auditor:
                 f"game {seen.game_type}/{seen.declarer}, truly {deal.game_type}/{deal.declarer}",
             )
 
+    def timeout(
+        self, viewer: Seat | None, version: int, truth: TurnTimedOut, raw: Any, where: str
+    ) -> None:
+        """T3.2: the timeout's action is the one its seat takes next (after a `SeatAway`,
+        at the third in a row); a contract is shown to its namer only (R4.3); a card is
+        known as it is played."""
+        self.coverage.timeouts += 1
+        after = version + 1
+        while isinstance(self.truth.event(after), SeatAway):
+            after += 1
+        follow = self.truth.event(after)
+        action = truth.action
+        self.expect(
+            command_of(follow) == action,
+            where,
+            f"the timeout names {action}, the seat then {follow}",
+        )
+        if isinstance(action, NameContract) and viewer is not truth.seat:
+            self.expect(raw["action"] is None, where, f"the stand-in's contract shown: {raw}")
+        deal = self.truth.states[after].session.deal
+        assert deal is not None
+        self.known_cards_only(viewer, deal, raw, where)
+
     def known_cards_only(self, viewer: Seat | None, deal: DealState, raw: Any, where: str) -> None:
         """No card code the viewer neither holds(held) nor saw played."""
         known = {c.value for c in played_cards(deal)}
@@ -342,6 +370,9 @@ class Auditor:
             self.expect(not raw["token_hash"], where, "seat_taken shows a token hash")
         if isinstance(truth, ContractNamed):
             self.expect(truth.seat is viewer, where, "a contract reached another than its namer")
+        if isinstance(truth, TurnTimedOut):
+            self.timeout(viewer, version, truth, raw, where)
+            return
         if isinstance(truth, DealDealt):
             for seat in SEATS:
                 hand = raw["hands"][seat]
