@@ -169,9 +169,10 @@ async def test_export_verifies_offline_and_tampering_shows(
         "decode",
         "chain",
         "replay",
+        "clock",
         "copies",
     ]
-    assert from_file.checks[1:4] == (await verify_table(tables, seeded)).checks
+    assert from_file.checks[1:5] == (await verify_table(tables, seeded)).checks
 
     document = msgspec.json.decode(data)
     target = next(e for e in document["events"] if e["type"] == "deal_scored")
@@ -219,7 +220,7 @@ async def test_a_table_in_play_verifies(tables: Tables) -> None:
     from_file = verify_file(export_session(stored, events, unfinished=True, signer=SIGNER), KEYS)
     assert from_file.ok
     assert from_file.deals == report.deals
-    assert from_file.checks[1:4] == report.checks
+    assert from_file.checks[1:5] == report.checks
 
 
 # A forger who also rewrites the hash chain is caught by the rules, the seeds and the scores.
@@ -377,7 +378,7 @@ def test_an_abandoned_session_exports_and_verifies_offline(
     events = [CODEC.from_stored(e) for e in timed]
     assert isinstance(events[-1], SessionAbandoned)
     path = tmp_path / "abandoned.json"
-    path.write_bytes(export_session(timed, events))
-    report = verify_file(path)
+    path.write_bytes(export_session(timed, events, signer=SIGNER))
+    report = verify_file(path, KEYS)
     assert report.ok, report.failures
     assert [d.deal_no for d in report.deals] == [1, 2, 3]

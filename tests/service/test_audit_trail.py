@@ -70,8 +70,8 @@ async def recording(
 
 
 async def bots_play(http: httpx.AsyncClient, name: str) -> str:
-    """A table with four bots (their moves are the bots'); its id."""
-    table = await DokoClient(http).create_table(name)
+    """A public table with four bots (their moves are the bots'); its id."""
+    table = await DokoClient(http).create_table(name, visibility="public")
     for kind in ("random", "greedy", "random", "greedy"):
         await table.seat_bot(kind)
     return table.table_id

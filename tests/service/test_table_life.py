@@ -24,6 +24,7 @@ from domain.table import SeatLeft, SeatTaken, SessionAbandoned, TableEvent
 from domain.table_view import SeatStatus
 from infra.audit import verify_file, verify_table
 from infra.event_store import EventStore
+from infra.signing import read_keys
 from infra.tables import Tables
 from service.client import DokoClient, ProblemError, SeatClient, TableClient, random_players
 from service.client import play_session as play
@@ -333,7 +334,8 @@ async def test_an_abandoned_session_keeps_its_scored_deals_verifiable(
     assert [d.deal_no for d in audit.deals if d.ok] == list(range(1, scored + 2))
     export = await http.get(f"{table.path}/export", headers=credential)
     assert export.status_code == 200, export.text
-    assert verify_file(export.content).ok
+    keys = read_keys((await http.get("/.well-known/doko-keys")).content)
+    assert verify_file(export.content, keys).ok
 
 
 # -- the lobby --------------------------------------------------------------------------------
