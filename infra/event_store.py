@@ -139,13 +139,13 @@ class ProjectionRows(msgspec.Struct, frozen=True):
     """Projection rows written in an append's transaction (see `infra.projections`): the
     table's public view (JSON), its scoresheet if it changed (JSON, and the 1-based place
     among the appended events of the last event that changed it), its lobby entry if it
-    has one (JSON with ``status`` and ``visibility`` fields, migration 0005) and archived
-    deals as (deal number, JSON)."""
+    changed (the same place, and JSON with ``status`` and ``visibility`` fields, migration
+    0005) and archived deals as (deal number, JSON)."""
 
     view: bytes
     sheet: tuple[int, bytes] | None = None
     deals: tuple[tuple[int, bytes], ...] = ()
-    lobby: bytes | None = None
+    lobby: tuple[int, bytes] | None = None
 
 
 Listener = Callable[[str, int, int], None]
@@ -165,7 +165,7 @@ _APPEND_BATCH = """
     SELECT item, status, first_version, last_version, positions, last_hash
     FROM doko_append_batch(
         $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20
+        $20, $21
     )
 """
 """One round trip for a batch of appends: see ``doko_append_batch`` (migrations 0004, 0005)."""
@@ -213,7 +213,8 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
         [p.view.decode() if p else None for p in rows],
         [p.sheet[1].decode() if p and p.sheet else None for p in rows],
         [p.sheet[0] if p and p.sheet else None for p in rows],
-        [p.lobby.decode() if p and p.lobby else None for p in rows],
+        [p.lobby[1].decode() if p and p.lobby else None for p in rows],
+        [p.lobby[0] if p and p.lobby else None for p in rows],
         [k for k, _, _ in deals],
         [n for _, n, _ in deals],
         [r for _, _, r in deals],

@@ -40,16 +40,27 @@ from domain import table
 from domain.cards import Card
 from domain.commands import Declaration
 from domain.deal import DealState
-from domain.events import Announced, Dealing, DealScored, Score, SessionFinished, SessionStarted
+from domain.events import (
+    Announced,
+    DealDealt,
+    Dealing,
+    DealScored,
+    Score,
+    SessionFinished,
+    SessionStarted,
+)
 from domain.game_types import GameType
 from domain.parties import Party
 from domain.seats import Seat
 from domain.table import (
     DealingMethod,
     Lineup,
+    SeatAway,
+    SeatBack,
     SeatLeft,
     SeatTaken,
     SessionAbandoned,
+    TableClosed,
     TableCreated,
     TableEvent,
     TableState,
@@ -216,6 +227,23 @@ def lobby_entry(state: TableState) -> LobbyEntry:
     )
 
 
+LOBBY_EVENTS = (
+    TableCreated,
+    SeatTaken,
+    SeatLeft,
+    SeatAway,
+    SeatBack,
+    TableClosed,
+    SessionStarted,
+    DealDealt,
+    SessionFinished,
+    SessionAbandoned,
+)
+"""The events that change a lobby entry (`lobby_entry` reads nothing else: the table's
+options, status, seats and deal number); its row is written, at the version of the last of
+them, only when an append holds one."""
+
+
 SHEET_EVENTS = (
     TableCreated,
     SeatTaken,
@@ -306,15 +334,17 @@ def project(state_before: TableState, events: Sequence[TableEvent]) -> Projectio
     if not events or state.created is None:
         return None
     deals = tuple([(r.deal_no, msgspec.json.encode(r)) for r in records]) if records else ()
-    changed = _last_sheet_event(events)
+    changed = _last_of(events, SHEET_EVENTS)
     sheet = (changed, scoresheet(state)) if changed else None
-    return ProjectionRows(public_view(state), sheet, deals, msgspec.json.encode(lobby_entry(state)))
+    listed = _last_of(events, LOBBY_EVENTS)
+    lobby = (listed, msgspec.json.encode(lobby_entry(state))) if listed else None
+    return ProjectionRows(public_view(state), sheet, deals, lobby)
 
 
-def _last_sheet_event(events: Sequence[TableEvent]) -> int:
-    """The number (from 1) of the last of ``events`` that changes the scoresheet; 0 if none."""
+def _last_of(events: Sequence[TableEvent], kinds: tuple[type, ...]) -> int:
+    """The number (from 1) of the last of ``events`` of one of these kinds; 0 if none."""
     for n in range(len(events), 0, -1):
-        if isinstance(events[n - 1], SHEET_EVENTS):
+        if isinstance(events[n - 1], kinds):
             return n
     return 0
 
@@ -325,6 +355,7 @@ class _Stream(msgspec.Struct):
     position: int
     created_at: datetime
     sheet_version: int = 0
+    lobby_version: int = 0
 
 
 _UPSERT_LOBBY = """
@@ -342,7 +373,7 @@ def _lobby_row(stream_id: str, stream: _Stream) -> tuple[str, int, datetime, int
         stream_id,
         stream.position,
         stream.created_at,
-        stream.version,
+        stream.lobby_version,
         entry.status,
         public,
         encoded,
@@ -396,6 +427,8 @@ async def rebuild(pool: asyncpg.Pool, progress: bool = True, *, page: int = 2000
                     current.version = stored.version
                     if isinstance(event, SHEET_EVENTS):
                         current.sheet_version = stored.version
+                    if isinstance(event, LOBBY_EVENTS):
+                        current.lobby_version = stored.version
                     rows.extend(_deal_row(stream_id, r) for r in records)
                 if rows:
                     await conn.executemany(_UPSERT_DEAL, rows)

@@ -157,12 +157,13 @@ async def test_concurrent_reuse_of_a_command_id_writes_once(store: EventStore) -
 async def test_the_lobby_row_keeps_the_tables_creation(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
-    """A lobby entry's status and visibility are copied into columns; its position and
+    """A lobby entry's status and visibility are copied into columns; its version is that of
+    the event that changed it (its place among the appended ones); its position and
     creation time stay those of the stream's first event, whenever the row is written."""
     first = await store.append("lobbied", 0, [tick(n=1)])
     entry = b'{"status": "open", "visibility": "public", "name": "x"}'
     second = await store.append(
-        "lobbied", 1, [tick(n=2)], projection=ProjectionRows(view=b"{}", lobby=entry)
+        "lobbied", 1, [tick(n=2)], projection=ProjectionRows(view=b"{}", lobby=(1, entry))
     )
     row = await pool.fetchrow("SELECT * FROM lobby WHERE stream_id = 'lobbied'")
     created = await pool.fetchval(
@@ -177,7 +178,10 @@ async def test_the_lobby_row_keeps_the_tables_creation(
     assert msgspec.json.decode(row["entry"])["name"] == "x"
     hidden = b'{"status": "playing", "visibility": "private"}'
     await store.append(
-        "lobbied", 2, [tick(n=3)], projection=ProjectionRows(view=b"{}", lobby=hidden)
+        "lobbied",
+        2,
+        [tick(n=3), tick(n=4)],
+        projection=ProjectionRows(view=b"{}", lobby=(1, hidden)),
     )
     row = await pool.fetchrow("SELECT * FROM lobby WHERE stream_id = 'lobbied'")
     assert (row["position"], row["version"], row["status"], row["public"]) == (

@@ -15,13 +15,16 @@ Create Date: 2026-11-30
 ``lobby``
     One row per table, written in the append's transaction like the other projections
     (`infra.projections`): ``entry`` is the table's lobby entry as JSON, whose ``status``
-    and ``visibility`` fields are copied into columns for the listing's index. ``position``
+    and ``visibility`` fields are copied into columns for the listing's index. Like the
+    scoresheet it is written only when it changed, and ``version`` is that of the event that
+    changed it (``p_lobby_offsets``: its place among the appended events). ``position``
     and ``created_at`` are those of the table's first event (its creation), so a listing
     ordered by ``position`` is stable while tables are created concurrently: a new table
     always sorts after every table a reader has seen.
 
-``doko_append_batch`` takes two more arrays: ``p_fingerprints`` (one per append) and
-``p_lobby`` (one lobby entry, or NULL, per append). Everything else is as in revision 0004.
+``doko_append_batch`` takes three more arrays: ``p_fingerprints`` (one per append),
+``p_lobby`` and ``p_lobby_offsets`` (one lobby entry, or NULL, per append, and its offset).
+Everything else is as in revision 0004.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ SIGNATURE_0004 = """doko_append_batch(text[], integer[], bytea[], text[], intege
     integer[], text[])"""
 SIGNATURE = """doko_append_batch(text[], integer[], bytea[], text[], text[], integer[],
     integer[], text[], integer[], text[], text[], text[], bytea[], text[], text[], integer[],
-    text[], integer[], integer[], text[])"""
+    text[], integer[], integer[], integer[], text[])"""
 
 LOBBY = """
 CREATE TABLE lobby (
@@ -79,6 +82,7 @@ CREATE FUNCTION doko_append_batch(
     p_sheets text[],
     p_sheet_offsets integer[],
     p_lobby text[],
+    p_lobby_offsets integer[],
     p_deal_items integer[],
     p_deal_nos integer[],
     p_deal_records text[]
@@ -161,7 +165,7 @@ BEGIN
         IF p_lobby[k] IS NOT NULL THEN
             v_entry := p_lobby[k]::jsonb;
             INSERT INTO lobby (stream_id, position, created_at, version, status, public, entry)
-            SELECT p_streams[k], e.position, e.recorded_at, v_expected + v_count,
+            SELECT p_streams[k], e.position, e.recorded_at, v_expected + p_lobby_offsets[k],
                    v_entry->>'status', v_entry->>'visibility' = 'public', v_entry
             FROM events e WHERE e.stream_id = p_streams[k] AND e.version = 1
             ON CONFLICT (stream_id) DO UPDATE
