@@ -6,8 +6,10 @@ import asyncio
 import contextlib
 import gc
 import os
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import asyncpg
 import msgspec
@@ -16,41 +18,62 @@ from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from infra.database import create_pool
 from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
 from service.bots import Bots
-from service.limits import guard
+from service.health import DatabaseWatch, keep_embedded
+from service.limits import Limits, guard
 from service.logs import AccessLog
 from service.problems import EXCEPTION_HANDLERS
+from service.records import Verifications
 from service.routes import ROUTES
 from service.streams import Hub
+from service.supervisor import Supervisor
 
 VERSION = "0.1.0"
 
 
 class Settings(msgspec.Struct, frozen=True):
-    """How the service runs. ``database_url`` must be resolved already (see `doko serve`)."""
+    """How the service runs. ``database_url`` must be resolved already (see `doko serve`).
+
+    ``db_timeout`` bounds every wait on the database (connecting, a free pool connection,
+    each command, ``statement_timeout``): a request waits at most about twice as long
+    before it is answered 503. ``rate_expensive`` is the per-second limit of each client
+    address on the routes that replay a log (verification, replay, export).
+    ``embedded_data_dir`` is set when the service started the embedded PostgreSQL itself:
+    it then starts it again if it stops.
+    """
 
     database_url: str
     cors_origins: tuple[str, ...] = ()
     rate_per_token: int = 600
     rate_per_address: int = 1200
+    rate_expensive: int = 20
     max_body_bytes: int = 256 * 1024
     pool_size: int = 10
+    db_timeout: float = 2.0
     migrate: bool = True
+    embedded_data_dir: str | None = None
 
 
 class Services(msgspec.Struct):
-    """What the route handlers use: the pool, the event store, the tables, the stream hub
-    and the bot driver."""
+    """What the route handlers use: the pool, the event store, the tables, the stream hub,
+    the bot driver, the database watch, the supervisor of the background tasks (register
+    more with ``supervisor.start``), the cached verifications, and whether the LISTEN
+    connection is up."""
 
     pool: asyncpg.Pool
     store: EventStore
     tables: Tables
     hub: Hub
     bots: Bots
+    watch: DatabaseWatch
+    supervisor: Supervisor
+    verifications: Verifications
+    listening: bool = False
 
 
 async def _keep_session(_connection: asyncpg.Connection) -> None:
@@ -88,22 +111,30 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
-def create_app(settings: Settings) -> Litestar:
-    """The doko application for these settings."""
+def create_app(settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> Litestar:
+    """The doko application for these settings (``clock``: the rate limits' clock)."""
     access_log = AccessLog()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         if settings.migrate:
             await upgrade(settings.database_url)
-        async with asyncpg.create_pool(
-            settings.database_url, min_size=1, max_size=settings.pool_size, reset=_keep_session
-        ) as pool:
+        pool = create_pool(
+            settings.database_url,
+            max_size=settings.pool_size,
+            timeout=settings.db_timeout,
+            reset=_keep_session,
+        )
+        async with pool:
             store = EventStore(pool)
             tables = Tables(store, project)
             hub = Hub(store)
             bots = Bots(tables, pool)
-            app.state.services = Services(pool, store, tables, hub, bots)
+            supervisor = Supervisor()
+            watch = DatabaseWatch(pool, timeout=settings.db_timeout)
+            services = Services(pool, store, tables, hub, bots, watch, supervisor, Verifications())
+            app.state.services = services
+            heard = asyncio.Event()
 
             def notify(stream_id: str, position: int, version: int) -> None:
                 tables.heard(stream_id, position, version)
@@ -111,21 +142,27 @@ def create_app(settings: Settings) -> Litestar:
                 bots.notify(stream_id)
 
             def listening(up: bool) -> None:
+                services.listening = up
                 tables.listening(up)
                 if up:  # what was committed meanwhile was not heard
+                    heard.set()
                     hub.wake_all()
                     bots.wake_all()
 
-            async with store.listen(notify, listening):
-                tasks = [asyncio.create_task(bots.run()), asyncio.create_task(access_log.run())]
-                _settle_garbage_collector()
-                try:
-                    yield
-                finally:
-                    for task in tasks:
-                        task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await asyncio.gather(*tasks)
+            supervisor.start("listener", lambda: store.listen_once(notify, listening))
+            supervisor.start("bots", bots.run)
+            supervisor.start("access log", access_log.run)
+            supervisor.start("database watch", watch.run)
+            if settings.embedded_data_dir is not None:
+                pgdata = Path(settings.embedded_data_dir)
+                supervisor.start("embedded postgres", lambda: keep_embedded(pgdata))
+            with contextlib.suppress(TimeoutError):  # else readiness says it is not up
+                await asyncio.wait_for(heard.wait(), 10 * settings.db_timeout)
+            _settle_garbage_collector()
+            try:
+                yield
+            finally:
+                await supervisor.stop()
 
     app = Litestar(
         route_handlers=ROUTES,
@@ -137,13 +174,8 @@ def create_app(settings: Settings) -> Litestar:
         else None,
         request_max_body_size=settings.max_body_bytes,
     )
-    app.asgi_handler = guard(
-        app.asgi_handler,
-        settings.rate_per_token,
-        settings.rate_per_address,
-        access_log,
-        settings.cors_origins,
-    )
+    limits = Limits(settings.rate_per_token, settings.rate_per_address, settings.rate_expensive)
+    app.asgi_handler = guard(app.asgi_handler, limits, access_log, settings.cors_origins, clock)
     return app
 
 

@@ -15,7 +15,9 @@ from domain.table_view import TableView
 from service.bots import BotKind
 
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
-Name = Annotated[str, Meta(min_length=1, max_length=40, examples=["Anna"])]
+NO_CONTROLS = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
+"""Names are text without control characters (C0, DEL, C1): no NUL, no line breaks."""
+Name = Annotated[str, Meta(min_length=1, max_length=40, pattern=NO_CONTROLS, examples=["Anna"])]
 SeatNumber = Annotated[int, Meta(ge=0, le=3, examples=[2])]
 Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
 
@@ -25,7 +27,9 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
     hands) or ``presets`` (12 deals of 4 hands, from a tournament director), or neither
     for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot."""
 
-    name: Annotated[str, Meta(max_length=100, examples=["Friday league, table 3"])] = ""
+    name: Annotated[
+        str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday league, table 3"])
+    ] = ""
     first_dealer: SeatNumber | None = None
     seeds: Annotated[list[Hex32], Meta(min_length=12, max_length=12)] | None = None
     presets: (

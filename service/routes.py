@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import secrets
 import uuid
 from collections.abc import Callable
@@ -19,18 +21,10 @@ from domain.commands import Announce, Declare, NameContract, PlayCard
 from domain.seats import Seat
 from domain.table import CreateTable, SeatTaken, TableCommand, TableEvent, TakeSeat
 from domain.table_view import TableView, redact, table_view
-from infra.audit import (
-    Check,
-    DealReport,
-    Export,
-    deal_events,
-    export_session,
-    render_deal,
-    verify_stored,
-)
+from infra.audit import Export, deal_events, render_deal
 from infra.event_store import StoredEvent
 from infra.projections import DealRecord, Scoresheet, scoresheet_of
-from infra.tables import CODEC, Loaded
+from infra.tables import Loaded
 from service import examples
 from service.auth import (
     authorize_host,
@@ -54,10 +48,22 @@ from service.dto import (
     TableCreatedResponse,
     TakeSeatRequest,
 )
-from service.problems import Problem, ServiceError, etag
-from service.streams import ALL, sse_messages
+from service.headers import (
+    MAX_POSITION,
+    MAX_VERSION,
+    NoneMatch,
+    expected_version,
+)
+from service.headers import last_event_id as last_event_id_of
+from service.health import Check, readiness
+from service.problems import RETRY_AFTER, Problem, ServiceError, etag
+from service.records import DealVerification, deal_record_of, decoded, export_of
+from service.streams import ALL, message, sse_messages
 
-TableId = Annotated[str, Parameter(description="the table's id", max_length=64)]
+TableId = Annotated[
+    str,
+    Parameter(description="the table's id", pattern="^[A-Za-z0-9_-]{1,64}$", max_length=64),
+]
 SeatParam = Annotated[int, Parameter(ge=0, le=3, description="seat 0-3, clockwise")]
 IdempotencyKey = Annotated[
     str | None,
@@ -65,7 +71,10 @@ IdempotencyKey = Annotated[
         name="Idempotency-Key",
         required=False,
         max_length=200,
-        description="a retry with the same key returns the first result and writes nothing",
+        pattern="^[\\x21-\\x7e]{1,200}$",
+        description="a retry with the same key and the same request returns the first "
+        "result and writes nothing; the same key with another request is 422 "
+        "`idempotency_key_reused`",
     ),
 ]
 IfMatch = Annotated[
@@ -80,6 +89,7 @@ MinVersion = Annotated[
     int | None,
     Parameter(
         ge=0,
+        le=MAX_VERSION,
         required=False,
         description="answer with the table at this version or later (a version you learned "
         "from a command's answer or a stream event id); with several service processes a "
@@ -92,10 +102,14 @@ LastEventId = Annotated[
 ]
 
 
-def _problems(*statuses: int, validated: bool = True) -> dict[int, ResponseSpec]:
+def _problems(
+    *statuses: int, validated: bool = True, database: bool = True
+) -> dict[int, ResponseSpec]:
     """The problem responses of an operation: ``statuses``, and always 429 (every route is
-    rate-limited) and, for routes with parameters or a body (``validated``), 400."""
-    statuses = tuple(sorted({*statuses, 429, *((400,) if validated else ())}))
+    rate-limited), 503 for routes that use the database (``database``: while it is
+    unavailable) and, for routes with parameters or a body (``validated``), 400."""
+    always = {429, *((400,) if validated else ()), *((503,) if database else ())}
+    statuses = tuple(sorted({*statuses, *always}))
     return {
         status: ResponseSpec(
             Problem,
@@ -130,7 +144,13 @@ _EXAMPLE_PROBLEMS = {
         409, "must_follow", "QS was led: you hold a trump and must play it", "R3.3"
     ),
     413: _example_problem(413, "body_too_large", "Request Entity Too Large"),
+    422: _example_problem(
+        422, "idempotency_key_reused", "this Idempotency-Key was used for another request"
+    ),
     429: _example_problem(429, "rate_limited", "Too Many Requests"),
+    503: _example_problem(
+        503, "database_unavailable", f"the database is unavailable: retry in {RETRY_AFTER} s"
+    ),
 }
 
 
@@ -146,30 +166,10 @@ def services(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
 
 
-def _tag_version(tag: str) -> int | None:
-    """The table version an entity tag names (``"12"``, ``W/"12"`` or ``12``), if any."""
-    text = tag.strip().removeprefix("W/").strip('"')
-    return int(text) if text.isdigit() else None
-
-
-def _version(header: str | None) -> int | None:
-    """The table version named by an If-Match header (``"12"`` or ``12``)."""
-    if header is None:
-        return None
-    version = _tag_version(header)
-    if version is None:
-        raise ServiceError(400, "malformed_request", 'If-Match takes a table version, e.g. "12"')
-    return version
-
-
-def _tags(if_none_match: str | None) -> set[str]:
-    return {t.strip() for t in if_none_match.split(",")} if if_none_match else set()
-
-
 async def _current(
     request: Request[Any, Any, Any],
     table_id: str,
-    if_none_match: str | None = None,
+    held: NoneMatch | None = None,
     token: str | None = None,
     min_version: int | None = None,
 ) -> Loaded:
@@ -179,21 +179,17 @@ async def _current(
     behind what it saw."""
     tables = services(request).tables
     loaded: Loaded = await tables.load(table_id)
-    named = [_tag_version(t) or 0 for t in _tags(if_none_match)]
-    newest = max([*named, min_version or 0])
+    newest = max(held.newest if held else 0, min_version or 0)
     if newest > loaded.version or (token is not None and seat_of(loaded.state, token) is None):
         loaded = await tables.load(table_id, fresh=True)
     return loaded
 
 
-def _conditional(
-    version: int, if_none_match: str | None, render: Callable[[], Any]
-) -> Response[Any]:
+def _conditional(version: int, held: NoneMatch, render: Callable[[], Any]) -> Response[Any]:
     """A view with ``ETag`` = the table version; 304 when the client holds that version
     (compared weakly, RFC 9110 13.1.2: ``W/"12"`` matches ``"12"``; ``*`` matches any)."""
     tag = etag(version)
-    tags = _tags(if_none_match)
-    if "*" in tags or version in {_tag_version(t) for t in tags}:
+    if held.matches(version):
         return Response(content=None, status_code=304, headers={"ETag": tag})
     return Response(render(), headers={"ETag": tag})
 
@@ -319,8 +315,9 @@ async def get_table(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[TableView]:
-    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
-    return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, None))
+    held = NoneMatch(if_none_match)
+    loaded = await _current(request, table_id, held, min_version=min_version)
+    return _conditional(loaded.version, held, lambda: table_view(loaded.state, None))
 
 
 @get(
@@ -344,9 +341,17 @@ async def get_seat_view(
     min_version: MinVersion = None,
 ) -> Response[TableView]:
     token = bearer(request) or ""
-    loaded = await _current(request, table_id, if_none_match, token, min_version)
+    held = NoneMatch(if_none_match)
+    loaded = await _current(request, table_id, held, token, min_version)
     authorize_seat(loaded.state, token, Seat(seat))
-    return _conditional(loaded.version, if_none_match, lambda: table_view(loaded.state, Seat(seat)))
+    return _conditional(loaded.version, held, lambda: table_view(loaded.state, Seat(seat)))
+
+
+def fingerprint(operation: str, seat: int, body: msgspec.Struct) -> str:
+    """What an Idempotency-Key is bound to: the operation, the seat and the request body
+    (SHA-256 of their canonical JSON, keys sorted: the body's spelling does not matter)."""
+    canonical = msgspec.json.encode([operation, seat, body], order="sorted")
+    return hashlib.sha256(canonical).hexdigest()
 
 
 async def _act(
@@ -354,29 +359,33 @@ async def _act(
     table_id: str,
     seat: int,
     command: TableCommand,
+    body: msgspec.Struct,
     idempotency_key: str | None,
-    if_match: str | None,
+    if_match_header: str | None,
 ) -> Response[CommandResponse]:
     """Authorize the seat, run the command, answer with the seat's new view."""
     tables = services(request).tables
     token = bearer(request) or ""
+    expected = expected_version(if_match_header)
     loaded: Loaded = await tables.load(table_id, fresh=False)
     if seat_of(loaded.state, token) is None:  # a seat taken in another process since?
         loaded = await tables.load(table_id, fresh=True)
     authorize_seat(loaded.state, token, Seat(seat))
     command_id = f"seat{seat}:{idempotency_key}" if idempotency_key else None
+    operation = request.route_handler.operation_id
     done = await tables.execute(
         table_id,
         command,
         command_id=command_id,
+        fingerprint=fingerprint(str(operation), seat, body) if command_id else None,
         actor=f"seat:{seat}",
-        expected_version=_version(if_match),
+        expected_version=expected,
     )
     body = CommandResponse(done.version, table_view(done.state, Seat(seat)))
     return Response(body, headers={"ETag": etag(done.version)})
 
 
-_COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 429)
+_COMMAND_ERRORS = _problems(400, 401, 403, 404, 409, 413, 422, 429)
 _COMMAND_RESPONSES = {
     200: _success(
         CommandResponse, examples.COMMAND_RESULT, "the seat's new view and the table version"
@@ -402,7 +411,7 @@ async def declare(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = Declare(Seat(seat), data.declaration)
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @post(
@@ -422,7 +431,7 @@ async def name_contract(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = NameContract(Seat(seat), data.contract)
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @post(
@@ -442,7 +451,7 @@ async def play_card(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = PlayCard(Seat(seat), Card(data.card))
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @post(
@@ -462,7 +471,7 @@ async def announce(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = Announce(Seat(seat), data.word)
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @get(
@@ -479,8 +488,9 @@ async def get_scoresheet(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[Scoresheet]:
-    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
-    return _conditional(loaded.version, if_none_match, lambda: scoresheet_of(loaded.state))
+    held = NoneMatch(if_none_match)
+    loaded = await _current(request, table_id, held, min_version=min_version)
+    return _conditional(loaded.version, held, lambda: scoresheet_of(loaded.state))
 
 
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
@@ -495,7 +505,7 @@ async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) 
         )
 
 
-async def _scored_events(
+async def _scored_log(
     request: Request[Any, Any, Any], table_id: str, deal_no: int
 ) -> list[StoredEvent]:
     """The table's stored events, once deal ``deal_no`` is scored."""
@@ -516,12 +526,19 @@ async def get_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealRecord:
     await _scored(request, table_id, deal_no)
-    record = await services(request).pool.fetchval(
+    record: str | None = await services(request).pool.fetchval(
         "SELECT record::text FROM deal_archive WHERE stream_id = $1 AND deal_no = $2",
         table_id,
         deal_no,
     )
-    return msgspec.json.decode(record, type=DealRecord)
+    if record is not None:
+        return msgspec.json.decode(record, type=DealRecord)
+    # the projection lacks the row (being rebuilt?): the record from the log itself
+    stored = await services(request).store.read_stream(table_id)
+    computed = await asyncio.to_thread(deal_record_of, stored, deal_no)
+    if computed is None:
+        raise ServiceError(409, "deal_not_scored", f"deal {deal_no} is not scored yet")
+    return computed
 
 
 class DealReplay(msgspec.Struct):
@@ -532,26 +549,23 @@ class DealReplay(msgspec.Struct):
     text: str
 
 
+def _replay(stored: list[StoredEvent], deal_no: int) -> DealReplay:
+    events = decoded(stored)
+    return DealReplay(deal_no, deal_events(events, deal_no), render_deal(events, deal_no))
+
+
 @get(
     "/tables/{table_id:str}/deals/{deal_no:int}/replay",
     operation_id="replayDeal",
     summary="A scored deal step by step",
+    description="Rate-limited per client address like the other routes that replay a log.",
     responses=_problems(404, 409),
 )
 async def replay_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealReplay:
-    stored = await _scored_events(request, table_id, deal_no)
-    events = [CODEC.from_stored(e) for e in stored]
-    return DealReplay(deal_no, deal_events(events, deal_no), render_deal(events, deal_no))
-
-
-class DealVerification(msgspec.Struct):
-    """The audit of a scored deal, and the table-wide checks (hash chain, decoding)."""
-
-    ok: bool
-    deal: DealReport
-    table_checks: tuple[Check, ...]
+    stored = await _scored_log(request, table_id, deal_no)
+    return await asyncio.to_thread(_replay, stored, deal_no)
 
 
 @get(
@@ -559,16 +573,17 @@ class DealVerification(msgspec.Struct):
     operation_id="verifyDeal",
     summary="Verify a scored deal",
     description="Commitment and seed, hands recomputed, events replayed by the rules, score "
-    "recomputed, hash chain intact.",
+    "recomputed, hash chain intact, on the log up to the deal's last event (which later "
+    "events cannot change: the result is computed once and kept).",
     responses=_problems(404, 409),
 )
 async def verify_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealVerification:
-    report = verify_stored(await _scored_events(request, table_id, deal_no))
-    deal = next(d for d in report.deals if d.deal_no == deal_no)
-    table_checks = report.checks
-    return DealVerification(deal.ok and all(c.ok for c in table_checks), deal, table_checks)
+    verification: DealVerification = await services(request).verifications.of(
+        table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
+    )
+    return verification
 
 
 @get(
@@ -588,14 +603,13 @@ async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Re
     if not loaded.state.session.finished:
         raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
     stored = await tables.store.read_stream(table_id)
-    body = export_session(stored, [CODEC.from_stored(e) for e in stored])
-    return Response(body, media_type="application/json")
+    return Response(await asyncio.to_thread(export_of, stored), media_type="application/json")
 
 
-def _cursor(last_event_id: str | None, after: int | None) -> int:
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        return int(last_event_id.strip())
-    return after or 0
+def _cursor(last_event_id: str | None, after: int | None, limit: int) -> int:
+    """Where a stream resumes: after Last-Event-ID if sent, else ``after``, else 0."""
+    resumed = last_event_id_of(last_event_id, limit)
+    return resumed if resumed is not None else after or 0
 
 
 @get(
@@ -604,7 +618,8 @@ def _cursor(last_event_id: str | None, after: int | None) -> int:
     summary="Live table events (Server-Sent Events)",
     description="Each event as the viewer may see it (seat token: that seat's view; none: "
     "public). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
-    "without gaps or repeats. EventSource clients may pass the token as `token`.",
+    "without gaps or repeats. EventSource clients may pass the token as `token` (on this "
+    "route only: every other route takes it in the Authorization header).",
     responses=_problems(401, 404),
     media_type="text/event-stream",
 )
@@ -612,11 +627,12 @@ async def stream_table(
     request: Request[Any, Any, Any],
     table_id: TableId,
     last_event_id: LastEventId = None,
-    after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+    after: Annotated[int | None, Parameter(ge=0, le=MAX_VERSION, required=False)] = None,
     token: Annotated[str | None, Parameter(required=False, description="seat token")] = None,
 ) -> ServerSentEvent:
     svc = services(request)
-    token = bearer(request, required=False)
+    cursor = _cursor(last_event_id, after, MAX_VERSION)
+    token = bearer(request, required=False, query=True)
     loaded = await _current(request, table_id, token=token)
     viewer = viewer_of(loaded.state, token)
 
@@ -626,14 +642,10 @@ async def stream_table(
         for record, event in recorded:
             shown = redact(event, viewer)
             if shown is not None:
-                messages.append(_message(record, record.version, msgspec.json.encode(shown)))
+                messages.append(message(record, record.version, msgspec.json.encode(shown)))
         return messages, recorded[-1][0].version if recorded else cursor
 
-    return ServerSentEvent(sse_messages(svc.hub, table_id, _cursor(last_event_id, after), fetch))
-
-
-def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEventMessage:
-    return ServerSentEventMessage(data=data.decode(), event=record.type, id=event_id)
+    return ServerSentEvent(sse_messages(svc.hub, table_id, cursor, fetch))
 
 
 @get(
@@ -649,38 +661,66 @@ def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEvent
 async def stream_feed(
     request: Request[Any, Any, Any],
     last_event_id: LastEventId = None,
-    after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+    after: Annotated[int | None, Parameter(ge=0, le=MAX_POSITION, required=False)] = None,
 ) -> ServerSentEvent:
     svc = services(request)
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
-        stored = await svc.store.read_all(cursor, limit=500)
-        messages = []
-        for record in stored:
-            shown = redact(CODEC.from_stored(record), None)
-            if shown is not None:
-                body = FeedItem(record.stream_id, record.version, shown)
-                messages.append(_message(record, record.position, msgspec.json.encode(body)))
-        return messages, stored[-1].position if stored else cursor
+        rendered = await svc.hub.feed_after(cursor)
+        messages = [message for _, message in rendered if message is not None]
+        return messages, rendered[-1][0] if rendered else cursor
 
-    return ServerSentEvent(sse_messages(svc.hub, ALL, _cursor(last_event_id, after), fetch))
-
-
-class FeedItem(msgspec.Struct):
-    """One public event of the integration feed."""
-
-    table_id: str
-    version: int
-    event: TableEvent
+    cursor = _cursor(last_event_id, after, MAX_POSITION)
+    return ServerSentEvent(sse_messages(svc.hub, ALL, cursor, fetch))
 
 
 class Health(msgspec.Struct):
+    """The process answers."""
+
     status: str
 
 
-@get("/health", operation_id="health", summary="Liveness", responses=_problems(validated=False))
+@get(
+    ["/health", "/health/live"],
+    operation_id="health",
+    summary="Liveness: the process answers",
+    description="Always 200 while the process serves requests; touches no database. "
+    "`/health` is the same as `/health/live`.",
+    responses=_problems(validated=False, database=False),
+)
 async def health() -> Health:
     return Health("ok")
+
+
+class Readiness(msgspec.Struct):
+    """Every readiness check passed."""
+
+    status: str
+    checks: list[Check]
+
+
+@get(
+    "/health/ready",
+    operation_id="ready",
+    summary="Readiness: the database answers, commits are heard, background tasks run",
+    description="A database round trip (within the database timeout), the LISTEN connection "
+    "that hears commits, and every background task (bots, listener, ...) running. 503 "
+    "`not_ready` with the failed checks in `errors` otherwise.",
+    responses=_problems(validated=False, database=False),
+)
+async def ready(request: Request[Any, Any, Any]) -> Readiness:
+    svc = services(request)
+    checks = await readiness(svc.watch, svc.supervisor, svc.listening)
+    failed = [c for c in checks if not c.ok]
+    if failed:
+        raise ServiceError(
+            503,
+            "not_ready",
+            "; ".join(f"{c.name}: {c.detail}" for c in failed),
+            errors=[msgspec.to_builtins(c) for c in failed],
+            headers={"Retry-After": str(RETRY_AFTER)},
+        )
+    return Readiness("ready", checks)
 
 
 ROUTES = [
@@ -701,4 +741,5 @@ ROUTES = [
     stream_table,
     stream_feed,
     health,
+    ready,
 ]

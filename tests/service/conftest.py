@@ -16,7 +16,7 @@ from litestar import Litestar
 
 from service.app import Settings, create_app
 from service.client import DokoClient
-from service.http import HttpProtocol
+from service.http import Config, Edge, HttpProtocol
 
 UNLIMITED = 1_000_000
 """Rate limits no test reaches (the rate-limit test builds its own app)."""
@@ -31,16 +31,18 @@ class _Server(uvicorn.Server):
 
 
 @contextlib.asynccontextmanager
-async def serve(app: Litestar) -> AsyncIterator[str]:
-    """Serve ``app`` on a free port of 127.0.0.1 while the block runs; yields the base URL."""
+async def serve(app: Litestar, edge: Edge | None = None) -> AsyncIterator[str]:
+    """Serve ``app`` on a free port of 127.0.0.1 while the block runs (with the ``edge``
+    limits, the defaults if not given); yields the base URL."""
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
     # and with Nagle's algorithm on every response waits ~40 ms for a delayed ACK.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
+    config = Config(
         app,
+        edge=edge,
         http=HttpProtocol,
         log_level="warning",
         lifespan="on",

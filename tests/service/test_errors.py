@@ -365,9 +365,10 @@ async def test_idempotency_key_retries_write_once(api: DokoClient, unchanged: Un
     async with unchanged(game.table.table_id):
         again = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="k-1")
         assert again.version == first.version
-        # the key names the first result, whatever the retry says
-        other = await seat.send(Declare(Seat(1), Declaration.RESERVATION), idempotency_key="k-1")
-        assert other.version == first.version
+        # the key is bound to its request: another body is 422, nothing written
+        with pytest.raises(ProblemError) as raised:
+            await seat.send(Declare(Seat(1), Declaration.RESERVATION), idempotency_key="k-1")
+        assert (raised.value.status, raised.value.code) == (422, "idempotency_key_reused")
     assert again.view.deal is not None
     assert again.view.deal.declarations[1] is Declaration.HEALTHY
     # the same key for another seat is another command
