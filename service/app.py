@@ -10,11 +10,13 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import msgspec
-from litestar import Litestar
+from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
+from litestar.exceptions import ClientException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
@@ -90,6 +92,18 @@ def _settle_garbage_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(7000, 10, 10)
+
+
+class BoundedRequest(Request[Any, Any, Any]):
+    """litestar's request, whose JSON body may be nested only as deep as the decoder
+    follows it (Python's recursion limit, about a thousand levels; doko's bodies need
+    four): deeper is a 400, not an error of the service."""
+
+    async def json(self) -> Any:
+        try:
+            return await super().json()
+        except RecursionError as error:
+            raise ClientException("the JSON body is nested too deeply") from error
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -173,6 +187,7 @@ def create_app(settings: Settings, *, clock: Callable[[], float] = time.monotoni
         if settings.cors_origins
         else None,
         request_max_body_size=settings.max_body_bytes,
+        request_class=BoundedRequest,
     )
     limits = Limits(settings.rate_per_token, settings.rate_per_address, settings.rate_expensive)
     app.asgi_handler = guard(app.asgi_handler, limits, access_log, settings.cors_origins, clock)

@@ -48,14 +48,15 @@ from service.dto import (
     TableCreatedResponse,
     TakeSeatRequest,
 )
-from service.headers import (
+from service.health import Check, readiness
+from service.parsing import (
     MAX_POSITION,
     MAX_VERSION,
     NoneMatch,
     expected_version,
+    query_numbers,
 )
-from service.headers import last_event_id as last_event_id_of
-from service.health import Check, readiness
+from service.parsing import last_event_id as last_event_id_of
 from service.problems import RETRY_AFTER, Problem, ServiceError, etag
 from service.records import DealVerification, deal_record_of, decoded, export_of
 from service.streams import ALL, message, sse_messages
@@ -315,6 +316,7 @@ async def get_table(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[TableView]:
+    query_numbers(request, {"min_version": MAX_VERSION})
     held = NoneMatch(if_none_match)
     loaded = await _current(request, table_id, held, min_version=min_version)
     return _conditional(loaded.version, held, lambda: table_view(loaded.state, None))
@@ -340,6 +342,7 @@ async def get_seat_view(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[TableView]:
+    query_numbers(request, {"min_version": MAX_VERSION})
     token = bearer(request) or ""
     held = NoneMatch(if_none_match)
     loaded = await _current(request, table_id, held, token, min_version)
@@ -488,6 +491,7 @@ async def get_scoresheet(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[Scoresheet]:
+    query_numbers(request, {"min_version": MAX_VERSION})
     held = NoneMatch(if_none_match)
     loaded = await _current(request, table_id, held, min_version=min_version)
     return _conditional(loaded.version, held, lambda: scoresheet_of(loaded.state))
@@ -631,6 +635,7 @@ async def stream_table(
     token: Annotated[str | None, Parameter(required=False, description="seat token")] = None,
 ) -> ServerSentEvent:
     svc = services(request)
+    query_numbers(request, {"after": MAX_VERSION})
     cursor = _cursor(last_event_id, after, MAX_VERSION)
     token = bearer(request, required=False, query=True)
     loaded = await _current(request, table_id, token=token)
@@ -670,6 +675,7 @@ async def stream_feed(
         messages = [message for _, message in rendered if message is not None]
         return messages, rendered[-1][0] if rendered else cursor
 
+    query_numbers(request, {"after": MAX_POSITION})
     cursor = _cursor(last_event_id, after, MAX_POSITION)
     return ServerSentEvent(sse_messages(svc.hub, ALL, cursor, fetch))
 
@@ -682,7 +688,7 @@ class Health(msgspec.Struct):
 
 @get(
     ["/health", "/health/live"],
-    operation_id="health",
+    operation_id=lambda _handler, _method, path: "live" if "live" in path else "health",
     summary="Liveness: the process answers",
     description="Always 200 while the process serves requests; touches no database. "
     "`/health` is the same as `/health/live`.",

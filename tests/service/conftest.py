@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -99,12 +98,17 @@ def api(http: httpx.AsyncClient) -> DokoClient:
     return DokoClient(http)
 
 
-async def next_window() -> None:
-    """Sleep until just after the next second of ``time.monotonic()`` begins."""
-    await asyncio.sleep(1.0 - time.monotonic() % 1.0 + 0.005)
+class Clock:
+    """A clock the test moves (give it to `create_app` as ``clock``): the rate limits count
+    per second of it, so a test decides when a window ends instead of racing the wall
+    clock."""
 
+    def __init__(self) -> None:
+        self.now = 1000.0
 
-async def one_window(room: float = 0.4) -> None:
-    """Return at once if ``room`` seconds of the current second are left, else at the next."""
-    if 1.0 - time.monotonic() % 1.0 < room:
-        await next_window()
+    def __call__(self) -> float:
+        return self.now
+
+    def next_window(self) -> None:
+        """Move to the start of the next second: a fresh window for every limit."""
+        self.now = float(int(self.now) + 1)

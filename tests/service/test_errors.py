@@ -24,7 +24,7 @@ from domain.game_types import GameType
 from domain.seats import Seat
 from service.app import create_app
 from service.client import CommandResult, DokoClient, ProblemError
-from tests.service.conftest import one_window, serve, settings
+from tests.service.conftest import Clock, serve, settings
 from tests.service.sessions import Game, new_game, presets_with_both_qc
 
 PROBLEM_FIELDS = {"type", "title", "status", "code"}
@@ -414,21 +414,20 @@ async def test_concurrent_retries_with_one_key_write_once(
 
 
 async def test_rate_limits_are_429_with_retry_after(db_url: str) -> None:
-    app = create_app(settings(db_url, rate_per_token=3, rate_per_address=8))
+    clock = Clock()
+    app = create_app(settings(db_url, rate_per_token=3, rate_per_address=8), clock=clock)
     async with serve(app) as url, httpx.AsyncClient(base_url=url, timeout=10.0) as http:
         token = {"authorization": "Bearer some-token"}
-        await one_window()  # the limits count per second: keep the burst in one
         statuses = [(await http.get("/health", headers=token)).status_code for _ in range(3)]
         assert statuses == [200, 200, 200]
         limited = await http.get("/health", headers=token)
         body = assert_problem(limited, 429, "rate_limited")
         assert int(limited.headers["retry-after"]) >= 0, body
         # the address limit counts every request of the address
-        await one_window()
-        for _ in range(9):
-            response = await http.get("/health")
-            if response.status_code == 429:
-                break
+        clock.next_window()
+        statuses = [(await http.get("/health")).status_code for _ in range(9)]
+        assert statuses == [200] * 8 + [429]
+        response = await http.get("/health")
         assert_problem(response, 429, "rate_limited")
         assert "retry-after" in response.headers
 

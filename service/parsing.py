@@ -1,8 +1,8 @@
-"""Strict parsing of what clients send in headers: table versions in entity tags
-(If-Match, If-None-Match) and stream cursors (Last-Event-ID).
+"""Strict parsing of the numbers clients send: table versions in entity tags (If-Match,
+If-None-Match), stream cursors (Last-Event-ID), and numbers in query strings.
 
-A number is ASCII digits only (no sign, no ``²``, no other script's digits) and within
-the range of the column it is compared with: a table version is a PostgreSQL
+A number is ASCII digits only (no sign, no exponent, no ``²``, no other script's digits)
+and within the range of the column it is compared with: a table version is a PostgreSQL
 ``integer``, a global position a ``bigint``. Anything else is a 400
 ``malformed_request``: it could never name a version or an event, and a number past
 the column's range would fail in the database instead.
@@ -11,6 +11,9 @@ the column's range would fail in the database instead.
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from litestar import Request
 
 from service.problems import ServiceError
 
@@ -93,3 +96,12 @@ def last_event_id(header: str | None, limit: int) -> int | None:
     if cursor is None:
         raise _malformed(f"Last-Event-ID takes an event id this stream sent (0-{limit})")
     return cursor
+
+
+def query_numbers(request: Request[Any, Any, Any], limits: dict[str, int]) -> None:
+    """Every query parameter named in ``limits`` is a number up to its limit (litestar
+    itself would read ``1e3`` as 1000, or ``١٢`` as 12)."""
+    for name, limit in limits.items():
+        for text in request.query_params.getall(name, []):
+            if number(text, limit) is None:
+                raise _malformed(f"{name} takes a number from 0 to {limit}")
