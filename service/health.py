@@ -81,7 +81,7 @@ class DatabaseWatch:
                 await self.ping()
 
 
-class Check(msgspec.Struct, frozen=True):
+class ReadinessCheck(msgspec.Struct, frozen=True):
     """One readiness check: what was checked, whether it passed, and why not."""
 
     name: str
@@ -89,16 +89,18 @@ class Check(msgspec.Struct, frozen=True):
     detail: str | None = None
 
 
-async def readiness(watch: DatabaseWatch, supervisor: Supervisor, listening: bool) -> list[Check]:
+async def readiness(
+    watch: DatabaseWatch, supervisor: Supervisor, listening: bool
+) -> list[ReadinessCheck]:
     """The checks of ``/health/ready``: database round trip, LISTEN connection, tasks."""
     failure = await watch.ping()
     checks = [
-        Check("database", failure is None, failure),
-        Check("listener", listening, None if listening else "not listening for commits"),
+        ReadinessCheck("database", failure is None, failure),
+        ReadinessCheck("listening", listening, None if listening else "commits are not heard"),
     ]
     for task in supervisor.report():
         detail = None if task.healthy else f"{task.state} after {task.failures} failure(s)"
-        checks.append(Check(task.name, task.healthy, detail))
+        checks.append(ReadinessCheck(task.name, task.healthy, detail))
     return checks
 
 

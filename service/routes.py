@@ -48,7 +48,7 @@ from service.dto import (
     TableCreatedResponse,
     TakeSeatRequest,
 )
-from service.health import Check, readiness
+from service.health import ReadinessCheck, readiness
 from service.parsing import (
     MAX_POSITION,
     MAX_VERSION,
@@ -702,7 +702,7 @@ class Readiness(msgspec.Struct):
     """Every readiness check passed."""
 
     status: str
-    checks: list[Check]
+    checks: list[ReadinessCheck]
 
 
 @get(

@@ -73,15 +73,14 @@ class Supervisor:
         """Every supervised task's state, in the order they were started."""
         return list(self._states.values())
 
-    async def stop(self) -> None:
-        """Cancel every task and wait for them to end."""
-        tasks = list(self._tasks.values())
-        for task in tasks:
+    async def stop(self, *names: str) -> None:
+        """Cancel these tasks (all, if none is named), wait for them to end, forget them."""
+        for name in names or list(self._tasks):
+            task = self._tasks.pop(name)
+            del self._states[name]
             task.cancel()
-        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self._tasks.clear()
 
     async def _keep(self, name: str, run: Task) -> None:
         loop = asyncio.get_running_loop()

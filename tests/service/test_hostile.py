@@ -11,6 +11,7 @@ of events, the newest global position and the number of recorded commands.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -652,7 +653,8 @@ RAW = [
     Raw("not HTTP", b"HELLO\r\n\r\n", 400, "malformed_request"),
     Raw(
         "a bad chunk size",
-        b"POST /tables HTTP/1.1\r\n{head}content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+        b"POST /tables HTTP/1.1\r\n{head}content-type: application/json\r\n"
+        b"transfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
         400,
         "malformed_request",
     ),
@@ -664,7 +666,8 @@ RAW = [
     ),
     Raw(
         "Content-Length and chunked",
-        b"POST /tables HTTP/1.1\r\n{head}content-length: 2\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n",
+        b"POST /tables HTTP/1.1\r\n{head}content-length: 2\r\n"
+        b"transfer-encoding: chunked\r\n\r\n0\r\n\r\n",
         400,
         "malformed_request",
     ),
@@ -770,10 +773,8 @@ async def _raw_exchange(base_url: str, request: bytes) -> tuple[int, httpx.Heade
     reader, writer = await asyncio.open_connection(url.host, url.port)
     try:
         writer.write(request)
-        try:
+        with contextlib.suppress(ConnectionError):  # answered and closed before reading all
             await writer.drain()
-        except ConnectionError:
-            pass  # the server answered and closed before reading it all
         head = await reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split(" ", 2)[1])

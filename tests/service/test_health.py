@@ -1,0 +1,158 @@
+"""Supervised background tasks and the health endpoints (`service.supervisor`,
+`service.health`): a failing task is logged once per cause and restarted with backoff,
+readiness reports it; liveness never touches the database."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from service.app import create_app
+from service.supervisor import Supervisor, TaskState
+from tests.service.conftest import serve, settings
+from tests.service.test_errors import assert_problem
+
+
+class Records(logging.Handler):
+    """The records of one logger, kept in a list."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def messages(self, level: int = logging.DEBUG) -> list[str]:
+        return [r.getMessage() for r in self.records if r.levelno >= level]
+
+
+@pytest.fixture
+def supervisor_log() -> Iterator[Records]:
+    logger = logging.getLogger("doko.supervisor")
+    handler, level = Records(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+async def until(condition: object, timeout: float = 30.0) -> None:
+    """Wait until ``condition()`` holds (a safety net of ``timeout`` seconds, not a bound)."""
+    async with asyncio.timeout(timeout):
+        while not condition():  # type: ignore[operator]
+            await asyncio.sleep(0.001)
+
+
+async def test_a_failing_task_is_logged_once_per_cause_and_restarted(
+    supervisor_log: Records,
+) -> None:
+    """Three failures with one cause, then two with another, then it runs: the first of
+    each cause is logged with its traceback, the task is started six times, the report
+    says ``restarting`` meanwhile and ``running`` once it has run ``stable`` seconds."""
+    runs = 0
+    causes = [ConnectionRefusedError("db down")] * 3 + [TimeoutError("stalled")] * 2
+    forever = asyncio.Event()
+
+    async def task() -> None:
+        nonlocal runs
+        runs += 1
+        if runs <= len(causes):
+            raise causes[runs - 1]
+        await forever.wait()
+
+    supervisor = Supervisor(first_delay=0.001, max_delay=0.004, stable=0.05)
+    supervisor.start("flaky", task)
+    try:
+        await until(lambda: runs == 6)
+        await until(lambda: supervisor.report()[0] == TaskState("flaky", "running"))
+    finally:
+        await supervisor.stop()
+    errors = [r for r in supervisor_log.records if r.levelno == logging.ERROR]
+    assert [r.getMessage().split(";")[0] for r in errors] == [
+        "flaky failed: ConnectionRefusedError: db down",
+        "flaky failed: TimeoutError: stalled",
+    ]
+    assert all(r.exc_info is not None for r in errors), "logged with the traceback"
+    assert supervisor_log.messages(logging.INFO)[-1] == "flaky is running again after 5 failure(s)"
+
+
+async def test_the_report_says_restarting_while_a_task_waits_to_run_again() -> None:
+    gate = asyncio.Event()
+
+    async def broken() -> None:
+        raise RuntimeError("broken")
+
+    supervisor = Supervisor(first_delay=60.0)
+    supervisor.start("broken", broken)
+    supervisor.start("idle", gate.wait)
+    try:
+        await until(lambda: not supervisor.report()[0].healthy)
+        broken_state, idle = supervisor.report()
+        assert broken_state == TaskState("broken", "restarting", 1, "RuntimeError: broken")
+        assert idle == TaskState("idle", "running")
+        with pytest.raises(ValueError, match="supervised already"):
+            supervisor.start("idle", gate.wait)
+    finally:
+        await supervisor.stop()
+
+
+async def test_a_task_that_returns_is_started_again(supervisor_log: Records) -> None:
+    runs = 0
+
+    async def returns() -> None:
+        nonlocal runs
+        runs += 1
+
+    supervisor = Supervisor(first_delay=0.001)
+    supervisor.start("listener", returns)
+    try:
+        await until(lambda: runs >= 3)
+    finally:
+        await supervisor.stop()
+    assert "listener ended; starting it again" in supervisor_log.messages(logging.INFO)
+
+
+async def test_liveness_and_readiness(db_url: str) -> None:
+    """``/health`` and ``/health/live`` answer 200; ``/health/ready`` checks the database,
+    the LISTEN connection and every background task of the running service. A task
+    started later on the service's supervisor (the hook for other background work, such
+    as a turn clock) is reported too: 503 ``not_ready`` while it fails."""
+    app = create_app(settings(db_url))
+    async with serve(app) as url, httpx.AsyncClient(base_url=url, timeout=10) as http:
+        for path in ("/health", "/health/live"):
+            response = await http.get(path)
+            assert (response.status_code, response.json()) == (200, {"status": "ok"})
+        ready = await http.get("/health/ready")
+        assert ready.status_code == 200, ready.text
+        assert ready.json()["status"] == "ready"
+        checks = {c["name"]: c["ok"] for c in ready.json()["checks"]}
+        assert checks == dict.fromkeys(
+            ["database", "listening", "listener", "bots", "access log", "database watch"], True
+        )
+
+        supervisor = app.state.services.supervisor
+        broken = asyncio.Event()
+
+        async def clock() -> None:
+            await broken.wait()
+            raise RuntimeError("the clock broke")
+
+        supervisor.start("turn clock", clock)
+        assert (await http.get("/health/ready")).status_code == 200
+        broken.set()
+        await until(lambda: not supervisor.report()[-1].healthy)
+        response = await http.get("/health/ready")
+        problem = assert_problem(response, 503, "not_ready")
+        assert response.headers["retry-after"] == "1"
+        assert [e["name"] for e in problem["errors"]] == ["turn clock"]
+        assert "turn clock: restarting after 1 failure(s)" in problem["detail"]
+        await supervisor.stop("turn clock")
+        assert (await http.get("/health/ready")).status_code == 200
