@@ -9,6 +9,10 @@ it connected (else 408, closed: a slow client cannot hold a socket for ever); an
 kept-alive connection is closed after ``keep_alive`` seconds; a connection beyond
 ``max_connections`` open ones is answered 503 and closed at once. Every such answer, and
 uvicorn's own 400 for a request it cannot parse, is problem+json like the application's.
+After such an answer the connection is closed for writing at once, and for good after
+``LINGER`` seconds, while what the client still sends is read and dropped: closed with
+unread data, the connection would be reset, and a client still sending (a 1 MB header)
+might lose the answer.
 
 uvicorn writes a response's status line and headers as soon as the application starts
 the response, and the body in a second write: two ``send`` system calls, and two
@@ -80,8 +84,16 @@ class _HeldWrites:
         self.flush()
         self._transport.close()
 
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
+
+
+LINGER = 1.0
+"""Seconds a refused connection is kept half-closed, dropping what the client sends."""
 
 
 class _Refused(Exception):
@@ -113,6 +125,7 @@ class HttpProtocol(HttpToolsProtocol):
         self._headers_seen = 0
         self._refusal: tuple[int, str, str] | None = None
         self._reading: asyncio.TimerHandle | None = None
+        self._lingering: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(cast(asyncio.Transport, _HeldWrites(transport, self.loop)))
@@ -125,18 +138,22 @@ class HttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_reading()
+        if self._lingering is not None:
+            self._lingering.cancel()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self._lingering is not None:  # refused: drop what still comes
+            return
         if self._head_bytes is not None:
             room = self.edge.max_header_bytes - self._head_bytes
             if len(data) > room:  # what fits may end the head; the rest is then body
                 super().data_received(data[:room])
-                if self._head_bytes is not None and not self.transport.is_closing():
+                if self._head_bytes is not None and self._lingering is None:
                     self._refuse(431, "headers_too_large", "the request's headers are too large")
                     return
                 data = data[room:]
-                if not data or self.transport.is_closing():
+                if not data or self._lingering is not None:
                     return
             else:
                 self._head_bytes += len(data)
@@ -174,10 +191,17 @@ class HttpProtocol(HttpToolsProtocol):
         self.send_400_response(detail)
 
     def _close_with(self, response: bytes) -> None:
+        """Send ``response``, close for writing, drop what comes for ``LINGER`` seconds."""
         self._stop_reading()
-        if not self.transport.is_closing():
-            self.transport.write(response)
-            self.transport.close()
+        if self._lingering is not None or self.transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.disconnected = True  # the application's request is over: as if lost
+            self.cycle.message_event.set()
+        self.transport.write(response)
+        self._lingering = self.loop.call_later(LINGER, self.transport.close)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
 
     def _start_reading(self) -> None:
         if self._reading is None:
@@ -193,4 +217,4 @@ class HttpProtocol(HttpToolsProtocol):
         if self.cycle is None or not self.cycle.response_started:
             self._refuse(408, "request_timeout", "the request was not sent in time")
         elif not self.transport.is_closing():
-            self.transport.close()
+            self.transport.close()  # the answer has begun: it cannot be a 408 any more
