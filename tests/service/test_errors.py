@@ -410,6 +410,60 @@ async def test_concurrent_retries_with_one_key_write_once(
     assert after == before + 1
 
 
+async def test_an_idempotency_key_reused_for_another_request_is_422(
+    api: DokoClient, unchanged: Unchanged
+) -> None:
+    """A key is bound to its request (operation, seat, body): used again for another
+    operation or another body, it is 422 ``idempotency_key_reused`` and nothing is written;
+    the same request again still gets the first result."""
+    game = await new_game(api)
+    seat = game.seats[1]
+    first = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound")
+    async with unchanged(game.table.table_id):
+        for other in (
+            Declare(Seat(1), Declaration.RESERVATION),  # another body
+            Announce(Seat(1), Word.RE),  # another operation
+            PlayCard(Seat(1), Card.AS),
+        ):
+            with pytest.raises(ProblemError) as raised:
+                await seat.send(other, idempotency_key="bound")
+            assert (raised.value.status, raised.value.code) == (422, "idempotency_key_reused")
+            assert raised.value.headers["content-type"].startswith("application/problem+json")
+        again = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound")
+    assert again == first
+
+
+async def test_concurrent_requests_with_one_key_write_once(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """Ten requests with one key at once, half of them for another body: exactly one is
+    written; the others get its result (same body) or 422 (another body), never a second
+    write."""
+    game = await new_game(api)
+    seat = game.seats[1]
+    table_id = game.table.table_id
+    count = "SELECT count(*) FROM events WHERE stream_id = $1"
+    before = await pool.fetchval(count, table_id)
+    bodies = [Declaration.HEALTHY, Declaration.RESERVATION] * 5
+    results = await asyncio.gather(
+        *(seat.send(Declare(Seat(1), d), idempotency_key="race") for d in bodies),
+        return_exceptions=True,
+    )
+    assert await pool.fetchval(count, table_id) == before + 1
+    won = await pool.fetchval(
+        "SELECT payload->>'declaration' FROM events WHERE stream_id = $1 AND version = $2",
+        table_id,
+        before + 1,
+    )
+    for declaration, result in zip(bodies, results, strict=True):
+        if declaration.value == won:
+            assert isinstance(result, CommandResult), result
+            assert result.version == before + 1
+        else:
+            assert isinstance(result, ProblemError), result
+            assert (result.status, result.code) == (422, "idempotency_key_reused")
+
+
 # -- 429 --------------------------------------------------------------------------------
 
 
