@@ -427,8 +427,9 @@ class EventStore:
             finally:
                 if listening is not None:
                     listening(False)
-                if not conn.is_closed():
-                    await conn.remove_listener(CHANNEL, relay)
+                with contextlib.suppress(asyncpg.InterfaceError):  # released when it was lost
+                    if not conn.is_closed():
+                        await conn.remove_listener(CHANNEL, relay)
 
     @asynccontextmanager
     async def listen(
