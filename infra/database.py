@@ -135,6 +135,7 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.PostgresConnectionError,  # the connection failed or does not exist any more
     asyncpg.OperatorInterventionError,  # shutting down, starting up, statement_timeout
     asyncpg.InsufficientResourcesError,  # too many connections, disk full, out of memory
+    asyncpg.InternalClientError,  # a connection left mid-operation when its server died
 )
 """The errors that mean the database is unavailable, not that the request was wrong."""
 
