@@ -56,7 +56,7 @@ class Settings(msgspec.Struct, frozen=True):
     rate_expensive: int = 20
     max_body_bytes: int = 256 * 1024
     pool_size: int = 10
-    db_timeout: float = 2.0
+    db_timeout: float = 1.5
     migrate: bool = True
     embedded_data_dir: str | None = None
 
