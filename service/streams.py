@@ -16,6 +16,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
 import msgspec
 from litestar.response.sse import ServerSentEventMessage
@@ -50,16 +51,25 @@ def message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEventM
     return ServerSentEventMessage(data=data.decode(), event=record.type, id=event_id)
 
 
+@dataclass
+class SharedMessage(ServerSentEventMessage):
+    """A message that many subscribers are sent (the feed's): encoded once."""
+
+    encoded: bytes | None = field(default=None, init=False, repr=False, compare=False)
+
+    def encode(self) -> bytes:
+        if self.encoded is None:
+            self.encoded = super().encode()
+        return self.encoded
+
+
 def feed_message(record: StoredEvent, event: TableEvent) -> ServerSentEventMessage | None:
     """An event as the feed shows it (None if nothing of it is public)."""
     shown = redact(event, None)
     if shown is None:
         return None
-    return message(
-        record,
-        record.position,
-        msgspec.json.encode(FeedItem(record.stream_id, record.version, shown)),
-    )
+    data = msgspec.json.encode(FeedItem(record.stream_id, record.version, shown))
+    return SharedMessage(data=data.decode(), event=record.type, id=record.position)
 
 
 Message = ServerSentEventMessage | None
