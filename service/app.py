@@ -20,7 +20,7 @@ from litestar.exceptions import ClientException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
-from infra.database import create_pool
+from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.projections import project
@@ -144,8 +144,8 @@ def create_app(settings: Settings, *, clock: Callable[[], float] = time.monotoni
             tables = Tables(store, project)
             hub = Hub(store)
             bots = Bots(tables, pool)
-            supervisor = Supervisor()
             watch = DatabaseWatch(pool, timeout=settings.db_timeout)
+            supervisor = Supervisor(expected=UNAVAILABLE, on_expected=watch.failed)
             services = Services(pool, store, tables, hub, bots, watch, supervisor, Verifications())
             app.state.services = services
             heard = asyncio.Event()

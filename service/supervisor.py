@@ -9,6 +9,10 @@ again too (after ``first_delay``; a LISTEN connection that was lost returns). On
 restarted task has run ``stable`` seconds without failing, the streak ends: that is
 logged once, and the next failure starts from ``first_delay`` again.
 
+Failures that are ``expected`` (the database being unavailable, in the service) are not
+bugs: each is handed to ``on_expected`` (the service's database watch, which logs the
+outage once for everyone) and logged as one line, without a traceback.
+
 `Supervisor.report` says how each task is (for ``/health/ready``): ``running``, or
 ``restarting`` (waiting to run again after a failure) with the failure's cause.
 """
@@ -54,11 +58,19 @@ class Supervisor:
     """Runs registered tasks, restarting each with backoff when it fails (module docstring)."""
 
     def __init__(
-        self, *, first_delay: float = 0.1, max_delay: float = 5.0, stable: float = 2.0
+        self,
+        *,
+        first_delay: float = 0.1,
+        max_delay: float = 5.0,
+        stable: float = 2.0,
+        expected: tuple[type[BaseException], ...] = (),
+        on_expected: Callable[[BaseException], None] | None = None,
     ) -> None:
         self.first_delay = first_delay
         self.max_delay = max_delay
         self.stable = stable
+        self.expected = expected
+        self.on_expected = on_expected
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._states: dict[str, TaskState] = {}
 
@@ -115,7 +127,12 @@ class Supervisor:
                 continue
             failures += 1
             cause = cause_of(error)
-            if cause != last:
+            if isinstance(error, self.expected):
+                if self.on_expected is not None:
+                    self.on_expected(error)
+                if cause != last:
+                    log.warning("%s stopped: %s; restarting in %.1f s", name, cause, delay)
+            elif cause != last:
                 log.error(
                     "%s failed: %s; restarting in %.1f s",
                     name,

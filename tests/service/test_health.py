@@ -84,6 +84,39 @@ async def test_a_failing_task_is_logged_once_per_cause_and_restarted(
     assert supervisor_log.messages(logging.INFO)[-1] == "flaky is running again after 5 failure(s)"
 
 
+async def test_expected_failures_are_handed_on_and_logged_without_a_traceback(
+    supervisor_log: Records,
+) -> None:
+    """A failure of an ``expected`` kind (the database is unavailable) is handed to
+    ``on_expected`` each time and logged once as a line of its own; others as before."""
+    runs = 0
+    handed: list[BaseException] = []
+    causes: list[Exception] = [ConnectionRefusedError("down")] * 2 + [KeyError("bug")]
+    forever = asyncio.Event()
+
+    async def task() -> None:
+        nonlocal runs
+        runs += 1
+        if runs <= len(causes):
+            raise causes[runs - 1]
+        await forever.wait()
+
+    supervisor = Supervisor(first_delay=0.001, expected=(OSError,), on_expected=handed.append)
+    supervisor.start("bots", task)
+    try:
+        await until(lambda: runs == 4)
+    finally:
+        await supervisor.stop()
+    assert handed == causes[:2]
+    warnings = [r for r in supervisor_log.records if r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warnings] == [
+        "bots stopped: ConnectionRefusedError: down; restarting in 0.0 s"
+    ]
+    assert warnings[0].exc_info is None
+    errors = [r for r in supervisor_log.records if r.levelno == logging.ERROR]
+    assert [r.getMessage().split(";")[0] for r in errors] == ["bots failed: KeyError: 'bug'"]
+
+
 async def test_the_report_says_restarting_while_a_task_waits_to_run_again() -> None:
     gate = asyncio.Event()
 
