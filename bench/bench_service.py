@@ -49,6 +49,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -700,6 +701,49 @@ def subscriber_process(
     asyncio.run(_subscribers(base_url, assignments, ready, go, window_values, results))
 
 
+async def _open_streams(
+    streams: list[Any], heard: Callable[[int, Any], None], errors: Counter[str]
+) -> list[asyncio.Task[None]]:
+    """Open every stream (`service.client.EventStream`s), each in a task that calls
+    ``heard(k, message)`` for each message with an id; return the tasks once every stream
+    is open or has failed (counted in ``errors``; 120 s at most)."""
+    opened = 0
+    all_open = asyncio.Event()
+
+    def counted() -> None:
+        nonlocal opened
+        opened += 1
+        if opened == len(streams):
+            all_open.set()
+
+    async def listen(k: int, stream: Any) -> None:
+        try:
+            async with stream as messages:
+                counted()
+                async for message in messages:
+                    if message.id is not None:
+                        heard(k, message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            errors[type(error).__name__] += 1
+            counted()
+
+    tasks = [asyncio.create_task(listen(k, stream)) for k, stream in enumerate(streams)]
+    try:
+        await asyncio.wait_for(all_open.wait(), 120)
+    except TimeoutError:
+        errors["open_timeout"] += 1
+    return tasks
+
+
+def _stream_client(base_url: str, n: int) -> Any:
+    import httpx
+
+    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
+    return httpx.AsyncClient(base_url=base_url, limits=limits, timeout=httpx.Timeout(60.0))
+
+
 async def _subscribers(
     base_url: str,
     assignments: list[tuple[str, str | None]],
@@ -708,45 +752,18 @@ async def _subscribers(
     window_values: Any,
     results: Any,
 ) -> None:
-    import httpx
-
     from service.client import DokoClient
 
-    n = len(assignments)
-    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
     received: list[tuple[str, int, float]] = []
-    opened = 0
-    all_open = asyncio.Event()
     errors: Counter[str] = Counter()
-
-    async with httpx.AsyncClient(
-        base_url=base_url, limits=limits, timeout=httpx.Timeout(60.0)
-    ) as http:
+    async with _stream_client(base_url, len(assignments)) as http:
         api = DokoClient(http)
+        streams = [api.table(table_id).events(token=token) for table_id, token in assignments]
 
-        async def listen(table_id: str, token: str | None) -> None:
-            nonlocal opened
-            try:
-                async with api.table(table_id).events(token=token) as messages:
-                    opened += 1
-                    if opened == n:
-                        all_open.set()
-                    async for message in messages:
-                        if message.id is not None:
-                            received.append((table_id, int(message.id), time.time()))
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                errors[type(error).__name__] += 1
-                opened += 1
-                if opened == n:
-                    all_open.set()
+        def heard(k: int, message: Any) -> None:
+            received.append((assignments[k][0], int(message.id), time.time()))
 
-        tasks = [asyncio.create_task(listen(t, tok)) for t, tok in assignments]
-        try:
-            await asyncio.wait_for(all_open.wait(), 120)
-        except TimeoutError:
-            errors["open_timeout"] += 1
+        tasks = await _open_streams(streams, heard, errors)
         ready.put(os.getpid())
         await asyncio.to_thread(go.wait)
         cpu0 = time.process_time()
@@ -767,40 +784,19 @@ def feed_process(base_url: str, n: int, after: int, ready: Any, stop: Any, resul
 async def _feed_subscribers(
     base_url: str, n: int, after: int, ready: Any, stop: Any, results: Any
 ) -> None:
-    import httpx
-
     from service.client import DokoClient
 
-    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
     received = 0
-    opened = 0
-    all_open = asyncio.Event()
     errors: Counter[str] = Counter()
-    async with httpx.AsyncClient(
-        base_url=base_url, limits=limits, timeout=httpx.Timeout(60.0)
-    ) as http:
+    async with _stream_client(base_url, n) as http:
         api = DokoClient(http)
+        streams = [api.feed(last_event_id=str(after)) for _ in range(n)]
 
-        async def listen() -> None:
-            nonlocal opened, received
-            try:
-                async with api.feed(last_event_id=str(after)) as messages:
-                    opened += 1
-                    if opened == n:
-                        all_open.set()
-                    async for message in messages:
-                        if message.id is not None:
-                            received += 1
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                errors[type(error).__name__] += 1
+        def heard(_k: int, _message: Any) -> None:
+            nonlocal received
+            received += 1
 
-        tasks = [asyncio.create_task(listen()) for _ in range(n)]
-        try:
-            await asyncio.wait_for(all_open.wait(), 120)
-        except TimeoutError:
-            errors["open_timeout"] += 1
+        tasks = await _open_streams(streams, heard, errors)
         ready.put(os.getpid())
         await asyncio.to_thread(stop.wait)
         await asyncio.sleep(1.0)  # the last events

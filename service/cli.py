@@ -150,22 +150,12 @@ def register_serve(subparsers: Subparsers) -> None:
         "limits", "what clients may send and hold (README: Operations)"
     )
     options: list[tuple[str, type, object, str]] = [
-        (
-            "--db-timeout",
-            float,
-            defaults.db_timeout,
-            "seconds: connect, pool wait, command, statement",
-        ),
+        ("--db-timeout", float, defaults.db_timeout, "seconds a database wait may take (503)"),
         ("--rate-per-token", int, defaults.rate_per_token, "requests a second per token"),
         ("--rate-per-address", int, defaults.rate_per_address, "requests a second per address"),
-        (
-            "--rate-expensive",
-            int,
-            defaults.rate_expensive,
-            "verify/replay/export a second per address",
-        ),
-        ("--max-header-bytes", int, edge.max_header_bytes, "request line and headers, bytes (431)"),
-        ("--max-headers", int, edge.max_headers, "header fields per request (431)"),
+        ("--rate-expensive", int, defaults.rate_expensive, "replays a second per address"),
+        ("--max-header-bytes", int, edge.max_header_bytes, "bytes of request line and headers"),
+        ("--max-headers", int, edge.max_headers, "header fields a request (431)"),
         ("--read-timeout", float, edge.read_timeout, "seconds to send a whole request (408)"),
         ("--keep-alive", float, edge.keep_alive, "seconds an idle connection stays open"),
         ("--max-connections", int, edge.max_connections, "open connections (503 beyond)"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -87,6 +88,13 @@ async def base_url(db_url: str) -> AsyncIterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+async def module_http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the module's server, shared by the module's tests."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30.0) as client:
+        yield client
+
+
 @pytest.fixture
 async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(base_url=base_url, timeout=10.0) as client:
@@ -112,3 +120,35 @@ class Clock:
     def next_window(self) -> None:
         """Move to the start of the next second: a fresh window for every limit."""
         self.now = float(int(self.now) + 1)
+
+
+class Records(logging.Handler):
+    """Log records kept in a list while `attached` to some loggers. (Not pytest's caplog:
+    the app's start-up configures logging and takes caplog's handler off the root
+    logger.)"""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def messages(self, logger: str, level: int = logging.DEBUG) -> list[str]:
+        """The messages ``logger`` logged at ``level`` or above, in order."""
+        return [r.getMessage() for r in self.records if r.name == logger and r.levelno >= level]
+
+    @contextlib.contextmanager
+    def attached(self, *names: str, level: int = logging.INFO) -> Iterator[Records]:
+        """Keep what these loggers log at ``level`` or above while the block runs."""
+        loggers = [logging.getLogger(name) for name in names]
+        levels = [logger.level for logger in loggers]
+        for logger in loggers:
+            logger.addHandler(self)
+            logger.setLevel(level)
+        try:
+            yield self
+        finally:
+            for logger, old in zip(loggers, levels, strict=True):
+                logger.removeHandler(self)
+                logger.setLevel(old)

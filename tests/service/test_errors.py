@@ -72,12 +72,6 @@ class Unchanged:
 
 
 @pytest.fixture(scope="module")
-async def module_http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=10.0) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
 async def game(module_http: httpx.AsyncClient) -> Game:
     """A game in deal 1's reservations; the tests using it must leave it unchanged."""
     return await new_game(DokoClient(module_http))

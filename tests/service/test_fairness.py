@@ -21,6 +21,7 @@ import httpx
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
 from tests.service.conftest import serve, settings
+from tests.service.sessions import all_bot_tables, human_with_bots
 
 ALL_BOT_TABLES = 8
 HUMAN_TURNS = 6
@@ -42,16 +43,8 @@ async def test_a_humans_bots_answer_while_eight_all_bot_tables_play(
         httpx.AsyncClient(base_url=url, timeout=20) as http,
     ):
         api = DokoClient(http)
-        busy = []
-        for n in range(ALL_BOT_TABLES):
-            table = await api.create_table(f"bots {n}")
-            for kind in ("random", "greedy", "random", "greedy"):
-                await table.seat_bot(kind)
-            busy.append(table.table_id)
-        table = await api.create_table("human", first_dealer=3)
-        human = await table.take_seat("human", seat=0)
-        for kind in ("greedy", "random", "greedy"):
-            await table.seat_bot(kind)
+        busy = await all_bot_tables(api, ALL_BOT_TABLES)
+        human = await human_with_bots(api, first_dealer=3)
         player = random_player(random.Random(5))
         waits: list[int] = []
         async with asyncio.timeout(SAFETY):

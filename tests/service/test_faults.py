@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import random
 import signal
@@ -27,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import asyncpg
@@ -43,7 +42,8 @@ from infra.event_store import EventStore
 from infra.tables import Tables
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
-from tests.service.conftest import serve, settings
+from tests.service.conftest import Records, serve, settings
+from tests.service.sessions import all_bot_tables, human_with_bots
 
 DB_TIMEOUT = 1.0
 BOT_TABLES = 3
@@ -94,35 +94,6 @@ def _processes_or_none(pgdata: Path) -> list[psutil.Process]:
         return []
 
 
-class Logged(logging.Handler):
-    """The records of some loggers, kept while the block runs."""
-
-    def __init__(self, *names: str) -> None:
-        super().__init__(logging.DEBUG)
-        self.names = names
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def messages(self, logger: str) -> list[str]:
-        return [r.getMessage() for r in self.records if r.name == logger]
-
-    @contextlib.contextmanager
-    def attached(self) -> Iterator[Logged]:
-        loggers = [logging.getLogger(name) for name in self.names]
-        levels = [logger.level for logger in loggers]
-        for logger in loggers:
-            logger.addHandler(self)
-            logger.setLevel(logging.INFO)
-        try:
-            yield self
-        finally:
-            for logger, level in zip(loggers, levels, strict=True):
-                logger.removeHandler(self)
-                logger.setLevel(level)
-
-
 async def until(condition: Callable[[], object], timeout: float = SAFETY) -> None:
     async with asyncio.timeout(timeout):
         while not await condition():  # type: ignore[misc]
@@ -167,21 +138,6 @@ class Player:
             except ProblemError:  # a bot acted first: look again
                 continue
             self.acknowledged.append((f"seat{int(self.seat.seat)}:{key}", result.version))  # type: ignore[attr-defined]
-
-
-async def _tables(api: DokoClient) -> tuple[list[str], str, SeatClient]:
-    """Three tables of four bots, and a table of three bots and a human."""
-    bots = []
-    for n in range(BOT_TABLES):
-        table = await api.create_table(f"bots {n}")
-        for kind in ("random", "greedy", "random", "greedy"):
-            await table.seat_bot(kind)
-        bots.append(table.table_id)
-    table = await api.create_table("human")
-    human = await table.take_seat("human", seat=0)
-    for kind in ("greedy", "random", "greedy"):
-        await table.seat_bot(kind)
-    return bots, table.table_id, human
 
 
 async def _finished(http: httpx.AsyncClient, table_id: str) -> bool:
@@ -232,7 +188,9 @@ async def _check_the_log(url: str, tables: list[str], player: Player) -> None:
             assert recorded == version, (command_id, version, recorded)
 
 
-async def _run_a_fault(server: Server, fault: Callable[[httpx.AsyncClient, str], object]) -> Logged:
+async def _run_a_fault(
+    server: Server, fault: Callable[[httpx.AsyncClient, str], object]
+) -> Records:
     """Bots and a player at work; ``fault(http, a table id)`` breaks the database and
     mends it (or leaves that to the service); then everything must have recovered."""
     app = create_app(
@@ -243,9 +201,12 @@ async def _run_a_fault(server: Server, fault: Callable[[httpx.AsyncClient, str],
             embedded_data_dir=str(server.pgdata),
         )
     )
-    with Logged("doko.health", "doko.service", "doko.supervisor").attached() as logged:
+    with Records().attached("doko.health", "doko.service", "doko.supervisor") as logged:
         async with serve(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
-            bots, human_table, human = await _tables(DokoClient(http))
+            api = DokoClient(http)
+            bots = await all_bot_tables(api, BOT_TABLES)
+            human = await human_with_bots(api)
+            human_table = human.table.table_id
             player = Player(human)
             stop = asyncio.Event()
             playing = asyncio.create_task(player.play(stop))
@@ -338,7 +299,7 @@ async def test_a_dropped_listen_connection_is_taken_again_and_all_carries_on(
     """The backend of the service's LISTEN connection is terminated (only that one: this
     test's database, the LISTEN query): a stream opened before goes on receiving every
     event, and bots finish their table."""
-    logged = Logged("doko.supervisor")
+    logged = Records()
     async with (
         serve(create_app(settings(db_url))) as url,
         httpx.AsyncClient(base_url=url, timeout=30) as http,
@@ -359,7 +320,7 @@ async def test_a_dropped_listen_connection_is_taken_again_and_all_carries_on(
         await asyncio.wait_for(opened.wait(), SAFETY)
         for kind in ("random", "greedy"):
             await table.seat_bot(kind)
-        with logged.attached():
+        with logged.attached("doko.supervisor"):
             terminated = await pool.fetchval(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND query LIKE 'LISTEN %'"

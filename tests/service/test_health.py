@@ -13,35 +13,14 @@ import pytest
 
 from service.app import create_app
 from service.supervisor import Supervisor, TaskState
-from tests.service.conftest import serve, settings
+from tests.service.conftest import Records, serve, settings
 from tests.service.test_errors import assert_problem
-
-
-class Records(logging.Handler):
-    """The records of one logger, kept in a list."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def messages(self, level: int = logging.DEBUG) -> list[str]:
-        return [r.getMessage() for r in self.records if r.levelno >= level]
 
 
 @pytest.fixture
 def supervisor_log() -> Iterator[Records]:
-    logger = logging.getLogger("doko.supervisor")
-    handler, level = Records(), logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+    with Records().attached("doko.supervisor", level=logging.DEBUG) as records:
+        yield records
 
 
 async def until(condition: object, timeout: float = 30.0) -> None:
@@ -51,27 +30,31 @@ async def until(condition: object, timeout: float = 30.0) -> None:
             await asyncio.sleep(0.001)
 
 
+class Flaky:
+    """A task that raises each of ``causes`` in turn, one per run, then runs for ever."""
+
+    def __init__(self, causes: list[Exception]) -> None:
+        self.causes = causes
+        self.runs = 0
+
+    async def __call__(self) -> None:
+        self.runs += 1
+        if self.runs <= len(self.causes):
+            raise self.causes[self.runs - 1]
+        await asyncio.Event().wait()
+
+
 async def test_a_failing_task_is_logged_once_per_cause_and_restarted(
     supervisor_log: Records,
 ) -> None:
     """Three failures with one cause, then two with another, then it runs: the first of
     each cause is logged with its traceback, the task is started six times, the report
     says ``restarting`` meanwhile and ``running`` once it has run ``stable`` seconds."""
-    runs = 0
-    causes = [ConnectionRefusedError("db down")] * 3 + [TimeoutError("stalled")] * 2
-    forever = asyncio.Event()
-
-    async def task() -> None:
-        nonlocal runs
-        runs += 1
-        if runs <= len(causes):
-            raise causes[runs - 1]
-        await forever.wait()
-
+    task = Flaky([ConnectionRefusedError("db down")] * 3 + [TimeoutError("stalled")] * 2)
     supervisor = Supervisor(first_delay=0.001, max_delay=0.004, stable=0.05)
     supervisor.start("flaky", task)
     try:
-        await until(lambda: runs == 6)
+        await until(lambda: task.runs == 6)
         await until(lambda: supervisor.report()[0] == TaskState("flaky", "running"))
     finally:
         await supervisor.stop()
@@ -81,7 +64,10 @@ async def test_a_failing_task_is_logged_once_per_cause_and_restarted(
         "flaky failed: TimeoutError: stalled",
     ]
     assert all(r.exc_info is not None for r in errors), "logged with the traceback"
-    assert supervisor_log.messages(logging.INFO)[-1] == "flaky is running again after 5 failure(s)"
+    assert (
+        supervisor_log.messages("doko.supervisor", logging.INFO)[-1]
+        == "flaky is running again after 5 failure(s)"
+    )
 
 
 async def test_expected_failures_are_handed_on_and_logged_without_a_traceback(
@@ -89,25 +75,15 @@ async def test_expected_failures_are_handed_on_and_logged_without_a_traceback(
 ) -> None:
     """A failure of an ``expected`` kind (the database is unavailable) is handed to
     ``on_expected`` each time and logged once as a line of its own; others as before."""
-    runs = 0
     handed: list[BaseException] = []
-    causes: list[Exception] = [ConnectionRefusedError("down")] * 2 + [KeyError("bug")]
-    forever = asyncio.Event()
-
-    async def task() -> None:
-        nonlocal runs
-        runs += 1
-        if runs <= len(causes):
-            raise causes[runs - 1]
-        await forever.wait()
-
+    task = Flaky([ConnectionRefusedError("down")] * 2 + [KeyError("bug")])
     supervisor = Supervisor(first_delay=0.001, expected=(OSError,), on_expected=handed.append)
     supervisor.start("bots", task)
     try:
-        await until(lambda: runs == 4)
+        await until(lambda: task.runs == 4)
     finally:
         await supervisor.stop()
-    assert handed == causes[:2]
+    assert handed == task.causes[:2]
     warnings = [r for r in supervisor_log.records if r.levelno == logging.WARNING]
     assert [r.getMessage() for r in warnings] == [
         "bots stopped: ConnectionRefusedError: down; restarting in 0.0 s"
@@ -150,7 +126,9 @@ async def test_a_task_that_returns_is_started_again(supervisor_log: Records) -> 
         await until(lambda: runs >= 3)
     finally:
         await supervisor.stop()
-    assert "listener ended; starting it again" in supervisor_log.messages(logging.INFO)
+    assert "listener ended; starting it again" in supervisor_log.messages(
+        "doko.supervisor", logging.INFO
+    )
 
 
 async def test_liveness_and_readiness(db_url: str) -> None:

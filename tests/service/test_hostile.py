@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -335,108 +334,61 @@ def _body_cases() -> list[Case]:
     return cases
 
 
+def declaring(name: str, status: int, code: str, headers: dict[str, str | bytes]) -> Case:
+    """Seat 1 declares healthy (its turn: only the headers can be wrong)."""
+    return Case(name, "POST", DECLARE, status, code, {**seat_auth(), **JSON, **headers}, HEALTHY)
+
+
+def seat_view(name: str, authorization: str | bytes, status: int = 401) -> Case:
+    """Seat 1's view, asked for with this Authorization header."""
+    code = {401: "unauthorized", 403: "forbidden"}[status]
+    headers = {"authorization": authorization}
+    return Case(name, "GET", "/tables/{table}/seats/1", status, code, headers)
+
+
+def public_view(name: str, if_none_match: str, status: int, code: str | None) -> Case:
+    """The public view, asked for with this If-None-Match header."""
+    return Case(name, "GET", "/tables/{table}", status, code, {"if-none-match": if_none_match})
+
+
 def _misc_cases() -> list[Case]:
+    entropy = json_body({"name": "x", "entropy": "5f3a9c01"})
+    unauthorized = (401, "unauthorized")
+    malformed = (400, "malformed_request")
     return [
         # R2.2: entropy at a table whose deals are fixed in advance is refused, not dropped
-        Case(
-            "entropy at a host-seeded table",
-            "POST",
-            "/tables/{seeded}/seats",
-            409,
-            "entropy_not_used",
-            JSON,
-            json_body({"name": "x", "entropy": "5f3a9c01"}),
-            rule="R2.2",
-        ),
-        Case(
-            "entropy at a preset table",
-            "POST",
-            "/tables/{preset}/seats",
-            409,
-            "entropy_not_used",
-            JSON,
-            json_body({"name": "x", "entropy": "5f3a9c01"}),
-            rule="R2.2",
+        *(
+            Case(
+                f"entropy at a {kind} table",
+                "POST",
+                f"/tables/{{{kind}}}/seats",
+                409,
+                "entropy_not_used",
+                JSON,
+                entropy,
+                rule="R2.2",
+            )
+            for kind in ("seeded", "preset")
         ),
         # tokens
+        seat_view("a token longer than any issued", "Bearer " + "A" * 44),
+        seat_view("a token with a space inside", "Bearer ab cd"),
+        seat_view("a token with non-ASCII", "Bearer é".encode()),
+        seat_view("a token with a dot", "Bearer a.b"),
+        seat_view("Bearer without a token", "Bearer"),
+        seat_view("another scheme", "Basic {token1}"),
+        seat_view("a token of another seat", "Bearer {token2}", 403),
         Case(
-            "a token longer than any issued",
-            "GET",
-            "/tables/{table}/seats/1",
-            401,
-            "unauthorized",
-            {"authorization": "Bearer " + "A" * 44},
+            "?token= on a seat view", "GET", "/tables/{table}/seats/1?token={token1}", *unauthorized
         ),
         Case(
-            "a token with a space inside",
-            "GET",
-            "/tables/{table}/seats/1",
-            401,
-            "unauthorized",
-            {"authorization": "Bearer ab cd"},
-        ),
-        Case(
-            "a token with non-ASCII",
-            "GET",
-            "/tables/{table}/seats/1",
-            401,
-            "unauthorized",
-            {"authorization": "Bearer é".encode()},
-        ),
-        Case(
-            "a token with a dot",
-            "GET",
-            "/tables/{table}/seats/1",
-            401,
-            "unauthorized",
-            {"authorization": "Bearer a.b"},
-        ),
-        Case(
-            "Bearer without a token",
-            "GET",
-            "/tables/{table}/seats/1",
-            401,
-            "unauthorized",
-            {"authorization": "Bearer"},
-        ),
-        Case(
-            "another scheme",
-            "GET",
-            "/tables/{table}/seats/1",
-            401,
-            "unauthorized",
-            {"authorization": "Basic {token1}"},
-        ),
-        Case(
-            "a token of another seat",
-            "GET",
-            "/tables/{table}/seats/1",
-            403,
-            "forbidden",
-            seat_auth(2),
-        ),
-        Case(
-            "?token= on a seat view",
-            "GET",
-            "/tables/{table}/seats/1?token={token1}",
-            401,
-            "unauthorized",
-        ),
-        Case(
-            "?token= on a command",
-            "POST",
-            PLAY + "?token={token1}",
-            401,
-            "unauthorized",
-            JSON,
-            PLAY_BODY,
+            "?token= on a command", "POST", PLAY + "?token={token1}", *unauthorized, JSON, PLAY_BODY
         ),
         Case(
             "?token= on seating a bot",
             "POST",
             "/tables/{seeded}/bots?token={host}",
-            401,
-            "unauthorized",
+            *unauthorized,
             JSON,
             json_body({}),
         ),
@@ -451,125 +403,40 @@ def _misc_cases() -> list[Case]:
             "a 44-character ?token= on a stream",
             "GET",
             "/tables/{table}/events?token=" + "A" * 44,
-            401,
-            "unauthorized",
+            *unauthorized,
         ),
-        # entity tags that are well formed
-        Case(
-            "If-None-Match: * (any version)",
-            "GET",
-            "/tables/{table}",
-            304,
-            None,
-            {"if-none-match": "*"},
-        ),
-        Case(
-            "If-None-Match with another server's tag",
-            "GET",
-            "/tables/{table}",
-            200,
-            None,
-            {"if-none-match": '"abc"'},
-        ),
-        Case(
-            "If-None-Match with 33 tags",
-            "GET",
-            "/tables/{table}",
-            400,
-            "malformed_request",
-            {"if-none-match": ", ".join(['"1"'] * 33)},
-        ),
-        Case(
-            "If-None-Match with a broken tag",
-            "GET",
-            "/tables/{table}",
-            400,
-            "malformed_request",
-            {"if-none-match": '"1"x'},
-        ),
-        Case(
-            "If-Match with two tags",
-            "POST",
-            DECLARE,
-            400,
-            "malformed_request",
-            {**seat_auth(), **JSON, "if-match": '"1", "2"'},
-            HEALTHY,
-        ),
-        Case(
-            "If-Match quoted beyond integer",
-            "POST",
-            DECLARE,
-            400,
-            "malformed_request",
-            {**seat_auth(), **JSON, "if-match": '"2147483648"'},
-            HEALTHY,
-        ),
-        Case(
-            "If-Match an empty tag",
-            "POST",
-            DECLARE,
-            400,
-            "malformed_request",
-            {**seat_auth(), **JSON, "if-match": '""'},
-            HEALTHY,
-        ),
-        Case(
-            "If-Match a stale version",
-            "POST",
-            DECLARE,
-            409,
-            "version_mismatch",
-            {**seat_auth(), **JSON, "if-match": '"1"'},
-            HEALTHY,
-        ),
+        # entity tags
+        public_view("If-None-Match: * (any version)", "*", 304, None),
+        public_view("If-None-Match with another server's tag", '"abc"', 200, None),
+        public_view("If-None-Match with 33 tags", ", ".join(['"1"'] * 33), *malformed),
+        public_view("If-None-Match with a broken tag", '"1"x', *malformed),
+        declaring("If-Match with two tags", *malformed, {"if-match": '"1", "2"'}),
+        declaring("If-Match quoted beyond integer", *malformed, {"if-match": '"2147483648"'}),
+        declaring("If-Match an empty tag", *malformed, {"if-match": '""'}),
+        declaring("If-Match a stale version", 409, "version_mismatch", {"if-match": '"1"'}),
         # idempotency keys
-        Case(
-            "Idempotency-Key over 200 characters",
-            "POST",
-            DECLARE,
-            400,
-            "malformed_request",
-            {**seat_auth(), **JSON, "idempotency-key": "k" * 201},
-            HEALTHY,
+        declaring(
+            "Idempotency-Key over 200 characters", *malformed, {"idempotency-key": "k" * 201}
         ),
-        Case(
-            "Idempotency-Key with a space",
-            "POST",
-            DECLARE,
-            400,
-            "malformed_request",
-            {**seat_auth(), **JSON, "idempotency-key": "a b"},
-            HEALTHY,
-        ),
-        Case(
-            "Idempotency-Key non-ASCII",
-            "POST",
-            DECLARE,
-            400,
-            "malformed_request",
-            {**seat_auth(), **JSON, "idempotency-key": "ä".encode()},
-            HEALTHY,
-        ),
+        declaring("Idempotency-Key with a space", *malformed, {"idempotency-key": "a b"}),
+        declaring("Idempotency-Key non-ASCII", *malformed, {"idempotency-key": "ä".encode()}),
         # paths and methods
-        Case("seat 4", "GET", "/tables/{table}/seats/4", 400, "malformed_request", seat_auth()),
-        Case("seat -1", "GET", "/tables/{table}/seats/-1", 400, "malformed_request", seat_auth()),
+        Case("seat 4", "GET", "/tables/{table}/seats/4", *malformed, seat_auth()),
+        Case("seat -1", "GET", "/tables/{table}/seats/-1", *malformed, seat_auth()),
         Case(
             "seat number in the path beyond 64 bits",
             "GET",
             "/tables/{table}/seats/99999999999999999999",
-            400,
-            "malformed_request",
+            *malformed,
             seat_auth(),
         ),
-        Case("deal 0", "GET", "/tables/{table}/deals/0", 400, "malformed_request"),
-        Case("deal 13", "GET", "/tables/{table}/deals/13/verification", 400, "malformed_request"),
+        Case("deal 0", "GET", "/tables/{table}/deals/0", *malformed),
+        Case("deal 13", "GET", "/tables/{table}/deals/13/verification", *malformed),
         Case(
             "deal beyond 64 bits",
             "GET",
             "/tables/{table}/deals/99999999999999999999/replay",
-            400,
-            "malformed_request",
+            *malformed,
         ),
         Case("a deal in play", "GET", "/tables/{table}/deals/1", 409, "deal_not_scored"),
         Case(
@@ -595,8 +462,7 @@ def _misc_cases() -> list[Case]:
             "a duplicate min_version",
             "GET",
             "/tables/{table}?min_version=1&min_version=x",
-            400,
-            "malformed_request",
+            *malformed,
         ),
     ]
 
@@ -688,12 +554,6 @@ class World(msgspec.Struct):
 
     def fill_bytes(self, data: bytes) -> bytes:
         return self.fill(data.decode("latin-1")).encode("latin-1")
-
-
-@pytest.fixture(scope="module")
-async def module_http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=30.0) as client:
-        yield client
 
 
 @pytest.fixture(scope="module")

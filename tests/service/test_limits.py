@@ -26,7 +26,7 @@ from service.app import create_app
 from service.auth import new_token
 from service.limits import Counter
 from service.logs import AccessLine, AccessLog, JsonFormatter
-from tests.service.conftest import UNLIMITED, Clock, serve, settings
+from tests.service.conftest import UNLIMITED, Clock, Records, serve, settings
 from tests.service.test_errors import assert_problem
 
 PER_TOKEN = 3
@@ -194,16 +194,8 @@ async def test_the_routes_that_replay_a_log_have_a_lower_limit(
 # -- the access log -----------------------------------------------------------------------
 
 
-class Records(logging.Handler):
-    """The records of ``doko.access``, kept in a list. (Not pytest's caplog: the app's
-    start-up configures logging and takes caplog's handler off the root logger.)"""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+class AccessRecords(Records):
+    """The records of ``doko.access``."""
 
     def lines(self, since: float = 0.0) -> list[AccessLine]:
         """The access lines logged so far of requests that ended ``since`` (``time.time()``)
@@ -218,22 +210,14 @@ class Records(logging.Handler):
 
 
 @pytest.fixture
-def access() -> Iterator[Records]:
+def access() -> Iterator[AccessRecords]:
     """Records ``doko.access`` at INFO while the test runs."""
-    logger = logging.getLogger("doko.access")
-    level = logger.level
-    handler = Records()
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+    with AccessRecords().attached("doko.access") as records:
+        yield records  # type: ignore[misc]
 
 
 async def test_one_access_line_per_request_without_the_query_string(
-    db_url: str, access: Records
+    db_url: str, access: AccessRecords
 ) -> None:
     """Every request gets one access line on ``doko.access``: method, path without the query
     string (which may carry a token), the status sent and the milliseconds taken; refused
@@ -269,7 +253,7 @@ async def test_one_access_line_per_request_without_the_query_string(
 
 
 async def test_requests_no_route_serves_are_logged_and_limited(
-    db_url: str, access: Records
+    db_url: str, access: AccessRecords
 ) -> None:
     """Every request counts and is logged, also one for a path no route serves (404) or with
     a method the path does not allow (405): "each client address ``per_address`` requests a
@@ -293,7 +277,7 @@ async def test_requests_no_route_serves_are_logged_and_limited(
 
 
 async def test_a_running_server_logs_its_access_lines_without_being_asked(
-    base_url: str, access: Records
+    base_url: str, access: AccessRecords
 ) -> None:
     """A running server logs a request's line by itself (its `AccessLog` flushes
     periodically), though far fewer lines than the batch limit were kept."""
@@ -308,7 +292,7 @@ async def test_a_running_server_logs_its_access_lines_without_being_asked(
     ]
 
 
-async def test_the_access_log_flushes_every_interval(access: Records) -> None:
+async def test_the_access_log_flushes_every_interval(access: AccessRecords) -> None:
     """`AccessLog.run` logs what is kept every ``interval`` seconds (half a second in the
     service; a hundredth here), and once more when it is stopped."""
     log = AccessLog(interval=0.01, limit=1000)
@@ -328,7 +312,7 @@ async def test_the_access_log_flushes_every_interval(access: Records) -> None:
 
 
 def test_a_batch_is_formatted_as_one_json_line_per_request(
-    access: Records,
+    access: AccessRecords,
 ) -> None:
     """`AccessLog` keeps lines until `flush` (or until ``limit`` are kept) and logs them as
     one record; `JsonFormatter` writes that record as one JSON object a line, a request
