@@ -80,7 +80,7 @@ Render = Callable[[StoredEvent, TableEvent], Message]
 class _Feed:
     """The newest events of the whole log, kept from the moment the first feed subscriber
     asked (the log's head then) on, read and rendered once per commit for all feed
-    subscribers."""
+    subscribers, and forgotten when the last one leaves."""
 
     def __init__(self, store: EventStore, render: Render, keep: int, page: int) -> None:
         self._store = store
@@ -96,6 +96,10 @@ class _Feed:
         """Something was committed: read what is new on the next call."""
         self._stale = True
 
+    def forget(self) -> None:
+        """No one follows the feed any more: keep nothing (start at the head next time)."""
+        self._kept, self._end, self._stale = [], None, False
+
     async def after(self, position: int) -> list[tuple[int, Message]]:
         """Up to a page of the (rendered) events after ``position``, in position order."""
         async with self._lock:
@@ -103,12 +107,13 @@ class _Feed:
                 self._stale = False  # a commit heard during the read marks it again
                 self._end = await self._store.head_position()
             elif self._stale:
-                self._stale = False
+                self._stale = False  # a commit heard during the reads marks it again
                 read = await self._read(self._end)
-                if read:
-                    self._stale = len(read) == self._page  # more than a page is new
+                while read:
                     self._kept = [*self._kept, *read][-self._keep :]
                     self._end = read[-1][0]
+                    full = len(read) == self._page  # more than a page was new
+                    read = await self._read(self._end) if full else []
             floor = self._kept[0][0] - 1 if self._kept else self._end
         if position < floor:  # further behind than what is kept: its own read
             return await self._read(position)
@@ -186,6 +191,8 @@ class Hub:
                 self._tails.pop(key, None)
                 self._locks.pop(key, None)
                 self._stale.discard(key)
+                if key == ALL:
+                    self._feed.forget()
 
     async def events_after(self, stream_id: str, version: int) -> list[Recorded]:
         """The table's stored (and decoded) events after ``version``.

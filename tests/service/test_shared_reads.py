@@ -15,9 +15,14 @@ from typing import Any
 import asyncpg
 import httpx
 
+from domain.table_view import redact
+from infra.event_store import EventStore
+from infra.tables import CODEC
 from service.app import create_app
-from service.client import SseMessage, read_sse
+from service.client import DokoClient, SseMessage, read_sse
+from service.streams import FEED_PAGE
 from tests.service.conftest import serve, settings
+from tests.service.sessions import all_bot_tables
 
 SUBSCRIBERS = 100
 COMMITS = 12
@@ -92,3 +97,34 @@ async def test_a_hundred_feed_subscribers_cost_one_read_per_commit(
     for messages in received:
         assert [m.id for m in messages] == expected, "every subscriber got every event once"
     assert 1 <= counted.calls <= COMMITS, f"{counted.calls} reads for {COMMITS} commits"
+
+
+async def test_a_feed_subscriber_far_behind_gets_every_event_once(
+    base_url: str, pool: asyncpg.Pool
+) -> None:
+    """A subscriber from position 0, behind what the feed keeps by more than a page (a
+    whole session of bots: hundreds of events), reads its own way up to the newest, then
+    follows them: every public event once, in order, the newest included."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        [table_id] = await all_bot_tables(DokoClient(http), 1)
+        async with asyncio.timeout(SAFETY):
+            while (await http.get(f"/tables/{table_id}")).json()["winners"] is None:
+                await asyncio.sleep(0.05)
+        last = await pool.fetchval("SELECT max(position) FROM events")
+        assert last > FEED_PAGE
+        received: list[SseMessage] = []
+        ready = asyncio.Event()
+        reader = asyncio.create_task(_subscribe(http, 0, received, ready))
+        try:
+            async with asyncio.timeout(SAFETY):
+                while not received or int(received[-1].id or 0) < last:
+                    await asyncio.sleep(0.01)
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
+                await reader
+    store, expected, after = EventStore(pool), [], 0
+    while batch := await store.read_all(after, 1000):  # the whole log, read another way
+        expected += [e.position for e in batch if redact(CODEC.from_stored(e), None) is not None]
+        after = batch[-1].position
+    assert [int(m.id or 0) for m in received] == expected, "each public event once, in order"
