@@ -712,7 +712,7 @@ class Readiness(msgspec.Struct):
     description="A database round trip (within the database timeout), the LISTEN connection "
     "that hears commits, and every background task (bots, listener, ...) running. 503 "
     "`not_ready` with the failed checks in `errors` otherwise.",
-    responses=_problems(validated=False, database=False),
+    responses=_problems(validated=False),
 )
 async def ready(request: Request[Any, Any, Any]) -> Readiness:
     svc = services(request)
