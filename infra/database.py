@@ -77,8 +77,18 @@ def embedded_data_dir(url: str | None = None, *, data_dir: Path | str | None = N
 
 
 def embedded_running(pgdata: Path) -> bool:
-    """Whether the embedded server of *pgdata* is running."""
-    return _postmaster(pgdata) is not None
+    """Whether the embedded server of *pgdata* is running: the process its
+    ``postmaster.pid`` names is alive and a PostgreSQL server (a pid that now belongs to
+    another program does not count; one that may not be looked at is taken to be it)."""
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n")[0])
+        process = psutil.Process(pid)
+        alive: bool = process.status() != psutil.STATUS_ZOMBIE
+        return alive and process.name().startswith("postgres")
+    except psutil.AccessDenied:
+        return True
+    except (OSError, ValueError, psutil.Error):
+        return False
 
 
 def revive_embedded(pgdata: Path) -> bool:
@@ -102,18 +112,6 @@ def stop_embedded(pgdata: Path) -> None:
     if server is not None:
         _clear_stale_pids(pgdata)
         server.cleanup()
-
-
-def _postmaster(pgdata: Path) -> psutil.Process | None:
-    """The running postmaster of *pgdata* named by its ``postmaster.pid``, if any (a pid
-    that now belongs to another program does not count)."""
-    try:
-        pid = int((pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
-        process = psutil.Process(pid)
-        running = process.is_running() and process.status() != psutil.STATUS_ZOMBIE
-        return process if running and process.name().startswith("postgres") else None
-    except (OSError, ValueError, psutil.Error):
-        return None
 
 
 def _clear_stale_pids(pgdata: Path) -> None:
