@@ -382,12 +382,12 @@ class EventStore:
         return position
 
     async def read_stream(self, stream_id: str, from_version: int = 1) -> list[StoredEvent]:
-        """Return the stream's events from *from_version* on, in version order."""
+        """Return the stream's events from *from_version* on, in version order (*from_version*
+        may be one past the largest version, 2^31 - 1: there are none then)."""
         rows = await self._pool.fetch(
-            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version >= $2"
-            " ORDER BY version",
+            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version",
             stream_id,
-            from_version,
+            from_version - 1,
         )
         return [_stored(row) for row in rows]
 

@@ -656,3 +656,35 @@ async def test_a_malformed_or_oversized_request_is_refused_and_writes_nothing(
     assert_answer(status, headers, body, case)
     assert headers["connection"] == "close"
     assert await written(pool) == before
+
+
+async def test_the_largest_cursors_open_streams_that_stay_open(
+    world: World, module_http: httpx.AsyncClient
+) -> None:
+    """A table stream resumed after the largest version (2^31 - 1) and the feed after the
+    largest position (2^63 - 1) are valid cursors: both streams open, and stay open when
+    the next commit wakes them (nothing is newer than their cursors: they send nothing),
+    while a stream from 0 gets that commit."""
+    table = await DokoClient(module_http).create_table("cursors")
+    paths = [
+        (f"/tables/{table.table_id}/events", {"last-event-id": str(MAX_VERSION)}),
+        (f"/feed?after={MAX_POSITION}", {}),
+    ]
+    stream = httpx.Timeout(10.0, read=None)
+    async with contextlib.AsyncExitStack() as stack:
+        extremes = []
+        for path, headers in paths:
+            response = await stack.enter_async_context(
+                module_http.stream("GET", path, headers=headers, timeout=stream)
+            )
+            assert response.status_code == 200, path
+            extremes.append(response.aiter_bytes())
+        async with table.events() as messages:
+            await table.take_seat("north")
+            async with asyncio.timeout(30):
+                async for message in messages:
+                    if message.event == "seat_taken":
+                        break
+        for chunks in extremes:  # open, with nothing to send: still waiting
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(anext(chunks), 0.2)
