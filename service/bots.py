@@ -8,6 +8,14 @@ session is not over, so bots carry on after a restart or a lost notification. A 
 pure function of (table, version, seat), and its command id is derived from
 them too, so several service processes driving the same bot agree and write
 once.
+
+Tables take turns: the driver takes the table that has waited longest, lets one bot
+act once, and puts the table back at the end of the line, so a table of four bots
+playing a whole session does not keep a human's bots waiting. What the driver keeps
+is bounded by the tables with bots whose session is not over: a finished table is
+forgotten, and the rescan does not bring it back. A database error ends `Bots.run`
+(its supervisor starts it again, with a fresh scan); any other error with one table
+is logged and that table waits for its next notification.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from domain.observations import Observation, observe
 from domain.players import Chooser, greedy_action, random_action
 from domain.seats import SEATS
 from domain.table import TableState
+from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict
 from infra.tables import Tables, VersionMismatch
 
@@ -70,75 +79,94 @@ class Bots:
         self._tables = tables
         self._pool = pool
         self._known: set[str] = set()
-        self._done: set[str] = set()
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._line: dict[str, None] = {}  # the tables waiting for their turn, in order
+        self._waiting = asyncio.Event()
 
     def watch(self, stream_id: str) -> None:
         """Drive the bots of this table from now on."""
         self._known.add(stream_id)
-        self._queue.put_nowait(stream_id)
+        self._queue(stream_id)
 
     def notify(self, stream_id: str) -> None:
         """Called for each committed append."""
         if stream_id in self._known:
-            self._queue.put_nowait(stream_id)
+            self._queue(stream_id)
 
     def wake_all(self) -> None:
         """Look at every table with bots again (appends may have gone unheard)."""
         for stream_id in self._known:
-            self._queue.put_nowait(stream_id)
+            self._queue(stream_id)
+
+    def _queue(self, stream_id: str) -> None:
+        """Line the table up for a turn (once: a table already in line keeps its place)."""
+        self._line.setdefault(stream_id, None)
+        self._waiting.set()
 
     async def _scan(self) -> None:
-        """Look at every table with bots whose session is not known to be over: finds the
-        tables seated elsewhere, and catches up if a notification was lost."""
+        """Look at every table with bots whose session is not over: finds the tables seated
+        elsewhere, and catches up if a notification was lost."""
         rows = await self._pool.fetch(
-            "SELECT DISTINCT stream_id FROM events"
-            " WHERE type = 'seat_taken' AND coalesce(payload->>'bot', '') <> ''"
+            "SELECT DISTINCT e.stream_id FROM events e"
+            " LEFT JOIN table_views v ON v.stream_id = e.stream_id"
+            " WHERE e.type = 'seat_taken' AND coalesce(e.payload->>'bot', '') <> ''"
+            " AND coalesce(v.view->>'winners', 'null') = 'null'"
         )
         for row in rows:
-            if row[0] not in self._done:
-                self.watch(row[0])
+            self.watch(row[0])
 
     async def run(self) -> None:
-        """Drive bots until cancelled."""
+        """Drive bots until cancelled (or until the database fails: see the module docstring)."""
         await self._scan()
         while True:
-            try:
-                stream_id = await asyncio.wait_for(self._queue.get(), RESCAN_SECONDS)
-            except TimeoutError:
-                await self._scan()
+            if not self._line:
+                self._waiting.clear()
+                try:
+                    await asyncio.wait_for(self._waiting.wait(), RESCAN_SECONDS)
+                except TimeoutError:
+                    await self._scan()
                 continue
+            stream_id = next(iter(self._line))
+            del self._line[stream_id]
             try:
-                await self.act(stream_id)
+                if await self.step(stream_id):
+                    self._queue(stream_id)  # its next turn, after the others in line
+            except UNAVAILABLE:
+                self._queue(stream_id)
+                raise
             except Exception:
                 log.exception("bots of table %s failed", stream_id)
 
     async def act(self, stream_id: str) -> None:
         """Let the table's bots act until none has anything to do."""
-        while True:
-            loaded = await self._tables.load(stream_id)
-            if loaded.state.over:
-                self._known.discard(stream_id)
-                self._done.add(stream_id)
-                return
-            command = bot_command(stream_id, loaded.state, loaded.version)
-            if command is None:
-                return
-            try:
-                await self._tables.execute(
-                    stream_id,
-                    command,
-                    command_id=f"bot{int(command.seat)}:v{loaded.version}",
-                    actor=f"bot:{int(command.seat)}",
-                    expected_version=loaded.version,
-                )
-            except (VersionMismatch, ConcurrencyConflict):
-                continue
-            except DomainError as error:  # logged without its message: it may name a card
-                log.error(
-                    "a bot of table %s chose an action the rules reject: %s (%s)",
-                    stream_id,
-                    error.code,
-                    error.rule,
-                )
-                return
+        while await self.step(stream_id):
+            pass
+
+    async def step(self, stream_id: str) -> bool:
+        """Let one of the table's bots act once; whether a bot may have more to do."""
+        loaded = await self._tables.load(stream_id)
+        if loaded.state.over:
+            self._known.discard(stream_id)
+            self._line.pop(stream_id, None)
+            return False
+        command = bot_command(stream_id, loaded.state, loaded.version)
+        if command is None:
+            return False
+        try:
+            await self._tables.execute(
+                stream_id,
+                command,
+                command_id=f"bot{int(command.seat)}:v{loaded.version}",
+                actor=f"bot:{int(command.seat)}",
+                expected_version=loaded.version,
+            )
+        except (VersionMismatch, ConcurrencyConflict):
+            return True
+        except DomainError as error:  # logged without its message: it may name a card
+            log.error(
+                "a bot of table %s chose an action the rules reject: %s (%s)",
+                stream_id,
+                error.code,
+                error.rule,
+            )
+            return False
+        return True

@@ -69,18 +69,24 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Run the HTTP service: migrate, then serve with uvicorn (several workers if asked)."""
+    """Run the HTTP service: migrate, then serve with uvicorn (several workers if asked).
+
+    When the service started the embedded PostgreSQL itself, it stops it again on the way
+    out, also when ended by SIGTERM (uvicorn re-raises the signal once it has shut down:
+    here it ends the process as an exception, so that the way out is taken).
+    """
     import os
+    import signal
     import sys
 
     import msgspec
     import uvicorn
     from uvicorn.supervisors.multiprocess import Multiprocess
 
-    from infra.database import database_url
+    from infra.database import database_url, embedded_data_dir, stop_embedded
     from infra.signing import KeyFileError
     from service.app import Settings
-    from service.http import HttpProtocol
+    from service.http import Config, Edge, HttpProtocol
     from service.keys import key_file, load_signer
     from service.logs import log_config
 
@@ -90,14 +96,28 @@ def serve(args: argparse.Namespace) -> int:
     except KeyFileError as error:
         print(f"--signing-key: {error}", file=sys.stderr)
         return 2
+    pgdata = embedded_data_dir(args.database_url, data_dir=args.data_dir)
     settings = Settings(
         database_url=database_url(args.database_url, data_dir=args.data_dir),
         cors_origins=tuple(args.cors_origin),
         signing_key=str(signing_key) if signing_key is not None else None,
+        db_timeout=args.db_timeout,
+        rate_per_token=args.rate_per_token,
+        rate_per_address=args.rate_per_address,
+        rate_expensive=args.rate_expensive,
+        embedded_data_dir=str(pgdata) if pgdata is not None else None,
+    )
+    edge = Edge(
+        max_header_bytes=args.max_header_bytes,
+        max_headers=args.max_headers,
+        read_timeout=args.read_timeout,
+        keep_alive=args.keep_alive,
+        max_connections=args.max_connections,
     )
     os.environ["DOKO_SETTINGS"] = msgspec.json.encode(settings).decode()
-    config = uvicorn.Config(
+    config = Config(
         "service.app:app_from_env",
+        edge=edge,
         factory=True,
         http=HttpProtocol,
         workers=args.workers,
@@ -106,6 +126,11 @@ def serve(args: argparse.Namespace) -> int:
     )
     sock = listening_socket(args.host, args.port)
     print(f"doko serving on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
+
+    def terminated(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminated)
     try:
         if args.workers > 1:
             Multiprocess(config, sockets=[sock]).run()
@@ -113,11 +138,18 @@ def serve(args: argparse.Namespace) -> int:
             uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn has shut down gracefully already
         pass
+    finally:
+        if pgdata is not None:
+            stop_embedded(pgdata)
     return 0
 
 
 def register_serve(subparsers: Subparsers) -> None:
     """``doko serve``."""
+    from service.app import Settings
+    from service.http import Edge
+
+    defaults, edge = Settings(database_url=""), Edge()
     parser = subparsers.add_parser("serve", help="run the HTTP service")
     add_database_options(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -128,6 +160,22 @@ def register_serve(subparsers: Subparsers) -> None:
     )
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
     add_signing_key_option(parser)
+    limits = parser.add_argument_group(
+        "limits", "what clients may send and hold (README: Operations)"
+    )
+    options: list[tuple[str, type, object, str]] = [
+        ("--db-timeout", float, defaults.db_timeout, "seconds a database wait may take (503)"),
+        ("--rate-per-token", int, defaults.rate_per_token, "requests a second per token"),
+        ("--rate-per-address", int, defaults.rate_per_address, "requests a second per address"),
+        ("--rate-expensive", int, defaults.rate_expensive, "replays a second per address"),
+        ("--max-header-bytes", int, edge.max_header_bytes, "bytes of request line and headers"),
+        ("--max-headers", int, edge.max_headers, "header fields a request (431)"),
+        ("--read-timeout", float, edge.read_timeout, "seconds to send a whole request (408)"),
+        ("--keep-alive", float, edge.keep_alive, "seconds an idle connection stays open"),
+        ("--max-connections", int, edge.max_connections, "open connections (503 beyond)"),
+    ]
+    for flag, kind, default, meaning in options:
+        limits.add_argument(flag, type=kind, default=default, help=f"{meaning} (default {default})")
     parser.set_defaults(handler=serve)
 
 

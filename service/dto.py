@@ -18,7 +18,9 @@ from infra.projections import LobbyEntry
 from service.bots import BotKind
 
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
-Name = Annotated[str, Meta(min_length=1, max_length=40, examples=["Anna"])]
+NO_CONTROLS = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
+"""Names are text without control characters (C0, DEL, C1): no NUL, no line breaks."""
+Name = Annotated[str, Meta(min_length=1, max_length=40, pattern=NO_CONTROLS, examples=["Anna"])]
 SeatNumber = Annotated[int, Meta(ge=0, le=3, examples=[2])]
 Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
 Invitation = Annotated[
@@ -34,7 +36,9 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
     and listed nowhere; a ``public`` one is in the lobby and open to anyone (T1.1).
     ``turn_seconds``: the turn clock, 5-600 seconds, or none (T3.1)."""
 
-    name: Annotated[str, Meta(max_length=100, examples=["Friday league, table 3"])] = ""
+    name: Annotated[
+        str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday league, table 3"])
+    ] = ""
     first_dealer: SeatNumber | None = None
     seeds: Annotated[list[Hex32], Meta(min_length=12, max_length=12)] | None = None
     presets: (

@@ -6,28 +6,54 @@ threaded, so no lock is needed), and one access line per request (method, path
 without the query string, status, milliseconds) kept by a `service.logs.AccessLog`.
 
 - Each bearer token may send ``per_token`` requests a second, and each client address
-  ``per_address`` requests a second, counting all of that address's requests. A
-  request beyond either limit is refused with 429 ``rate_limited`` and ``Retry-After``
-  (the seconds until the window ends, rounded up: 1). A refused request still counts.
+  ``per_address`` requests a second, counting all of that address's requests. A token
+  counts as the same key whether it comes in the ``Authorization`` header or, on the
+  event streams, in the ``token`` query parameter; what cannot be a token (longer than
+  any issued one, or with other characters: see `service.auth.TOKEN`) counts under one
+  shared key. A request beyond either limit is refused with 429 ``rate_limited`` and
+  ``Retry-After`` (the seconds until the window ends, rounded up: 1). A refused request
+  still counts.
+- The routes that replay a table's log (a deal's verification and replay, the export)
+  cost far more than the others: each client address may send ``expensive`` of them a
+  second, on top of the other limits.
 - ``/schema`` (the OpenAPI document) is not limited.
 - Streams count once, when they are opened.
 
-The limits are per process: ``doko serve --workers N`` allows N times as much.
+The window is a second of ``clock()`` (`time.monotonic` unless the app was given another,
+as tests do). The limits are per process: ``doko serve --workers N`` allows N times as much.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs
 
 import msgspec
 from litestar.types import ASGIApp, Message, Receive, Send
 
+from service.auth import TOKEN
 from service.logs import AccessLog
 from service.problems import PROBLEM_JSON, problem_of
 
 UNLIMITED_PATHS = ("/schema",)
 """Path prefixes that no limit applies to."""
+
+EXPENSIVE_PATHS = ("/verification", "/replay", "/export")
+"""Path endings of the routes that replay a table's log."""
+
+NOT_A_TOKEN = "(not a token)"
+"""The one key of everything sent as a token that cannot be one."""
+
+
+class Limits(msgspec.Struct, frozen=True):
+    """Requests a second: per token, per client address, and per client address on the
+    expensive routes."""
+
+    per_token: int
+    per_address: int
+    expensive: int
 
 
 class Counter:
@@ -55,6 +81,21 @@ def _header(scope: Any, name: bytes) -> bytes | None:
     return None
 
 
+def token_key(scope: Any) -> str | None:
+    """The rate-limit key of the request's token (header or query), None without one."""
+    header = _header(scope, b"authorization")
+    if header is not None:
+        token = header.decode("latin-1").partition(" ")[2].strip()
+    elif b"token=" in scope["query_string"]:
+        sent = parse_qs(scope["query_string"].decode("latin-1")).get("token")
+        if not sent:
+            return None
+        token = sent[-1]
+    else:
+        return None
+    return token if TOKEN.fullmatch(token) else NOT_A_TOKEN
+
+
 def _too_many(path: str, origin: bytes | None, origins: frozenset[bytes]) -> tuple[Any, Any]:
     """The 429 problem+json answer (start and body messages), readable cross-origin by
     the allowed origins as every other answer is."""
@@ -72,29 +113,33 @@ def _too_many(path: str, origin: bytes | None, origins: frozenset[bytes]) -> tup
 
 def guard(
     app: ASGIApp,
-    per_token: int,
-    per_address: int,
+    limits: Limits,
     log: AccessLog,
     cors_origins: tuple[str, ...] = (),
+    clock: Callable[[], float] = time.monotonic,
 ) -> ASGIApp:
     """``app`` behind the rate limits and the access log (see the module docstring).
 
     It wraps the whole application (`Litestar.asgi_handler`), so that requests for no
     route (404, 405) are counted and logged too.
     """
-    tokens = Counter(per_token)
-    addresses = Counter(per_address)
+    tokens = Counter(limits.per_token)
+    addresses = Counter(limits.per_address)
+    expensive = Counter(limits.expensive)
     origins = frozenset(o.encode() for o in cors_origins)
 
     def admit(scope: Any) -> bool:
-        if scope["path"].startswith(UNLIMITED_PATHS):
+        path = scope["path"]
+        if path.startswith(UNLIMITED_PATHS):
             return True
-        second = int(time.monotonic())
+        second = int(clock())
         client = scope.get("client")
-        address_ok = addresses.admit(client[0] if client else "", second)
-        header = _header(scope, b"authorization")
-        token_ok = header is None or tokens.admit(header.decode("latin-1"), second)
-        return address_ok and token_ok
+        address = client[0] if client else ""
+        admitted = addresses.admit(address, second)
+        if path.endswith(EXPENSIVE_PATHS):
+            admitted = expensive.admit(address, second) and admitted
+        key = token_key(scope)
+        return (key is None or tokens.admit(key, second)) and admitted
 
     async def handle(scope: Any, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

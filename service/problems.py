@@ -17,13 +17,19 @@ from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_404_NOT_FOUND,
     HTTP_409_CONFLICT,
+    HTTP_422_UNPROCESSABLE_ENTITY,
     HTTP_500_INTERNAL_SERVER_ERROR,
+    HTTP_503_SERVICE_UNAVAILABLE,
 )
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
 from domain.table import InvalidTableOption
-from infra.event_store import ConcurrencyConflict
+from infra.database import UNAVAILABLE
+from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.tables import TableNotFound, VersionMismatch
+
+RETRY_AFTER = 1
+"""Seconds a client is told to wait before retrying while the database is unavailable."""
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("doko.service")
@@ -43,11 +49,21 @@ class Problem(msgspec.Struct, omit_defaults=True):
 
 
 class ServiceError(HTTPException):
-    """An error raised by the service itself, with a stable code."""
+    """An error raised by the service itself, with a stable code (and, optionally, the
+    problem's ``errors`` and response headers)."""
 
-    def __init__(self, status: int, code: str, detail: str) -> None:
-        super().__init__(detail=detail, status_code=status)
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        errors: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail=detail, status_code=status, headers=headers)
         self.code = code
+        self.errors = errors
 
 
 def problem(
@@ -124,7 +140,7 @@ def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[
     """Litestar's own errors (400 validation, 401, 403, 404, 405, 413, 429 ...)."""
     status = exc.status_code
     code = getattr(exc, "code", None) or _CODES.get(status, "http_error")
-    errors = None
+    errors = getattr(exc, "errors", None)
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
         errors = [e if isinstance(e, dict) else {"message": str(e)} for e in exc.extra]
     headers = dict(exc.headers or {})
@@ -132,6 +148,34 @@ def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[
         headers["Retry-After"] = headers.get("RateLimit-Reset", "1")
     detail = exc.detail if not isinstance(exc, NotFoundException) else "no such resource"
     return problem(request, status, code, detail, errors=errors, headers=headers)
+
+
+def idempotency_key_reused(
+    request: Request[Any, Any, Any], exc: IdempotencyKeyReused
+) -> Response[Problem]:
+    """An Idempotency-Key first used for another request (another operation, seat or
+    body): 422, nothing written (draft-ietf-httpapi-idempotency-key-header)."""
+    return problem(
+        request,
+        HTTP_422_UNPROCESSABLE_ENTITY,
+        "idempotency_key_reused",
+        "this Idempotency-Key was used for another request: use a new key for a new request",
+    )
+
+
+def database_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    """The database cannot be reached or did not answer in time: 503 with Retry-After. The
+    outage is logged once by the database watch, not once per request."""
+    services = getattr(request.app.state, "services", None)
+    if services is not None:
+        services.watch.failed(exc)
+    return problem(
+        request,
+        HTTP_503_SERVICE_UNAVAILABLE,
+        "database_unavailable",
+        f"the database is unavailable: retry in {RETRY_AFTER} s",
+        headers={"Retry-After": str(RETRY_AFTER)},
+    )
 
 
 def unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
@@ -147,7 +191,9 @@ _CODES = {
     404: "not_found",
     405: "method_not_allowed",
     413: "body_too_large",
+    422: "unprocessable",
     429: "rate_limited",
+    503: "unavailable",
 }
 
 
@@ -161,6 +207,8 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     TableNotFound: table_not_found,
     VersionMismatch: version_mismatch,
     ConcurrencyConflict: concurrency_conflict,
+    IdempotencyKeyReused: idempotency_key_reused,
     HTTPException: http_error,
+    **dict.fromkeys(UNAVAILABLE, database_unavailable),
     Exception: unexpected,
 }

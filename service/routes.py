@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -27,20 +29,12 @@ from domain.table import (
     Visibility,
 )
 from domain.table_view import TableView, redact, table_view, without_secrets
-from infra.audit import (
-    Check,
-    DealReport,
-    Export,
-    deal_events,
-    export_session,
-    render_deal,
-    verify_stored,
-)
+from infra.audit import Export, deal_events, render_deal
 from infra.event_store import StoredEvent
 from infra.projections import DealRecord, Scoresheet, scoresheet_of
-from infra.signing import KeySet, Signature, key_set
-from infra.tables import CODEC, Loaded
-from infra.witness import chain_head, scored_heads, with_chain_head, witnessed_sheet
+from infra.signing import KeySet, key_set
+from infra.tables import Loaded
+from infra.witness import scored_heads, with_chain_head, witnessed_sheet
 from service import examples
 from service.auth import (
     authorize_host,
@@ -67,11 +61,24 @@ from service.dto import (
     TableCreatedResponse,
     TakeSeatRequest,
 )
+from service.health import ReadinessCheck, readiness
 from service.keys import KEYS_PATH, signed, signing
-from service.problems import Problem, ServiceError, etag
-from service.streams import ALL, sse_messages
+from service.parsing import (
+    MAX_POSITION,
+    MAX_VERSION,
+    NoneMatch,
+    expected_version,
+    query_numbers,
+)
+from service.parsing import last_event_id as last_event_id_of
+from service.problems import RETRY_AFTER, Problem, ServiceError, etag
+from service.records import DealVerification, deal_record_of, decoded, export_of
+from service.streams import ALL, message, sse_messages
 
-TableId = Annotated[str, Parameter(description="the table's id", max_length=64)]
+TableId = Annotated[
+    str,
+    Parameter(description="the table's id", pattern="^[A-Za-z0-9_-]{1,64}$", max_length=64),
+]
 SeatParam = Annotated[int, Parameter(ge=0, le=3, description="seat 0-3, clockwise")]
 IdempotencyKey = Annotated[
     str | None,
@@ -79,7 +86,10 @@ IdempotencyKey = Annotated[
         name="Idempotency-Key",
         required=False,
         max_length=200,
-        description="a retry with the same key returns the first result and writes nothing",
+        pattern="^[\\x21-\\x7e]{1,200}$",
+        description="a retry with the same key and the same request returns the first "
+        "result and writes nothing; the same key with another request is 422 "
+        "`idempotency_key_reused`",
     ),
 ]
 IfMatch = Annotated[
@@ -94,6 +104,7 @@ MinVersion = Annotated[
     int | None,
     Parameter(
         ge=0,
+        le=MAX_VERSION,
         required=False,
         description="answer with the table at this version or later (a version you learned "
         "from a command's answer or a stream event id); with several service processes a "
@@ -107,15 +118,18 @@ LastEventId = Annotated[
 
 
 def _problems(
-    *statuses: int, validated: bool = True, shown: Sequence[dict[str, Any]] = ()
+    *statuses: int,
+    validated: bool = True,
+    database: bool = True,
+    shown: Sequence[dict[str, Any]] = (),
 ) -> dict[int, ResponseSpec]:
     """The problem responses of an operation: ``statuses``, and always 429 (every route is
-    rate-limited) and, for routes with parameters or a body (``validated``), 400. Each
+    rate-limited), 503 for routes that use the database (``database``: while it is
+    unavailable) and, for routes with parameters or a body (``validated``), 400. Each
     status shows the operation's own problems of that status (``shown``, e.g. from
     `LIFE_PROBLEMS`), else a typical one."""
-    statuses = tuple(
-        sorted({*statuses, 429, *((400,) if validated else ()), *(p["status"] for p in shown)})
-    )
+    always = {429, *((400,) if validated else ()), *((503,) if database else ())}
+    statuses = tuple(sorted({*statuses, *always, *(p["status"] for p in shown)}))
     return {
         status: ResponseSpec(
             Problem,
@@ -152,11 +166,21 @@ _EXAMPLE_PROBLEMS = {
         409, "must_follow", "QS was led: you hold a trump and must play it", "R3.3"
     ),
     413: _example_problem(413, "body_too_large", "Request Entity Too Large"),
+    422: _example_problem(
+        422, "idempotency_key_reused", "this Idempotency-Key was used for another request"
+    ),
     429: _example_problem(429, "rate_limited", "Too Many Requests"),
     503: _example_problem(
-        503, "signing_key_unavailable", "the current signing key is configured outside the database"
+        503, "database_unavailable", f"the database is unavailable: retry in {RETRY_AFTER} s"
     ),
 }
+_SIGNED_PROBLEMS = [
+    _EXAMPLE_PROBLEMS[503],
+    _example_problem(
+        503, "signing_key_unavailable", "the current signing key is configured outside the database"
+    ),
+]
+"""The 503 problems of the routes that sign their answers."""
 
 LIFE_PROBLEMS = {
     "turn_seconds": _example_problem(
@@ -209,30 +233,10 @@ def services(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
 
 
-def _tag_version(tag: str) -> int | None:
-    """The table version an entity tag names (``"12"``, ``W/"12"`` or ``12``), if any."""
-    text = tag.strip().removeprefix("W/").strip('"')
-    return int(text) if text.isdigit() else None
-
-
-def _version(header: str | None) -> int | None:
-    """The table version named by an If-Match header (``"12"`` or ``12``)."""
-    if header is None:
-        return None
-    version = _tag_version(header)
-    if version is None:
-        raise ServiceError(400, "malformed_request", 'If-Match takes a table version, e.g. "12"')
-    return version
-
-
-def _tags(if_none_match: str | None) -> set[str]:
-    return {t.strip() for t in if_none_match.split(",")} if if_none_match else set()
-
-
 async def _current(
     request: Request[Any, Any, Any],
     table_id: str,
-    if_none_match: str | None = None,
+    held: NoneMatch | None = None,
     token: str | None = None,
     min_version: int | None = None,
 ) -> Loaded:
@@ -242,8 +246,7 @@ async def _current(
     behind what it saw."""
     tables = services(request).tables
     loaded: Loaded = await tables.load(table_id)
-    named = [_tag_version(t) or 0 for t in _tags(if_none_match)]
-    newest = max([*named, min_version or 0])
+    newest = max(held.newest if held else 0, min_version or 0)
     if newest > loaded.version or (token is not None and seat_of(loaded.state, token) is None):
         loaded = await tables.load(table_id, fresh=True)
     return loaded
@@ -252,13 +255,13 @@ async def _current(
 async def _watched(
     request: Request[Any, Any, Any],
     table_id: str,
-    if_none_match: str | None = None,
+    held: NoneMatch | None = None,
     min_version: int | None = None,
 ) -> Loaded:
     """The table for a spectator (`_current`), who at a private table must hold a
     credential of it (T1.1): read from the log again before refusing one the cached table
     does not know (a seat taken through another process)."""
-    loaded = await _current(request, table_id, if_none_match, min_version=min_version)
+    loaded = await _current(request, table_id, held, min_version=min_version)
     try:
         authorize_spectator(request, loaded.state)
     except ServiceError:
@@ -267,14 +270,11 @@ async def _watched(
     return loaded
 
 
-def _conditional(
-    version: int, if_none_match: str | None, render: Callable[[], Any]
-) -> Response[Any]:
+def _conditional(version: int, held: NoneMatch, render: Callable[[], Any]) -> Response[Any]:
     """A view with ``ETag`` = the table version; 304 when the client holds that version
     (compared weakly, RFC 9110 13.1.2: ``W/"12"`` matches ``"12"``; ``*`` matches any)."""
     tag = etag(version)
-    tags = _tags(if_none_match)
-    if "*" in tags or version in {_tag_version(t) for t in tags}:
+    if held.matches(version):
         return Response(content=None, status_code=304, headers={"ETag": tag})
     return Response(render(), headers={"ETag": tag})
 
@@ -422,11 +422,11 @@ async def get_table(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[TableView]:
-    loaded = await _watched(request, table_id, if_none_match, min_version)
+    query_numbers(request, {"min_version": MAX_VERSION})
+    held = NoneMatch(if_none_match)
+    loaded = await _watched(request, table_id, held, min_version)
     return _conditional(
-        loaded.version,
-        if_none_match,
-        lambda: table_view(loaded.state, None, loaded.recorded_at),
+        loaded.version, held, lambda: table_view(loaded.state, None, loaded.recorded_at)
     )
 
 
@@ -450,14 +450,21 @@ async def get_seat_view(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[TableView]:
+    query_numbers(request, {"min_version": MAX_VERSION})
     token = bearer(request) or ""
-    loaded = await _current(request, table_id, if_none_match, token, min_version)
+    held = NoneMatch(if_none_match)
+    loaded = await _current(request, table_id, held, token, min_version)
     authorize_seat(loaded.state, token, Seat(seat))
     return _conditional(
-        loaded.version,
-        if_none_match,
-        lambda: table_view(loaded.state, Seat(seat), loaded.recorded_at),
+        loaded.version, held, lambda: table_view(loaded.state, Seat(seat), loaded.recorded_at)
     )
+
+
+def fingerprint(operation: str, seat: int, body: msgspec.Struct | None) -> str:
+    """What an Idempotency-Key is bound to: the operation, the seat and the request body
+    (SHA-256 of their canonical JSON, keys sorted: the body's spelling does not matter)."""
+    canonical = msgspec.json.encode([operation, seat, body], order="sorted")
+    return hashlib.sha256(canonical).hexdigest()
 
 
 async def _act(
@@ -465,8 +472,9 @@ async def _act(
     table_id: str,
     seat: int,
     command: TableCommand,
+    body: msgspec.Struct | None,
     idempotency_key: str | None,
-    if_match: str | None,
+    if_match_header: str | None,
 ) -> Response[CommandResponse]:
     """Authorize the seat (again on the state the command is decided on: a token whose
     player left no longer acts, T2.2), refuse a turn action after its deadline (T3.2), run
@@ -474,22 +482,25 @@ async def _act(
     svc = services(request)
     tables = svc.tables
     token = bearer(request) or ""
+    expected = expected_version(if_match_header)
     loaded: Loaded = await tables.load(table_id, fresh=False)
     if seat_of(loaded.state, token) is None:  # a seat taken in another process since?
         loaded = await tables.load(table_id, fresh=True)
     authorize_seat(loaded.state, token, Seat(seat))
     await svc.clock.require_in_time(table_id, loaded, command)
     command_id = f"seat{seat}:{idempotency_key}" if idempotency_key else None
+    operation = request.route_handler.operation_id
     done = await tables.execute(
         table_id,
         command,
         command_id=command_id,
+        fingerprint=fingerprint(str(operation), seat, body) if command_id else None,
         actor=f"seat:{seat}",
-        expected_version=_version(if_match),
+        expected_version=expected,
         check=lambda state: authorize_seat(state, token, Seat(seat)),
     )
-    body = CommandResponse(done.version, table_view(done.state, Seat(seat), done.recorded_at))
-    return Response(body, headers={"ETag": etag(done.version)})
+    answer = CommandResponse(done.version, table_view(done.state, Seat(seat), done.recorded_at))
+    return Response(answer, headers={"ETag": etag(done.version)})
 
 
 _COMMAND_ERRORS = _problems(
@@ -498,6 +509,7 @@ _COMMAND_ERRORS = _problems(
     403,
     404,
     413,
+    422,
     429,
     shown=[_EXAMPLE_PROBLEMS[409], LIFE_PROBLEMS["turn_expired"], LIFE_PROBLEMS["seat_vacant"]],
 )
@@ -526,7 +538,7 @@ async def declare(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = Declare(Seat(seat), data.declaration)
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @post(
@@ -546,7 +558,7 @@ async def name_contract(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = NameContract(Seat(seat), data.contract)
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @post(
@@ -566,7 +578,7 @@ async def play_card(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = PlayCard(Seat(seat), Card(data.card))
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @post(
@@ -586,7 +598,7 @@ async def announce(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = Announce(Seat(seat), data.word)
-    return await _act(request, table_id, seat, command, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
 
 
 @get(
@@ -606,10 +618,12 @@ async def get_scoresheet(
     if_none_match: IfNoneMatch = None,
     min_version: MinVersion = None,
 ) -> Response[Scoresheet]:
-    loaded = await _watched(request, table_id, if_none_match, min_version)
+    query_numbers(request, {"min_version": MAX_VERSION})
+    held = NoneMatch(if_none_match)
+    loaded = await _watched(request, table_id, held, min_version)
     heads = await scored_heads(services(request).pool, table_id, loaded.version)
     return _conditional(
-        loaded.version, if_none_match, lambda: witnessed_sheet(scoresheet_of(loaded.state), heads)
+        loaded.version, held, lambda: witnessed_sheet(scoresheet_of(loaded.state), heads)
     )
 
 
@@ -627,7 +641,7 @@ async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) 
         )
 
 
-async def _scored_events(
+async def _scored_log(
     request: Request[Any, Any, Any], table_id: str, deal_no: int
 ) -> list[StoredEvent]:
     """The table's stored events, once deal ``deal_no`` is scored."""
@@ -648,12 +662,19 @@ async def get_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealRecord:
     await _scored(request, table_id, deal_no)
-    record = await services(request).pool.fetchval(
+    record: str | None = await services(request).pool.fetchval(
         "SELECT record::text FROM deal_archive WHERE stream_id = $1 AND deal_no = $2",
         table_id,
         deal_no,
     )
-    return msgspec.json.decode(record, type=DealRecord)
+    if record is not None:
+        return msgspec.json.decode(record, type=DealRecord)
+    # the projection lacks the row (being rebuilt?): the record from the log itself
+    stored = await services(request).store.read_stream(table_id)
+    computed = await asyncio.to_thread(deal_record_of, stored, deal_no)
+    if computed is None:
+        raise ServiceError(409, "deal_not_scored", f"deal {deal_no} is not scored yet")
+    return computed
 
 
 class DealReplay(msgspec.Struct):
@@ -664,44 +685,25 @@ class DealReplay(msgspec.Struct):
     text: str
 
 
+def _replay(stored: list[StoredEvent], deal_no: int) -> DealReplay:
+    """The deal's events (no token or invitation hash in them) and its rendering."""
+    events = decoded(stored)
+    shown = [without_secrets(e) for e in deal_events(events, deal_no)]
+    return DealReplay(deal_no, shown, render_deal(events, deal_no))
+
+
 @get(
     "/tables/{table_id:str}/deals/{deal_no:int}/replay",
     operation_id="replayDeal",
     summary="A scored deal step by step",
+    description="Rate-limited per client address like the other routes that replay a log.",
     responses=_problems(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def replay_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealReplay:
-    stored = await _scored_events(request, table_id, deal_no)
-    events = [CODEC.from_stored(e) for e in stored]
-    shown = [without_secrets(e) for e in deal_events(events, deal_no)]
-    return DealReplay(deal_no, shown, render_deal(events, deal_no))
-
-
-REPORT_FORMAT = "doko-deal-verification"
-
-
-class DealVerification(msgspec.Struct):
-    """The audit of a scored deal, and the table-wide checks (hash chain, decoding) of the
-    table's log up to ``version``, whose hash chain value is ``chain_head``; signed by the
-    service (`infra.signing`)."""
-
-    format: Annotated[str, msgspec.Meta(description=f"always {REPORT_FORMAT!r}")]
-    table_id: str
-    version: Annotated[int, msgspec.Meta(description="the table version verified up to")]
-    chain_head: Annotated[
-        str, msgspec.Meta(description="the hash chain value at that version (hex)")
-    ]
-    ok: bool
-    deal: DealReport
-    table_checks: tuple[Check, ...]
-    signature: Annotated[
-        Signature | None,
-        msgspec.Meta(
-            description="the service's signature of this report (`/.well-known/doko-keys`)"
-        ),
-    ] = None
+    stored = await _scored_log(request, table_id, deal_no)
+    return await asyncio.to_thread(_replay, stored, deal_no)
 
 
 @get(
@@ -709,23 +711,19 @@ class DealVerification(msgspec.Struct):
     operation_id="verifyDeal",
     summary="Verify a scored deal",
     description="Commitment and seed, hands recomputed, events replayed by the rules, score "
-    "recomputed, hash chain intact; signed by the service's current key (see "
-    f"`{KEYS_PATH}`).",
-    responses=_problems(404, 409, 503, shown=[LIFE_PROBLEMS["private"]]),
+    "recomputed, hash chain intact, on the log up to the deal's last event (which later "
+    "events cannot change: the result is computed once and kept); signed by the service's "
+    f"current key (see `{KEYS_PATH}`).",
+    responses=_problems(404, 409, shown=[LIFE_PROBLEMS["private"], *_SIGNED_PROBLEMS]),
 )
 async def verify_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealVerification:
-    stored = await _scored_events(request, table_id, deal_no)
-    report = verify_stored(stored)
-    deal = next(d for d in report.deals if d.deal_no == deal_no)
-    table_checks = report.checks
-    ok = deal.ok and all(c.ok for c in table_checks)
-    head = stored[-1]
-    verification = DealVerification(
-        REPORT_FORMAT, table_id, head.version, head.hash.hex(), ok, deal, table_checks
+    svc = services(request)
+    verification: DealVerification = await svc.verifications.of(
+        table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
     )
-    return await signed(services(request).keys, verification)
+    return await signed(svc.keys, verification)
 
 
 @get(
@@ -737,7 +735,7 @@ async def verify_deal(
     "session is over (finished, or abandoned: T4.2).",
     responses={
         200: ResponseSpec(Export, description="the table's log", generate_examples=False),
-        **_problems(404, 409, 503, shown=[LIFE_PROBLEMS["private"]]),
+        **_problems(404, 409, shown=[LIFE_PROBLEMS["private"], *_SIGNED_PROBLEMS]),
     },
 )
 async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Response[bytes]:
@@ -748,8 +746,7 @@ async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Re
         raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
     stored = await tables.store.read_stream(table_id)
     signer, now = await signing(services(request).keys)
-    events = [CODEC.from_stored(e) for e in stored]
-    body = export_session(stored, events, signer=signer, signed_at=now)
+    body = await asyncio.to_thread(export_of, stored, signer, now)
     return Response(body, media_type="application/json")
 
 
@@ -768,10 +765,10 @@ async def signing_keys(request: Request[Any, Any, Any]) -> KeySet:
     return key_set(await services(request).keys.keys())
 
 
-def _cursor(last_event_id: str | None, after: int | None) -> int:
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        return int(last_event_id.strip())
-    return after or 0
+def _cursor(last_event_id: str | None, after: int | None, limit: int) -> int:
+    """Where a stream resumes: after Last-Event-ID if sent, else ``after``, else 0."""
+    resumed = last_event_id_of(last_event_id, limit)
+    return resumed if resumed is not None else after or 0
 
 
 @get(
@@ -781,7 +778,8 @@ def _cursor(last_event_id: str | None, after: int | None) -> int:
     description="Each event as the viewer may see it (seat token: that seat's view; none, "
     "the host token or the invitation code: public; a private table needs one of these, "
     "T1.1). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
-    "without gaps or repeats. EventSource clients may pass the token as `token`. A seat's "
+    "without gaps or repeats. EventSource clients may pass the token as `token` (on this "
+    "route only: every other route takes it in the Authorization header). A seat's "
     "stream ends with the event of its player leaving (T2.2). `deal_scored` and "
     "`session_finished` data carry one more member, `chain_head`: the hash chain value at "
     "that version (hex), a witness of the table's history.",
@@ -792,11 +790,13 @@ async def stream_table(
     request: Request[Any, Any, Any],
     table_id: TableId,
     last_event_id: LastEventId = None,
-    after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+    after: Annotated[int | None, Parameter(ge=0, le=MAX_VERSION, required=False)] = None,
     token: Annotated[str | None, Parameter(required=False, description="seat token")] = None,
 ) -> ServerSentEvent:
     svc = services(request)
-    token = bearer(request, required=False)
+    query_numbers(request, {"after": MAX_VERSION})
+    cursor = _cursor(last_event_id, after, MAX_VERSION)
+    token = bearer(request, required=False, query=True)
     loaded = await _current(request, table_id, token=token)
     viewer = viewer_of(loaded.state, token)
     left: list[int] = []  # the version at which the viewer's player left the seat
@@ -808,13 +808,13 @@ async def stream_table(
             shown = redact(event, viewer)
             if shown is not None and not left:
                 data = with_chain_head(msgspec.json.encode(shown), record)
-                messages.append(_message(record, record.version, data))
+                messages.append(message(record, record.version, data))
             mine = record.version > loaded.version  # not an earlier player's leaving
             if isinstance(event, SeatLeft) and event.seat is viewer and mine:
                 left.append(record.version)
         return messages, recorded[-1][0].version if recorded else cursor
 
-    messages = sse_messages(svc.hub, table_id, _cursor(last_event_id, after), fetch)
+    messages = sse_messages(svc.hub, table_id, cursor, fetch)
     return ServerSentEvent(_until_left(messages, left))
 
 
@@ -822,14 +822,10 @@ async def _until_left(
     messages: AsyncIterator[ServerSentEventMessage], left: list[int]
 ) -> AsyncIterator[ServerSentEventMessage]:
     """A seat's stream up to its player's leaving (T2.2): the token no longer sees the seat."""
-    async for message in messages:
-        yield message
-        if left and message.id is not None and int(message.id) >= left[0]:
+    async for sent in messages:
+        yield sent
+        if left and sent.id is not None and int(sent.id) >= left[0]:
             return
-
-
-def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEventMessage:
-    return ServerSentEventMessage(data=data.decode(), event=record.type, id=event_id)
 
 
 @get(
@@ -846,48 +842,67 @@ def _message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEvent
 async def stream_feed(
     request: Request[Any, Any, Any],
     last_event_id: LastEventId = None,
-    after: Annotated[int | None, Parameter(ge=0, required=False)] = None,
+    after: Annotated[int | None, Parameter(ge=0, le=MAX_POSITION, required=False)] = None,
 ) -> ServerSentEvent:
     svc = services(request)
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
-        stored = await svc.store.read_all(cursor, limit=500)
-        public = await svc.visibilities.public({r.stream_id for r in stored})
-        messages = []
-        for record in stored:
-            if record.stream_id not in public:
-                continue
-            shown = redact(CODEC.from_stored(record), None)
-            if shown is not None:
-                body = FeedItem(record.stream_id, record.version, shown, chain_head(record))
-                messages.append(_message(record, record.position, msgspec.json.encode(body)))
-        return messages, stored[-1].position if stored else cursor
+        rendered = await svc.hub.feed_after(cursor)
+        messages = [message for _, message in rendered if message is not None]
+        return messages, rendered[-1][0] if rendered else cursor
 
-    return ServerSentEvent(sse_messages(svc.hub, ALL, _cursor(last_event_id, after), fetch))
-
-
-class FeedItem(msgspec.Struct, omit_defaults=True):
-    """One public event of the integration feed."""
-
-    table_id: str
-    version: int
-    event: TableEvent
-    chain_head: Annotated[
-        str | None,
-        msgspec.Meta(
-            description="deal_scored and session_finished: the table's hash chain value at "
-            "this version (hex), to hold an export against (`doko verify --witness`)"
-        ),
-    ] = None
+    query_numbers(request, {"after": MAX_POSITION})
+    cursor = _cursor(last_event_id, after, MAX_POSITION)
+    return ServerSentEvent(sse_messages(svc.hub, ALL, cursor, fetch))
 
 
 class Health(msgspec.Struct):
+    """The process answers."""
+
     status: str
 
 
-@get("/health", operation_id="health", summary="Liveness", responses=_problems(validated=False))
+@get(
+    ["/health", "/health/live"],
+    operation_id=lambda _handler, _method, path: "live" if "live" in path else "health",
+    summary="Liveness: the process answers",
+    description="Always 200 while the process serves requests; touches no database. "
+    "`/health` is the same as `/health/live`.",
+    responses=_problems(validated=False, database=False),
+)
 async def health() -> Health:
     return Health("ok")
+
+
+class Readiness(msgspec.Struct):
+    """Every readiness check passed."""
+
+    status: str
+    checks: list[ReadinessCheck]
+
+
+@get(
+    "/health/ready",
+    operation_id="ready",
+    summary="Readiness: the database answers, commits are heard, background tasks run",
+    description="A database round trip (within the database timeout), the LISTEN connection "
+    "that hears commits, and every background task (bots, listener, ...) running. 503 "
+    "`not_ready` with the failed checks in `errors` otherwise.",
+    responses=_problems(validated=False),
+)
+async def ready(request: Request[Any, Any, Any]) -> Readiness:
+    svc = services(request)
+    checks = await readiness(svc.watch, svc.supervisor, svc.listening)
+    failed = [c for c in checks if not c.ok]
+    if failed:
+        raise ServiceError(
+            503,
+            "not_ready",
+            "; ".join(f"{c.name}: {c.detail}" for c in failed),
+            errors=[msgspec.to_builtins(c) for c in failed],
+            headers={"Retry-After": str(RETRY_AFTER)},
+        )
+    return Readiness("ready", checks)
 
 
 ROUTES = [
@@ -909,4 +924,5 @@ ROUTES = [
     stream_table,
     stream_feed,
     health,
+    ready,
 ]

@@ -20,6 +20,7 @@ from infra.tables import Check, Loaded
 from service import examples
 from service.auth import authorize_host, authorize_seat, bearer, seat_of
 from service.dto import CommandResponse
+from service.parsing import expected_version
 from service.problems import etag
 from service.routes import (
     _COMMAND_RESPONSES,
@@ -31,7 +32,6 @@ from service.routes import (
     _act,
     _problems,
     _success,
-    _version,
     services,
 )
 
@@ -59,7 +59,7 @@ async def _execute(
         command,
         command_id=command_id,
         actor=actor,
-        expected_version=_version(if_match),
+        expected_version=expected_version(if_match),
         check=authorize,
     )
     body = CommandResponse(done.version, table_view(done.state, None, done.recorded_at))
@@ -143,7 +143,8 @@ async def come_back(
     idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
-    return await _act(request, table_id, seat, ComeBack(Seat(seat)), idempotency_key, if_match)
+    command = ComeBack(Seat(seat))
+    return await _act(request, table_id, seat, command, None, idempotency_key, if_match)
 
 
 def _host_command(

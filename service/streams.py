@@ -2,9 +2,12 @@
 
 One LISTEN connection per service process wakes every subscriber whose table
 (or, for the integration feed, any table) got new events; subscribers then
-read the log from their last version (a table's newest events are read once
-and shared by its subscribers), so several processes sharing one database all
-stream every event, without gaps or repeats.
+read the log from their last version or position, so several processes sharing
+one database all stream every event, without gaps or repeats. The newest events
+are read once per commit and shared: a table's by its subscribers, the whole
+log's by every feed subscriber (a feed subscriber further behind reads its own
+way up to them). While the database is unavailable a stream waits and tries
+again (sending a comment line each time), instead of ending.
 """
 
 from __future__ import annotations
@@ -13,52 +16,192 @@ import asyncio
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Annotated
 
+import msgspec
 from litestar.response.sse import ServerSentEventMessage
 
 from domain.table import TableEvent
+from domain.table_view import redact
+from infra.database import UNAVAILABLE
 from infra.event_store import EventStore, StoredEvent
 from infra.tables import CODEC
+from infra.witness import chain_head
 
 HEARTBEAT_SECONDS = 15.0
+RETRY_SECONDS = 0.5
+"""The first wait before a stream reads again after the database failed (it doubles)."""
+FEED_PAGE = 500
+"""The most events a feed subscriber gets from one read."""
 ALL = "*"
 
 
 Recorded = tuple[StoredEvent, TableEvent]
 
 
+class FeedItem(msgspec.Struct, omit_defaults=True):
+    """One public event of the integration feed."""
+
+    table_id: str
+    version: int
+    event: TableEvent
+    chain_head: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="deal_scored and session_finished: the table's hash chain value at "
+            "this version (hex), to hold an export against (`doko verify --witness`)"
+        ),
+    ] = None
+
+
+def message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEventMessage:
+    """A stored event's message: its type, the id (a version or a position), the data."""
+    return ServerSentEventMessage(data=data.decode(), event=record.type, id=event_id)
+
+
+@dataclass
+class SharedMessage(ServerSentEventMessage):
+    """A message that many subscribers are sent (the feed's): encoded once."""
+
+    encoded: bytes | None = field(default=None, init=False, repr=False, compare=False)
+
+    def encode(self) -> bytes:
+        if self.encoded is None:
+            self.encoded = super().encode()
+        return self.encoded
+
+
+def feed_message(record: StoredEvent, event: TableEvent) -> ServerSentEventMessage | None:
+    """An event as the feed shows it (None if nothing of it is public)."""
+    shown = redact(event, None)
+    if shown is None:
+        return None
+    data = msgspec.json.encode(
+        FeedItem(record.stream_id, record.version, shown, chain_head(record))
+    )
+    return SharedMessage(data=data.decode(), event=record.type, id=record.position)
+
+
+Message = ServerSentEventMessage | None
+"""An event as a stream shows it (None: nothing of it is shown)."""
+Render = Callable[[StoredEvent, TableEvent], Message]
+Public = Callable[[set[str]], Awaitable[set[str]]]
+"""``public(stream_ids)``: those of the tables whose events the feed shows (T1.1)."""
+
+
+async def everyone(stream_ids: set[str]) -> set[str]:
+    """Every table is shown (a hub without a visibility lookup)."""
+    return stream_ids
+
+
+class _Feed:
+    """The newest events of the whole log, kept from the moment the first feed subscriber
+    asked (the log's head then) on, read and rendered once per commit for all feed
+    subscribers, and forgotten when the last one leaves."""
+
+    def __init__(
+        self, store: EventStore, render: Render, public: Public, keep: int, page: int
+    ) -> None:
+        self._store = store
+        self._render = render
+        self._public = public
+        self._keep = keep
+        self._page = page
+        self._kept: list[tuple[int, Message]] = []
+        self._end: int | None = None  # every position up to this one has been read
+        self._stale = False
+        self._lock = asyncio.Lock()
+
+    def expire(self) -> None:
+        """Something was committed: read what is new on the next call."""
+        self._stale = True
+
+    def forget(self) -> None:
+        """No one follows the feed any more: keep nothing (start at the head next time)."""
+        self._kept, self._end, self._stale = [], None, False
+
+    async def after(self, position: int) -> list[tuple[int, Message]]:
+        """Up to a page of the (rendered) events after ``position``, in position order."""
+        async with self._lock:
+            if self._end is None:
+                self._stale = False  # a commit heard during the read marks it again
+                self._end = await self._store.head_position()
+            elif self._stale:
+                self._stale = False  # a commit heard during the reads marks it again
+                read = await self._read(self._end)
+                while read:
+                    self._kept = [*self._kept, *read][-self._keep :]
+                    self._end = read[-1][0]
+                    full = len(read) == self._page  # more than a page was new
+                    read = await self._read(self._end) if full else []
+            floor = self._kept[0][0] - 1 if self._kept else self._end
+        if position < floor:  # further behind than what is kept: its own read
+            return await self._read(position)
+        return [r for r in self._kept if r[0] > position][: self._page]
+
+    async def _read(self, position: int) -> list[tuple[int, Message]]:
+        stored = await self._store.read_all(position, limit=self._page)
+        shown = await self._public({e.stream_id for e in stored})
+        return [
+            (e.position, self._render(e, CODEC.from_stored(e)) if e.stream_id in shown else None)
+            for e in stored
+        ]
+
+
 class Hub:
     """Wakes the subscribers of a stream (or of all streams) when events are committed, and
-    keeps the newest events of each watched table so that the log is read once per commit,
-    not once per subscriber."""
+    keeps the newest events of each watched table, and of the whole log for the feed
+    (each rendered once by ``feed``, the events of the tables ``public`` names), so that
+    the log is read once per commit, not once per subscriber."""
 
-    def __init__(self, store: EventStore, keep: int = 256) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        feed: Render = feed_message,
+        public: Public = everyone,
+        keep: int = 256,
+        feed_keep: int = 2048,
+        feed_page: int = FEED_PAGE,
+    ) -> None:
         self._store = store
         self._keep = keep
         self._waiters: defaultdict[str, set[asyncio.Event]] = defaultdict(set)
         self._tails: dict[str, list[Recorded]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._stale: set[str] = set()
+        self._feed = _Feed(store, feed, public, feed_keep, feed_page)
 
     def notify(self, stream_id: str) -> None:
         """Called for each committed append (from the LISTEN connection)."""
         self.expire(stream_id)
+        self._feed.expire()
         for key in (stream_id, ALL):
             for waiter in self._waiters.get(key, ()):
                 waiter.set()
 
     def wake_all(self) -> None:
         """Every subscriber reads the log again (appends may have gone unheard)."""
+        self._feed.expire()
         for key, waiters in self._waiters.items():
             self.expire(key)
             for waiter in waiters:
                 waiter.set()
 
     def expire(self, stream_id: str) -> None:
-        """Read the table's tail from the log again on the next call (a notification is
-        only a hint: one lost with a dropped connection must not stall a stream)."""
-        if stream_id in self._locks:
+        """Read the table's tail (or, for `ALL`, the feed's) from the log again on the next
+        call (a notification is only a hint: one lost with a dropped connection must not
+        stall a stream)."""
+        if stream_id == ALL:
+            self._feed.expire()
+        elif stream_id in self._locks:
             self._stale.add(stream_id)
+
+    async def feed_after(self, position: int) -> list[tuple[int, Message]]:
+        """Up to a page of the events of all tables after global ``position``, with their
+        positions, each as ``feed`` (given to the hub) renders it: the newest are read and
+        rendered once per commit for all feed subscribers."""
+        return await self._feed.after(position)
 
     @asynccontextmanager
     async def subscription(self, key: str) -> AsyncIterator[asyncio.Event]:
@@ -74,6 +217,8 @@ class Hub:
                 self._tails.pop(key, None)
                 self._locks.pop(key, None)
                 self._stale.discard(key)
+                if key == ALL:
+                    self._feed.forget()
 
     async def events_after(self, stream_id: str, version: int) -> list[Recorded]:
         """The table's stored (and decoded) events after ``version``.
@@ -105,11 +250,20 @@ Fetch = Callable[[int], Awaitable[tuple[list[ServerSentEventMessage], int]]]
 async def sse_messages(
     hub: Hub, key: str, after: int, fetch: Fetch, heartbeat: float = HEARTBEAT_SECONDS
 ) -> AsyncIterator[ServerSentEventMessage]:
-    """Every message after ``after``, then each new one as it is committed, with heartbeats."""
+    """Every message after ``after``, then each new one as it is committed, with heartbeats;
+    while the database is unavailable, a comment line and another try after a pause."""
     async with hub.subscription(key) as waiter:
+        pause = RETRY_SECONDS
         while True:
             waiter.clear()
-            messages, after = await fetch(after)
+            try:
+                messages, after = await fetch(after)
+            except UNAVAILABLE:
+                yield ServerSentEventMessage(comment="database unavailable: retrying", data=None)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, heartbeat)
+                continue
+            pause = RETRY_SECONDS
             for message in messages:
                 yield message
             if messages:

@@ -13,6 +13,7 @@ tests/service/test_processes.py does): the second app's notifications are held b
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -28,7 +29,7 @@ from domain.errors import DomainError
 from domain.seats import Seat
 from domain.simulation import next_command
 from domain.table import CreateTable, SeatTaken, SeatUnavailable, TakeSeat
-from infra.event_store import EventStore
+from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.tables import Executed, Loaded, TableNotFound, Tables
 from service.app import create_app
@@ -392,3 +393,41 @@ async def test_a_seat_taken_through_one_process_is_served_by_the_other(apps: Two
             assert response.status_code == 200, response.text
             assert response.headers["etag"] == f'"{east["version"]}"'
             assert len(response.json()["deal"]["hand"]) == 12
+
+
+class GatedStore(EventStore):
+    """The real event store, whose next `read_stream` holds its result until ``gate`` is
+    set: a load that read the log, still on its way back while other work goes on."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self.gate: asyncio.Event | None = None
+        self.held = asyncio.Event()
+
+    async def read_stream(self, stream_id: str, from_version: int = 1) -> list[StoredEvent]:
+        stored = await super().read_stream(stream_id, from_version)
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            self.held.set()
+            await gate.wait()
+        return stored
+
+
+async def test_the_cache_never_goes_back_to_an_older_version(
+    pool: asyncpg.Pool, theirs: Tables, stream_id: str
+) -> None:
+    """A load reads versions 3-4 and is slow to come back; meanwhile our own command
+    appends version 5. The load's older table must not replace version 5 in the cache."""
+    store = GatedStore(pool)
+    ours = Tables(store, project)
+    await cached_at_2(ours, theirs, stream_id)
+    await theirs.execute(stream_id, sit(1))
+    await theirs.execute(stream_id, sit(2))
+    gate = store.gate = asyncio.Event()
+    slow = asyncio.create_task(ours.load(stream_id, fresh=True))
+    await store.held.wait()  # it has read versions 3-4
+    done = await ours.execute(stream_id, sit(3))  # reads again (ungated), appends
+    assert done.version >= 5
+    gate.set()
+    assert (await slow).version == done.version, "the newest known table"
+    assert (await ours.load(stream_id, fresh=False)).version == done.version

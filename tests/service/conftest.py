@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -16,7 +16,7 @@ from litestar import Litestar
 
 from service.app import Settings, create_app
 from service.client import DokoClient
-from service.http import HttpProtocol
+from service.http import Config, Edge, HttpProtocol
 
 UNLIMITED = 1_000_000
 """Rate limits no test reaches (the rate-limit test builds its own app)."""
@@ -31,17 +31,18 @@ class _Server(uvicorn.Server):
 
 
 @contextlib.asynccontextmanager
-async def serve(app: Litestar, port: int = 0) -> AsyncIterator[str]:
-    """Serve ``app`` on ``port`` (0: a free one) of 127.0.0.1 while the block runs; yields
-    the base URL."""
+async def serve(app: Litestar, port: int = 0, edge: Edge | None = None) -> AsyncIterator[str]:
+    """Serve ``app`` on ``port`` (0: a free one) of 127.0.0.1 while the block runs (with the
+    ``edge`` limits, the defaults if not given); yields the base URL."""
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
     # and with Nagle's algorithm on every response waits ~40 ms for a delayed ACK.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
+    config = Config(
         app,
+        edge=edge,
         http=HttpProtocol,
         log_level="warning",
         lifespan="on",
@@ -73,6 +74,7 @@ def settings(db_url: str, **overrides: Any) -> Settings:
         "database_url": db_url,
         "rate_per_token": UNLIMITED,
         "rate_per_address": UNLIMITED,
+        "rate_expensive": UNLIMITED,
         "migrate": False,
         "pool_size": 6,
     }
@@ -87,6 +89,13 @@ async def base_url(db_url: str) -> AsyncIterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+async def module_http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the module's server, shared by the module's tests."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30.0) as client:
+        yield client
+
+
 @pytest.fixture
 async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(base_url=base_url, timeout=10.0) as client:
@@ -98,12 +107,49 @@ def api(http: httpx.AsyncClient) -> DokoClient:
     return DokoClient(http)
 
 
-async def next_window() -> None:
-    """Sleep until just after the next second of ``time.monotonic()`` begins."""
-    await asyncio.sleep(1.0 - time.monotonic() % 1.0 + 0.005)
+class Clock:
+    """A clock the test moves (give it to `create_app` as ``clock``): the rate limits count
+    per second of it, so a test decides when a window ends instead of racing the wall
+    clock."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def next_window(self) -> None:
+        """Move to the start of the next second: a fresh window for every limit."""
+        self.now = float(int(self.now) + 1)
 
 
-async def one_window(room: float = 0.4) -> None:
-    """Return at once if ``room`` seconds of the current second are left, else at the next."""
-    if 1.0 - time.monotonic() % 1.0 < room:
-        await next_window()
+class Records(logging.Handler):
+    """Log records kept in a list while `attached` to some loggers. (Not pytest's caplog:
+    the app's start-up configures logging and takes caplog's handler off the root
+    logger.)"""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def messages(self, logger: str, level: int = logging.DEBUG) -> list[str]:
+        """The messages ``logger`` logged at ``level`` or above, in order."""
+        return [r.getMessage() for r in self.records if r.name == logger and r.levelno >= level]
+
+    @contextlib.contextmanager
+    def attached(self, *names: str, level: int = logging.INFO) -> Iterator[Records]:
+        """Keep what these loggers log at ``level`` or above while the block runs."""
+        loggers = [logging.getLogger(name) for name in names]
+        levels = [logger.level for logger in loggers]
+        for logger in loggers:
+            logger.addHandler(self)
+            logger.setLevel(level)
+        try:
+            yield self
+        finally:
+            for logger, old in zip(loggers, levels, strict=True):
+                logger.removeHandler(self)
+                logger.setLevel(old)

@@ -184,3 +184,23 @@ async def new_game(api: DokoClient) -> Game:
     table = await api.create_table("errors", first_dealer=0, presets=presets, visibility="public")
     seats = [await table.take_seat(f"p{s}", seat=s) for s in SEATS]
     return Game(table, seats)
+
+
+async def all_bot_tables(api: DokoClient, count: int) -> list[str]:
+    """``count`` tables of four server-side bots each (they play by themselves)."""
+    tables = []
+    for n in range(count):
+        table = await api.create_table(f"bots {n}")
+        for kind in ("random", "greedy", "random", "greedy"):
+            await table.seat_bot(kind)
+        tables.append(table.table_id)
+    return tables
+
+
+async def human_with_bots(api: DokoClient, first_dealer: int | None = None) -> SeatClient:
+    """A table of one human client (seat 0) and three server-side bots: the human's seat."""
+    table = await api.create_table("human", first_dealer=first_dealer)
+    human = await table.take_seat("human", seat=0)
+    for kind in ("greedy", "random", "greedy"):
+        await table.seat_bot(kind)
+    return human

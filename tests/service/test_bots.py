@@ -15,6 +15,7 @@ from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
 from service.demo import play
 from tests.service.conftest import serve, settings
+from tests.service.sessions import all_bot_tables
 
 
 async def _play_until(seat: SeatClient, done: Callable[[TableView], bool], seed: int) -> TableView:
@@ -98,3 +99,22 @@ async def test_the_demo_plays_and_verifies_a_session_with_bots(base_url: str) ->
     # (R8) has none, so only the heading and the value are always there)
     assert "Deal 12: " in text
     assert "game value for Re: " in text
+
+
+async def test_the_driver_forgets_a_finished_table(db_url: str) -> None:
+    """What the bot driver keeps is bounded by the tables still in play: once a table's
+    session is over it is dropped, and the periodic rescan does not bring it back."""
+    app = create_app(settings(db_url))
+    async with serve(app) as url, httpx.AsyncClient(base_url=url, timeout=10) as http:
+        api = DokoClient(http)
+        [finished] = await all_bot_tables(api, 1)
+        async with asyncio.timeout(120):
+            while (await api.table(finished).view()).winners is None:
+                await asyncio.sleep(0.05)
+        bots = app.state.services.bots
+        async with asyncio.timeout(30):
+            while finished in bots._known:
+                await asyncio.sleep(0.01)
+        await bots._scan()
+        assert finished not in bots._known
+        assert finished not in bots._line

@@ -24,7 +24,7 @@ from domain.game_types import GameType
 from domain.seats import Seat
 from service.app import create_app
 from service.client import CommandResult, DokoClient, ProblemError
-from tests.service.conftest import one_window, serve, settings
+from tests.service.conftest import Clock, serve, settings
 from tests.service.sessions import Game, new_game, presets_with_both_qc
 
 PROBLEM_FIELDS = {"type", "title", "status", "code"}
@@ -69,12 +69,6 @@ class Unchanged:
         before = await self.state(table_id)
         yield
         assert await self.state(table_id) == before
-
-
-@pytest.fixture(scope="module")
-async def module_http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=10.0) as client:
-        yield client
 
 
 @pytest.fixture(scope="module")
@@ -365,9 +359,10 @@ async def test_idempotency_key_retries_write_once(api: DokoClient, unchanged: Un
     async with unchanged(game.table.table_id):
         again = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="k-1")
         assert again.version == first.version
-        # the key names the first result, whatever the retry says
-        other = await seat.send(Declare(Seat(1), Declaration.RESERVATION), idempotency_key="k-1")
-        assert other.version == first.version
+        # the key is bound to its request: another body is 422, nothing written
+        with pytest.raises(ProblemError) as raised:
+            await seat.send(Declare(Seat(1), Declaration.RESERVATION), idempotency_key="k-1")
+        assert (raised.value.status, raised.value.code) == (422, "idempotency_key_reused")
     assert again.view.deal is not None
     assert again.view.deal.declarations[1] is Declaration.HEALTHY
     # the same key for another seat is another command
@@ -409,25 +404,78 @@ async def test_concurrent_retries_with_one_key_write_once(
     assert after == before + 1
 
 
+async def test_an_idempotency_key_reused_for_another_request_is_422(
+    api: DokoClient, unchanged: Unchanged
+) -> None:
+    """A key is bound to its request (operation, seat, body): used again for another
+    operation or another body, it is 422 ``idempotency_key_reused`` and nothing is written;
+    the same request again still gets the first result."""
+    game = await new_game(api)
+    seat = game.seats[1]
+    first = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound")
+    async with unchanged(game.table.table_id):
+        for other in (
+            Declare(Seat(1), Declaration.RESERVATION),  # another body
+            Announce(Seat(1), Word.RE),  # another operation
+            PlayCard(Seat(1), Card.AS),
+        ):
+            with pytest.raises(ProblemError) as raised:
+                await seat.send(other, idempotency_key="bound")
+            assert (raised.value.status, raised.value.code) == (422, "idempotency_key_reused")
+            assert raised.value.headers["content-type"].startswith("application/problem+json")
+        again = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound")
+    assert again == first
+
+
+async def test_concurrent_requests_with_one_key_write_once(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """Ten requests with one key at once, half of them for another body: exactly one is
+    written; the others get its result (same body) or 422 (another body), never a second
+    write."""
+    game = await new_game(api)
+    seat = game.seats[1]
+    table_id = game.table.table_id
+    count = "SELECT count(*) FROM events WHERE stream_id = $1"
+    before = await pool.fetchval(count, table_id)
+    bodies = [Declaration.HEALTHY, Declaration.RESERVATION] * 5
+    results = await asyncio.gather(
+        *(seat.send(Declare(Seat(1), d), idempotency_key="race") for d in bodies),
+        return_exceptions=True,
+    )
+    assert await pool.fetchval(count, table_id) == before + 1
+    won = await pool.fetchval(
+        "SELECT payload->>'declaration' FROM events WHERE stream_id = $1 AND version = $2",
+        table_id,
+        before + 1,
+    )
+    for declaration, result in zip(bodies, results, strict=True):
+        if declaration.value == won:
+            assert isinstance(result, CommandResult), result
+            assert result.version == before + 1
+        else:
+            assert isinstance(result, ProblemError), result
+            assert (result.status, result.code) == (422, "idempotency_key_reused")
+
+
 # -- 429 --------------------------------------------------------------------------------
 
 
 async def test_rate_limits_are_429_with_retry_after(db_url: str) -> None:
-    app = create_app(settings(db_url, rate_per_token=3, rate_per_address=8))
+    clock = Clock()
+    app = create_app(settings(db_url, rate_per_token=3, rate_per_address=8), rate_clock=clock)
     async with serve(app) as url, httpx.AsyncClient(base_url=url, timeout=10.0) as http:
         token = {"authorization": "Bearer some-token"}
-        await one_window()  # the limits count per second: keep the burst in one
         statuses = [(await http.get("/health", headers=token)).status_code for _ in range(3)]
         assert statuses == [200, 200, 200]
         limited = await http.get("/health", headers=token)
         body = assert_problem(limited, 429, "rate_limited")
         assert int(limited.headers["retry-after"]) >= 0, body
         # the address limit counts every request of the address
-        await one_window()
-        for _ in range(9):
-            response = await http.get("/health")
-            if response.status_code == 429:
-                break
+        clock.next_window()
+        statuses = [(await http.get("/health")).status_code for _ in range(9)]
+        assert statuses == [200] * 8 + [429]
+        response = await http.get("/health")
         assert_problem(response, 429, "rate_limited")
         assert "retry-after" in response.headers
 

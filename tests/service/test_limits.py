@@ -1,16 +1,18 @@
 """Rate limits and the access log (`service.limits`): the counter's window, the limits per
-token and per client address through the live app, /schema left alone, one access line
-per request without its query string.
+token (header or query) and per client address through the live app, the lower limit of
+the routes that replay a log, /schema left alone, one access line per request without
+its query string.
 
-The window is a second of ``time.monotonic()``, the clock of the server running in this
-very process: each burst starts with enough of its second left to end in it (a burst of
-a few local requests takes milliseconds). Each test's client has an address of its own
-(127.0.0.2, 127.0.0.3, ...: loopback), so that tests do not share the address's count.
+The window is a second of the app's clock, which these tests own (`Clock`): a burst
+stays in one window however slow the machine is, and the next window starts when the
+test moves the clock. Each test's client has an address of its own (127.0.0.2,
+127.0.0.3, ...: loopback), so that tests do not share the address's count.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
@@ -21,13 +23,15 @@ import msgspec
 import pytest
 
 from service.app import create_app
+from service.auth import new_token
 from service.limits import Counter
 from service.logs import AccessLine, AccessLog, JsonFormatter
-from tests.service.conftest import UNLIMITED, next_window, one_window, serve, settings
+from tests.service.conftest import UNLIMITED, Clock, Records, serve, settings
 from tests.service.test_errors import assert_problem
 
 PER_TOKEN = 3
 PER_ADDRESS = 6
+EXPENSIVE = 2
 
 
 _addresses = itertools.count(2)
@@ -45,15 +49,28 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-async def limited(db_url: str) -> AsyncIterator[str]:
-    """A live server allowing 3 requests a second per token and 6 per address."""
-    app = create_app(settings(db_url, rate_per_token=PER_TOKEN, rate_per_address=PER_ADDRESS))
-    async with serve(app) as url:
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(scope="module")
+async def limited(db_url: str, clock: Clock) -> AsyncIterator[str]:
+    """A live server allowing 3 requests a second per token, 6 per address and 2 of the
+    routes that replay a log per address, its seconds counted on ``clock``."""
+    limits = settings(
+        db_url,
+        rate_per_token=PER_TOKEN,
+        rate_per_address=PER_ADDRESS,
+        rate_expensive=EXPENSIVE,
+    )
+    async with serve(create_app(limits, rate_clock=clock)) as url:
         yield url
 
 
 @pytest.fixture
-async def client(limited: str) -> AsyncIterator[httpx.AsyncClient]:
+async def client(limited: str, clock: Clock) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the limited server, at an address of its own, in a fresh window."""
+    clock.next_window()
     async with client_at(limited) as http:
         yield http
 
@@ -82,12 +99,11 @@ def test_counter_starts_over_in_a_new_second() -> None:
 
 
 async def test_a_token_over_its_limit_is_429_other_tokens_are_not(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient, clock: Clock
 ) -> None:
     """Each bearer token may send 3 requests a second (here): the 4th is 429 ``rate_limited``
     with ``Retry-After: 1``; another token in the same second is served, and the token is
     served again in the next second."""
-    await one_window()
     statuses = [(await client.get("/health", headers=bearer("t1"))).status_code for _ in range(3)]
     assert statuses == [200] * PER_TOKEN
     limited = await client.get("/health", headers=bearer("t1"))
@@ -95,17 +111,16 @@ async def test_a_token_over_its_limit_is_429_other_tokens_are_not(
     assert limited.headers["retry-after"] == "1"
     other = await client.get("/health", headers=bearer("t2"))
     assert other.status_code == 200, other.text
-    await next_window()
+    clock.next_window()
     again = await client.get("/health", headers=bearer("t1"))
     assert again.status_code == 200, again.text
 
 
 async def test_an_address_over_its_limit_is_429_whatever_its_tokens(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient, clock: Clock
 ) -> None:
     """Each client address may send 6 requests a second (here), counting all its requests,
     with or without a token: the 7th is 429, even with a token that has sent nothing."""
-    await one_window()
     headers = [bearer("a1"), bearer("a2"), {}, bearer("a3"), {}, bearer("a1")]
     statuses = [(await client.get("/health", headers=h)).status_code for h in headers]
     assert statuses == [200] * PER_ADDRESS
@@ -113,13 +128,12 @@ async def test_an_address_over_its_limit_is_429_whatever_its_tokens(
         limited = await client.get("/health", headers=h)
         assert_problem(limited, 429, "rate_limited")
         assert limited.headers["retry-after"] == "1"
-    await next_window()
+    clock.next_window()
     assert (await client.get("/health")).status_code == 200
 
 
 async def test_limits_apply_to_every_route_and_method(client: httpx.AsyncClient) -> None:
     """Not just /health: a POST and an unknown table's GET count and are refused alike."""
-    await one_window()
     for _ in range(PER_TOKEN):
         response = await client.get("/tables/none-such", headers=bearer("r1"))
         assert_problem(response, 404, "table_not_found")
@@ -130,7 +144,6 @@ async def test_limits_apply_to_every_route_and_method(client: httpx.AsyncClient)
 async def test_the_schema_is_never_limited(client: httpx.AsyncClient) -> None:
     """/schema (the OpenAPI document) is served whatever the counts, and does not count."""
     assert (await client.get("/schema/openapi.json")).status_code == 200  # rendered once
-    await one_window()
     for _ in range(PER_ADDRESS + 2):
         response = await client.get("/schema/openapi.json", headers=bearer("s1"))
         assert response.status_code == 200, response.text
@@ -142,19 +155,47 @@ async def test_the_schema_is_never_limited(client: httpx.AsyncClient) -> None:
     assert response.json()["info"]["title"] == "doko"
 
 
+async def test_a_token_is_one_key_in_the_header_or_the_query(
+    client: httpx.AsyncClient, clock: Clock
+) -> None:
+    """A token sent as ``?token=`` counts with the same token sent as a header (it cannot
+    get past its limit by changing where it is sent); what cannot be a token (longer than
+    an issued one) shares one key, so endless made-up tokens do not make endless keys."""
+    token = new_token()
+    statuses = [
+        (await client.get(f"/health?token={token}")).status_code,
+        (await client.get("/health", headers=bearer(token))).status_code,
+        (await client.get(f"/health?token={token}")).status_code,
+    ]
+    assert statuses == [200] * PER_TOKEN
+    assert_problem(await client.get("/health", headers=bearer(token)), 429, "rate_limited")
+    assert_problem(await client.get(f"/health?token={token}"), 429, "rate_limited")
+    clock.next_window()
+    made_up = ["x" * 44 + str(n) for n in range(PER_TOKEN)]
+    statuses = [(await client.get("/health", headers=bearer(t))).status_code for t in made_up]
+    assert statuses == [200] * PER_TOKEN
+    assert_problem(await client.get("/health", headers=bearer("y" * 50)), 429, "rate_limited")
+
+
+async def test_the_routes_that_replay_a_log_have_a_lower_limit(
+    client: httpx.AsyncClient, clock: Clock
+) -> None:
+    """Each address may ask for 2 verifications, replays or exports a second (here), besides
+    its 6 requests of any kind; other routes are still served meanwhile."""
+    paths = ["/tables/x/deals/1/verification", "/tables/x/deals/1/replay", "/tables/x/export"]
+    for path in paths:
+        clock.next_window()
+        first = [(await client.get(path)).status_code for _ in range(EXPENSIVE)]
+        assert first == [404] * EXPENSIVE, path
+        assert_problem(await client.get(path), 429, "rate_limited")
+        assert (await client.get("/tables/x")).status_code == 404, "other routes are served"
+
+
 # -- the access log -----------------------------------------------------------------------
 
 
-class Records(logging.Handler):
-    """The records of ``doko.access``, kept in a list. (Not pytest's caplog: the app's
-    start-up configures logging and takes caplog's handler off the root logger.)"""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+class AccessRecords(Records):
+    """The records of ``doko.access``."""
 
     def lines(self, since: float = 0.0) -> list[AccessLine]:
         """The access lines logged so far of requests that ended ``since`` (``time.time()``)
@@ -169,48 +210,41 @@ class Records(logging.Handler):
 
 
 @pytest.fixture
-def access() -> Iterator[Records]:
+def access() -> Iterator[AccessRecords]:
     """Records ``doko.access`` at INFO while the test runs."""
-    logger = logging.getLogger("doko.access")
-    level = logger.level
-    handler = Records()
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+    with AccessRecords().attached("doko.access") as records:
+        yield records  # type: ignore[misc]
 
 
 async def test_one_access_line_per_request_without_the_query_string(
-    db_url: str, access: Records
+    db_url: str, access: AccessRecords
 ) -> None:
     """Every request gets one access line on ``doko.access``: method, path without the query
     string (which may carry a token), the status sent and the milliseconds taken; refused
     (429) and failed (404) requests included. Lines still kept when the server stops are
     logged then."""
-    app = create_app(settings(db_url, rate_per_token=1, rate_per_address=UNLIMITED))
-    secret = "query-secret-token"
+    app = create_app(
+        settings(db_url, rate_per_token=1, rate_per_address=UNLIMITED), rate_clock=Clock()
+    )
+    secret = new_token()
     async with serve(app) as url, client_at(url) as http:
-        await one_window()
         started = time.time()
         sent = [
             await http.get(f"/health?token={secret}"),
-            await http.get(f"/tables/none-such?token={secret}&x=1"),
+            await http.get("/tables/none-such?x=1"),
             await http.post("/tables", json={"name": "logged"}),
             await http.get("/health", headers=bearer(secret)),
-            await http.get(f"/health?token={secret}", headers=bearer(secret)),
+            await http.get(f"/tables/none-such?token={secret}&x=1"),
         ]
     ended = time.time()
-    assert [r.status_code for r in sent] == [200, 404, 201, 200, 429]
+    assert [r.status_code for r in sent] == [200, 404, 201, 429, 429]
     lines = access.lines(since=started)
     assert [(line.method, line.path, line.status) for line in lines] == [
         ("GET", "/health", 200),
         ("GET", "/tables/none-such", 404),
         ("POST", "/tables", 201),
-        ("GET", "/health", 200),
         ("GET", "/health", 429),
+        ("GET", "/tables/none-such", 429),
     ]
     for line in lines:
         assert 0 <= line.ms < 10_000
@@ -221,14 +255,15 @@ async def test_one_access_line_per_request_without_the_query_string(
 
 
 async def test_requests_no_route_serves_are_logged_and_limited(
-    db_url: str, access: Records
+    db_url: str, access: AccessRecords
 ) -> None:
     """Every request counts and is logged, also one for a path no route serves (404) or with
     a method the path does not allow (405): "each client address ``per_address`` requests a
     second, counting all of that address's requests", "one access line per request"."""
-    app = create_app(settings(db_url, rate_per_token=UNLIMITED, rate_per_address=2))
+    app = create_app(
+        settings(db_url, rate_per_token=UNLIMITED, rate_per_address=2), rate_clock=Clock()
+    )
     async with serve(app) as url, client_at(url) as http:
-        await one_window()
         started = time.time()
         sent = [
             await http.get("/nowhere?token=secret"),
@@ -245,24 +280,43 @@ async def test_requests_no_route_serves_are_logged_and_limited(
     assert [r.status_code for r in sent] == [404, 405, 429, 429]
 
 
-async def test_access_lines_are_logged_within_half_a_second(base_url: str, access: Records) -> None:
-    """A running server logs its access lines in batches, at most about half a second after
-    the request."""
+async def test_a_running_server_logs_its_access_lines_without_being_asked(
+    base_url: str, access: AccessRecords
+) -> None:
+    """A running server logs a request's line by itself (its `AccessLog` flushes
+    periodically), though far fewer lines than the batch limit were kept."""
     async with httpx.AsyncClient(base_url=base_url, timeout=10.0) as http:
         started = time.time()
         assert (await http.get("/health?soon=1")).status_code == 200
-        sent = time.monotonic()
-        while not access.lines(started) and time.monotonic() - sent < 2.0:
-            await asyncio.sleep(0.02)
-    waited = time.monotonic() - sent
+        async with asyncio.timeout(30):  # a safety net only: the flush is periodic
+            while not access.lines(started):
+                await asyncio.sleep(0.02)
     assert [(line.method, line.path, line.status) for line in access.lines(started)] == [
         ("GET", "/health", 200)
     ]
-    assert waited < 0.75
+
+
+async def test_the_access_log_flushes_every_interval(access: AccessRecords) -> None:
+    """`AccessLog.run` logs what is kept every ``interval`` seconds (half a second in the
+    service; a hundredth here), and once more when it is stopped."""
+    log = AccessLog(interval=0.01, limit=1000)
+    running = asyncio.create_task(log.run())
+    try:
+        log.add("GET", "/first", 200, time.perf_counter())
+        async with asyncio.timeout(30):
+            while not access.lines():
+                await asyncio.sleep(0.005)
+        assert [line.path for line in access.lines()] == ["/first"]
+        log.add("GET", "/last", 200, time.perf_counter())
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    assert [line.path for line in access.lines()] == ["/first", "/last"]
 
 
 def test_a_batch_is_formatted_as_one_json_line_per_request(
-    access: Records,
+    access: AccessRecords,
 ) -> None:
     """`AccessLog` keeps lines until `flush` (or until ``limit`` are kept) and logs them as
     one record; `JsonFormatter` writes that record as one JSON object a line, a request

@@ -1,0 +1,205 @@
+"""Limits at the edge (`service.http.Edge`, `service.auth`): slow clients, idle and
+excess connections, and bearer tokens too large to be tokens.
+
+Timeouts are configured tiny here (the service's defaults are seconds); each test waits
+for the server's answer with a generous safety net, so a slow machine only takes longer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+from collections.abc import AsyncIterator
+
+import asyncpg
+import httpx
+import msgspec
+import psutil
+import pytest
+
+from service.app import create_app
+from service.auth import new_token, token_hash
+from service.http import Edge
+from tests.service.conftest import serve, settings
+
+SAFETY = 30.0
+"""Seconds after which a test gives up waiting (not a bound on the service)."""
+
+
+async def connect(url: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    parsed = httpx.URL(url)
+    return await asyncio.open_connection(parsed.host, parsed.port)
+
+
+async def answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+    """The response on a connection the server then closes: status, headers, body."""
+    async with asyncio.timeout(SAFETY):
+        data = await reader.read()  # until the server closes the connection
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0].split(" ")[1]), headers, body
+
+
+def assert_refusal(response: tuple[int, dict[str, str], bytes], status: int, code: str) -> None:
+    got, headers, body = response
+    assert got == status, body
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["connection"] == "close"
+    assert msgspec.json.decode(body)["code"] == code
+
+
+@pytest.fixture(scope="module")
+async def strict(db_url: str) -> AsyncIterator[str]:
+    """A server with a 0.2 s read timeout and a 0.2 s keep-alive."""
+    edge = Edge(read_timeout=0.2, keep_alive=0.2)
+    async with serve(create_app(settings(db_url)), edge) as url:
+        yield url
+
+
+async def test_a_client_that_sends_nothing_is_answered_408_and_closed(strict: str) -> None:
+    reader, writer = await connect(strict)
+    try:
+        assert_refusal(await answer(reader), 408, "request_timeout")
+    finally:
+        writer.close()
+
+
+async def test_a_request_sent_too_slowly_is_answered_408_and_closed(strict: str) -> None:
+    """A request whose headers never end (a byte now and then: the read timeout counts
+    from its first byte, not from the last)."""
+    reader, writer = await connect(strict)
+    try:
+        writer.write(b"GET /health HTTP/1.1\r\n")
+        for _ in range(3):
+            writer.write(b"x-slow: 1\r\n")
+            await asyncio.sleep(0.1)
+        assert_refusal(await answer(reader), 408, "request_timeout")
+    finally:
+        writer.close()
+
+
+async def test_a_body_sent_too_slowly_is_refused_and_nothing_is_written(
+    strict: str, pool: asyncpg.Pool
+) -> None:
+    before = await pool.fetchval("SELECT count(*) FROM events")
+    reader, writer = await connect(strict)
+    try:
+        writer.write(
+            b"POST /tables HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"content-length: 20\r\n\r\n{"
+        )
+        assert_refusal(await answer(reader), 408, "request_timeout")
+    finally:
+        writer.close()
+    assert await pool.fetchval("SELECT count(*) FROM events") == before
+
+
+async def test_an_idle_kept_alive_connection_is_closed(strict: str) -> None:
+    reader, writer = await connect(strict)
+    try:
+        writer.write(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        async with asyncio.timeout(SAFETY):
+            head = await reader.readuntil(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200 ")
+            await reader.read()  # the body, then the end: the server closed it
+        assert reader.at_eof()
+    finally:
+        writer.close()
+
+
+async def test_connections_beyond_the_cap_are_answered_503_and_closed(db_url: str) -> None:
+    """Four connections may be open (here); a fifth is refused at once (503 with
+    Retry-After), and once one of the four closes, a new one is served again."""
+    async with serve(create_app(settings(db_url)), Edge(max_connections=4)) as url:
+        await _four_and_a_fifth(url)
+
+
+async def _four_and_a_fifth(url: str) -> None:
+    opened = [await connect(url) for _ in range(4)]
+    try:
+        for reader, writer in opened:  # each is served (and kept open)
+            writer.write(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+            async with asyncio.timeout(SAFETY):
+                assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
+        reader, writer = await connect(url)
+        response = await answer(reader)
+        writer.close()
+        assert_refusal(response, 503, "too_many_connections")
+        assert response[1]["retry-after"] == "1"
+    finally:
+        for _, writer in opened:
+            writer.close()
+    async with asyncio.timeout(SAFETY):
+        while True:  # the server sees the four close in its own time
+            reader, writer = await connect(url)
+            writer.write(b"GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            status, _, _ = await answer(reader)
+            writer.close()
+            if status == 200:
+                break
+            await asyncio.sleep(0.01)
+
+
+def rss() -> int:
+    gc.collect()
+    return int(psutil.Process().memory_info().rss)
+
+
+async def _send_tokens(url: str, tokens: list[bytes]) -> list[int]:
+    """Each token as a bearer token on a connection of its own; the statuses."""
+    statuses = []
+    for token in tokens:
+        reader, writer = await connect(url)
+        writer.write(b"GET /tables/x/seats/0 HTTP/1.1\r\nhost: x\r\nconnection: close\r\n")
+        writer.write(b"authorization: Bearer " + token + b"\r\n\r\n")
+        with contextlib.suppress(ConnectionError):
+            await writer.drain()
+        async with asyncio.timeout(SAFETY):
+            status_line = await reader.readline()
+            with contextlib.suppress(ConnectionError):
+                await reader.read()
+        writer.close()
+        statuses.append(int(status_line.split(b" ")[1]))
+    return statuses
+
+
+MEGABYTE = 1_000_000
+
+
+async def test_300_distinct_1_mb_tokens_leave_memory_as_it_was(db_url: str) -> None:
+    """With the default limits a 1 MB token does not fit the 16 KiB of headers (431).
+    Even a server that takes 2 MB of headers refuses it as a token (401: longer than any
+    issued) without hashing or remembering it: 300 of them, all different, grow the
+    process by less than 20 MB (they would have kept 300 MB in the token cache)."""
+    roomy = Edge(max_header_bytes=2 * MEGABYTE)
+    async with (
+        serve(create_app(settings(db_url))) as default_url,
+        serve(create_app(settings(db_url)), roomy) as roomy_url,
+    ):
+        token_hash.cache_clear()
+        warm = [b"%d" % n + b"t" * MEGABYTE for n in range(5)]
+        assert await _send_tokens(default_url, warm) == [431] * 5
+        assert await _send_tokens(roomy_url, warm) == [401] * 5
+        before = rss()
+        for batch in range(6):
+            tokens = [b"%d-%d" % (batch, n) + b"t" * MEGABYTE for n in range(50)]
+            assert await _send_tokens(roomy_url, tokens) == [401] * 50
+            del tokens
+        grown = rss() - before
+    assert token_hash.cache_info().currsize == 0, "nothing was hashed"
+    assert grown < 20 * MEGABYTE, f"RSS grew by {grown / MEGABYTE:.1f} MB"
+
+
+async def test_a_real_token_is_still_served(base_url: str) -> None:
+    """The length check lets every issued token through (they are all 43 characters)."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=10) as http:
+        table = (await http.post("/tables", json={"name": "t"})).json()
+        seat = (await http.post(f"/tables/{table['table_id']}/seats", json={"name": "a"})).json()
+        assert len(seat["token"]) == len(new_token()) == 43
+        response = await http.get(
+            f"/tables/{table['table_id']}/seats/{seat['seat']}",
+            headers={"authorization": f"Bearer {seat['token']}"},
+        )
+        assert response.status_code == 200, response.text

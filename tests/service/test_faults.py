@@ -1,0 +1,424 @@
+"""Fault injection on a real PostgreSQL: the database killed, stalled, its LISTEN
+connection dropped, and `doko serve` stopped by a signal (issue 9).
+
+The kill and stall tests start their own embedded PostgreSQL in a temporary folder (the
+shared test server is never touched), and run a real app on it that owns that server
+(``embedded_data_dir``), with bots playing and an HTTP client playing a seat. While the
+database is down or stalled, database routes answer 503 ``database_unavailable`` with
+``Retry-After`` and ``/health/ready`` answers 503; afterwards the service recovers by
+itself (after a kill it starts the server again), the bots finish their tables, every
+table verifies (`infra.audit.verify_table`), and every command the client got a 200 for
+is in the log. Each outage is logged once when it starts and once when it ends.
+
+Waits are on conditions, with generous safety nets; the database timeout is configured
+short (1 s) so that a stall outlasts it quickly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import asyncpg
+import httpx
+import msgspec
+import psutil
+import pytest
+
+from domain.table_view import redact
+from infra.audit import verify_table
+from infra.database import _embedded_server, with_database
+from infra.event_store import EventStore
+from infra.tables import Tables
+from service.app import create_app
+from service.client import DokoClient, ProblemError, SeatClient, random_player
+from tests.service.conftest import Records, serve, settings
+from tests.service.sessions import all_bot_tables, human_with_bots
+
+DB_TIMEOUT = 1.0
+BOT_TABLES = 3
+SAFETY = 300.0
+"""Seconds after which a wait gives up (a safety net, not a bound on the service)."""
+
+
+class Server(msgspec.Struct):
+    """An embedded PostgreSQL of this module: its data folder and a database's URL."""
+
+    pgdata: Path
+    url: str
+
+    def postmaster(self) -> psutil.Process:
+        pid = int((self.pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        return psutil.Process(pid)
+
+    def processes(self) -> list[psutil.Process]:
+        """The postmaster and every process it started."""
+        postmaster = self.postmaster()
+        return [postmaster, *postmaster.children(recursive=True)]
+
+
+@pytest.fixture
+async def own_server() -> AsyncIterator[Server]:
+    """A PostgreSQL server of this test alone, in a temporary folder, with a database."""
+    with tempfile.TemporaryDirectory(prefix="doko-faults-") as folder:
+        pgdata = Path(folder) / "pgdata"
+        server = await asyncio.to_thread(_embedded_server, pgdata, cleanup_mode="delete")
+        try:
+            connection = await asyncpg.connect(server.get_uri())
+            try:
+                await connection.execute('CREATE DATABASE "doko_faults"')
+            finally:
+                await connection.close()
+            yield Server(pgdata, with_database(server.get_uri(), "doko_faults"))
+        finally:
+            for process in _processes_or_none(pgdata):
+                with contextlib.suppress(psutil.Error):
+                    process.resume()
+            await asyncio.to_thread(server.cleanup)
+
+
+def _processes_or_none(pgdata: Path) -> list[psutil.Process]:
+    try:
+        return Server(pgdata, "").processes()
+    except (OSError, ValueError, psutil.Error):
+        return []
+
+
+async def until(condition: Callable[[], object], timeout: float = SAFETY) -> None:
+    async with asyncio.timeout(timeout):
+        while not await condition():  # type: ignore[misc]
+            await asyncio.sleep(0.05)
+
+
+class Player:
+    """An HTTP client playing one seat through outages: a command answered 503 is sent
+    again after ``Retry-After`` with the same Idempotency-Key; every 200 is kept."""
+
+    def __init__(self, seat: SeatClient) -> None:
+        self.seat = seat
+        self.acknowledged: list[tuple[str, int]] = []  # (command id, version)
+        self.unavailable = 0
+        self.choose = random_player(random.Random(11))
+
+    async def _retrying(self, call: Callable[[], object]) -> object:
+        while True:
+            try:
+                return await call()  # type: ignore[misc]
+            except ProblemError as error:
+                if error.status != 503:
+                    raise
+                assert error.code == "database_unavailable", error.problem
+                self.unavailable += 1
+                await asyncio.sleep(float(error.headers["retry-after"]))
+
+    async def play(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            view = await self._retrying(self.seat.view)
+            command = self.choose(view.deal) if view.deal is not None else None  # type: ignore[attr-defined]
+            if command is None:
+                await asyncio.sleep(0.01)
+                continue
+            key = uuid.uuid4().hex
+            try:
+                result = await self._retrying(
+                    lambda c=command, k=key: self.seat.send(
+                        c, idempotency_key=k, if_match=self.seat.version
+                    )
+                )
+            except ProblemError:  # a bot acted first: look again
+                continue
+            self.acknowledged.append((f"seat{int(self.seat.seat)}:{key}", result.version))  # type: ignore[attr-defined]
+
+
+async def _finished(http: httpx.AsyncClient, table_id: str) -> bool:
+    response = await http.get(f"/tables/{table_id}")
+    return response.status_code == 200 and response.json()["winners"] is not None
+
+
+async def _events(http: httpx.AsyncClient, tables: list[str]) -> int:
+    total = 0
+    for table_id in tables:
+        response = await http.get(f"/tables/{table_id}")
+        total += int(response.headers.get("etag", '"0"').strip('"'))
+    return total
+
+
+async def _assert_unavailable(http: httpx.AsyncClient, table_id: str) -> None:
+    """Database routes answer 503 with Retry-After, and readiness 503, right now."""
+    export, created, ready = await asyncio.gather(
+        http.get(f"/tables/{table_id}/export"),
+        http.post("/tables", json={"name": "during the outage"}),
+        http.get("/health/ready"),
+    )
+    for response in (export, created):
+        assert response.status_code == 503, response.text
+        assert response.json()["code"] == "database_unavailable"
+        assert response.headers["retry-after"] == "1"
+        assert response.headers["content-type"].startswith("application/problem+json")
+    assert ready.status_code == 503, ready.text
+    assert ready.json()["code"] == "not_ready"
+    assert "database" in [e["name"] for e in ready.json()["errors"]]
+
+
+async def _ready(http: httpx.AsyncClient) -> bool:
+    return (await http.get("/health/ready")).status_code == 200
+
+
+async def _check_the_log(url: str, tables: list[str], player: Player) -> None:
+    """Every table verifies; every command the player got a 200 for is in the log."""
+    async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
+        store = Tables(EventStore(pool))
+        for table_id in tables:
+            report = await verify_table(store, table_id)
+            assert report.ok, report
+        for command_id, version in player.acknowledged:
+            recorded = await pool.fetchval(
+                "SELECT last_version FROM commands WHERE command_id = $1", command_id
+            )
+            assert recorded == version, (command_id, version, recorded)
+
+
+async def _run_a_fault(
+    server: Server, fault: Callable[[httpx.AsyncClient, str], object]
+) -> Records:
+    """Bots and a player at work; ``fault(http, a table id)`` breaks the database and
+    mends it (or leaves that to the service); then everything must have recovered."""
+    app = create_app(
+        settings(
+            server.url,
+            migrate=True,
+            db_timeout=DB_TIMEOUT,
+            embedded_data_dir=str(server.pgdata),
+        )
+    )
+    with Records().attached("doko.health", "doko.service", "doko.supervisor") as logged:
+        async with serve(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
+            api = DokoClient(http)
+            bots = await all_bot_tables(api, BOT_TABLES)
+            human = await human_with_bots(api)
+            human_table = human.table.table_id
+            player = Player(human)
+            stop = asyncio.Event()
+            playing = asyncio.create_task(player.play(stop))
+            try:
+                await until(lambda: _progressed(http, bots))
+                await fault(http, bots[0])  # type: ignore[misc]
+                await until(lambda: _ready(http))
+                for table_id in bots:
+                    await until(lambda t=table_id: _finished(http, t))
+                await until(lambda: _acted(player))
+            finally:
+                stop.set()
+                await playing
+        await _check_the_log(server.url, [*bots, human_table], player)
+    unexpected = [r for r in logged.records if r.name == "doko.service"]
+    assert not unexpected, [(r.getMessage(), r.exc_info and r.exc_info[1]) for r in unexpected]
+    return logged
+
+
+async def _progressed(http: httpx.AsyncClient, bots: list[str]) -> bool:
+    return await _events(http, bots) >= 150 * len(bots)
+
+
+async def _acted(player: Player) -> bool:
+    return len(player.acknowledged) >= 10
+
+
+async def test_the_database_killed_mid_session_comes_back_and_nothing_is_lost(
+    own_server: Server,
+) -> None:
+    """kill -9 of the postmaster: 503s meanwhile; the service starts the server again.
+
+    Its backends are held stopped while the 503s are checked: an orphaned backend could
+    otherwise still answer its connection for a moment, and while one holds the shared
+    memory no new server can start, so the outage lasts until they are let go.
+    """
+    killed: list[int] = []
+
+    async def kill(http: httpx.AsyncClient, table_id: str) -> None:
+        postmaster, *backends = own_server.processes()
+        for process in (postmaster, *backends):
+            process.suspend()
+        killed.append(postmaster.pid)
+        os.kill(postmaster.pid, signal.SIGKILL)
+        try:
+            await _assert_unavailable(http, table_id)
+        finally:
+            for process in backends:  # they see the postmaster gone, and end
+                with contextlib.suppress(psutil.Error):
+                    process.resume()
+
+    logged = await _run_a_fault(own_server, kill)
+    assert own_server.postmaster().pid != killed[0], "the service started it again"
+    assert own_server.postmaster().is_running()
+    health = logged.messages("doko.health")
+    assert len([m for m in health if m.startswith("database unavailable: ")]) == 1, health
+    assert len([m for m in health if m.startswith("database available again after ")]) == 1
+    assert any("is running again" in m for m in health), health
+
+
+async def test_a_stalled_database_answers_503_in_bounded_time_and_recovers(
+    own_server: Server,
+) -> None:
+    """SIGSTOP of every server process: requests are answered 503 while it is still
+    stopped (within the 1 s database timeout, twice: a pool wait, then a command), not
+    held until it wakes; SIGCONT, and all carries on."""
+
+    async def stall(http: httpx.AsyncClient, table_id: str) -> None:
+        stopped = own_server.processes()
+        for process in stopped:
+            process.suspend()
+        try:
+            async with asyncio.timeout(60):  # answered while stopped, or the test fails
+                await _assert_unavailable(http, table_id)
+                await _assert_unavailable(http, table_id)
+            assert all(p.status() == psutil.STATUS_STOPPED for p in stopped)
+        finally:
+            for process in stopped:
+                process.resume()
+
+    logged = await _run_a_fault(own_server, stall)
+    health = logged.messages("doko.health")
+    assert len([m for m in health if m.startswith("database unavailable: ")]) == 1, health
+    assert len([m for m in health if m.startswith("database available again after ")]) == 1
+
+
+async def test_a_dropped_listen_connection_is_taken_again_and_all_carries_on(
+    db_url: str, pool: asyncpg.Pool
+) -> None:
+    """The backend of the service's LISTEN connection is terminated (only that one: this
+    test's database, the LISTEN query): a stream opened before goes on receiving every
+    event, and bots finish their table."""
+    logged = Records()
+    async with (
+        serve(create_app(settings(db_url))) as url,
+        httpx.AsyncClient(base_url=url, timeout=30) as http,
+    ):
+        api = DokoClient(http)
+        table = await api.create_table("listen")
+        received: list[int] = []
+        opened = asyncio.Event()
+
+        async def follow() -> None:
+            async with table.events() as messages:
+                opened.set()
+                async for message in messages:
+                    if message.id is not None:
+                        received.append(int(message.id))
+
+        streaming = asyncio.create_task(follow())
+        await asyncio.wait_for(opened.wait(), SAFETY)
+        for kind in ("random", "greedy"):
+            await table.seat_bot(kind)
+        with logged.attached("doko.supervisor"):
+            terminated = await pool.fetchval(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND query LIKE 'LISTEN %'"
+            )
+            assert terminated == 1
+            for kind in ("random", "greedy"):
+                await table.seat_bot(kind)
+            try:
+                await until(lambda: _finished(http, table.table_id))
+                final = int((await http.get(table.path)).headers["etag"].strip('"'))
+                await until(lambda: _caught_up(received, final))
+            finally:
+                streaming.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await streaming
+        listening = await pool.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND query LIKE 'LISTEN %'"
+        )
+    shown = [
+        stored.version
+        for stored, event in await Tables(EventStore(pool)).events(table.table_id)
+        if redact(event, None) is not None  # a spectator's stream withholds the others
+    ]
+    assert received == shown, "every event a spectator may see, once, in order"
+    assert listening == 1, "listening again"
+    assert logged.messages("doko.supervisor") == ["listener ended; starting it again"]
+
+
+async def _caught_up(received: list[int], final: int) -> bool:
+    return bool(received) and received[-1] >= final
+
+
+# -- doko serve and its embedded PostgreSQL ----------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _serve(pgdata: Path, port: int) -> subprocess.Popen[bytes]:
+    environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    command = [sys.executable, "-m", "service.cli", "serve", "--data-dir", str(pgdata)]
+    return subprocess.Popen(
+        [*command, "--port", str(port), "--log-level", "warning"],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def _wait_ready(port: int, process: subprocess.Popen[bytes]) -> None:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
+        async with asyncio.timeout(SAFETY):
+            while True:
+                assert process.poll() is None, "doko serve ended"
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get("/health/ready")).status_code == 200:
+                        return
+                await asyncio.sleep(0.1)
+
+
+def _handles(pgdata: Path) -> list[int]:
+    handles: list[int] = msgspec.json.decode((pgdata / ".handle_pids.json").read_bytes())
+    return handles
+
+
+async def test_sigterm_stops_the_embedded_postgres_and_kill_9_leaves_nothing_stale() -> None:
+    """``doko serve`` killed with -9 leaves its embedded PostgreSQL running and its pid
+    among the server's handles; the next ``doko serve`` takes the running server over,
+    and when SIGTERM ends it, it stops the server (no live handle is left)."""
+    with tempfile.TemporaryDirectory(prefix="doko-serve-") as folder:
+        pgdata = Path(folder) / "pgdata"
+        port = _free_port()
+        first = _serve(pgdata, port)
+        try:
+            await _wait_ready(port, first)
+            postmaster = Server(pgdata, "").postmaster()
+            first.kill()
+            first.wait()
+            assert postmaster.is_running(), "kill -9 leaves the server running"
+            assert first.pid in _handles(pgdata), "and its pid among the handles"
+            second = _serve(pgdata, port)
+            try:
+                await _wait_ready(port, second)
+                assert Server(pgdata, "").postmaster().pid == postmaster.pid, "taken over"
+                assert first.pid not in _handles(pgdata), "the stale pid is gone"
+                second.send_signal(signal.SIGTERM)
+                assert await asyncio.to_thread(second.wait, SAFETY) == 128 + signal.SIGTERM
+            finally:
+                second.kill()
+            await asyncio.to_thread(postmaster.wait, SAFETY)
+            assert not postmaster.is_running(), "SIGTERM stopped the embedded server"
+            assert _handles(pgdata) == []
+        finally:
+            first.kill()
+            for process in _processes_or_none(pgdata):
+                with contextlib.suppress(psutil.Error):
+                    process.kill()

@@ -1,0 +1,130 @@
+"""Streams share their reads of the log (`service.streams.Hub`): 100 feed subscribers cost
+one read of the log per commit, not one each; every subscriber still gets every event.
+
+The reads are counted on the running service's own event store (its ``read_all``,
+wrapped to count its calls before calling it), on the real database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+import httpx
+
+from domain.table_view import redact
+from infra.event_store import EventStore
+from infra.tables import CODEC
+from service.app import create_app
+from service.client import DokoClient, SseMessage, read_sse
+from service.streams import FEED_PAGE
+from tests.service.conftest import serve, settings
+from tests.service.sessions import all_bot_tables
+
+SUBSCRIBERS = 100
+COMMITS = 12
+SAFETY = 60.0
+
+
+class Counted:
+    """A method wrapped to count its calls."""
+
+    def __init__(self, method: Callable[..., Awaitable[Any]]) -> None:
+        self.method = method
+        self.calls = 0
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return await self.method(*args, **kwargs)
+
+
+async def _subscribe(
+    http: httpx.AsyncClient, after: int, into: list[SseMessage], ready: asyncio.Event
+) -> None:
+    headers = {"last-event-id": str(after)}
+    async with http.stream(
+        "GET", "/feed", headers=headers, timeout=httpx.Timeout(10, read=None)
+    ) as response:
+        assert response.status_code == 200
+        ready.set()
+        async for message in read_sse(response.aiter_lines()):
+            if message.id is not None:
+                into.append(message)
+
+
+async def test_a_hundred_feed_subscribers_cost_one_read_per_commit(
+    db_url: str, pool: asyncpg.Pool
+) -> None:
+    app = create_app(settings(db_url))
+    limits = httpx.Limits(max_connections=SUBSCRIBERS + 10)
+    async with (
+        serve(app) as url,
+        httpx.AsyncClient(base_url=url, timeout=10, limits=limits) as http,
+    ):
+        head = await pool.fetchval("SELECT coalesce(max(position), 0) FROM events")
+        received: list[list[SseMessage]] = [[] for _ in range(SUBSCRIBERS)]
+        ready = [asyncio.Event() for _ in range(SUBSCRIBERS)]
+        readers = [
+            asyncio.create_task(_subscribe(http, head, into, up))
+            for into, up in zip(received, ready, strict=True)
+        ]
+        try:
+            async with asyncio.timeout(SAFETY):
+                await asyncio.gather(*(up.wait() for up in ready))
+            store = app.state.services.store
+            counted = Counted(store.read_all)
+            store.read_all = counted
+            for n in range(COMMITS):  # one commit each, one after the other
+                created = await http.post("/tables", json={"name": f"feed {n}"})
+                assert created.status_code == 201
+                async with asyncio.timeout(SAFETY):  # every subscriber has it
+                    while min(len(r) for r in received) < n + 1:
+                        await asyncio.sleep(0.005)
+        finally:
+            for reader in readers:
+                reader.cancel()
+            for reader in readers:
+                with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
+                    await reader
+    positions = await pool.fetch(
+        "SELECT position FROM events WHERE position > $1 ORDER BY position", head
+    )
+    expected = [str(row[0]) for row in positions]
+    assert len(expected) == COMMITS
+    for messages in received:
+        assert [m.id for m in messages] == expected, "every subscriber got every event once"
+    assert 1 <= counted.calls <= COMMITS, f"{counted.calls} reads for {COMMITS} commits"
+
+
+async def test_a_feed_subscriber_far_behind_gets_every_event_once(
+    base_url: str, pool: asyncpg.Pool
+) -> None:
+    """A subscriber from position 0, behind what the feed keeps by more than a page (a
+    whole session of bots: hundreds of events), reads its own way up to the newest, then
+    follows them: every public event once, in order, the newest included."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        [table_id] = await all_bot_tables(DokoClient(http), 1)
+        async with asyncio.timeout(SAFETY):
+            while (await http.get(f"/tables/{table_id}")).json()["winners"] is None:
+                await asyncio.sleep(0.05)
+        last = await pool.fetchval("SELECT max(position) FROM events")
+        assert last > FEED_PAGE
+        received: list[SseMessage] = []
+        ready = asyncio.Event()
+        reader = asyncio.create_task(_subscribe(http, 0, received, ready))
+        try:
+            async with asyncio.timeout(SAFETY):
+                while not received or int(received[-1].id or 0) < last:
+                    await asyncio.sleep(0.01)
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
+                await reader
+    store, expected, after = EventStore(pool), [], 0
+    while batch := await store.read_all(after, 1000):  # the whole log, read another way
+        expected += [e.position for e in batch if redact(CODEC.from_stored(e), None) is not None]
+        after = batch[-1].position
+    assert [int(m.id or 0) for m in received] == expected, "each public event once, in order"
