@@ -190,7 +190,7 @@ async def all_bot_tables(api: DokoClient, count: int) -> list[str]:
     """``count`` tables of four server-side bots each (they play by themselves)."""
     tables = []
     for n in range(count):
-        table = await api.create_table(f"bots {n}")
+        table = await api.create_table(f"bots {n}", visibility="public")
         for kind in ("random", "greedy", "random", "greedy"):
             await table.seat_bot(kind)
         tables.append(table.table_id)
@@ -199,7 +199,7 @@ async def all_bot_tables(api: DokoClient, count: int) -> list[str]:
 
 async def human_with_bots(api: DokoClient, first_dealer: int | None = None) -> SeatClient:
     """A table of one human client (seat 0) and three server-side bots: the human's seat."""
-    table = await api.create_table("human", first_dealer=first_dealer)
+    table = await api.create_table("human", first_dealer=first_dealer, visibility="public")
     human = await table.take_seat("human", seat=0)
     for kind in ("greedy", "random", "greedy"):
         await table.seat_bot(kind)

@@ -341,10 +341,18 @@ async def test_the_verification_report_is_signed_and_names_its_chain_head(
 ) -> None:
     keys = read_keys((await http.get("/.well-known/doko-keys")).content)
     report = (await http.get(f"/tables/{session.table_id}/deals/3/verification")).json()
-    head = await pool.fetchrow(
-        "SELECT version, hash FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1",
+    scored = await pool.fetchval(
+        "SELECT version FROM events WHERE stream_id = $1 AND type = 'deal_scored'"
+        " AND (payload->>'deal_no')::int = 3",
         session.table_id,
     )
+    # verified up to the end of the command that scored deal 3, which also dealt deal 4
+    head = await pool.fetchrow(
+        "SELECT version, hash, type FROM events WHERE stream_id = $1 AND version = $2",
+        session.table_id,
+        scored + 1,
+    )
+    assert head["type"] == "deal_dealt"
 
     assert report["ok"] is True and report["deal"]["deal_no"] == 3
     assert (report["table_id"], report["version"]) == (session.table_id, head[0])

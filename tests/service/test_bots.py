@@ -70,7 +70,7 @@ async def test_bots_carry_on_after_a_restart(db_url: str) -> None:
         serve(create_app(settings(db_url))) as first,
         httpx.AsyncClient(base_url=first, timeout=10) as http,
     ):
-        table = await DokoClient(http).create_table("restart")
+        table = await DokoClient(http).create_table("restart", visibility="public")
         human = await table.take_seat("human", seat=2)
         for _ in range(3):
             await table.seat_bot("random")

@@ -54,7 +54,7 @@ def assert_refusal(response: tuple[int, dict[str, str], bytes], status: int, cod
 async def strict(db_url: str) -> AsyncIterator[str]:
     """A server with a 0.2 s read timeout and a 0.2 s keep-alive."""
     edge = Edge(read_timeout=0.2, keep_alive=0.2)
-    async with serve(create_app(settings(db_url)), edge) as url:
+    async with serve(create_app(settings(db_url)), edge=edge) as url:
         yield url
 
 
@@ -112,7 +112,7 @@ async def test_an_idle_kept_alive_connection_is_closed(strict: str) -> None:
 async def test_connections_beyond_the_cap_are_answered_503_and_closed(db_url: str) -> None:
     """Four connections may be open (here); a fifth is refused at once (503 with
     Retry-After), and once one of the four closes, a new one is served again."""
-    async with serve(create_app(settings(db_url)), Edge(max_connections=4)) as url:
+    async with serve(create_app(settings(db_url)), edge=Edge(max_connections=4)) as url:
         await _four_and_a_fifth(url)
 
 
@@ -176,7 +176,7 @@ async def test_300_distinct_1_mb_tokens_leave_memory_as_it_was(db_url: str) -> N
     roomy = Edge(max_header_bytes=2 * MEGABYTE)
     async with (
         serve(create_app(settings(db_url))) as default_url,
-        serve(create_app(settings(db_url)), roomy) as roomy_url,
+        serve(create_app(settings(db_url)), edge=roomy) as roomy_url,
     ):
         token_hash.cache_clear()
         warm = [b"%d" % n + b"t" * MEGABYTE for n in range(5)]
@@ -195,7 +195,7 @@ async def test_300_distinct_1_mb_tokens_leave_memory_as_it_was(db_url: str) -> N
 async def test_a_real_token_is_still_served(base_url: str) -> None:
     """The length check lets every issued token through (they are all 43 characters)."""
     async with httpx.AsyncClient(base_url=base_url, timeout=10) as http:
-        table = (await http.post("/tables", json={"name": "t"})).json()
+        table = (await http.post("/tables", json={"name": "t", "visibility": "public"})).json()
         seat = (await http.post(f"/tables/{table['table_id']}/seats", json={"name": "a"})).json()
         assert len(seat["token"]) == len(new_token()) == 43
         response = await http.get(

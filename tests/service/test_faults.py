@@ -157,7 +157,7 @@ async def _assert_unavailable(http: httpx.AsyncClient, table_id: str) -> None:
     """Database routes answer 503 with Retry-After, and readiness 503, right now."""
     export, created, ready = await asyncio.gather(
         http.get(f"/tables/{table_id}/export"),
-        http.post("/tables", json={"name": "during the outage"}),
+        http.post("/tables", json={"name": "during the outage", "visibility": "public"}),
         http.get("/health/ready"),
     )
     for response in (export, created):
@@ -305,7 +305,7 @@ async def test_a_dropped_listen_connection_is_taken_again_and_all_carries_on(
         httpx.AsyncClient(base_url=url, timeout=30) as http,
     ):
         api = DokoClient(http)
-        table = await api.create_table("listen")
+        table = await api.create_table("listen", visibility="public")
         received: list[int] = []
         opened = asyncio.Event()
 

@@ -134,8 +134,8 @@ async def test_a_task_that_returns_is_started_again(supervisor_log: Records) -> 
 async def test_liveness_and_readiness(db_url: str) -> None:
     """``/health`` and ``/health/live`` answer 200; ``/health/ready`` checks the database,
     the LISTEN connection and every background task of the running service. A task
-    started later on the service's supervisor (the hook for other background work, such
-    as a turn clock) is reported too: 503 ``not_ready`` while it fails."""
+    started later on the service's supervisor (the hook for other background work) is
+    reported too: 503 ``not_ready`` while it fails."""
     app = create_app(settings(db_url))
     async with serve(app) as url, httpx.AsyncClient(base_url=url, timeout=10) as http:
         for path in ("/health", "/health/live"):
@@ -146,24 +146,33 @@ async def test_liveness_and_readiness(db_url: str) -> None:
         assert ready.json()["status"] == "ready"
         checks = {c["name"]: c["ok"] for c in ready.json()["checks"]}
         assert checks == dict.fromkeys(
-            ["database", "listening", "listener", "bots", "access log", "database watch"], True
+            [
+                "database",
+                "listening",
+                "listener",
+                "bots",
+                "turn clock",
+                "access log",
+                "database watch",
+            ],
+            True,
         )
 
         supervisor = app.state.services.supervisor
         broken = asyncio.Event()
 
-        async def clock() -> None:
+        async def fragile() -> None:
             await broken.wait()
-            raise RuntimeError("the clock broke")
+            raise RuntimeError("the task broke")
 
-        supervisor.start("turn clock", clock)
+        supervisor.start("fragile", fragile)
         assert (await http.get("/health/ready")).status_code == 200
         broken.set()
         await until(lambda: not supervisor.report()[-1].healthy)
         response = await http.get("/health/ready")
         problem = assert_problem(response, 503, "not_ready")
         assert response.headers["retry-after"] == "1"
-        assert [e["name"] for e in problem["errors"]] == ["turn clock"]
-        assert "turn clock: restarting after 1 failure(s)" in problem["detail"]
-        await supervisor.stop("turn clock")
+        assert [e["name"] for e in problem["errors"]] == ["fragile"]
+        assert "fragile: restarting after 1 failure(s)" in problem["detail"]
+        await supervisor.stop("fragile")
         assert (await http.get("/health/ready")).status_code == 200

@@ -560,8 +560,10 @@ class World(msgspec.Struct):
 async def world(module_http: httpx.AsyncClient) -> World:
     api = DokoClient(module_http)
     game = await new_game(api)
-    seeded = await api.create_table("host seeded", seeds=["ab" * 32] * 12)
-    preset = await api.create_table("preset", presets=presets_with_both_qc("hostile"))
+    seeded = await api.create_table("host seeded", seeds=["ab" * 32] * 12, visibility="public")
+    preset = await api.create_table(
+        "preset", presets=presets_with_both_qc("hostile"), visibility="public"
+    )
     return World(
         game,
         {
@@ -665,7 +667,7 @@ async def test_the_largest_cursors_open_streams_that_stay_open(
     largest position (2^63 - 1) are valid cursors: both streams open, and stay open when
     the next commit wakes them (nothing is newer than their cursors: they send nothing),
     while a stream from 0 gets that commit."""
-    table = await DokoClient(module_http).create_table("cursors")
+    table = await DokoClient(module_http).create_table("cursors", visibility="public")
     paths = [
         (f"/tables/{table.table_id}/events", {"last-event-id": str(MAX_VERSION)}),
         (f"/feed?after={MAX_POSITION}", {}),
