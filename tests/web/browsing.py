@@ -9,18 +9,58 @@ page had reached (``body[data-version]``).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+import asyncpg
+from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, Page, Request
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from domain.events import CardPlayed, ContractNamed, DealDealt
 from domain.table import TableEvent
-from infra.event_store import StoredEvent
+from infra.event_store import EventStore, StoredEvent
+from infra.tables import CODEC
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 780}
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(os.environ.get("DOKO_SCREENSHOTS") or ROOT / "build" / "screenshots")
+"""Where the tests save their screenshots (git ignores build/; the README shows copies
+kept in docs/screenshots)."""
+GRAVE = {"serious", "critical"}
+
+Log = list[tuple[StoredEvent, TableEvent]]
+
+
+async def full_log(pool: asyncpg.Pool, table_id: str) -> Log:
+    """The table's whole log, secrets included, read from the database."""
+    stored = await EventStore(pool).read_stream(table_id)
+    return [(record, CODEC.from_stored(record)) for record in stored]
+
+
+async def grave_violations(page: Page) -> list[str]:
+    """The serious and critical axe-core violations on the page, with where they are."""
+    results = await Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']]}"
+        for v in results.response["violations"]
+        if v["impact"] in GRAVE
+    ]
+
+
+async def fits(page: Page, width: int) -> bool:
+    """Whether the page fits its width without scrolling sideways."""
+    return bool(await page.evaluate(f"document.documentElement.scrollWidth <= {width}"))
+
+
+async def screenshot(page: Page, name: str) -> None:
+    """Save the whole page as ``SCREENSHOTS/name.png``."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+
 
 RECORD_CARDS = """
 window.__shown = [];
