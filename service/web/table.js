@@ -154,11 +154,13 @@ const loadRecord = (dealNo) => showingProblems(async () => {
   render();
 });
 
-/** Send a command (one at a time). A refusal is shown with its rule and counted, and the view
- * is fetched again: the server decides what is possible. */
+/** Send a command (one at a time: `body[data-sending]` says one is on its way). A refusal is
+ * shown with its rule and counted, and the view is fetched again: the server decides what is
+ * possible. */
 async function command(work) {
   if (state.sending) return;
   state.sending = true;
+  document.body.dataset.sending = 'true';
   try {
     await work();
     state.problem = null;
@@ -168,6 +170,7 @@ async function command(work) {
     refresh();
   } finally {
     state.sending = false;
+    document.body.dataset.sending = 'false';
     state.confirming = null;
     render();
   }
@@ -220,8 +223,9 @@ const exportSession = () => command(() => download(`${base}/export`, { token: an
 
 let stream = null;
 /** Follow the table's events as this tab may see them, from the last one received (or the
- * newest version known): with the seat's token, else as a spectator (at a private table with
- * the host token or the invitation, which the stream takes in a header). */
+ * version of the page's first view): with the seat's token, else as a spectator (at a private
+ * table with the host token or the invitation, which the stream takes in a header). A stream
+ * opened anew (sitting down, leaving) so goes on where the last one stopped. */
 function connect() {
   stream?.close();
   state.opened = 0;
@@ -229,7 +233,7 @@ function connect() {
   stream = follow(`${base}/events`, {
     token: state.mine.token,
     secret: seated() ? undefined : pass(),
-    after: state.streamed ?? state.latest,
+    after: state.streamed ?? state.from,
     types: state.types,
     onEvent: received,
     onStatus: (now) => {

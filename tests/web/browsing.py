@@ -76,6 +76,7 @@ new MutationObserver(() => {
 
 NEXT_MOVE = """(deal) => {
   if (document.querySelector(`#result[data-deal="${deal}"]`)) return 'done';
+  if (document.body.dataset.sending === 'true') return null;
   const card = document.querySelector('#hand button.card:not([disabled])');
   const word = '[data-key="announce-re"], [data-key="announce-kontra"]';
   const pick = document.querySelector('[data-key="declare-healthy"]')
@@ -85,7 +86,8 @@ NEXT_MOVE = """(deal) => {
 }"""
 """The page's next move in deal ``deal``, as a person reads it off the page: say healthy,
 announce re/kontra when offered on one's turn, else play the first enabled card; 'done'
-once the deal's result is shown; null while there is nothing to do."""
+once the deal's result is shown; null while there is nothing to do (or the page's last
+command is not answered yet)."""
 
 
 class Tab:
@@ -124,7 +126,7 @@ class Tab:
     async def move(self, key: str, *, keyboard: bool = False) -> bool:
         """Make a move by clicking the element with data-key ``key``, or with the keyboard
         alone (Tab to it, then Enter for a card, Space for anything else); return once
-        the page is past its version (the command was answered) or shows a new refusal.
+        the command is answered: the page is past its version, or shows a new refusal.
         False when the element went away first (a newer view no longer offers it)."""
         version, problems = await self.version(), await self.problems()
         if keyboard:
@@ -139,8 +141,9 @@ class Tab:
                     raise
                 return False
         await self.page.wait_for_function(
-            """([v, p]) => Number(document.body.dataset.version) > v
-                || Number(document.body.dataset.problems) > p""",
+            """([v, p]) => document.body.dataset.sending !== 'true'
+                && (Number(document.body.dataset.version) > v
+                    || Number(document.body.dataset.problems) > p)""",
             arg=[version, problems],
             timeout=30_000,
         )
