@@ -137,12 +137,12 @@ function tableEntry(table) {
   const open = table.seats.some((seat) => !given(seat.name)) && ['open', 'playing'].includes(table.status);
   const clock = table.options.turn_seconds ? ` · turn clock ${table.options.turn_seconds} s` : '';
   const deal = table.status === 'playing' ? ` · deal ${table.deal} of ${table.deals}` : '';
+  const name = table.name || `table ${table.table_id.slice(0, 8)}`;
+  const href = `/t/${encodeURIComponent(table.table_id)}`;
   return h('li', { 'data-table': table.table_id, 'data-status': table.status },
-    h('p', {}, h('a', { href: `/t/${encodeURIComponent(table.table_id)}` }, table.name || `table ${table.table_id.slice(0, 8)}`),
-      ` · ${words(table.status)}${deal}${clock}`),
-    h('p', { class: 'small' }, `Seats: ${seatsText(table)}`),
-    h('p', {}, h('a', { class: 'go', href: `/t/${encodeURIComponent(table.table_id)}`, 'aria-label': `${open ? 'Sit down at' : 'Watch'} ${table.name || 'the table'}` },
-      open ? 'Sit down' : 'Watch')));
+    h('p', {}, h('strong', {}, name), ` · ${words(table.status)}${deal}${clock}`, h('br'),
+      h('small', {}, `Seats: ${seatsText(table)}`)),
+    h('a', { class: 'go', href, 'aria-label': `${open ? 'Sit down at' : 'Watch'} ${name}` }, open ? 'Sit down' : 'Watch'));
 }
 
 function tableList() {

@@ -382,7 +382,8 @@ function seating(view) {
 function hosting(view) {
   if (!state.mine.host || !running(view)) return null;
   const empty = view.seats.filter((s) => s.status === 'free' || s.status === 'vacant');
-  const replaceable = view.seats.filter((s) => s.bot || s.status === 'away');
+  // this tab's own seat leaves with "Leave the seat"
+  const replaceable = view.seats.filter((s) => (s.bot || s.status === 'away') && !(seated() && s.seat === state.mine.seat));
   const bots = empty.length > 0 && h('form', {
     class: 'bots',
     onsubmit: (e) => {

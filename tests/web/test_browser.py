@@ -319,6 +319,9 @@ async def test_the_deal_viewer_steps_through_the_deal_as_the_log_has_it(
     await page.goto("/rules#R6.6")
     await page.wait_for_selector("dt#R6\\.6")
     assert await grave_violations(page) == []
+    await page.goto("/rules#T2.3")  # the table's rules too (T1-T4)
+    await page.wait_for_selector("dt#T2\\.3")
+    assert await grave_violations(page) == []
     assert tab.errors == []
     await tab.close()
 

@@ -27,11 +27,20 @@ from playwright.async_api import Browser
 from domain.events import Declared
 from domain.players import stand_in_action
 from domain.seats import Seat
-from domain.table import SeatAway, SeatBack, SeatLeft, SeatTaken, SessionAbandoned, TurnTimedOut
+from domain.table import (
+    SeatAway,
+    SeatBack,
+    SeatLeft,
+    SeatTaken,
+    SessionAbandoned,
+    TableClosed,
+    TurnTimedOut,
+)
 from infra.audit import verify_file
 from infra.signing import read_keys
 from service.client import DokoClient, SeatClient, TableClient
 from tests.web.browsing import (
+    DESKTOP,
     PHONE,
     Tab,
     fits,
@@ -105,6 +114,8 @@ class Life:
     sheet_cell: dict[str, Any] = field(default_factory=dict)
     played_by: list[str] = field(default_factory=list)
     export: bytes = b""
+    audited: bytes = b""
+    policy: list[str] = field(default_factory=list)
     guest_saw: dict[str, Any] = field(default_factory=dict)
     host_shown: list[str] = field(default_factory=list)
     grave: dict[str, list[str]] = field(default_factory=dict)
@@ -216,6 +227,17 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     lived.export = Path(await (await downloading.value).path()).read_bytes()
     lived.grave["host, abandoned"] = await grave_violations(page)
 
+    # the deal viewer in another tab with the host's credentials, under the pages' policy
+    auditor = await open_tab(
+        browser, service.url, held=(table_id, await storage(host, table_id)), bypass_csp=False
+    )
+    await auditor.page.goto(f"/t/{table_id}/deals/1")
+    async with auditor.page.expect_download() as downloading:
+        await auditor.page.click("[data-key='export']")
+    lived.audited = Path(await (await downloading.value).path()).read_bytes()
+    lived.policy = [m for m in auditor.console if "Content Security Policy" in m] + auditor.errors
+    await auditor.close()
+
     await guest.page.wait_for_selector("#ending[data-status='abandoned']")
     lived.guest_saw = {
         "seat 3": await guest.page.get_attribute("[data-seat-line='3']", "data-status"),
@@ -296,13 +318,17 @@ async def test_the_host_abandons_the_session_and_its_export_verifies(
 ) -> None:
     """T4.2 from the host's page: the log ends with the abandonment after one scored deal;
     the guest's page (a spectator's, through the invitation) shows it live; the export
-    downloaded from the page is the whole log and verifies offline with the service's key."""
+    downloaded from the table page, and from the deal viewer in another tab (with the host's
+    credentials, under the pages' Content-Security-Policy), is the whole log and verifies
+    offline with the service's key."""
     log = await full_log(pool, life.table_id)
     assert isinstance(log[-1][1], SessionAbandoned) and log[-1][1].deals == 1
     assert life.guest_saw == {"seat 3": "seated", "rows": 1}
     keys = read_keys((await api.http.get("/.well-known/doko-keys")).content)
-    report = verify_file(life.export, keys)
-    assert report.events == len(log) and report.failures == ()
+    for export in (life.export, life.audited):  # from the table page, and the deal viewer
+        report = verify_file(export, keys)
+        assert report.events == len(log) and report.failures == ()
+    assert life.policy == []
 
 
 async def test_no_page_of_the_private_table_shows_what_its_viewer_may_not_see(
@@ -385,6 +411,9 @@ async def test_the_lobby_lists_the_public_tables_page_by_page_and_no_private_one
     assert {t.table_id for t in public} | {playing.table_id} <= set(shown)
     assert private.table_id not in shown and len(shown) == len(set(shown))
 
+    await page.set_viewport_size(PHONE)
+    assert await fits(page, PHONE["width"])
+    await page.set_viewport_size(DESKTOP)
     await page.select_option("#status-filter", "open")
     await page.click("[data-key='list']")
     await page.click(f"#tables li[data-table='{public[-1].table_id}'] a.go")
@@ -489,3 +518,28 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
     assert ids == visible_versions(log, 0, start, ids[-1]) and ids[-1] == log[-1][0].version
     assert tab.errors == []
     await tab.close()
+
+
+async def test_the_host_closes_a_table_before_its_session_starts(
+    browser: Browser, service: Service, pool: asyncpg.Pool
+) -> None:
+    """T4.1 from the host's page: a public table opened in the lobby is listed there until
+    its host closes it; then the page says so, and the lobby lists it no more."""
+    host = await open_tab(browser, service.url)
+    table_id = await open_table(host, "Otto", 0, visibility="public")
+    lobby = await open_tab(browser, service.url)
+    await lobby.page.goto("/")
+    await lobby.page.wait_for_selector(f"#tables li[data-table='{table_id}']")
+    await host.page.click("[data-key='close']")
+    assert await grave_violations(host.page) == []
+    assert await host.move("close-yes")
+    await host.page.wait_for_selector("#ending[data-status='closed']")
+    assert await host.page.locator("#seats form.sit, #host").count() == 0
+    await lobby.page.select_option("#status-filter", label="every status")
+    await lobby.page.click("[data-key='list']")
+    await lobby.page.wait_for_selector(f"#tables li[data-table='{table_id}']", state="detached")
+    log = await full_log(pool, table_id)
+    assert isinstance(log[-1][1], TableClosed)
+    assert host.errors == [] and lobby.errors == []
+    await host.close()
+    await lobby.close()
