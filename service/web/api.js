@@ -1,5 +1,7 @@
-// The doko API as every page uses it: requests with problem+json errors, the seat
-// tokens this browser holds, and live streams that resume where they stopped.
+// The doko API as every page uses it: requests with problem+json errors, the credentials
+// this browser tab holds for a table (seat token, host token, invitation code), and live
+// streams that resume where they stopped. A credential goes in a header, never in a URL
+// (but a seat token in a stream's, which an EventSource cannot send otherwise).
 // The pages never decide a rule: what is legal comes from the views the server sends.
 
 /** An answer with status >= 400 (or no answer at all: status 0), with its RFC 9457 problem. */

@@ -56,7 +56,7 @@ const pass = () => state.mine.host ?? state.mine.invitation;
 /** What opens what any viewer may see (the scoresheet, scored deals, the export). */
 const anyPass = () => pass() ?? state.mine.token;
 const running = (view) => view.status === 'open' || view.status === 'playing';
-const GAME_EVENTS = new Set([
+const SPOKEN_EVENTS = new Set([
   'deal_dealt', 'game_type_fixed', 'card_played', 'trick_won', 'marriage_clarified', 'announced',
   'deal_scored', 'session_finished', 'seat_left', 'turn_timed_out', 'seat_away', 'seat_back',
   'table_closed', 'session_abandoned',
@@ -256,7 +256,7 @@ function received(event) {
     state.result = event.data;
     loadRecord(event.data.deal_no);
   }
-  if (GAME_EVENTS.has(event.type)) {
+  if (SPOKEN_EVENTS.has(event.type)) {
     state.spoken = [...state.spoken, plain(describe(event, state.view?.seats, state.deal))].slice(-3);
   }
   if (SHEET_EVENTS.has(event.type)) loadSheet();

@@ -56,10 +56,10 @@ async def fits(page: Page, width: int) -> bool:
     return bool(await page.evaluate(f"document.documentElement.scrollWidth <= {width}"))
 
 
-async def screenshot(page: Page, name: str) -> None:
-    """Save the whole page as ``SCREENSHOTS/name.png``."""
+async def screenshot(page: Page, name: str, *, full_page: bool = True) -> None:
+    """Save the page (the whole page, or what its window shows) as ``SCREENSHOTS/name.png``."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+    await page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=full_page)
 
 
 RECORD_CARDS = """

@@ -386,7 +386,7 @@ async def test_the_lobby_lists_the_public_tables_page_by_page_and_no_private_one
     await page.goto("/")
     await page.wait_for_selector("#tables li[data-table]")
     assert await tables_shown(tab) == [t.table_id for t in first.tables]
-    await screenshot(page, "lobby-desktop")
+    await screenshot(page, "lobby-desktop", full_page=False)
     assert await grave_violations(page) == []
     await page.click("[data-key='older']")
     await page.wait_for_selector("[data-key='newest']")
