@@ -334,8 +334,8 @@ async def test_the_host_abandons_the_session_and_its_export_verifies(
 async def test_no_page_of_the_private_table_shows_what_its_viewer_may_not_see(
     life: Life, pool: asyncpg.Pool
 ) -> None:
-    """Every DOM state of the host's page (seat 0) and of the guest's (seat 3 until the guest
-    left, a spectator after), against the full log: no card of another seat before it is
+    """Every DOM state of the host's page (seat 0), of the guest's (seat 3 until the guest
+    left, a spectator after) and of the visitor's (a spectator), against the full log: no card of another seat before it is
     played. The guest's page received every event it may see, once, in order."""
     log = await full_log(pool, life.table_id)
     left = next(s.version for s, e in log if isinstance(e, SeatLeft))
@@ -349,6 +349,9 @@ async def test_no_page_of_the_private_table_shows_what_its_viewer_may_not_see(
     assert before and after
     assert unseen_cards(before, log, 3) == [] and unseen_cards(after, log, None) == []
     assert any(c.startswith("1/3/") for s in before for c in json.loads(s)[1])  # its hand
+    visitor_shown = await life.visitor.shown()  # a spectator through the invitation
+    assert unseen_cards(visitor_shown, log, None) == []
+    assert any(c.startswith("1/") for s in visitor_shown for c in json.loads(s)[1])
     ids = await life.guest.log_ids()
     start = int(await life.guest.page.get_attribute("#log ol", "data-from") or -1)
     assert ids == visible_versions(log, 3, start, left) + visible_versions(log, None, left, ids[-1])
