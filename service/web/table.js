@@ -38,7 +38,7 @@ const state = {
   opened: 0,
   spoken: [],
   logOpen: false,
-  inviteOpen: null, // whether the invitation panel is open (null: open while seats are free)
+  inviteOpen: null, // whether the invitation panel is open (null: open while a seat is empty)
   copied: '',
   confirming: null, // the data-key of the command waiting for a "yes"
   sending: false,
@@ -414,9 +414,12 @@ function invitation(view) {
   const code = state.mine.invitation;
   if (!code || view.visibility !== 'private') return null;
   const link = invitationLink(table, code);
+  const seatsEmpty = view.seats.some((s) => !given(s.name)); // open by itself while seats are empty
   return h('details', {
-    id: 'invite', open: state.inviteOpen ?? view.seats.some((s) => !given(s.name)),
-    ontoggle: (e) => { state.inviteOpen = e.target.open; },
+    id: 'invite', open: state.inviteOpen ?? seatsEmpty,
+    ontoggle: (e) => {
+      if (e.target.open !== (state.inviteOpen ?? seatsEmpty)) state.inviteOpen = e.target.open;
+    },
   },
   h('summary', {}, 'Invite players'),
   h('p', {}, 'This table is private: whoever has this link may sit down on a free or vacant seat, and watch. ',
