@@ -335,8 +335,9 @@ async def test_no_page_of_the_private_table_shows_what_its_viewer_may_not_see(
     life: Life, pool: asyncpg.Pool
 ) -> None:
     """Every DOM state of the host's page (seat 0), of the guest's (seat 3 until the guest
-    left, a spectator after) and of the visitor's (a spectator), against the full log: no card of another seat before it is
-    played. The guest's page received every event it may see, once, in order."""
+    left, a spectator after) and of the visitor's (a spectator), against the full log: no
+    card of another seat before it is played. The guest's page received every event it may
+    see, once, in order."""
     log = await full_log(pool, life.table_id)
     left = next(s.version for s, e in log if isinstance(e, SeatLeft))
     host_shown = [*life.host_shown, *await life.host.shown()]  # before and after the viewer
