@@ -3,9 +3,10 @@
 ``/`` is the lobby, ``/t/{table}`` a table (a seat's page when the browser holds that
 seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer and
 ``/rules`` the rules. Each page is the one HTML shell with its own ES module; the modules,
-the CSS and a copy of RULES.md are files of the package (``service/web/``), served under
-``/web/``. ``/web/meta.json`` gives the pages what they take from the server and never
-re-implement: the rule texts by id (parsed from that copy) and the names of the stream's
+the CSS, a copy of RULES.md (the game, R1-R10) and TABLE_RULES.md (the table's house rules
+T1-T4, as `domain.table` states them) are files of the package (``service/web/``), served
+under ``/web/``. ``/web/meta.json`` gives the pages what they take from the server and never
+re-implement: the rule texts by id (parsed from those copies) and the names of the stream's
 event types.
 """
 
@@ -43,13 +44,16 @@ class Meta(msgspec.Struct, frozen=True):
     events: list[str]
 
 
-_RULE = re.compile(r"^- (R\d+\.\d+) (.*)$")
-_SECTION = re.compile(r"^## (R\d+) (.*)$")
+_RULE = re.compile(r"^- ([RT]\d+\.\d+) (.*)$")
+_SECTION = re.compile(r"^## ([RT]\d+) (.*)$")
+RULE_FILES = ("RULES.md", "TABLE_RULES.md")
+"""The rules the pages quote: the game's (R ids) and the table's (T ids)."""
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
-    """Each rule of RULES.md by its id: ``R3.3`` its text, ``R6`` its section's title and
-    introduction. A rule's continuation lines are joined with single spaces."""
+    """Each rule of RULES.md (or TABLE_RULES.md) by its id: ``R3.3`` its text, ``R6`` its
+    section's title and introduction. A rule's continuation lines are joined with single
+    spaces."""
     rules: dict[str, str] = {}
     section: str | None = None  # the section whose introduction is being read
     current: str | None = None  # the rule (or section) the next plain line continues
@@ -77,7 +81,9 @@ def _event_types() -> list[str]:
 
 @functools.cache
 def _meta() -> bytes:
-    rules = rule_texts((WEB / "RULES.md").read_text(encoding="utf-8"))
+    rules: dict[str, str] = {}
+    for name in RULE_FILES:
+        rules.update(rule_texts((WEB / name).read_text(encoding="utf-8")))
     return msgspec.json.encode(Meta(rules, _event_types()))
 
 

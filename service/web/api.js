@@ -1,5 +1,7 @@
-// The doko API as every page uses it: requests with problem+json errors, the seat
-// tokens this browser holds, and live streams that resume where they stopped.
+// The doko API as every page uses it: requests with problem+json errors, the credentials
+// this browser tab holds for a table (seat token, host token, invitation code), and live
+// streams that resume where they stopped. A credential goes in a header, never in a URL
+// (but a seat token in a stream's, which an EventSource cannot send otherwise).
 // The pages never decide a rule: what is legal comes from the views the server sends.
 
 /** An answer with status >= 400 (or no answer at all: status 0), with its RFC 9457 problem. */
@@ -18,46 +20,70 @@ function versionOf(response) {
   return tag ? Number(tag.replace(/^W\//, '').replaceAll('"', '')) : null;
 }
 
+/** Send a request; the answer when its status is below 400, else a ProblemError with the
+ * answer's problem (or `no_answer` when the service did not answer). */
+async function send(method, path, { token, body, params, headers = {}, signal } = {}) {
+  const url = new URL(path, location.origin);
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+  }
+  const sent = { ...headers };
+  if (token) sent.authorization = `Bearer ${token}`;
+  if (body !== undefined) sent['content-type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: sent,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+  } catch {
+    throw new ProblemError(0, { code: 'no_answer', detail: 'the service did not answer; try again' });
+  }
+  if (!response.ok && response.status !== 304) {
+    const problem = await response.json().catch(() => null);
+    throw new ProblemError(response.status, problem ?? { code: 'http_error', detail: response.statusText });
+  }
+  return response;
+}
+
 /**
  * One request. Resolves to {status, version, data} (data null for 304); rejects with a
  * ProblemError for an error answer or when the service does not answer.
  * @param {string} method @param {string} path
  * @param {{token?: string, body?: unknown, params?: Record<string, unknown>, version?: number}} options
- *   `version`: the table version held (sent as If-None-Match; 304 when unchanged).
+ *   `token`: sent as the Bearer token, never in the URL. `version`: the table version held
+ *   (sent as If-None-Match; 304 when unchanged).
  */
 export async function call(method, path, { token, body, params, version } = {}) {
-  const url = new URL(path, location.origin);
-  for (const [key, value] of Object.entries(params ?? {})) {
-    if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
-  }
   const headers = { accept: 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
   if (version !== undefined && version !== null) headers['if-none-match'] = `"${version}"`;
-  let response;
-  try {
-    response = await fetch(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new ProblemError(0, { code: 'no_answer', detail: 'the service did not answer; try again' });
-  }
+  const response = await send(method, path, { token, body, params, headers });
   if (response.status === 304) return { status: 304, version: versionOf(response), data: null };
   const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    throw new ProblemError(response.status, data ?? { code: 'http_error', detail: response.statusText });
-  }
   return { status: response.status, version: versionOf(response), data };
+}
+
+/** Download what `path` answers as the file `filename` (with the Bearer `token`, which a
+ * plain link could not send). */
+export async function download(path, { token, filename }) {
+  const blob = await (await send('GET', path, { token })).blob();
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
 const storageKey = (table) => `doko:${table}`;
 
 /**
- * What this browser tab holds for a table: {seat, token} once seated, {host} for its host.
- * Kept in sessionStorage: per tab, gone when the tab closes, never sent but as a header.
- * @returns {{seat?: number, token?: string, host?: string}}
+ * What this browser tab holds for a table: {seat, token} once seated, {host} for its host,
+ * {invitation} for a private table's invitation code.
+ * Kept in sessionStorage: per tab, gone when the tab closes, never sent but in a header
+ * (or a seat token in a stream's URL, see `follow`).
+ * @returns {{seat?: number, token?: string, host?: string, invitation?: string}}
  */
 export function held(table) {
   try {
@@ -72,6 +98,25 @@ export function hold(table, more) {
   const now = { ...held(table), ...more };
   for (const key of Object.keys(now)) if (now[key] === null) delete now[key];
   sessionStorage.setItem(storageKey(table), JSON.stringify(now));
+}
+
+/** The link that invites to a private table: the code in the URL's fragment, which the
+ * browser never sends to the service (nor to its logs, nor as a Referer). */
+export const invitationLink = (table, code) => `${location.origin}/t/${encodeURIComponent(table)}#invitation=${encodeURIComponent(code)}`;
+
+/** The invitation code an invitation link (or the code itself) carries, or null. */
+export function invitationIn(text) {
+  const code = text.trim().match(/(?:^|#|&)invitation=([^&\s]+)/)?.[1] ?? (/^[\w-]+$/.test(text.trim()) ? text.trim() : null);
+  return code ? decodeURIComponent(code) : null;
+}
+
+/** Keep the invitation this page's link carries in its fragment (`#invitation=…`), then take
+ * it out of the address bar: it is kept in the tab's session storage, and not shown. */
+export function takeInvitation(table) {
+  const code = location.hash.startsWith('#invitation=') ? invitationIn(location.hash) : null;
+  if (!code) return;
+  hold(table, { invitation: code });
+  history.replaceState(null, '', location.pathname + location.search);
 }
 
 let metaAnswer;
@@ -92,45 +137,99 @@ export function schema() {
 const REOPEN_MS = 2000;
 
 /**
- * Follow a Server-Sent Events stream from the event after `after`.
+ * Follow a Server-Sent Events stream from the event after `after`, as the holder of
+ * `token` (a seat token: an EventSource cannot send headers, so it goes in the URL's
+ * `token`), of `secret` (a host token or an invitation code, which never goes in a URL:
+ * the stream is read with fetch, the secret in the Authorization header), or of neither.
  * The browser's EventSource reconnects by itself after a lost connection and sends
  * Last-Event-ID, so the service resumes after the last event received: nothing is missed
  * and nothing comes twice. When the server refuses a reconnection (the stream is closed
- * for good), it is opened again here from the last id received.
+ * for good), or a fetched stream ends, it is opened again here from the last id received.
  * `onEvent({id, type, data})` gets each event; `onStatus(status)` gets 'live' (each time
  * the stream is (re)opened), 'reconnecting' or 'lost'.
  * @returns {{close(): void}}
  */
-export function follow(path, { token, after, types, onEvent, onStatus }) {
+export function follow(path, { token, secret, after, types, onEvent, onStatus }) {
   let last = after;
-  let source = null;
+  let stop = null;
   let timer = null;
-  const open = () => {
+  const deliver = (type, id, data) => {
+    if (!types.includes(type)) return;
+    last = id;
+    onEvent({ id, type, data: JSON.parse(data) });
+  };
+  const reopen = () => {
+    onStatus('lost');
+    timer = setTimeout(open, REOPEN_MS);
+  };
+  const withSource = () => {
     const url = new URL(path, location.origin);
     if (token) url.searchParams.set('token', token);
     url.searchParams.set('after', String(last));
-    source = new EventSource(url);
+    const source = new EventSource(url);
     source.onopen = () => onStatus('live');
     source.onerror = () => {
       if (source.readyState !== EventSource.CLOSED) {
         onStatus('reconnecting');
         return;
       }
-      onStatus('lost');
-      timer = setTimeout(open, REOPEN_MS);
+      reopen();
     };
     for (const type of types) {
-      source.addEventListener(type, (message) => {
-        last = Number(message.lastEventId);
-        onEvent({ id: last, type, data: JSON.parse(message.data) });
-      });
+      source.addEventListener(type, (message) => deliver(type, Number(message.lastEventId), message.data));
     }
+    return () => source.close();
+  };
+  const withFetch = () => {
+    const abort = new AbortController();
+    const headers = { accept: 'text/event-stream', 'last-event-id': String(last) };
+    send('GET', path, { token: secret, headers, signal: abort.signal })
+      .then((response) => {
+        onStatus('live');
+        return readEvents(response.body, deliver);
+      })
+      .catch(() => null)
+      .finally(() => {
+        if (!abort.signal.aborted) reopen();
+      });
+    return () => abort.abort();
+  };
+  const open = () => {
+    stop = secret ? withFetch() : withSource();
   };
   open();
   return {
     close() {
       clearTimeout(timer);
-      source?.close();
+      stop?.();
     },
   };
+}
+
+/** Read a text/event-stream body (RFC-like SSE: `event:`, `id:` and `data:` lines, a blank
+ * line ends a message, `:` lines are comments), calling `onMessage(type, id, data)`. */
+async function readEvents(body, onMessage) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  let message = { type: 'message', id: 0, data: [] };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    const lines = (rest + value).split(/\r?\n/);
+    rest = lines.pop();
+    for (const line of lines) {
+      if (line === '') {
+        if (message.data.length) onMessage(message.type, message.id, message.data.join('\n'));
+        message = { type: 'message', id: message.id, data: [] };
+        continue;
+      }
+      const colon = line.indexOf(':');
+      if (colon === 0) continue;
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') message.type = text;
+      else if (field === 'data') message.data.push(text);
+      else if (field === 'id') message.id = Number(text);
+    }
+  }
 }

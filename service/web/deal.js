@@ -1,17 +1,23 @@
 // The deal viewer, for auditors: a scored deal from its public record, trick by trick
 // (buttons, or the arrow keys, Home and End), with the announcements at the moment they
 // were made, the score lines with their rule ids, the dealing commitment and seed, and
-// the service's own verification of the deal.
-import { call, meta } from './api.js';
+// the service's own verification of the deal, who played each seat (T2.2). A private
+// table's deals open with the credential this tab holds for it (T1.1).
+import { call, download, held, meta, takeInvitation } from './api.js';
 import { card, fill, given, h, problemBox, problemOf, rule, scoreLines, signed, words } from './ui.js';
 
 const [, , rawTable, , rawDeal] = location.pathname.split('/');
 const table = decodeURIComponent(rawTable);
 const dealNo = Number(rawDeal);
 const base = `/tables/${encodeURIComponent(table)}`;
+takeInvitation(table);
+const mine = held(table);
+/** What opens a private table's records: the host token or the invitation (they last), else
+ * the seat token. */
+const token = mine.host ?? mine.invitation ?? mine.token;
 const content = h('div', { class: 'deal-page' });
 const live = h('p', { id: 'step', class: 'live', 'aria-live': 'polite' });
-const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {} };
+const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {}, problem: null };
 
 /** When each announcement was made: the trick it was made in (1-12) and how many cards of
  * that trick had been played, read from the deal's events in their order. */
@@ -45,11 +51,18 @@ function handsAt(record, step) {
 
 const names = () => state.record.players.map((name, seat) => name ?? `seat ${seat}`);
 
+/** Who played a seat in this deal, when that was not (only) who sat there at its end (T2.2). */
+function playedBy(record, seat) {
+  const by = record.played_by?.[seat] ?? [];
+  if (by.length === 1 && by[0] === record.players[seat]) return null;
+  return by.length ? h('span', { class: 'by', 'data-played-by': JSON.stringify(by) }, ` · played by ${by.join(', then ')}`) : null;
+}
+
 function hands(record, step) {
   return h('section', { class: 'panel', 'aria-labelledby': 'hands-h' },
     h('h2', { id: 'hands-h' }, step ? `The hands after trick ${step}` : 'The hands as dealt'),
     h('div', { class: 'hands' }, handsAt(record, step).map((cards, seat) => h('div', { class: 'dealt', 'data-hand': seat },
-      h('p', {}, h('strong', {}, names()[seat]), ` · ${record.parties[seat] ?? ''}`,
+      h('p', {}, h('strong', {}, names()[seat]), playedBy(record, seat), ` · ${record.parties[seat] ?? ''}`,
         record.declarations[seat] ? ` · ${record.declarations[seat]}` : '',
         record.contracts[seat] ? ` · named ${words(record.contracts[seat])}` : ''),
       h('p', { class: 'cards' }, cards.map(({ code, trick }) => card(code, seat, record.deal_no, trick === null ? {} : {
@@ -106,7 +119,7 @@ function dealing(record) {
   const d = record.dealing;
   const v = state.verification;
   const checks = v ? [...v.deal.checks, ...v.table_checks] : [];
-  const finished = given(state.view?.winners);
+  const over = ['finished', 'abandoned'].includes(state.view?.status);
   return h('section', { class: 'panel', id: 'dealing', 'aria-labelledby': 'dealing-h' },
     h('h2', { id: 'dealing-h' }, 'Dealing and verification (R2.2)'),
     h('dl', {},
@@ -118,10 +131,23 @@ function dealing(record) {
     v ? h('div', { id: 'verification', 'data-ok': String(v.ok) },
       h('p', {}, h('strong', {}, v.ok ? 'Verified by the service: every check passed.' : 'Verification FAILED.')),
       h('ul', {}, checks.map((c) => h('li', { 'data-check': c.name, 'data-ok': String(c.ok) }, `${c.ok ? '✓' : '✗'} ${c.name}`, c.detail ? `: ${c.detail}` : '')))) : null,
-    finished
-      ? h('p', {}, h('a', { href: `${base}/export`, download: `doko-${table}.json` }, 'Download the session export'),
+    over
+      ? h('p', {}, h('button', { type: 'button', 'data-key': 'export', onclick: exportSession }, 'Download the session export'),
         ' (check it offline with ', h('code', {}, 'doko verify --file'), ')')
-      : h('p', {}, 'The session export can be downloaded once the session is over.'));
+      : h('p', {}, 'The session export can be downloaded once the session is over.'),
+    state.problem ? problemBox(state.problem, state.rules, () => {
+      state.problem = null;
+      render();
+    }) : null);
+}
+
+async function exportSession() {
+  try {
+    await download(`${base}/export`, { token, filename: `doko-${table}.json` });
+  } catch (error) {
+    state.problem = problemOf(error);
+    render();
+  }
 }
 
 function go(step) {
@@ -171,10 +197,10 @@ async function start() {
   try {
     const [known, record, replay, verification, view] = await Promise.all([
       meta(),
-      call('GET', `${base}/deals/${dealNo}`),
-      call('GET', `${base}/deals/${dealNo}/replay`),
-      call('GET', `${base}/deals/${dealNo}/verification`),
-      call('GET', base),
+      call('GET', `${base}/deals/${dealNo}`, { token }),
+      call('GET', `${base}/deals/${dealNo}/replay`, { token }),
+      call('GET', `${base}/deals/${dealNo}/verification`, { token }),
+      call('GET', base, { token }),
     ]);
     state.rules = known.rules;
     state.record = record.data;

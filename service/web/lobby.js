@@ -1,24 +1,42 @@
-// The lobby: open a table (with bots for the empty seats) and sit down at it, or go to a
-// table by its link or id. The form offers what the API's schema offers: the table options
-// of `createTable` and the kinds of bot, so a field the API gains shows up here by itself.
-import { call, hold, schema } from './api.js';
-import { fill, h, problemBox, problemOf, words } from './ui.js';
+// The lobby: the public tables (`GET /tables`, by status, page by page), a table to open
+// (public or private, with a turn clock and bots for the empty seats) and sit down at, or a
+// table to go to by its link, an invitation link included. The form offers what the API's
+// schema offers: the table options of `createTable` and the kinds of bot, so a field the
+// API gains shows up here by itself.
+import { call, hold, invitationIn, schema } from './api.js';
+import { fill, given, h, problemBox, problemOf, words } from './ui.js';
 
+const PAGE_SIZE = 20;
 const content = h('div', { class: 'lobby' });
-const state = { problem: null, busy: false, options: [], kinds: [], tables: null, rules: {} };
+const state = {
+  problem: null, busy: false, options: [], kinds: [], statuses: [], rules: {},
+  listed: false, // whether the API lists tables (`GET /tables` in its schema)
+  status: 'open', // the lobby's filter: a table status, or '' for every listed one
+  before: null, // the page shown: null for the newest, else the `next` of the page before
+  page: null, // the LobbyPage shown
+};
+
+/** How the lobby says the options it knows; an option the API gains later is shown with its
+ * name and its schema's description. */
+const LABELS = {
+  visibility: ['Who may join', 'public: listed in the lobby, anyone may sit down or watch; private: only with the invitation link'],
+  turn_seconds: ['Turn clock, seconds per turn', 'empty: no clock; when a turn runs out a stand-in plays for the seat (T3)'],
+  first_dealer: ['First dealer (seat)', 'empty: drawn by lot (R1.2)'],
+};
 
 /** The simple options of a new table that the API takes (`CreateTableRequest`): each scalar
- * property but the name, as {name, type, values, minimum, maximum, description}. */
+ * property but the name, as {name, type, values, default, minimum, maximum, description}. */
 function tableOptions(spec) {
   const request = spec.components.schemas.CreateTableRequest.properties;
   return Object.entries(request).flatMap(([name, property]) => {
-    const shape = property.oneOf?.find((p) => p.type !== 'null') ?? property;
+    const shape = property.oneOf?.find((p) => p.type !== 'null') ?? property.allOf?.[0] ?? property;
     const resolved = shape.$ref ? spec.components.schemas[shape.$ref.split('/').at(-1)] : shape;
     const values = resolved.enum ?? property.enum;
     const type = values ? 'choice' : resolved.type;
     if (name === 'name' || !['choice', 'integer', 'boolean'].includes(type)) return [];
     return [{
-      name, type, values, description: property.description ?? resolved.description,
+      name, type, values, default: property.default ?? resolved.default,
+      description: property.description ?? resolved.description,
       minimum: property.minimum ?? resolved.minimum, maximum: property.maximum ?? resolved.maximum,
       nullable: Boolean(property.oneOf?.some((p) => p.type === 'null')),
     }];
@@ -27,16 +45,23 @@ function tableOptions(spec) {
 
 function optionField(option) {
   const id = `option-${option.name}`;
-  const label = h('label', { for: id }, words(option.name), option.description ? h('small', {}, ` ${option.description}`) : null);
-  if (option.type === 'boolean') return h('p', {}, h('input', { type: 'checkbox', id, name: option.name }), ' ', label);
-  if (option.type === 'choice') {
-    return h('p', {}, label, h('select', { id, name: option.name },
-      option.nullable ? h('option', { value: '' }, 'default') : null,
-      option.values.map((value) => h('option', { value }, words(value)))));
+  const [label, about] = LABELS[option.name] ?? [words(option.name), option.description];
+  const range = given(option.minimum) && given(option.maximum) ? ` (${option.minimum}–${option.maximum})` : '';
+  const hint = `${id}-hint`;
+  const labelled = h('label', { for: id }, label, range);
+  const note = about ? h('small', { id: hint, class: 'hint' }, about) : null;
+  const described = about ? hint : null;
+  if (option.type === 'boolean') {
+    return h('p', {}, h('input', { type: 'checkbox', id, name: option.name, 'aria-describedby': described }), ' ', labelled, note);
   }
-  return h('p', {}, label, h('input', {
+  if (option.type === 'choice') {
+    return h('p', {}, labelled, note, h('select', { id, name: option.name, 'aria-describedby': described },
+      option.nullable ? h('option', { value: '' }, 'default') : null,
+      option.values.map((value) => h('option', { value, selected: value === option.default }, words(value)))));
+  }
+  return h('p', {}, labelled, note, h('input', {
     type: 'number', id, name: option.name, min: option.minimum, max: option.maximum,
-    placeholder: option.nullable ? 'default' : null, required: !option.nullable,
+    placeholder: option.nullable ? 'none' : null, required: !option.nullable, 'aria-describedby': described,
   }));
 }
 
@@ -51,7 +76,8 @@ function chosenOptions(form) {
   return body;
 }
 
-/** Open the table, sit down, seat the bots; then go to the table. */
+/** Open the table (the host token and a private table's invitation code, shown once, are
+ * kept in this tab), sit down with the invitation, seat the bots; then go to the table. */
 async function create(form) {
   if (state.busy) return;
   state.busy = true;
@@ -60,9 +86,11 @@ async function create(form) {
       body: { name: form.elements.table.value.trim(), ...chosenOptions(form) },
     })).data;
     const table = created.table_id;
-    hold(table, { host: created.host_token });
+    hold(table, { host: created.host_token, invitation: created.invitation ?? null });
     const path = `/tables/${encodeURIComponent(table)}`;
-    const taken = (await call('POST', `${path}/seats`, { body: { name: form.elements.player.value.trim() } })).data;
+    const taken = (await call('POST', `${path}/seats`, {
+      body: { name: form.elements.player.value.trim(), invitation: created.invitation ?? undefined },
+    })).data;
     hold(table, { seat: taken.seat, token: taken.token });
     for (let i = 0; i < Number(form.elements.bots.value); i += 1) {
       await call('POST', `${path}/bots`, { token: created.host_token, body: { kind: form.elements.kind.value, name: `Bot ${i + 1}` } });
@@ -76,29 +104,70 @@ async function create(form) {
   }
 }
 
-/** A table id from what was pasted: the id itself, or a link to the table. */
-function tableId(text) {
-  const link = text.trim().match(/\/t\/([^/?#]+)/);
-  return link ? decodeURIComponent(link[1]) : text.trim();
+/** Where a pasted link or id leads: the table page, with the invitation a link carries
+ * kept in the fragment (never sent to the service). */
+function destination(text) {
+  const link = text.trim().match(/\/t\/([^/?#\s]+)/);
+  const table = link ? decodeURIComponent(link[1]) : text.trim();
+  const code = link ? invitationIn(text) : null;
+  return `/t/${encodeURIComponent(table)}${code ? `#invitation=${encodeURIComponent(code)}` : ''}`;
 }
 
-/** The open public tables, when the API lists them (`GET /tables` in its schema); null otherwise. */
-async function openTables(spec) {
-  if (!spec.paths['/tables']?.get) return null;
-  const answer = (await call('GET', '/tables')).data;
-  return Array.isArray(answer) ? answer : answer.tables ?? answer.items ?? [];
+/** Show a page of the lobby: the newest (`before` null) or the one after `before`. */
+async function list(before = null) {
+  try {
+    const answer = await call('GET', '/tables', {
+      params: { status: state.status || undefined, before: before ?? undefined, limit: PAGE_SIZE },
+    });
+    state.page = answer.data;
+    state.before = before;
+  } catch (error) {
+    state.problem = problemOf(error);
+  }
+  render();
+}
+
+function seatsText(table) {
+  return table.seats.map((seat) => (given(seat.name)
+    ? `${seat.name}${seat.bot ? ` (${seat.bot} bot)` : ''}${seat.status === 'away' ? ' (away)' : ''}`
+    : seat.status)).join(', ');
+}
+
+function tableEntry(table) {
+  const open = table.seats.some((seat) => !given(seat.name)) && ['open', 'playing'].includes(table.status);
+  const clock = table.options.turn_seconds ? ` · turn clock ${table.options.turn_seconds} s` : '';
+  const deal = table.status === 'playing' ? ` · deal ${table.deal} of ${table.deals}` : '';
+  const name = table.name || `table ${table.table_id.slice(0, 8)}`;
+  const href = `/t/${encodeURIComponent(table.table_id)}`;
+  return h('li', { 'data-table': table.table_id, 'data-status': table.status },
+    h('p', {}, h('strong', {}, name), ` · ${words(table.status)}${deal}${clock}`, h('br'),
+      h('small', {}, `Seats: ${seatsText(table)}`)),
+    h('a', { class: 'go', href, 'aria-label': `${open ? 'Sit down at' : 'Watch'} ${name}` }, open ? 'Sit down' : 'Watch'));
 }
 
 function tableList() {
-  if (state.tables === null) return null;
-  return h('section', { class: 'panel', 'aria-labelledby': 'open-h' },
-    h('h2', { id: 'open-h' }, 'Open tables'),
-    state.tables.length
-      ? h('ul', {}, state.tables.map((t) => {
-        const id = t.table_id ?? t.id;
-        return h('li', {}, h('a', { href: `/t/${encodeURIComponent(id)}` }, t.name || id), t.status ? ` (${words(t.status)})` : '');
-      }))
-      : h('p', {}, 'No open table right now: open one.'));
+  if (!state.listed) return null;
+  const page = state.page;
+  return h('section', { class: 'panel', id: 'tables', 'aria-labelledby': 'open-h' },
+    h('h2', { id: 'open-h' }, 'Public tables'),
+    h('form', {
+      class: 'filter',
+      onsubmit: (e) => {
+        e.preventDefault();
+        state.status = e.target.elements.status.value;
+        list();
+      },
+    },
+    h('label', { for: 'status-filter' }, 'Show'),
+    h('select', { id: 'status-filter', name: 'status', 'data-key': 'status-filter' },
+      state.statuses.map((s) => h('option', { value: s, selected: s === state.status }, s ? words(s) : 'every status'))),
+    h('button', { type: 'submit', 'data-key': 'list' }, 'Show tables')),
+    !page ? h('p', {}, 'Loading…')
+      : page.tables.length ? h('ul', { class: 'tables' }, page.tables.map(tableEntry))
+        : h('p', {}, state.status === 'open' ? 'No open public table right now: open one.' : 'No public table here.'),
+    page && (page.next !== null || state.before !== null) ? h('p', { class: 'pages' },
+      state.before !== null ? h('button', { type: 'button', 'data-key': 'newest', onclick: () => list() }, '« Newest tables') : null,
+      page.next !== null ? h('button', { type: 'button', 'data-key': 'older', onclick: () => list(page.next) }, 'Older tables ›') : null) : null);
 }
 
 const problemArea = h('div');
@@ -138,11 +207,10 @@ function forms() {
         id: 'join',
         onsubmit: (e) => {
           e.preventDefault();
-          const id = tableId(e.target.elements.where.value);
-          if (id) location.assign(`/t/${encodeURIComponent(id)}`);
+          if (e.target.elements.where.value.trim()) location.assign(destination(e.target.elements.where.value));
         },
       },
-      h('p', {}, h('label', { for: 'where' }, 'Link or table id'), h('input', { id: 'where', name: 'where', required: true })),
+      h('p', {}, h('label', { for: 'where' }, 'Link, invitation link or table id'), h('input', { id: 'where', name: 'where', required: true })),
       h('p', {}, h('button', { type: 'submit' }, 'Go: sit down or watch')))),
   ];
 }
@@ -154,8 +222,11 @@ async function start() {
     const spec = await schema();
     state.options = tableOptions(spec);
     state.kinds = spec.components.schemas.BotKind.enum;
+    // every status the lobby lists: a closed table has left it (T4.1)
+    state.statuses = [...spec.components.schemas.TableStatus.enum.filter((s) => s !== 'closed'), ''];
+    state.listed = Boolean(spec.paths['/tables']?.get);
     content.append(...forms(), listArea);
-    state.tables = await openTables(spec);
+    if (state.listed) await list();
   } catch (error) {
     state.problem = problemOf(error);
   }

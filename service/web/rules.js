@@ -1,15 +1,32 @@
-// The rules the service enforces, by id (from the package's copy of RULES.md), so that a
-// refusal's rule id links to its text: /rules#R3.3.
+// The rules the service enforces, by id: the game's (R1-R10, from the package's copy of
+// RULES.md) and the table's house rules (T1-T4, as domain/table.py states them), so that
+// a refusal's rule id links to its text: /rules#R3.3, /rules#T2.3.
 import { meta } from './api.js';
 import { fill, h, problemBox, problemOf, ruleText } from './ui.js';
 
 const content = h('div', { class: 'rules' });
 
-/** Rule ids in their natural order: R2 < R2.1 < R2.10 < R3. */
+/** Rule ids in their natural order: R2 < R2.1 < R2.10 < R3 < T1 < T1.1. */
 const order = (id) => id.slice(1).split('.').map(Number);
 function compare(a, b) {
   const [x, y] = [order(a), order(b)];
-  return x[0] - y[0] || (x[1] ?? -1) - (y[1] ?? -1);
+  return a[0].localeCompare(b[0]) || x[0] - y[0] || (x[1] ?? -1) - (y[1] ?? -1);
+}
+
+const PARTS = [
+  ['R', 'The game', 'DDV tournament rules with the house choices of doko (RULES.md).'],
+  ['T', 'The table', 'The house rules of the table around the game: who may sit, leaving and replacing, the turn clock, closing (T1-T4).'],
+];
+
+function part([letter, title, about], ids, rules) {
+  const mine = ids.filter((id) => id.startsWith(letter));
+  return h('section', { 'aria-labelledby': `part-${letter}` },
+    h('h2', { id: `part-${letter}` }, title),
+    h('p', {}, about),
+    h('dl', {}, mine.map((id) => [
+      h('dt', { id, class: id.includes('.') ? 'rule-id' : 'section-id' }, h('a', { href: `#${id}` }, id)),
+      h('dd', {}, ruleText(rules[id])),
+    ])));
 }
 
 async function start() {
@@ -18,11 +35,8 @@ async function start() {
     const { rules } = await meta();
     const ids = Object.keys(rules).sort(compare);
     fill(content, h('h1', {}, 'Rules'),
-      h('p', {}, 'DDV tournament rules with the house choices of doko. Every refusal names the rule it broke.'),
-      h('dl', {}, ids.map((id) => [
-        h('dt', { id, class: id.includes('.') ? 'rule-id' : 'section-id' }, h('a', { href: `#${id}` }, id)),
-        h('dd', {}, ruleText(rules[id])),
-      ])));
+      h('p', {}, 'Every refusal names the rule it broke.'),
+      PARTS.map((p) => part(p, ids, rules)));
     document.getElementById(location.hash.slice(1))?.scrollIntoView();
   } catch (error) {
     fill(content, h('h1', {}, 'Rules'), problemBox(problemOf(error), {}));

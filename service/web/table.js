@@ -1,21 +1,30 @@
-// The table page: a seat's page when this tab holds that seat's token, else a spectator's.
+// The table page: a seat's page when this tab holds that seat's token, else a spectator's
+// (at a private table, with the host token or the invitation code this tab holds: an
+// invitation link brings the code in its fragment, T1.1). The host also gets the host's
+// controls: bots, vacating, the invitation link, closing and abandoning (T2, T4).
 // State = the last view the server sent + the stream's events since; everything drawn
-// comes from that state. What may be played or said now is the view's `options`: the page
-// decides no rule, and the server referees every click.
-import { call, follow, held, hold, meta, schema } from './api.js';
+// comes from that state. What may be played or said now is the view's `options`, whose turn
+// runs until when is its `clock`: the page decides no rule, and the server referees every
+// click.
 import {
-  card, cardButton, describe, fill, given, h, plain, problemBox, problemOf, scoreLines, seatName, signed, words,
+  call, download, follow, held, hold, invitationIn, invitationLink, meta, schema, takeInvitation,
+} from './api.js';
+import {
+  card, cardButton, describe, fill, given, h, plain, problemBox, problemOf, rule, scoreLines, seatName, signed,
+  timeLeft, words,
 } from './ui.js';
 
 const table = decodeURIComponent(location.pathname.split('/')[2]);
+takeInvitation(table);
 const content = h('div', { class: 'table-page' });
 const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 
 const state = {
-  mine: held(table), // {seat, token, host} held by this tab
+  mine: held(table), // {seat, token, host, invitation} held by this tab
   view: null, // the last view
   version: 0, // its table version
   latest: 0, // the newest version known, from the view or an event
+  streamed: null, // the id of the last event the stream brought
   since: [], // the events after the view
   log: [], // every event received on this page, with the deal it belongs to
   deal: null, // the deal the next events belong to
@@ -29,6 +38,9 @@ const state = {
   opened: 0,
   spoken: [],
   logOpen: false,
+  inviteOpen: null, // whether the invitation panel is open (null: open while a seat is empty)
+  copied: '',
+  confirming: null, // the data-key of the command waiting for a "yes"
   sending: false,
   sitName: '',
   botKind: null,
@@ -38,11 +50,20 @@ const state = {
 
 const base = `/tables/${encodeURIComponent(table)}`;
 const seated = () => state.mine.token !== undefined;
-const GAME_EVENTS = new Set([
+/** What opens a private table to this tab as a spectator (T1.1): the host token or the
+ * invitation; a public table needs neither. */
+const pass = () => state.mine.host ?? state.mine.invitation;
+/** What opens what any viewer may see (the scoresheet, scored deals, the export). */
+const anyPass = () => pass() ?? state.mine.token;
+const running = (view) => view.status === 'open' || view.status === 'playing';
+const SPOKEN_EVENTS = new Set([
   'deal_dealt', 'game_type_fixed', 'card_played', 'trick_won', 'marriage_clarified', 'announced',
-  'deal_scored', 'session_finished',
+  'deal_scored', 'session_finished', 'seat_left', 'turn_timed_out', 'seat_away', 'seat_back',
+  'table_closed', 'session_abandoned',
 ]);
-const SHEET_EVENTS = new Set(['seat_taken', 'session_started', 'deal_scored', 'session_finished']);
+const SHEET_EVENTS = new Set([
+  'seat_taken', 'seat_left', 'session_started', 'deal_scored', 'session_finished', 'session_abandoned',
+]);
 
 // --- talking to the service ------------------------------------------------------------
 
@@ -53,7 +74,7 @@ function fetchView() {
     version: state.view ? state.version : undefined,
   };
   if (seated()) return call('GET', `${base}/seats/${state.mine.seat}`, { ...options, token: state.mine.token });
-  return call('GET', base, options);
+  return call('GET', base, { ...options, token: pass() });
 }
 
 /** Take a newer view: the events it includes are no longer "since". */
@@ -67,9 +88,23 @@ function accept(version, view) {
   render();
 }
 
+/** This tab's seat token no longer works, or its player left (T2): forget it; the page is a
+ * spectator's from the next view on (the seat's view is dropped, its hand with it). */
+function forgetSeat() {
+  hold(table, { seat: null, token: null });
+  state.mine = held(table);
+  state.view = null;
+  state.version = 0;
+}
+
+/** Whether a request failed because this tab's seat token no longer opens the seat. */
+const seatGone = (error) => seated() && (error.status === 401 || error.status === 403);
+
 let refreshing = false;
 let again = false;
-/** Fetch the view again (one request at a time; once more if events came meanwhile). */
+/** Fetch the view again (one request at a time; once more if events came meanwhile). A seat
+ * token that stopped working (its player left, or the host vacated the seat) is forgotten
+ * and the stream followed as a spectator. */
 async function refresh() {
   if (refreshing) {
     again = true;
@@ -79,7 +114,16 @@ async function refresh() {
   await showingProblems(async () => {
     do {
       again = false;
-      const answer = await fetchView();
+      let answer;
+      try {
+        answer = await fetchView();
+      } catch (error) {
+        if (!seatGone(error)) throw error;
+        forgetSeat();
+        connect();
+        again = true;
+        continue;
+      }
       if (state.problem?.status === 0) state.problem = null; // the service answers again
       if (answer.status !== 304) accept(answer.version, answer.data);
     } while (again);
@@ -98,67 +142,105 @@ async function showingProblems(work) {
 }
 
 const loadSheet = () => showingProblems(async () => {
-  state.sheet = (await call('GET', `${base}/scoresheet`, { params: { min_version: state.latest || undefined } })).data;
+  state.sheet = (await call('GET', `${base}/scoresheet`, {
+    token: anyPass(), params: { min_version: state.latest || undefined },
+  })).data;
   render();
 });
 
 /** A scored deal's record (public once scored, R4.3): its last trick is shown after it. */
 const loadRecord = (dealNo) => showingProblems(async () => {
-  state.record = (await call('GET', `${base}/deals/${dealNo}`)).data;
+  state.record = (await call('GET', `${base}/deals/${dealNo}`, { token: anyPass() })).data;
   render();
 });
 
-/** Send a command for this tab's seat; the answer is the seat's new view. A refusal is
- * shown with its rule, and the view is fetched again: the server decides what is possible. */
-async function act(what, body) {
+/** Send a command (one at a time: `body[data-sending]` says one is on its way). A refusal is
+ * shown with its rule and counted, and the view is fetched again: the server decides what is
+ * possible. */
+async function command(work) {
   if (state.sending) return;
   state.sending = true;
+  document.body.dataset.sending = 'true';
   try {
-    const answer = await call('POST', `${base}/seats/${state.mine.seat}/${what}`, { token: state.mine.token, body });
+    await work();
     state.problem = null;
-    accept(answer.data.version, answer.data.view);
   } catch (error) {
     state.problem = problemOf(error);
     state.problems += 1;
-    render();
     refresh();
   } finally {
     state.sending = false;
+    document.body.dataset.sending = 'false';
+    state.confirming = null;
+    render();
   }
 }
 
-const sit = (seat) => showingProblems(async () => {
-  const taken = (await call('POST', `${base}/seats`, { body: { name: state.sitName.trim(), seat } })).data;
+/** A command of this tab's seat; the answer is the seat's new view. */
+const act = (what, body) => command(async () => {
+  const answer = await call('POST', `${base}/seats/${state.mine.seat}/${what}`, { token: state.mine.token, body });
+  accept(answer.data.version, answer.data.view);
+});
+
+/** Sit down on a free or vacant seat (T2.2), with the invitation of a private table (T1.1). */
+const sit = (seat) => command(async () => {
+  const taken = (await call('POST', `${base}/seats`, {
+    body: { name: state.sitName.trim(), seat, invitation: state.mine.invitation },
+  })).data;
   hold(table, { seat: taken.seat, token: taken.token });
   state.mine = held(table);
-  state.problem = null;
   accept(taken.version, taken.view);
   connect();
 });
 
-const seatBots = (free) => showingProblems(async () => {
-  for (const seat of free) {
-    await call('POST', `${base}/bots`, { token: state.mine.host, body: { kind: state.botKind, seat: seat.seat } });
-  }
-  state.problem = null;
-  await refresh();
+/** Leave this tab's seat (T2): the token stops working, the page is a spectator's. */
+const leave = () => command(async () => {
+  const answer = await call('DELETE', `${base}/seats/${state.mine.seat}`, { token: state.mine.token });
+  forgetSeat();
+  accept(answer.data.version, answer.data.view);
+  connect();
 });
 
+/** Learn of a version a command made, and fetch the view of this tab anew. */
+function made(version) {
+  state.latest = Math.max(state.latest, version);
+  return refresh();
+}
+
+/** A command of the host's (the host token): its answer is the public view, so the page
+ * fetches its own. */
+const asHost = (method, path) => command(async () => {
+  await made((await call(method, `${base}${path}`, { token: state.mine.host })).data.version);
+});
+
+const seatBots = (seats) => command(async () => {
+  for (const seat of seats) {
+    await made((await call('POST', `${base}/bots`, { token: state.mine.host, body: { kind: state.botKind, seat } })).data.version);
+  }
+});
+
+const exportSession = () => command(() => download(`${base}/export`, { token: anyPass(), filename: `doko-${table}.json` }));
+
 let stream = null;
-/** Follow the table's events as this tab may see them, from the newest version known. */
+/** Follow the table's events as this tab may see them, from the last one received (or the
+ * version of the page's first view): with the seat's token, else as a spectator (at a private
+ * table with the host token or the invitation, which the stream takes in a header). A stream
+ * opened anew (sitting down, leaving) so goes on where the last one stopped. */
 function connect() {
   stream?.close();
   state.opened = 0;
   state.from ??= state.latest;
   stream = follow(`${base}/events`, {
     token: state.mine.token,
-    after: state.latest,
+    secret: seated() ? undefined : pass(),
+    after: state.streamed ?? state.from,
     types: state.types,
     onEvent: received,
     onStatus: (now) => {
       state.connection = now;
-      // Back after a lost connection: the stream resumes by itself, the view is fetched anew.
-      if (now === 'live' && state.opened++ > 0) refresh();
+      // Back after a lost connection: the stream resumes by itself, the view is fetched anew
+      // (also when the stream was refused: perhaps the seat's token no longer works).
+      if ((now === 'live' && state.opened++ > 0) || now === 'lost') refresh();
       showConnection();
     },
   });
@@ -167,13 +249,14 @@ function connect() {
 function received(event) {
   if (event.type === 'deal_dealt') state.deal = event.data.deal_no;
   state.log.push({ ...event, deal: state.deal });
+  state.streamed = event.id;
   state.latest = Math.max(state.latest, event.id);
   if (event.id > state.version) state.since.push(event);
   if (event.type === 'deal_scored') {
     state.result = event.data;
     loadRecord(event.data.deal_no);
   }
-  if (GAME_EVENTS.has(event.type)) {
+  if (SPOKEN_EVENTS.has(event.type)) {
     state.spoken = [...state.spoken, plain(describe(event, state.view?.seats, state.deal))].slice(-3);
   }
   if (SHEET_EVENTS.has(event.type)) loadSheet();
@@ -199,21 +282,75 @@ function phaseText(view, deal) {
   return deal.phase;
 }
 
+/** The time left of the running turn (the view's `clock`), counted down by this page. */
+function timer(view, clock) {
+  if (!clock?.deadline) return null;
+  return h('span', {
+    class: 'timer', role: 'timer', 'data-deadline': clock.deadline, 'data-clock-seat': clock.seat,
+    'aria-label': `time left for ${seatName(view.seats, clock.seat)}`,
+  }, timeLeft(clock.deadline));
+}
+
+/** What happened to the table, if its life is over (T4, R1.3). */
+function ending(view) {
+  const over = {
+    closed: ['The host closed this table before its session started ', rule('T4.1', state.rules, false), '.'],
+    abandoned: ['The host abandoned the session: it ended with the deals scored so far, without winners ',
+      rule('T4.2', state.rules, false), '.'],
+    finished: ['The session is over.'],
+  }[view.status];
+  if (!over) return null;
+  return h('div', { class: 'ending', id: 'ending', 'data-status': view.status },
+    h('p', {}, h('strong', {}, over)),
+    view.status !== 'closed' ? h('p', {}, h('button', { type: 'button', 'data-key': 'export', onclick: exportSession },
+      'Download the session export'), ' (check it offline with ', h('code', {}, 'doko verify --file'), ')') : null);
+}
+
 function heading(view) {
   const deal = view.deal;
+  const clock = view.clock;
   return h('header', { class: 'table-head' },
     h('h1', {}, view.name || 'Table'),
     h('p', {},
       seated() ? `You play ${seatName(view.seats, state.mine.seat)} (seat ${state.mine.seat})` : 'You are watching',
-      deal ? ` · deal ${deal.deal_no} of ${view.deals} · ${seatName(view.seats, deal.dealer)} dealt · ${phaseText(view, deal)}` : '',
-      view.winners ? ' · the session is over' : ''),
-    h('p', { class: 'small' }, 'Link to this table: ', h('a', { href: location.pathname }, location.href)));
+      deal ? ` · deal ${deal.deal_no} of ${view.deals} · ${seatName(view.seats, deal.dealer)} dealt · ${phaseText(view, deal)}` : ''),
+    h('p', { class: 'small', id: 'table-facts', 'data-status': view.status, 'data-visibility': view.visibility },
+      `${view.visibility === 'private' ? 'Private' : 'Public'} table · ${words(view.status)}`,
+      given(view.turn_seconds) ? ` · turn clock ${view.turn_seconds} s` : ' · no turn clock',
+      clock ? [' · ', h('span', { id: 'clock' }, `${seatName(view.seats, clock.seat)} to act: `, timer(view, clock))] : null),
+    ending(view),
+    h('p', { class: 'small' }, 'Link to this table: ', h('a', { href: location.pathname }, location.origin + location.pathname)));
+}
+
+/** A command that waits for a "yes" first (it cannot be taken back). */
+function confirmable(key, label, question, run) {
+  if (state.confirming !== key) {
+    return button(key, label, () => {
+      state.confirming = key;
+      render();
+      document.querySelector(`[data-key="${key}-yes"]`)?.focus();
+    });
+  }
+  return h('span', { class: 'confirm', role: 'group', 'aria-label': question },
+    h('span', {}, question, ' '),
+    button(`${key}-yes`, `Yes: ${label.toLowerCase()}`, run), ' ',
+    button(`${key}-no`, 'No', () => {
+      state.confirming = null;
+      render();
+    }));
+}
+
+function seatLine(view, info) {
+  const who = given(info.name) ? `${info.name}${info.bot ? ` (${info.bot} bot)` : ''}` : '';
+  const mine = seated() && info.seat === state.mine.seat;
+  return h('li', { 'data-seat-line': info.seat, 'data-status': info.status },
+    `Seat ${info.seat}: `, who, who ? ' · ' : '', h('span', { class: `seat-status ${info.status}` }, words(info.status)),
+    mine ? ' (you)' : '');
 }
 
 function seating(view) {
-  const free = view.seats.filter((s) => !given(s.name));
-  if (!free.length) return null;
-  const sitting = !seated() && h('form', {
+  const empty = view.seats.filter((s) => s.status === 'free' || s.status === 'vacant');
+  const sitting = !seated() && running(view) && empty.length > 0 && h('form', {
     class: 'sit',
     onsubmit: (e) => {
       e.preventDefault();
@@ -225,24 +362,85 @@ function seating(view) {
     id: 'sit-name', 'data-key': 'sit-name', required: true, maxlength: 40, autocomplete: 'nickname', value: state.sitName,
     oninput: (e) => { state.sitName = e.target.value; },
   }),
-  free.map((s) => h('button', { type: 'submit', value: s.seat, 'data-key': `sit-${s.seat}` }, `Sit at seat ${s.seat}`)));
-  const bots = state.mine.host && h('form', {
+  empty.map((s) => h('button', { type: 'submit', value: s.seat, 'data-key': `sit-${s.seat}` },
+    s.status === 'vacant' ? `Take seat ${s.seat} (vacant)` : `Sit at seat ${s.seat}`)));
+  const leaving = seated() && running(view) && h('p', { class: 'mine' },
+    confirmable('leave', 'Leave the seat', view.status === 'playing'
+      ? 'Leave? Your seat stays vacant until someone takes it or the host seats a bot.'
+      : 'Leave? Your seat is free again.', leave));
+  return h('section', { class: 'panel', id: 'seats', 'aria-labelledby': 'seating-h' },
+    h('h2', { id: 'seating-h' }, 'Seats'),
+    view.status === 'open' ? h('p', {}, 'The session starts when four players sit.') : null,
+    h('ul', {}, view.seats.map((info) => seatLine(view, info))),
+    sitting || null,
+    leaving || null);
+}
+
+/** The host's controls (with the host token): bots for the empty seats, vacating a bot's or
+ * an away seat (T2.4), the invitation link of a private table, closing (T4.1) and
+ * abandoning (T4.2). Which seats are empty, bots or away is the view's. */
+function hosting(view) {
+  if (!state.mine.host || !running(view)) return null;
+  const empty = view.seats.filter((s) => s.status === 'free' || s.status === 'vacant');
+  // this tab's own seat leaves with "Leave the seat"
+  const replaceable = view.seats.filter((s) => (s.bot || s.status === 'away') && !(seated() && s.seat === state.mine.seat));
+  const bots = empty.length > 0 && h('form', {
     class: 'bots',
     onsubmit: (e) => {
       e.preventDefault();
-      seatBots(free);
+      const one = e.submitter?.value;
+      seatBots(one ? [Number(one)] : empty.map((s) => s.seat));
     },
   },
   h('label', { for: 'bot-kind' }, 'Bot'),
   h('select', { id: 'bot-kind', 'data-key': 'bot-kind', onchange: (e) => { state.botKind = e.target.value; } },
     botKinds().map((kind) => h('option', { value: kind, selected: kind === state.botKind }, kind))),
-  h('button', { type: 'submit', 'data-key': 'bots' }, `Seat bots on the ${free.length} free seats`));
-  return h('section', { class: 'panel', 'aria-labelledby': 'seating-h' },
-    h('h2', { id: 'seating-h' }, 'Seats'),
-    h('p', {}, 'The session starts when four players sit. Share the link to this table to invite people.'),
-    h('ul', {}, view.seats.map((s) => h('li', {}, `Seat ${s.seat}: `, s.name ? `${s.name}${s.bot ? ` (${s.bot} bot)` : ''}` : 'free'))),
-    sitting || null,
-    bots || null);
+  h('button', { type: 'submit', 'data-key': 'bots' }, `Seat bots on the ${empty.length} ${empty.length === 1 ? 'empty seat' : 'empty seats'}`),
+  empty.length > 1 ? empty.map((s) => h('button', { type: 'submit', value: s.seat, 'data-key': `bot-${s.seat}` }, `A bot on seat ${s.seat}`)) : null);
+  return h('section', { class: 'panel', id: 'host', 'aria-labelledby': 'host-h' },
+    h('h2', { id: 'host-h' }, 'You are the host'),
+    invitation(view),
+    bots || null,
+    replaceable.length ? h('p', { class: 'vacate' }, replaceable.map((s) => button(`vacate-${s.seat}`,
+      `Vacate seat ${s.seat} (${s.name}${s.status === 'away' ? ', away' : ''})`, () => asHost('DELETE', `/seats/${s.seat}`)))) : null,
+    h('p', {}, view.status === 'open'
+      ? confirmable('close', 'Close the table', 'Close the table? Nobody can sit down any more.', () => asHost('POST', '/close'))
+      : confirmable('abandon', 'Abandon the session', 'Abandon the session? It ends now with the deals scored so far, without winners.',
+        () => asHost('POST', '/abandon'))));
+}
+
+/** The invitation link of a private table, for its host to share (T1.1). */
+function invitation(view) {
+  const code = state.mine.invitation;
+  if (!code || view.visibility !== 'private') return null;
+  const link = invitationLink(table, code);
+  const seatsEmpty = view.seats.some((s) => !given(s.name)); // open by itself while seats are empty
+  return h('details', {
+    id: 'invite', open: state.inviteOpen ?? seatsEmpty,
+    ontoggle: (e) => {
+      if (e.target.open !== (state.inviteOpen ?? seatsEmpty)) state.inviteOpen = e.target.open;
+    },
+  },
+  h('summary', {}, 'Invite players'),
+  h('p', {}, 'This table is private: whoever has this link may sit down on a free or vacant seat, and watch. ',
+    'Send it to the players you invite only.'),
+  h('p', {}, h('label', { for: 'invitation-link' }, 'Invitation link'),
+    h('input', {
+      id: 'invitation-link', 'data-key': 'invitation-link', readonly: true, value: link, size: 40,
+      onfocus: (e) => e.target.select(),
+    })),
+  h('p', {}, button('copy', 'Copy the link', () => copy(link)), ' ', h('span', { role: 'status' }, state.copied)));
+}
+
+async function copy(link) {
+  try {
+    await navigator.clipboard.writeText(link);
+    state.copied = 'Copied.';
+  } catch {
+    document.getElementById('invitation-link')?.select();
+    state.copied = 'Selected: copy it with Ctrl+C.';
+  }
+  render();
 }
 
 let kinds = null;
@@ -296,15 +494,17 @@ function seatBox(view, deal, seat, place, won, points) {
   const party = deal.parties[seat];
   const declaration = deal.declarations[seat];
   const turn = deal.turn === seat && deal.phase !== 'scored';
-  return h('div', { class: `seat ${place}${turn ? ' turn' : ''}`, 'data-seat-box': seat },
+  const absent = info.status === 'vacant' || info.status === 'away';
+  return h('div', { class: `seat ${place}${turn ? ' turn' : ''}`, 'data-seat-box': seat, 'data-status': info.status },
     h('p', { class: 'name' }, seatName(view.seats, seat), info.bot ? h('small', {}, ` · ${info.bot} bot`) : null,
       seat === state.mine.seat && seated() ? h('small', {}, ' (you)') : null),
+    absent ? h('p', { class: `seat-status ${info.status}` }, info.status === 'away' ? 'away: the stand-in plays' : 'vacant') : null,
     h('p', { class: 'facts' },
       `${deal.hand_sizes[seat]} cards · ${won} tricks · ${points} points`,
       deal.dealer === seat ? ' · dealer' : '',
       declaration ? ` · ${declaration}` : '',
       party ? [' · ', h('strong', { class: `party ${party}` }, party)] : ''),
-    turn ? h('p', { class: 'to-play' }, 'to play') : null);
+    turn ? h('p', { class: 'to-play' }, 'to play', view.clock?.seat === seat ? [' · ', timer(view, view.clock)] : null) : null);
 }
 
 function group(title, buttons) {
@@ -315,10 +515,16 @@ function button(key, label, onclick, ariaLabel) {
   return h('button', { type: 'button', 'data-key': key, onclick, 'aria-label': ariaLabel }, label);
 }
 
-function actions(deal) {
+function actions(view, deal) {
   const options = deal.options;
   const cardsHeld = deal.hand.length;
   const groups = [];
+  const me = view.seats[state.mine.seat];
+  if (me.status === 'away') {
+    groups.push(h('div', { class: 'group away' },
+      h('p', {}, 'You are away: the stand-in plays your turns at once ', rule('T3.3', state.rules, false), '.'),
+      button('back', 'I’m back', () => act('back'))));
+  }
   if (options.declarations.length) {
     groups.push(group('Healthy or reservation? (R4.1)', options.declarations.map((d) => button(
       `declare-${d}`, d, () => act('reservation', { declaration: d })))));
@@ -334,12 +540,15 @@ function actions(deal) {
       `announce ${a.word}, allowed while you hold at least ${a.until_cards} cards`))));
   }
   const waiting = deal.phase !== 'scored' && given(deal.turn) && deal.turn !== state.mine.seat;
+  const mine = view.clock?.seat === state.mine.seat ? view.clock : null;
   return h('section', { class: 'panel actions', 'aria-labelledby': 'actions-h' },
     h('h2', { id: 'actions-h' }, 'Your move'),
+    mine ? h('p', { class: 'your-clock' }, 'Your turn: ', timer(view, mine), ' left, then the stand-in acts for you ',
+      rule('T3.2', state.rules, false), '.') : null,
     groups,
     options.cards.length ? h('p', {}, 'Your turn: play a card from your hand.') : null,
     !groups.length && !options.cards.length
-      ? h('p', {}, waiting ? `Waiting for ${seatName(state.view.seats, deal.turn)}.` : 'Nothing to do now.')
+      ? h('p', {}, waiting ? `Waiting for ${seatName(view.seats, deal.turn)}.` : 'Nothing to do now.')
       : null);
 }
 
@@ -388,6 +597,16 @@ function resultSection(view) {
     h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}/deals/${scored.deal_no}` }, `Step through deal ${scored.deal_no}`)));
 }
 
+/** A scoresheet cell: the seat's entry, its running total, and who played the seat in that
+ * deal when that is not (only) who sits there now (T2.2). */
+function sheetCell(view, row, seat) {
+  const by = row.players?.[seat] ?? [];
+  const other = by.length > 1 || (by.length === 1 && by[0] !== view.seats[seat].name);
+  return h('td', { 'data-entry': row.entries[seat], 'data-total': row.totals[seat], 'data-players': JSON.stringify(by) },
+    `${signed(row.entries[seat])} `, h('small', {}, `(${signed(row.totals[seat])})`),
+    other ? h('small', { class: 'by' }, `played by ${by.join(', then ')}`) : null);
+}
+
 function sheetSection(view) {
   const sheet = state.sheet;
   if (!sheet || !sheet.rows.length) return null;
@@ -398,9 +617,10 @@ function sheetSection(view) {
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Deal'), names.map((n) => h('th', { scope: 'col' }, n)))),
       h('tbody', {}, sheet.rows.map((row) => h('tr', { 'data-deal': row.deal_no },
         h('th', { scope: 'row' }, h('a', { href: `/t/${encodeURIComponent(table)}/deals/${row.deal_no}` }, `${row.deal_no}`)),
-        row.entries.map((entry, seat) => h('td', { 'data-entry': entry, 'data-total': row.totals[seat] }, `${signed(entry)} `, h('small', {}, `(${signed(row.totals[seat])})`)))))),
+        row.entries.map((_, seat) => sheetCell(view, row, seat))))),
       h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), sheet.totals.map((t) => h('td', { class: 'total' }, signed(t))))))),
-    sheet.winners ? h('p', { class: 'winners' }, `Winners: ${sheet.winners.map((s) => names[s]).join(' and ')} (R1.3)`) : null);
+    sheet.winners ? h('p', { class: 'winners' }, `Winners: ${sheet.winners.map((s) => names[s]).join(' and ')} (R1.3)`) : null,
+    sheet.abandoned ? h('p', {}, `Abandoned after ${sheet.rows.length} ${sheet.rows.length === 1 ? 'deal' : 'deals'}: no winners (T4.2).`) : null);
 }
 
 function logSection(view) {
@@ -420,15 +640,18 @@ function render() {
   document.title = `${view.name || 'table'} · doko`;
   document.body.dataset.version = String(state.latest);
   document.body.dataset.problems = String(state.problems);
+  document.body.dataset.seated = String(seated());
   fill(content,
     heading(view),
     state.problem ? problemBox(state.problem, state.rules, () => {
       state.problem = null;
       render();
     }) : null,
-    seating(view),
-    deal ? h('div', { class: 'play' }, board(view, deal), seated() ? actions(deal) : null) : null,
+    deal ? null : seating(view),
+    deal ? h('div', { class: 'play' }, board(view, deal), seated() ? actions(view, deal) : null) : null,
     deal && seated() ? hand(deal) : null,
+    deal ? seating(view) : null,
+    hosting(view),
     deal ? tricks(view, deal) : null,
     resultSection(view),
     sheetSection(view),
@@ -443,6 +666,36 @@ document.addEventListener('focusin', (e) => {
   state.handFocused = Boolean(e.target.closest?.('#hand'));
 });
 
+/** The running turn's time left, counted down between views. */
+setInterval(() => {
+  for (const element of document.querySelectorAll('[data-deadline]')) {
+    const left = timeLeft(element.dataset.deadline);
+    if (element.textContent !== left) element.textContent = left;
+  }
+}, 250);
+
+/** The page of a table this tab may not see: the problem, and for a private table a field
+ * for its invitation link (T1.1). */
+function door(error) {
+  const problem = problemOf(error);
+  const closed = problem.status === 401 && !seated();
+  fill(content, h('h1', {}, 'Table'), problemBox(problem, state.rules),
+    closed ? h('form', {
+      class: 'panel', id: 'enter',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const code = invitationIn(e.target.elements.code.value);
+        if (!code) return;
+        hold(table, { invitation: code });
+        location.reload();
+      },
+    },
+    h('p', {}, 'A private table opens with the invitation link its host shared: open that link, or paste it (or its code) here.'),
+    h('p', {}, h('label', { for: 'code' }, 'Invitation link or code'), h('input', { id: 'code', name: 'code', required: true, autocomplete: 'off' })),
+    h('p', {}, h('button', { type: 'submit' }, 'Open the table'))) : null,
+    h('p', {}, h('a', { href: '/' }, 'Back to the lobby')));
+}
+
 async function start() {
   const main = document.getElementById('main');
   main.replaceChildren(content, live);
@@ -454,14 +707,13 @@ async function start() {
       const answer = await fetchView();
       accept(answer.version, answer.data);
     } catch (error) {
-      if (!seated() || (error.status !== 401 && error.status !== 403)) throw error;
-      hold(table, { seat: null, token: null }); // a token this table does not know: watch instead
-      state.mine = held(table);
+      if (!seatGone(error)) throw error;
+      forgetSeat(); // a token this table does not know (any more): watch instead
       const answer = await fetchView();
       accept(answer.version, answer.data);
     }
   } catch (error) {
-    fill(content, h('h1', {}, 'Table'), problemBox(problemOf(error), state.rules), h('p', {}, h('a', { href: '/' }, 'Back to the lobby')));
+    door(error);
     return;
   }
   connect();

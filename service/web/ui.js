@@ -89,9 +89,11 @@ export const words = (value) => String(value).replaceAll('_', ' ');
 /** A signed number: +3, −2, 0. */
 export const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0');
 
-/** Text with `code` spans, as RULES.md writes codes and words. */
+/** Text with `code` spans and *emphasis*, as the rules write codes and words. */
 export function ruleText(text) {
-  return text.split('`').map((part, i) => (i % 2 ? h('code', {}, part) : part));
+  return text.split('`').map((part, i) => (i % 2
+    ? h('code', {}, part)
+    : part.split(/\*([^*]+)\*/).map((bit, j) => (j % 2 ? h('em', {}, bit) : bit))));
 }
 
 /** A rule id linked to the rules page, followed by the rule's text (`full`) or with it as a tooltip. */
@@ -153,8 +155,22 @@ export function describe(event, seats, deal) {
     case 'deal_scored':
       return [`Deal ${e.deal_no} scored: ${e.score.winner ? `${e.score.winner} won` : 'no winner'}, value ${signed(e.score.value)} for Re`];
     case 'session_finished': return [`The session is over: ${e.winners.map(who).join(' and ')} won`];
+    case 'seat_left':
+      return [e.by_host ? `The host vacated seat ${e.seat} (${e.name})` : `${e.name} left seat ${e.seat}`];
+    case 'turn_timed_out': return [`${who(e.seat)}'s time ran out: the stand-in acts for them`];
+    case 'seat_away': return [`${who(e.seat)} is away: the stand-in plays their turns`];
+    case 'seat_back': return [`${who(e.seat)} is back`];
+    case 'table_closed': return ['The host closed the table'];
+    case 'session_abandoned': return [`The host abandoned the session after ${e.deals} deals: no winners`];
     default: return [words(event.type)];
   }
+}
+
+/** The seconds left until `deadline` (an ISO date-time, UTC) by this browser's clock, as
+ * `0:23`; `0:00` once it has passed. */
+export function timeLeft(deadline) {
+  const seconds = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
 /** Text of a description (for the live region). */

@@ -9,18 +9,58 @@ page had reached (``body[data-version]``).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+import asyncpg
+from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, Page, Request
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from domain.events import CardPlayed, ContractNamed, DealDealt
 from domain.table import TableEvent
-from infra.event_store import StoredEvent
+from infra.event_store import EventStore, StoredEvent
+from infra.tables import CODEC
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 780}
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(os.environ.get("DOKO_SCREENSHOTS") or ROOT / "build" / "screenshots")
+"""Where the tests save their screenshots (git ignores build/; the README shows copies
+kept in docs/screenshots)."""
+GRAVE = {"serious", "critical"}
+
+Log = list[tuple[StoredEvent, TableEvent]]
+
+
+async def full_log(pool: asyncpg.Pool, table_id: str) -> Log:
+    """The table's whole log, secrets included, read from the database."""
+    stored = await EventStore(pool).read_stream(table_id)
+    return [(record, CODEC.from_stored(record)) for record in stored]
+
+
+async def grave_violations(page: Page) -> list[str]:
+    """The serious and critical axe-core violations on the page, with where they are."""
+    results = await Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']]}"
+        for v in results.response["violations"]
+        if v["impact"] in GRAVE
+    ]
+
+
+async def fits(page: Page, width: int) -> bool:
+    """Whether the page fits its width without scrolling sideways."""
+    return bool(await page.evaluate(f"document.documentElement.scrollWidth <= {width}"))
+
+
+async def screenshot(page: Page, name: str, *, full_page: bool = True) -> None:
+    """Save the page (the whole page, or what its window shows) as ``SCREENSHOTS/name.png``."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=full_page)
+
 
 RECORD_CARDS = """
 window.__shown = [];
@@ -36,6 +76,7 @@ new MutationObserver(() => {
 
 NEXT_MOVE = """(deal) => {
   if (document.querySelector(`#result[data-deal="${deal}"]`)) return 'done';
+  if (document.body.dataset.sending === 'true') return null;
   const card = document.querySelector('#hand button.card:not([disabled])');
   const word = '[data-key="announce-re"], [data-key="announce-kontra"]';
   const pick = document.querySelector('[data-key="declare-healthy"]')
@@ -45,7 +86,8 @@ NEXT_MOVE = """(deal) => {
 }"""
 """The page's next move in deal ``deal``, as a person reads it off the page: say healthy,
 announce re/kontra when offered on one's turn, else play the first enabled card; 'done'
-once the deal's result is shown; null while there is nothing to do."""
+once the deal's result is shown; null while there is nothing to do (or the page's last
+command is not answered yet)."""
 
 
 class Tab:
@@ -84,7 +126,7 @@ class Tab:
     async def move(self, key: str, *, keyboard: bool = False) -> bool:
         """Make a move by clicking the element with data-key ``key``, or with the keyboard
         alone (Tab to it, then Enter for a card, Space for anything else); return once
-        the page is past its version (the command was answered) or shows a new refusal.
+        the command is answered: the page is past its version, or shows a new refusal.
         False when the element went away first (a newer view no longer offers it)."""
         version, problems = await self.version(), await self.problems()
         if keyboard:
@@ -99,8 +141,9 @@ class Tab:
                     raise
                 return False
         await self.page.wait_for_function(
-            """([v, p]) => Number(document.body.dataset.version) > v
-                || Number(document.body.dataset.problems) > p""",
+            """([v, p]) => document.body.dataset.sending !== 'true'
+                && (Number(document.body.dataset.version) > v
+                    || Number(document.body.dataset.problems) > p)""",
             arg=[version, problems],
             timeout=30_000,
         )

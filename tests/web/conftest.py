@@ -13,6 +13,7 @@ import contextlib
 import os
 import socket
 from collections.abc import AsyncIterator
+from datetime import datetime
 
 import httpx
 import pytest
@@ -20,6 +21,7 @@ from playwright.async_api import Browser, async_playwright
 
 from service.app import create_app
 from service.client import DokoClient
+from service.clock import system_now
 from tests.service.conftest import serve, settings
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -82,18 +84,32 @@ def free_port() -> int:
         return port
 
 
+class TurnClockTime:
+    """The turn clock's time source (`service.app.create_app`'s ``now``): the real time, or
+    a reading a test pins (``pinned``), as when the test decides which deadline has passed."""
+
+    def __init__(self) -> None:
+        self.pinned: datetime | None = None
+
+    def __call__(self) -> datetime:
+        return self.pinned or system_now()
+
+
 class Service:
-    """A doko server on one port of 127.0.0.1 and one database, which a test may restart."""
+    """A doko server on one port of 127.0.0.1 and one database, which a test may restart;
+    ``clock`` is its turn clock's time source."""
 
     def __init__(self, db_url: str, port: int) -> None:
         self.db_url = db_url
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
+        self.clock = TurnClockTime()
         self._running: contextlib.AsyncExitStack | None = None
 
     async def start(self) -> None:
         running = contextlib.AsyncExitStack()
-        await running.enter_async_context(serve(create_app(settings(self.db_url)), self.port))
+        app = create_app(settings(self.db_url, turn_clock_tick=0.1), now=self.clock)
+        await running.enter_async_context(serve(app, self.port))
         self._running = running
 
     async def stop(self) -> None:

@@ -1,6 +1,6 @@
 """The web client in a real Chromium, on a real service and PostgreSQL (issue 11).
 
-A person opens a table with three bots in the lobby and plays deal 1 by clicking and deal 2
+A person opens a public table with three bots in the lobby and plays deal 1 by clicking and deal 2
 with the keyboard alone; the service is restarted in the middle of deal 1. A spectator, who
 came in through the lobby's link field, watches both deals on a phone-sized screen. What the
 pages showed is then checked against the full log read from the database, and the deal
@@ -20,43 +20,26 @@ from typing import Any
 import asyncpg
 import httpx
 import pytest
-from axe_playwright_python.async_playwright import Axe
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser
 
 from domain.events import Announced, CardPlayed, DealDealt, Declared, TrickWon
-from domain.table import TableCreated, TableEvent
-from infra.event_store import EventStore, StoredEvent
-from infra.tables import CODEC
-from tests.web.browsing import PHONE, Tab, open_tab, unseen_cards, visible_versions
+from domain.table import TableCreated
+from tests.web.browsing import (
+    PHONE,
+    Log,
+    Tab,
+    fits,
+    full_log,
+    grave_violations,
+    open_tab,
+    screenshot,
+    unseen_cards,
+    visible_versions,
+)
 from tests.web.conftest import Service
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 RULES = ROOT / "service" / "web" / "RULES.md"
-GRAVE = {"serious", "critical"}
-
-Log = list[tuple[StoredEvent, TableEvent]]
-
-
-async def full_log(pool: asyncpg.Pool, table_id: str) -> Log:
-    """The table's whole log, secrets included, read from the database."""
-    stored = await EventStore(pool).read_stream(table_id)
-    return [(record, CODEC.from_stored(record)) for record in stored]
-
-
-async def grave_violations(page: Page) -> list[str]:
-    """The serious and critical axe-core violations on the page, with where they are."""
-    results = await Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']]}"
-        for v in results.response["violations"]
-        if v["impact"] in GRAVE
-    ]
-
-
-async def fits(page: Page, width: int) -> bool:
-    """Whether the page fits its width without scrolling sideways."""
-    return bool(await page.evaluate(f"document.documentElement.scrollWidth <= {width}"))
 
 
 SCORE = """(root) => ({
@@ -128,6 +111,7 @@ async def session(browser: Browser, service: Service) -> AsyncIterator[Session]:
     await page.fill("#player", "Tess")
     await page.select_option("#bots", "3")
     await page.select_option("#kind", "random")
+    await page.select_option("#option-visibility", "public")  # watched without credentials
     await page.click("#create-button")
     await page.wait_for_url("**/t/*")
     await page.wait_for_selector("#hand")
@@ -149,12 +133,11 @@ async def session(browser: Browser, service: Service) -> AsyncIterator[Session]:
         await service.restart()  # then the next card is clicked before the streams are back
 
     async def look() -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        await page.screenshot(path=SCREENSHOTS / "table-desktop.png", full_page=True)
+        await screenshot(page, "table-desktop")
         played.grave["table"] = await grave_violations(page)
         await page.set_viewport_size(PHONE)
         played.phone_fits["table"] = await fits(page, PHONE["width"])
-        await page.screenshot(path=SCREENSHOTS / "table-phone.png", full_page=True)
+        await screenshot(page, "table-phone")
         await page.set_viewport_size({"width": 1280, "height": 900})
         played.grave["spectator"] = await grave_violations(spectator.page)
         played.phone_fits["spectator"] = await fits(spectator.page, PHONE["width"])
@@ -328,13 +311,16 @@ async def test_the_deal_viewer_steps_through_the_deal_as_the_log_has_it(
     for _ in range(5):
         await page.click("[data-key='next']")
     await page.wait_for_selector("body[data-step='5']")
-    await page.screenshot(path=SCREENSHOTS / "deal-desktop.png", full_page=True)
+    await screenshot(page, "deal-desktop")
     assert await grave_violations(page) == []
     await page.set_viewport_size(PHONE)
     assert await fits(page, PHONE["width"])
-    await page.screenshot(path=SCREENSHOTS / "deal-phone.png", full_page=True)
+    await screenshot(page, "deal-phone")
     await page.goto("/rules#R6.6")
     await page.wait_for_selector("dt#R6\\.6")
+    assert await grave_violations(page) == []
+    await page.goto("/rules#T2.3")  # the table's rules too (T1-T4)
+    await page.wait_for_selector("dt#T2\\.3")
     assert await grave_violations(page) == []
     assert tab.errors == []
     await tab.close()
@@ -398,10 +384,10 @@ async def test_a_move_from_a_stale_page_is_refused_with_its_rule(
 async def test_a_visitor_sits_down_from_the_table_page(
     browser: Browser, service: Service, api: Any
 ) -> None:
-    """A table opened elsewhere (here through the API): its link shows the free seats; a
+    """A public table opened elsewhere (here through the API): its link shows the free seats; a
     visitor names themself and takes seat 2; the page then plays that seat (its token kept
     in this tab's session storage, its stream opened with it)."""
-    table = await api.create_table("sit down")
+    table = await api.create_table("sit down", visibility="public")
     tab = await open_tab(browser, service.url)
     page = tab.page
     await page.goto(f"/t/{table.table_id}")

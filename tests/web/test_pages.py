@@ -1,5 +1,6 @@
 """The web client's files as the service serves them (no browser needed): the pages, the
-package's copy of RULES.md and the rule texts taken from it, and an API left as it was."""
+package's copies of RULES.md and of the table rules (T1-T4) and the rule texts taken from
+them, and an API left as it was."""
 
 from __future__ import annotations
 
@@ -10,11 +11,22 @@ from typing import Any
 
 import pytest
 
+import domain.table
 from service.pages import WEB, rule_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("/", "/t/4f1c", "/t/4f1c/deals/3", "/rules")
-MODULES = ("api.js", "ui.js", "lobby.js", "table.js", "deal.js", "rules.js", "style.css")
+MODULES = (
+    "api.js",
+    "ui.js",
+    "lobby.js",
+    "table.js",
+    "deal.js",
+    "rules.js",
+    "style.css",
+    "RULES.md",
+    "TABLE_RULES.md",
+)
 
 
 def shared_rules() -> Path | None:
@@ -32,6 +44,27 @@ def test_the_package_copy_of_the_rules_is_the_shared_one() -> None:
     if shared is None:
         pytest.skip("no shared/RULES.md beside the repository to compare the copy with")
     assert (WEB / "RULES.md").read_text(encoding="utf-8") == shared.read_text(encoding="utf-8")
+
+
+def table_rules_of_the_domain() -> dict[str, str]:
+    """T1-T4 as the docstring of domain/table.py states them, read without the service's
+    parser: each ``- Tn Title. Tn.1 text. Tn.2 text`` bullet (over several lines) split at
+    the ids that begin a sentence."""
+    doc = domain.table.__doc__ or ""
+    rules: dict[str, str] = {}
+    for section, text in re.findall(r"^- (T\d) (.*?)(?=^- |\Z)", doc, re.M | re.S):
+        title, *parts = re.split(r"(?:(?<=\. )|^)(T\d\.\d) ", " ".join(text.split()))
+        rules[section] = title.strip()
+        rules.update(zip(parts[::2], (p.strip() for p in parts[1::2]), strict=True))
+    return rules
+
+
+def test_the_package_copy_of_the_table_rules_is_the_domains() -> None:
+    """service/web/TABLE_RULES.md (the pages quote it) says T1-T4 word for word as
+    domain/table.py does, every rule and every section title."""
+    stated = table_rules_of_the_domain()
+    assert {"T1", "T1.1", "T2.3", "T3.3", "T4.2"} <= set(stated)
+    assert rule_texts((WEB / "TABLE_RULES.md").read_text(encoding="utf-8")) == stated
 
 
 def test_every_rule_text_is_read_from_its_bullet_and_continuation_lines() -> None:
@@ -62,19 +95,21 @@ async def test_every_rule_id_of_rules_md_and_of_the_code_has_its_text(
     served: dict[str, Any],
 ) -> None:
     """Each ``- Rn.m`` bullet of RULES.md is served with its text (its first line, as the
-    file has it), and every rule id the domain cites in a refusal or a score line has one."""
+    file has it), so is each table rule (T1-T4), and every rule id the domain or the service
+    cites in a refusal or a score line has one."""
     markdown = (WEB / "RULES.md").read_text(encoding="utf-8")
     bullets = dict(re.findall(r"^- (R\d+\.\d+) (.*)$", markdown, re.M))
     rules = served["rules"]
     assert set(bullets) <= set(rules) and len(bullets) == markdown.count("\n- R")
     for rule, first_line in bullets.items():
         assert rules[rule].startswith(first_line.strip())
+    assert table_rules_of_the_domain().items() <= rules.items()
     cited = {
         rule
-        for path in (ROOT / "domain").glob("*.py")
-        for rule in re.findall(r'"(R\d+\.\d+)"', path.read_text(encoding="utf-8"))
+        for path in [*(ROOT / "domain").glob("*.py"), *(ROOT / "service").glob("*.py")]
+        for rule in re.findall(r'"([RT]\d+\.\d+)"', path.read_text(encoding="utf-8"))
     }
-    assert cited and cited <= set(rules)
+    assert {"R3.3", "T2.3", "T4.2"} <= cited and cited <= set(rules)
 
 
 async def test_the_stream_event_names_are_those_of_the_published_contract(
