@@ -41,7 +41,9 @@ async def served(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture(scope="module")
 async def scored(served: httpx.AsyncClient) -> str:
     """A table of four bots that has scored at least two deals."""
-    created = (await served.post("/tables", json={"name": "records", "visibility": "public"})).json()
+    created = (
+        await served.post("/tables", json={"name": "records", "visibility": "public"})
+    ).json()
     table_id, host = created["table_id"], created["host_token"]
     for kind in ("random", "greedy", "random", "greedy"):
         response = await served.post(

@@ -78,7 +78,9 @@ async def test_a_hundred_feed_subscribers_cost_one_read_per_commit(
             counted = Counted(store.read_all)
             store.read_all = counted
             for n in range(COMMITS):  # one commit each, one after the other
-                created = await http.post("/tables", json={"name": f"feed {n}", "visibility": "public"})
+                created = await http.post(
+                    "/tables", json={"name": f"feed {n}", "visibility": "public"}
+                )
                 assert created.status_code == 201
                 async with asyncio.timeout(SAFETY):  # every subscriber has it
                     while min(len(r) for r in received) < n + 1:
