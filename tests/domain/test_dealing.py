@@ -191,7 +191,12 @@ def test_r2_2_production_cuts_leave_3_cards_on_each_side(monkeypatch: pytest.Mon
         deck = list(DECK)
         for i, j in zip(range(47, 0, -1), draws, strict=False):
             deck[i], deck[j] = deck[j], deck[i]
-        found = [c for c in range(48) if deal_out(deck[c:] + deck[:c], Seat.NORTH) == hands]
+        rotations = [deck[c:] + deck[:c] for c in range(48)]
+        found = [
+            c
+            for c, cut in enumerate(rotations)
+            if cut[:3] == list(hands[Seat.EAST][:3]) and deal_out(cut, Seat.NORTH) == hands
+        ]
         assert len(found) == 1, (seed.hex(), found)
         cuts.add(found[0])
     assert cuts == set(range(3, 46))
