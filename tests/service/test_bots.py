@@ -6,6 +6,7 @@ import asyncio
 import random
 from collections.abc import Callable
 
+import asyncpg
 import httpx
 from rich.console import Console
 
@@ -14,6 +15,7 @@ from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
 from service.demo import play
 from tests.service.conftest import serve, settings
+from tests.service.test_errors import assert_problem
 
 
 async def _play_until(seat: SeatClient, done: Callable[[TableView], bool], seed: int) -> TableView:
@@ -100,3 +102,45 @@ async def test_the_demo_plays_and_verifies_a_session_with_bots(base_url: str) ->
     # (R8) has none, so only the heading and the value are always there)
     assert "Deal 12: " in text
     assert "game value for Re: " in text
+
+
+async def test_seating_a_bot_needs_the_host_token_and_a_free_seat(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """Only the host seats bots (401 without a token or with a seat's token), on a free
+    seat only (409 `seat_unavailable`, R1.1); a refusal writes nothing."""
+    table = await api.create_table("bot refusals")
+    human = await table.take_seat("human", seat=1)
+    path = f"{table.path}/bots"
+
+    async def count() -> int:
+        return int(
+            await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1", table.table_id)
+        )
+
+    before = await count()
+    refused = [
+        (await api.http.post(path, json={"kind": "random"}), 401, "unauthorized"),
+        (
+            await api.http.post(path, json={"kind": "random"}, headers=human.auth),
+            401,
+            "unauthorized",
+        ),
+        (
+            await api.http.post(
+                path,
+                json={"kind": "greedy", "seat": 1},
+                headers={"authorization": f"Bearer {table.host_token}"},
+            ),
+            409,
+            "seat_unavailable",
+        ),
+    ]
+    for response, status, code in refused:
+        body = assert_problem(response, status, code)
+        assert human.token not in response.text and table.host_token not in response.text
+        if code == "seat_unavailable":
+            assert body["rule"] == "R1.1"
+    assert await count() == before
+    assert await table.seat_bot("greedy") == 0  # the host may: the next free seat
+    assert await count() == before + 1
