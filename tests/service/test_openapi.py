@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -38,7 +37,7 @@ OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 STREAMS = {"streamTable", "streamFeed"}
 """Endpoints that never end: checked in test_streams, not fuzzed."""
 EXAMPLES_PER_OPERATION = 100
-FUZZ_SECONDS = 60.0
+"""The fuzzing is bounded by a count of cases, never by wall time (machines differ)."""
 
 
 def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -152,16 +151,13 @@ CHECKS = [
 class Fuzzer:
     """Sends generated cases to the live server; counts statuses, keeps the first failures."""
 
-    def __init__(self, base_url: str, seconds: float) -> None:
+    def __init__(self, base_url: str) -> None:
         self.base_url = base_url
         self.session = requests.Session()
-        self.deadline = time.monotonic() + seconds
         self.statuses: Counter[tuple[str, int]] = Counter()
         self.failures: dict[str, str] = {}
 
     def check(self, name: str, case: Any) -> None:
-        if time.monotonic() > self.deadline:
-            return
         response = case.call(base_url=self.base_url, session=self.session, timeout=10)
         self.statuses[name, response.status_code] += 1
         try:
@@ -200,7 +196,7 @@ async def test_generated_requests_never_fail_the_server_or_the_schema(
     base_url: str, http: httpx.AsyncClient
 ) -> None:
     real = await _real_tables(DokoClient(http))
-    fuzzer = Fuzzer(base_url, FUZZ_SECONDS)
+    fuzzer = Fuzzer(base_url)
     await asyncio.to_thread(fuzzer.run, real)
     assert not fuzzer.failures, "\n\n".join(fuzzer.failures.values())
     seen: dict[str, set[int]] = {}
