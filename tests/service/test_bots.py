@@ -8,12 +8,12 @@ from collections.abc import Callable
 
 import asyncpg
 import httpx
-from rich.console import Console
+import pytest
 
 from domain.table_view import TableView
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
-from service.demo import play
+from service.demo import demo
 from tests.service.conftest import serve, settings
 from tests.service.test_errors import assert_problem
 
@@ -92,10 +92,12 @@ async def test_bots_carry_on_after_a_restart(db_url: str) -> None:
     assert len(final.scoresheet) == 12
 
 
-async def test_the_demo_plays_and_verifies_a_session_with_bots(base_url: str) -> None:
-    console = Console(record=True, width=120)
-    assert await play(base_url, bots=3, seed=5, console=console) == 0
-    text = console.export_text()
+async def test_the_demo_plays_and_verifies_a_session_with_bots(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`doko demo` without ``--url``: its own service in this process, on the database."""
+    assert await demo(None, db_url, bots=3, seed=5) == 0
+    text = capsys.readouterr().out
     assert "Scoresheet (R10)" in text
     assert "12 of 12 deals verified" in text
     # the last deal's itemized score (its lines depend on the deal: a deal nobody wins
