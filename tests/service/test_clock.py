@@ -146,11 +146,14 @@ async def test_one_seat_never_acts_and_the_session_still_finishes(
     report = await verify_table(Tables(EventStore(pool)), table.table_id)
     assert report.ok, report.failures
     assert next(c for c in report.checks if c.name == "clock").detail.endswith("at its deadline")
-    truth = Truth(table.table_id, await Tables(EventStore(pool)).events(table.table_id))
+    truth = Truth(table.table_id, await EventStore(pool).read_stream(table.table_id))
     auditor = Auditor(truth)
     auditor.audit(transcript)
     assert not auditor.failures, auditor.failures
-    assert auditor.coverage.stream_messages > len(events), "both streams, nearly every event"
+    seen = auditor.coverage
+    assert seen.stream_messages > len(events), "both streams, nearly every event"
+    assert seen.timeouts >= 2 * 12 * 13, "every timeout on both streams"
+    assert seen.clocks > 0, "views with a running clock"
 
 
 async def _read_all(stream: Any) -> None:
