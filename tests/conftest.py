@@ -58,6 +58,15 @@ async def db_url(pg_server_url: str) -> AsyncIterator[str]:
 
 
 @pytest.fixture
+async def own_db_url(pg_server_url: str) -> AsyncIterator[str]:
+    """URL of a fresh database, migrated to head, for one test alone (one that changes what
+    the module's other tests would see)."""
+    async with _fresh_database(pg_server_url) as url:
+        await upgrade(url)
+        yield url
+
+
+@pytest.fixture
 async def empty_db_url(pg_server_url: str) -> AsyncIterator[str]:
     """URL of a fresh database with no schema at all, for one test."""
     async with _fresh_database(pg_server_url) as url:

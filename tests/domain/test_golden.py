@@ -1,18 +1,14 @@
 """Golden playthroughs: one whole deal per game type, rendered by `domain.render`.
 
-Each file ``golden/<kind>.txt`` is the first deal of a session played by the
-seeded random player: ``random.Random(seed)`` draws the first dealer, then
-`domain.simulation.play_deal` deals and plays the deal. The seed is in the
-file's header. The test replays the seed and compares the text.
+The test replays each file's seed (`tests.domain.golden`) and compares the text with
+the file; it never writes a file. Regenerating is a separate command, run by hand after
+an intended change (then read the diff):
 
-Regenerate after an intended change (then read the diff):
-
-    DOKO_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/domain/test_golden.py
+    .venv/bin/python -m tests.domain.golden regenerate
 """
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -24,7 +20,6 @@ from domain.commands import DealPreset, DealSeeded, StartSession
 from domain.dealing import deal_from_seed
 from domain.events import (
     DealDealt,
-    DealScored,
     Event,
     GameTypeFixed,
     MarriageClarified,
@@ -33,52 +28,10 @@ from domain.events import (
 from domain.game_types import GameType
 from domain.render import hand_text, render_deal, render_session, seats_name, split_deals
 from domain.seats import Seat
-from domain.simulation import apply, play_deal, play_session
+from domain.simulation import apply, play_session
+from tests.domain.golden import GOLDEN, REGENERATE, SEEDS, first_deal, golden_text, kind, regenerate
 
-GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("DOKO_UPDATE_GOLDEN") == "1"
 EVENTS = msgspec.json.Decoder(list[Event])
-
-SEEDS: dict[str, int] = {
-    "normal": 1,
-    "marriage": 74,
-    "marriage_alone": 900,
-    "silent_solo": 49,
-    "diamonds_solo": 4,
-    "hearts_solo": 11,
-    "spades_solo": 19,
-    "clubs_solo": 44,
-    "queen_solo": 71,
-    "jack_solo": 2,
-    "fleischlos": 39,
-}
-"""Per kind of deal, a seed whose first deal is of that kind (most with announcements)."""
-
-
-def first_deal(seed: int) -> list[Event]:
-    """The events of the first deal of the session played from ``random.Random(seed)``."""
-    chooser = random.Random(seed)
-    started = apply(session.SessionState(), StartSession(Seat(chooser.randrange(4))))
-    _, events = play_deal(started.after, chooser)
-    return [*started.events, *events]
-
-
-def kind(events: list[Event]) -> str:
-    scored = next(e for e in events if isinstance(e, DealScored))
-    if scored.score.game_type is GameType.MARRIAGE and scored.score.solo:
-        return "marriage_alone"
-    return scored.score.game_type.value
-
-
-def golden_text(name: str, seed: int, events: list[Event]) -> str:
-    header = (
-        f"# golden playthrough: {name}\n"
-        f"# seed: {seed}  (random.Random({seed}) draws the first dealer, then\n"
-        "#   domain.simulation.play_deal deals and plays deal 1 with the random player)\n"
-        "# regenerate: DOKO_UPDATE_GOLDEN=1 pytest tests/domain/test_golden.py\n"
-        "\n"
-    )
-    return header + render_deal(events)
 
 
 @pytest.mark.parametrize(("name", "seed"), sorted(SEEDS.items()))
@@ -87,13 +40,19 @@ def test_golden_playthrough(name: str, seed: int) -> None:
     assert kind(events) == name, f"seed {seed} no longer plays a {name} deal: choose another"
     audit = replay.replay(events)
     assert audit.ok, audit.error
-    text = golden_text(name, seed, events)
     path = GOLDEN / f"{name}.txt"
-    if UPDATE:
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"{path} missing: run with DOKO_UPDATE_GOLDEN=1"
-    assert path.read_text(encoding="utf-8") == text
+    assert path.exists(), f"{path} missing: run {REGENERATE}"
+    assert path.read_text(encoding="utf-8") == golden_text(name, seed, events), (
+        f"{path.name} differs; after an intended change run {REGENERATE} and read the diff"
+    )
+
+
+def test_the_regenerate_command_writes_the_files_the_test_reads(tmp_path: Path) -> None:
+    """The command run by hand writes exactly the committed files (into another folder)."""
+    written = regenerate(tmp_path / "golden")
+    assert sorted(p.name for p in written) == sorted(p.name for p in GOLDEN.glob("*.txt"))
+    for path in written:
+        assert path.read_text(encoding="utf-8") == (GOLDEN / path.name).read_text("utf-8")
 
 
 def test_every_kind_has_a_golden_file() -> None:
@@ -101,8 +60,7 @@ def test_every_kind_has_a_golden_file() -> None:
         g.value for g in GameType if g.is_declared_solo
     }
     assert set(SEEDS) == kinds
-    if not UPDATE:
-        assert {p.stem for p in GOLDEN.glob("*.txt")} == kinds
+    assert {p.stem for p in GOLDEN.glob("*.txt")} == kinds
 
 
 # --- render.py beyond the golden files ------------------------------------------------

@@ -98,3 +98,25 @@ def test_db_upgrade_on_the_embedded_server_persists_and_stops(tmp_path: Path) ->
     )
     assert run("-c", check, str(pgdata)).stdout.strip() == head_revision()
     assert not (pgdata / "postmaster.pid").exists(), "server left running"
+
+
+async def test_cli_refusals_and_outputs(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Unknown tables and contradictory arguments are refused with status 2 and a message
+    on stderr, writing nothing; `doko openapi -o` writes the document."""
+    url = ("--database-url", db_url)
+    target = tmp_path / "none.json"
+    for args, message in [
+        (["verify", "nope", "--file", str(target)], "give a TABLE or --file, not both"),
+        (["verify", "nope", *url], "no table 'nope'"),
+        (["export", "nope", "-o", str(target), *url], "no table 'nope'"),
+        (["replay", "nope", *url], "nope"),
+    ]:
+        status = await asyncio.to_thread(main, args)
+        assert status == 2, args
+        assert message in capsys.readouterr().err, args
+    assert not target.exists()
+    document = tmp_path / "openapi.json"
+    assert await asyncio.to_thread(main, ["openapi", "-o", str(document)]) == 0
+    assert document.read_text() == (Path(__file__).parents[2] / "openapi/openapi.json").read_text()

@@ -1,4 +1,9 @@
-"""``doko projections rebuild``, ``doko replay``, ``doko verify`` and ``doko export``."""
+"""``doko projections rebuild``, ``doko replay``, ``doko verify`` and ``doko export``.
+
+The module's database holds two finished sessions that its tests only read; a test that
+tampers with the log or adds a table works on a database of its own, so that every test
+holds in any order.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +27,7 @@ from tests.infra.test_audit import tamper
 from tests.infra.test_projections import execute_all, play_table
 
 
-@pytest.fixture(scope="module")
-async def played(pool: asyncpg.Pool) -> list[str]:
+async def play_two(pool: asyncpg.Pool) -> list[str]:
     """Two whole seeded sessions, written through `Tables.execute` with the projector."""
     tables = Tables(EventStore(pool), project)
     rng = random.Random(1)
@@ -31,6 +35,12 @@ async def played(pool: asyncpg.Pool) -> list[str]:
         commands, _ = play_table(rng, name)
         await execute_all(tables, name, commands)
     return ["cli-a", "cli-b"]
+
+
+@pytest.fixture(scope="module")
+async def played(pool: asyncpg.Pool) -> list[str]:
+    """The module's two sessions: read, never changed."""
+    return await play_two(pool)
 
 
 async def doko(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -128,32 +138,34 @@ def doko_process(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def test_verify_in_a_subprocess_fails_on_a_tampered_event(
-    db_url: str, pool: asyncpg.Pool, played: list[str]
-) -> None:
-    stored = await EventStore(pool).read_stream("cli-b")
-    record = next(e for e in stored[200:] if isinstance(CODEC.from_stored(e), CardPlayed))
-    event = CODEC.from_stored(record)
-    assert isinstance(event, CardPlayed)
-    forged = msgspec.structs.replace(event, seat=event.seat.left())
-    await tamper(pool, "cli-b", record.version, msgspec.json.encode(forged).decode())
+async def test_verify_in_a_subprocess_fails_on_a_tampered_event(own_db_url: str) -> None:
+    async with asyncpg.create_pool(own_db_url, min_size=1, max_size=2) as pool:
+        await play_two(pool)
+        stored = await EventStore(pool).read_stream("cli-b")
+        record = next(e for e in stored[200:] if isinstance(CODEC.from_stored(e), CardPlayed))
+        event = CODEC.from_stored(record)
+        assert isinstance(event, CardPlayed)
+        forged = msgspec.structs.replace(event, seat=event.seat.left())
+        await tamper(pool, "cli-b", record.version, msgspec.json.encode(forged).decode())
 
-    one = await asyncio.to_thread(doko_process, "verify", "cli-b", "--database-url", db_url)
+    url = own_db_url
+    one = await asyncio.to_thread(doko_process, "verify", "cli-b", "--database-url", url)
     assert one.returncode == 1, one.stdout + one.stderr
     assert f"cli-b: FAILED at event version {record.version}" in one.stdout
 
-    every = await asyncio.to_thread(doko_process, "verify", "--database-url", db_url)
+    every = await asyncio.to_thread(doko_process, "verify", "--database-url", url)
     assert every.returncode == 1
     assert "cli-a: ok" in every.stdout
     assert "FAILED: cli-b" in every.stdout
 
 
 async def test_a_table_in_play_keeps_its_secrets(
-    db_url: str, pool: asyncpg.Pool, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    own_db_url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     commands, _ = play_table(random.Random(2), "cli-open", stop=100)
-    await execute_all(Tables(EventStore(pool), project), "cli-open", commands)
-    url = ("--database-url", db_url)
+    async with asyncpg.create_pool(own_db_url, min_size=1, max_size=2) as pool:
+        await execute_all(Tables(EventStore(pool), project), "cli-open", commands)
+    url = ("--database-url", own_db_url)
 
     status, out = await doko(capsys, "replay", "cli-open", *url)
     assert status == 0
@@ -169,7 +181,7 @@ async def test_a_table_in_play_keeps_its_secrets(
     assert not target.exists()
     status, _ = await doko(capsys, "export", "cli-open", "-o", str(target), "--unfinished", *url)
     assert status == 0
-    keys = await saved_keys(capsys, db_url, tmp_path / "keys.json")
+    keys = await saved_keys(capsys, own_db_url, tmp_path / "keys.json")
     status, out = await doko(capsys, "verify", "--file", str(target), "--public-key", str(keys))
     assert status == 0
     assert "cli-open: ok, 2 deals" in out

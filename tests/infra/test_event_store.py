@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import asyncpg
 import msgspec
 import pytest
 
 from infra.event_store import (
+    BATCH_LIMIT,
     AppendResult,
     ConcurrencyConflict,
     EventStore,
@@ -16,6 +20,7 @@ from infra.event_store import (
     NewEvent,
     ProjectionRows,
     StoredEvent,
+    _Pending,
 )
 from infra.hash_chain import verify_chain
 
@@ -28,6 +33,22 @@ def tick(**data: object) -> NewEvent:
 @pytest.fixture(scope="module")
 def store(pool: asyncpg.Pool) -> EventStore:
     return EventStore(pool)
+
+
+class CountingStore(EventStore):
+    """An event store that records the size of every ``doko_append_batch`` call it sends;
+    ``sending`` (if set) runs just before each is sent."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self.batches: list[int] = []
+        self.sending: Callable[[], Awaitable[None]] | None = None
+
+    async def _send(self, conn: Any, batch: Sequence[_Pending]) -> list[asyncpg.Record]:
+        self.batches.append(len(batch))
+        if self.sending is not None:
+            await self.sending()
+        return await super()._send(conn, batch)
 
 
 async def test_append_and_read_back(store: EventStore) -> None:
@@ -305,11 +326,10 @@ async def test_listener_is_woken_by_an_append(store: EventStore) -> None:
     assert heard == [("table:7", result.positions[-1], 2)]
 
 
-async def test_listener_comes_back_after_its_connection_is_killed(
-    store: EventStore, pool: asyncpg.Pool
-) -> None:
+async def test_listener_comes_back_after_its_connection_is_killed(db_url: str) -> None:
     """A lost LISTEN connection is replaced, and the owner is told (appends meanwhile
-    are not heard: that is what `listening(False)` warns of)."""
+    are not heard: that is what `listening(False)` warns of). Only this test's own
+    connection is killed: its database and its application name say which it is."""
     states: list[bool] = []
     heard: list[str] = []
     changed = asyncio.Event()
@@ -318,21 +338,29 @@ async def test_listener_comes_back_after_its_connection_is_killed(
         states.append(up)
         changed.set()
 
-    async with store.listen(lambda s, _p, _v: heard.append(s), listening, retry=0.05):
+    name = f"doko-test-listen-{uuid.uuid4().hex[:12]}"
+    async with (
+        asyncpg.create_pool(
+            db_url, min_size=1, max_size=2, server_settings={"application_name": name}
+        ) as own,
+        EventStore(own).listen(lambda s, _p, _v: heard.append(s), listening, retry=0.05),
+    ):
         assert states == [True]
         changed.clear()
-        killed = await pool.fetchval(
+        killed = await own.fetchval(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+            " WHERE datname = current_database() AND application_name = $1"
+            " AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+            name,
         )
-        assert killed >= 1
+        assert killed == 1
         for _ in range(100):
             if states[-2:] == [False, True]:
                 break
             await asyncio.wait_for(changed.wait(), timeout=5)
             changed.clear()
         assert states == [True, False, True]
-        await store.append("table:8", 0, [tick(n=1)])
+        await EventStore(own).append("table:8", 0, [tick(n=1)])
         for _ in range(100):
             if "table:8" in heard:
                 break
@@ -343,18 +371,9 @@ async def test_listener_comes_back_after_its_connection_is_killed(
 async def test_concurrent_appends_share_batches(pool: asyncpg.Pool) -> None:
     """Appends queued while a batch is on its way go together in the next one (group
     commit): fewer statements than appends, every append written once, in order."""
-    store = EventStore(pool)
-    batches: list[int] = []
-    send = store._send
-
-    async def counting(conn: object, batch: list[object]) -> list[asyncpg.Record]:
-        batches.append(len(batch))
-        return await send(conn, batch)  # type: ignore[arg-type]
-
-    store._send = counting  # type: ignore[method-assign]
+    store = CountingStore(pool)
     results = await asyncio.gather(*(store.append(f"batch-{n}", 0, [tick(n=n)]) for n in range(40)))
-    assert sum(batches) == 40
-    assert len(batches) < 40 and max(batches) > 1, batches
+    assert store.batches == [40]
     assert [r.first_version for r in results] == [1] * 40
     positions = sorted(p for r in results for p in r.positions)
     assert positions == list(range(positions[0], positions[0] + 40))
@@ -366,7 +385,7 @@ async def test_concurrent_appends_share_batches(pool: asyncpg.Pool) -> None:
 async def test_one_bad_append_fails_alone_in_its_batch(pool: asyncpg.Pool) -> None:
     """An error fails the whole batch in the database; the appends are then sent one by
     one, so only the faulty one fails and the others are written."""
-    store = EventStore(pool)
+    store = CountingStore(pool)
     broken = ProjectionRows(view=b"not json")
     outcomes = await asyncio.gather(
         store.append("lone-a", 0, [tick(n=1)]),
@@ -374,20 +393,103 @@ async def test_one_bad_append_fails_alone_in_its_batch(pool: asyncpg.Pool) -> No
         store.append("lone-c", 0, [tick(n=1)]),
         return_exceptions=True,
     )
+    assert store.batches == [3, 1, 1, 1]  # together, then resent one by one
     assert isinstance(outcomes[1], asyncpg.InvalidTextRepresentationError)
+    assert [type(o).__name__ for o in outcomes[::2]] == ["AppendResult", "AppendResult"]
     assert [await store.stream_version(s) for s in ("lone-a", "lone-b", "lone-c")] == [1, 0, 1]
 
 
 async def test_two_appends_to_one_stream_in_a_batch(pool: asyncpg.Pool) -> None:
     """In one batch, an append expecting a version that an earlier append of the same
     batch has just written conflicts with it; exactly one of them is written."""
-    store = EventStore(pool)
+    store = CountingStore(pool)
     first = await store.append("twice", 0, [tick(n=1)])
     outcomes = await asyncio.gather(
         store.append("twice", 1, [tick(n=2)], previous_hash=first.last_hash),
         store.append("twice", 1, [tick(n=3)], previous_hash=first.last_hash),
         return_exceptions=True,
     )
+    assert store.batches == [1, 2]  # the two went in one batch
     assert sorted(type(o).__name__ for o in outcomes) == ["AppendResult", "ConcurrencyConflict"]
     assert await store.stream_version("twice") == 2
     assert verify_chain(await store.read_stream("twice")) is None
+
+
+async def test_more_than_a_batch_limit_of_appends_go_in_several_batches(pool: asyncpg.Pool) -> None:
+    """At most `BATCH_LIMIT` appends share a batch: the rest follow in the next ones, all
+    written, in the order they were queued."""
+    store = CountingStore(pool)
+    count = 2 * BATCH_LIMIT + 22
+    results = await asyncio.gather(
+        *(store.append(f"split-{n}", 0, [tick(n=n), tick(n=n)]) for n in range(count))
+    )
+    assert store.batches == [BATCH_LIMIT, BATCH_LIMIT, 22]
+    positions = [p for r in results for p in r.positions]
+    assert positions == list(range(positions[0], positions[0] + 2 * count))
+    for n in (0, BATCH_LIMIT - 1, BATCH_LIMIT, count - 1):
+        stored = await store.read_stream(f"split-{n}")
+        assert [(e.version, msgspec.json.decode(e.payload)) for e in stored] == [
+            (1, {"n": n}),
+            (2, {"n": n}),
+        ]
+        assert verify_chain(stored) is None
+
+
+@pytest.mark.parametrize("ahead", [1, 5])
+async def test_an_expected_version_ahead_of_the_stream_conflicts(
+    store: EventStore, pool: asyncpg.Pool, ahead: int
+) -> None:
+    """A writer claiming a version the stream has not reached writes nothing."""
+    stream = f"ahead-{ahead}"
+    await store.append(stream, 0, [tick(n=1)])
+    total = await pool.fetchval("SELECT count(*) FROM events")
+    with pytest.raises(ConcurrencyConflict) as conflict:
+        await store.append(stream, 1 + ahead, [tick(n=2)], command_id="c")
+    assert (conflict.value.expected, conflict.value.actual) == (1 + ahead, 1)
+    with pytest.raises(ConcurrencyConflict):
+        await store.append(f"{stream}-new", ahead, [tick(n=1)])
+    assert await pool.fetchval("SELECT count(*) FROM events") == total
+    assert await store.command_result(stream, "c") is None
+    assert await store.stream_version(f"{stream}-new") == 0
+
+
+@pytest.mark.parametrize("when", ["queued", "sent"])
+async def test_a_caller_cancelled_mid_append_leaves_the_store_consistent(
+    pool: asyncpg.Pool, when: str
+) -> None:
+    """A caller cancelled while its append waits for its batch (``queued``) or while the
+    batch is in the database (``sent``) gets CancelledError; its append is written whole
+    or not at all, the others in its batch are answered, and the store carries on."""
+    store = CountingStore(pool)
+    sent = asyncio.Event()
+    go_on = asyncio.Event()
+
+    async def hold() -> None:
+        sent.set()
+        await go_on.wait()
+
+    store.sending = hold
+    streams = [f"cancel-{when}-{k}" for k in range(3)]
+    callers = [asyncio.create_task(store.append(s, 0, [tick(n=k)])) for k, s in enumerate(streams)]
+    if when == "queued":
+        await asyncio.sleep(0)  # the three are queued; the writer has not sent them yet
+        assert store.batches == []
+        callers[1].cancel()
+    await asyncio.wait_for(sent.wait(), 10)
+    if when == "sent":
+        callers[1].cancel()
+        await asyncio.sleep(0)
+    store.sending = None
+    go_on.set()
+    outcomes = await asyncio.gather(*callers, return_exceptions=True)
+    assert isinstance(outcomes[1], asyncio.CancelledError)
+    assert [type(o).__name__ for o in outcomes[::2]] == ["AppendResult", "AppendResult"]
+    assert store.batches == [3]
+    for stream in streams:
+        stored = await store.read_stream(stream)
+        assert len(stored) in (0, 1)
+        assert verify_chain(stored) is None
+    version = await store.stream_version(streams[1])
+    later = await store.append(streams[1], version, [tick(n=9)])
+    assert later.first_version == version + 1
+    assert verify_chain(await store.read_stream(streams[1])) is None

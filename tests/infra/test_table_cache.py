@@ -259,6 +259,27 @@ async def test_unknown_tables_are_not_found(ours: Tables, stream_id: str) -> Non
         ours.listening(up)
         with pytest.raises(TableNotFound):
             await ours.load(stream_id)
+    with pytest.raises(TableNotFound):
+        await ours.events(stream_id)
+
+
+async def test_a_full_cache_drops_the_table_remembered_longest_ago(
+    pool: asyncpg.Pool, theirs: Tables
+) -> None:
+    """With room for two tables, remembering a third drops the one remembered first: it
+    is read from the log again, the other is still served from the cache."""
+    ours = Tables(EventStore(pool), project, cache_size=2)
+    ours.listening(True)
+    first, second, third = (uuid.uuid4().hex for _ in range(3))
+    for stream in (first, second, third):
+        await theirs.execute(stream, create())
+    for stream in (first, second):
+        assert (await ours.load(stream)).version == 1
+    for stream in (first, second):
+        await theirs.execute(stream, sit(0))  # not heard by ours
+    assert (await ours.load(third)).version == 1  # remembered: the first is dropped
+    assert (await ours.load(second)).version == 1  # cached, the append unheard
+    assert (await ours.load(first)).version == 2  # read from the log again
 
 
 # -- through two live apps ----------------------------------------------------------------

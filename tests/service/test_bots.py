@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 from collections.abc import Callable
 
+import asyncpg
 import httpx
-from rich.console import Console
+import pytest
 
 from domain.table_view import TableView
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
-from service.demo import play
+from service.demo import demo
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables
+from tests.service.test_errors import assert_problem
 
 
 async def _play_until(seat: SeatClient, done: Callable[[TableView], bool], seed: int) -> TableView:
@@ -30,8 +31,13 @@ async def _play_until(seat: SeatClient, done: Callable[[TableView], bool], seed:
             if command is None:
                 await asyncio.sleep(0.005)
                 continue
-            with contextlib.suppress(ProblemError):  # a bot acted first: look again
+            try:
                 await seat.send(command, if_match=seat.version)
+            except ProblemError as error:
+                # only a raced turn is expected: a bot acted after the view we decided on
+                # (If-Match). A legal move refused, or any other error, fails at once.
+                if (error.status, error.code) != (409, "version_mismatch"):
+                    raise
 
 
 async def test_one_client_and_three_bots_play_a_whole_session(api: DokoClient) -> None:
@@ -89,10 +95,12 @@ async def test_bots_carry_on_after_a_restart(db_url: str) -> None:
     assert len(final.scoresheet) == 12
 
 
-async def test_the_demo_plays_and_verifies_a_session_with_bots(base_url: str) -> None:
-    console = Console(record=True, width=120)
-    assert await play(base_url, bots=3, seed=5, console=console) == 0
-    text = console.export_text()
+async def test_the_demo_plays_and_verifies_a_session_with_bots(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`doko demo` without ``--url``: its own service in this process, on the database."""
+    assert await demo(None, db_url, bots=3, seed=5) == 0
+    text = capsys.readouterr().out
     assert "Scoresheet (R10)" in text
     assert "12 of 12 deals verified" in text
     # the last deal's itemized score (its lines depend on the deal: a deal nobody wins
@@ -118,3 +126,45 @@ async def test_the_driver_forgets_a_finished_table(db_url: str) -> None:
         await bots._scan()
         assert finished not in bots._known
         assert finished not in bots._line
+
+
+async def test_seating_a_bot_needs_the_host_token_and_a_free_seat(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """Only the host seats bots (401 without a token or with a seat's token), on a free
+    seat only (409 `seat_unavailable`, R1.1); a refusal writes nothing."""
+    table = await api.create_table("bot refusals")
+    human = await table.take_seat("human", seat=1)
+    path = f"{table.path}/bots"
+
+    async def count() -> int:
+        return int(
+            await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1", table.table_id)
+        )
+
+    before = await count()
+    refused = [
+        (await api.http.post(path, json={"kind": "random"}), 401, "unauthorized"),
+        (
+            await api.http.post(path, json={"kind": "random"}, headers=human.auth),
+            401,
+            "unauthorized",
+        ),
+        (
+            await api.http.post(
+                path,
+                json={"kind": "greedy", "seat": 1},
+                headers={"authorization": f"Bearer {table.host_token}"},
+            ),
+            409,
+            "seat_unavailable",
+        ),
+    ]
+    for response, status, code in refused:
+        body = assert_problem(response, status, code)
+        assert human.token not in response.text and table.host_token not in response.text
+        if code == "seat_unavailable":
+            assert body["rule"] == "R1.1"
+    assert await count() == before
+    assert await table.seat_bot("greedy") == 0  # the host may: the next free seat
+    assert await count() == before + 1

@@ -10,6 +10,7 @@ for a condition, with a generous bound.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -146,11 +147,14 @@ async def test_one_seat_never_acts_and_the_session_still_finishes(
     report = await verify_table(Tables(EventStore(pool)), table.table_id)
     assert report.ok, report.failures
     assert next(c for c in report.checks if c.name == "clock").detail.endswith("at its deadline")
-    truth = Truth(table.table_id, await Tables(EventStore(pool)).events(table.table_id))
+    truth = Truth(table.table_id, await EventStore(pool).read_stream(table.table_id))
     auditor = Auditor(truth)
     auditor.audit(transcript)
     assert not auditor.failures, auditor.failures
-    assert auditor.coverage.stream_messages > len(events), "both streams, nearly every event"
+    seen = auditor.coverage
+    assert seen.stream_messages > len(events), "both streams, nearly every event"
+    assert seen.timeouts >= 2 * 12 * 13, "every timeout on both streams"
+    assert seen.clocks > 0, "views with a running clock"
 
 
 async def _read_all(stream: Any) -> None:
@@ -231,6 +235,42 @@ async def test_the_clock_acts_at_the_deadline_and_hides_a_named_contract(
         with pytest.raises(ProblemError) as again:
             await seats[0].back()
         assert (again.value.status, again.value.code, again.value.rule) == (409, "not_away", "T3.3")
+        await _audit_whole_streams(api, table, seats, pool, timed_out_at=len(before) + 1)
+
+
+async def _audit_whole_streams(
+    api: DokoClient,
+    table: TableClient,
+    seats: list[SeatClient],
+    pool: asyncpg.Pool,
+    timed_out_at: int,
+) -> None:
+    """Every seat's stream and the public one, read from the start, and every viewer's view,
+    against the secrecy oracle; the stand-in's contract shown to another fails it."""
+    transcript: list[Any] = []
+    api.transcript = transcript
+    truth = Truth(table.table_id, await EventStore(pool).read_stream(table.table_id))
+    viewers: list[tuple[int | None, Any]] = [(s.seat, s.events) for s in seats]
+    viewers.append((None, table.events))
+    for _, events in viewers:
+        async with asyncio.timeout(WAIT), events() as messages:
+            async for message in messages:
+                if message.id == str(truth.version):
+                    break
+    for seat in seats:
+        await seat.view()
+    await table.view()
+    auditor = Auditor(truth)
+    auditor.audit(transcript)
+    assert not auditor.failures, auditor.failures
+    seen = auditor.coverage
+    assert seen.timeouts == 5 and seen.clocks == seen.views >= 4, seen  # 5 streams, 4 seats
+    public = next(i for i in transcript if i.viewer is None and i.version == timed_out_at)
+    action = truth.log.events[timed_out_at]["action"]
+    leak = json.loads(public.body) | {"action": action}
+    auditor = Auditor(truth)
+    auditor.audit([msgspec.structs.replace(public, body=json.dumps(leak).encode())])
+    assert f"turn_timed_out $.action: got {action!r}, expected None" in auditor.failures[0]
 
 
 async def _event_as(

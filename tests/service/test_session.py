@@ -16,22 +16,21 @@ import httpx
 import msgspec
 import pytest
 
-from domain.deal import DealState, Phase
 from domain.dealing import verify_deal
-from domain.events import ContractNamed, DealDealt, DealScored, SessionFinished
-from domain.game_types import GameType
+from domain.events import DealDealt, DealScored, SessionFinished
 from domain.replay import TABLE, replay
 from domain.seats import SEATS
 from infra.event_store import EventStore
-from infra.tables import Tables
+from infra.tables import CODEC
 from service.client import DokoClient, Received, play_session, random_players
+from tests.service.knowledge import Deal
 from tests.service.sessions import (
     Recorded,
     presets_with_both_qc,
     quiet_soloist,
     record_session,
 )
-from tests.service.truth import Auditor, Truth, party_revealed, silent_solo_hidden
+from tests.service.truth import Auditor, Truth
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +49,7 @@ async def silent_solo_session(base_url: str) -> Recorded:
 
 
 async def truth_of(pool: asyncpg.Pool, table_id: str) -> Truth:
-    return Truth(table_id, await Tables(EventStore(pool)).events(table_id))
+    return Truth(table_id, await EventStore(pool).read_stream(table_id))
 
 
 async def test_a_full_session_is_scored_and_verifiable(
@@ -67,7 +66,7 @@ async def test_a_full_session_is_scored_and_verifiable(
     assert set(final.winners) == {s for s in SEATS if totals[s] == max(totals)}
 
     truth = await truth_of(pool, random_session.table_id)
-    events = truth.events[1:]
+    events = [CODEC.from_stored(s) for s in truth.stored]
     result = replay(events, TABLE)
     assert result.ok, result.error
     assert result.valid == len(events)
@@ -98,7 +97,7 @@ async def test_the_preset_session_is_scored_and_replays(
     assert all(sum(row) == 0 for row in final.scoresheet)
     assert final.winners
     truth = await truth_of(pool, silent_solo_session.table_id)
-    result = replay(truth.events[1:], TABLE)
+    result = replay([CODEC.from_stored(s) for s in truth.stored], TABLE)
     assert result.ok, result.error
 
 
@@ -137,19 +136,20 @@ async def test_a_silent_solo_stays_hidden_until_both_queens_are_played(
     def hidden(item: Received) -> bool:
         if item.source != "view":
             return False
-        deal = truth.states[item.version].session.deal
-        return deal is not None and silent_solo_hidden(deal, item.viewer)
+        deal = truth.deal(item.version)
+        return deal is not None and deal.silent_solo_hidden(item.viewer)
 
     early = next(i for i in silent_solo_session.transcript if hidden(i))
-    deal = truth.states[early.version].session.deal
+    deal = truth.deal(early.version)
     assert deal is not None and deal.declarer is not None
-    soloist = int(deal.declarer)
+    soloist = deal.declarer
 
     def reveal(raw: Any) -> None:
-        view = raw if early.source == "view" else raw["view"]
-        view["deal"].update(game_type="silent_solo", declarer=soloist)
+        raw["deal"].update(game_type="silent_solo", declarer=soloist)
 
-    assert "silent solo shown as" in _failures(truth, [_doctored(early, reveal)])
+    failures = _failures(truth, [_doctored(early, reveal)])
+    assert "$.deal.game_type: got 'silent_solo', expected 'normal'" in failures
+    assert f"$.deal.declarer: got {soloist}, expected None" in failures
 
 
 def _doctored(item: Received, change: Callable[[Any], None]) -> Received:
@@ -169,72 +169,81 @@ async def test_the_audit_catches_leaks(random_session: Recorded, pool: asyncpg.P
     truth = await truth_of(pool, random_session.table_id)
     items = random_session.transcript
 
-    def deal_at(item: Received) -> DealState | None:
-        return truth.states[item.version].session.deal
-
-    def in_play(item: Received) -> bool:
-        deal = deal_at(item)
-        return deal is not None and deal.phase is Phase.PLAY and deal.game_type is GameType.NORMAL
+    def in_play(item: Received) -> Deal | None:
+        deal = truth.deal(item.version)
+        normal = deal is not None and deal.game_type == "normal" and not deal.scored
+        return deal if normal else None
 
     seat_view = next(i for i in items if i.source == "view" and i.viewer == 0 and in_play(i))
-    hand_of_1 = [c.value for c in deal_at(seat_view).hands[1]]  # type: ignore[union-attr]
+    deal = in_play(seat_view)
+    assert deal is not None
+    hand_of_1 = deal.hand(1)
     leak = _doctored(seat_view, lambda raw: raw["deal"].__setitem__("hand", hand_of_1))
     assert "but seat 0 holds" in _failures(truth, [leak])
     leak = _doctored(seat_view, lambda raw: raw["deal"].__setitem__("dealt", [hand_of_1] * 4))
-    assert "dealt hands are shown" in _failures(truth, [leak])
+    assert "$.deal.dealt: got" in _failures(truth, [leak])
 
     def hidden_party(item: Received) -> bool:
-        deal = deal_at(item)
-        return in_play(item) and any(
-            not party_revealed(deal, s, None)  # type: ignore[arg-type]
-            for s in SEATS
-        )
+        deal = in_play(item)
+        return deal is not None and not all(deal.party_known(s, None) for s in range(4))
 
     public = next(i for i in items if i.source == "view" and i.viewer is None and hidden_party(i))
-    deal = deal_at(public)
+    deal = truth.deal(public.version)
     assert deal is not None
-    hidden = next(s for s in SEATS if not party_revealed(deal, s, None))
-    party = deal.parties[hidden]
-    assert party is not None
-    leak = _doctored(public, lambda raw: raw["deal"]["parties"].__setitem__(hidden, party.value))
-    assert "hidden party" in _failures(truth, [leak])
+    hidden = next(s for s in range(4) if not deal.party_known(s, None))
+    party = deal.party(hidden)
+    leak = _doctored(public, lambda raw: raw["deal"]["parties"].__setitem__(hidden, party))
+    assert f"$.deal.parties[{hidden}]: got '{party}', expected None" in _failures(truth, [leak])
 
     dealt = next(
         i for i in items if i.source == "sse" and i.viewer is None and i.event == "deal_dealt"
     )
-    hands = truth.event(dealt.version).hands  # type: ignore[union-attr]
-    leak = _doctored(dealt, lambda raw: raw["hands"].__setitem__(2, [c.value for c in hands[2]]))
-    assert "seat 2's hand shown" in _failures(truth, [leak])
+    hands = truth.log.events[dealt.version]["hands"]
+    leak = _doctored(dealt, lambda raw: raw["hands"].__setitem__(2, hands[2]))
+    assert "deal_dealt $.hands[2]: got" in _failures(truth, [leak])
 
     taken = next(i for i in items if i.source == "sse" and i.event == "seat_taken")
-    leak = _doctored(taken, lambda raw: raw.__setitem__("token_hash", "ab" * 32))
-    assert "secret fields" in _failures(truth, [leak])
-
-    named = next(
-        (v for v in range(1, truth.version + 1) if isinstance(truth.event(v), ContractNamed)), None
-    )
-    if named is not None:
-        namer = truth.event(named).seat  # type: ignore[union-attr]
-        other = next(i for i in items if i.source == "sse" and i.viewer not in (namer, None))
-        wrong = msgspec.structs.replace(
-            other,
-            version=named,
-            event="contract_named",
-            body=msgspec.json.encode(truth.event(named)),
-        )
-        assert "withheld" in _failures(truth, [wrong])
+    token_hash = truth.log.events[taken.version]["token_hash"]
+    leak = _doctored(taken, lambda raw: raw.__setitem__("token_hash", token_hash))
+    failures = _failures(truth, [leak])
+    assert "seat_taken $.token_hash: got" in failures
+    assert "secret strings" in failures
 
     scored = next(i for i in items if i.source == "feed" and i.event == "deal_scored")
     forged = _doctored(scored, lambda raw: raw.__setitem__("chain_head", "00" * 32))
-    assert "chain head 0000" in _failures(truth, [forged])
+    head = truth.chain_head(json.loads(scored.body)["version"])
+    assert f"deal_scored $.chain_head: got '{'00' * 32}', expected '{head}'" in _failures(
+        truth, [forged]
+    )
+    finished = next(i for i in items if i.source == "sse" and i.event == "session_finished")
+    forged = _doctored(finished, lambda raw: raw.pop("chain_head"))
+    assert "session_finished $.chain_head: missing" in _failures(truth, [forged])
     card = next(i for i in items if i.source == "sse" and i.event == "card_played")
     forged = _doctored(card, lambda raw: raw.__setitem__("chain_head", "00" * 32))
-    assert "chain head 0000" in _failures(truth, [forged])
+    assert f"card_played $.chain_head: unexpected field '{'00' * 32}'" in _failures(truth, [forged])
 
     stream = [i for i in items if i.source == "sse" and i.viewer == 3]
     assert not _failures(truth, stream)
     assert "delivered versions" in _failures(truth, stream[:5] + stream[6:])
     assert "delivered versions" in _failures(truth, [*stream, stream[-1]])
+
+
+async def test_the_audit_catches_a_contract_shown_to_another(
+    silent_solo_session: Recorded, pool: asyncpg.Pool
+) -> None:
+    """The preset session (fixed deals, fixed players) names contracts; a named contract
+    delivered to another than its namer fails the audit."""
+    truth = await truth_of(pool, silent_solo_session.table_id)
+    events = truth.log.events
+    named = [v for v in range(1, truth.version + 1) if events[v]["type"] == "contract_named"]
+    assert named, "no contract named in this session: choose other players' seeds"
+    namer = events[named[0]]["seat"]
+    items = silent_solo_session.transcript
+    other = next(i for i in items if i.source == "sse" and i.viewer not in (namer, None))
+    wrong = msgspec.structs.replace(
+        other, version=named[0], event="contract_named", body=msgspec.json.encode(events[named[0]])
+    )
+    assert "a withheld contract_named was delivered" in _failures(truth, [wrong])
 
 
 async def test_http_players_and_server_bots_share_a_table(api: DokoClient) -> None:

@@ -7,6 +7,7 @@ Every refused request is checked to write nothing (the table's events stay as th
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,9 +27,16 @@ from infra.audit import verify_file, verify_table
 from infra.event_store import EventStore
 from infra.signing import read_keys
 from infra.tables import Tables
-from service.client import DokoClient, ProblemError, SeatClient, TableClient, random_players
+from service.client import (
+    DokoClient,
+    ProblemError,
+    Received,
+    SeatClient,
+    TableClient,
+    random_players,
+)
 from service.client import play_session as play
-from tests.service.truth import cards_in, secrets_in
+from tests.service.truth import Auditor, Truth, cards_in, secrets_in
 
 WAIT = 300.0
 """The bound of every wait for a condition (never reached unless something is broken)."""
@@ -63,7 +71,9 @@ async def test_a_private_table_is_filled_by_invitation_only(
 ) -> None:
     """T1.1: a private table (the default) seats only holders of its invitation code; it is
     shown only to a credential of it (a seat token, the host token, the code); it is in
-    no lobby and not in the feed."""
+    no lobby and not in the feed. What its seats and a spectator with the code receive
+    (whole streams, views) passes the secrecy oracle: no invitation or token hash."""
+    transcript: list[Received] = []
     table = await api.create_table("friends")
     assert table.invitation and table.host_token
     stranger = api.table(table.table_id)
@@ -82,15 +92,21 @@ async def test_a_private_table_is_filled_by_invitation_only(
             assert response.status_code == 401
     seats: list[SeatClient] = []
     for seat in SEATS:  # each player with their own client, knowing only the code
-        friend = DokoClient(api.http).table(table.table_id, invitation=table.invitation)
-        seats.append(await friend.take_seat(f"friend {seat}"))
-    view = await api.table(table.table_id, invitation=table.invitation).view()
+        friend = DokoClient(api.http, transcript)
+        seats.append(
+            await friend.table(table.table_id, invitation=table.invitation).take_seat(
+                f"friend {seat}"
+            )
+        )
+    spectator = DokoClient(api.http, transcript).table(table.table_id, invitation=table.invitation)
+    view = await spectator.view()
     assert view.deal is not None and view.visibility == "private"
     assert [s.name for s in view.seats] == [f"friend {s}" for s in SEATS]
     own = await http.get(table.path, headers=seats[2].auth)
     assert own.status_code == 200 and own.json()["viewer"] is None
     events = await log(pool, table.table_id)
     assert sum(isinstance(e, SeatTaken) for e in events) == 4
+    await _audit_private(table.table_id, [*seats, spectator], transcript, pool)
     page = await api.lobby()
     assert table.table_id not in {t.table_id for t in page.tables}
     marker = await api.create_table("public marker", visibility="public")
@@ -100,6 +116,35 @@ async def test_a_private_table_is_filled_by_invitation_only(
             assert body["table_id"] != table.table_id, "a private table's event in the feed"
             if body["table_id"] == marker.table_id:
                 break
+
+
+async def _audit_private(
+    table_id: str, viewers: list[Any], transcript: list[Received], pool: asyncpg.Pool
+) -> None:
+    """Every viewer's whole stream and view against the secrecy oracle; the invitation
+    hash put back into the spectator's ``table_created`` fails it."""
+    truth = Truth(table_id, await EventStore(pool).read_stream(table_id))
+    for viewer in viewers:
+        async with asyncio.timeout(WAIT), viewer.events() as messages:
+            async for message in messages:
+                if message.id == str(truth.version):
+                    break
+        await viewer.view()
+    auditor = Auditor(truth)
+    auditor.audit(transcript)
+    assert not auditor.failures, auditor.failures
+    assert auditor.coverage.stream_messages == 4 * truth.version + truth.version
+    invitation_hash = truth.log.events[1]["invitation_hash"]
+    assert invitation_hash, "a private table's invitation is logged hashed"
+    created = next(
+        i for i in transcript if i.source == "sse" and i.viewer is None and i.version == 1
+    )
+    leak = json.loads(created.body) | {"invitation_hash": invitation_hash}
+    auditor = Auditor(truth)
+    auditor.audit([msgspec.structs.replace(created, body=json.dumps(leak).encode())])
+    failures = "\n".join(auditor.failures)
+    assert f"table_created $.invitation_hash: got '{invitation_hash}', expected ''" in failures
+    assert "secret strings (token or invitation hashes, seeds) shown" in failures, failures
 
 
 async def test_five_clients_with_the_invitation_race_for_the_last_seat(

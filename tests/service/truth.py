@@ -1,26 +1,25 @@
-"""The truth of a table (its whole event log) and what each viewer may be shown of it.
+"""The truth of a table (its whole event log) and an audit of what the service delivered.
 
-`Truth` folds the stored events of a table into its state at every version;
-`Auditor` checks everything the service delivered (recorded in a transcript of
-`service.client.Received`) against that truth, with rules written out here
-independently of `domain.table_view` and `domain.observations`:
+`Truth` holds a table's stored events; `Auditor` checks everything the service delivered
+(recorded in a transcript of `service.client.Received`) against the oracle of
+`tests.service.knowledge`, which reads the log as plain JSON and knows, independently of
+`domain.table_view`, what each viewer may be shown:
 
-* before a deal is scored nobody is shown another seat's hand: a seat's ``deal.hand``
-  is exactly its remaining hand, a spectator's is empty, ``dealt`` and ``contracts``
-  are null, the seed is not revealed, legal cards come from the own hand, and no card
-  code appears anywhere in a payload unless the viewer holds it or it was played;
-* a seat's party is shown to another viewer only once it announced or played a QC, or
-  the game is a declared solo, a marriage (its declarer; everyone once clarified),
-  a revealed silent solo, or the deal is scored;
-* a silent solo is a normal game without declarer to all but its soloist until the
-  soloist has played both QC;
-* token and invitation hashes, server seeds, presets never leave the service; a named
-  contract reaches its namer only, also when the turn clock's stand-in named it; a
-  timeout names the action its seat takes in the events right after it (a card is then
-  played in public); a stream delivers every event the viewer may see, as the viewer may
-  see it (`domain.table_view.redact`), in version order, once;
-* every ``deal_scored`` and ``session_finished`` message, and no other, carries the
-  stored hash chain value of its version as ``chain_head`` (the witness of issue 12).
+* every stream and feed message equals, field by field, the logged event as the viewer
+  may see it (`knowledge.message`, `knowledge.feed_item`), with the stored hash chain value
+  of its version as ``chain_head`` on ``deal_scored`` and ``session_finished`` and on no
+  other (the witness of issue 12); each viewer's stream delivers exactly the versions not
+  withheld from it, in order, once; the feed nothing of a private table (T1.1);
+* a timeout names the action its seat then takes (T3.2: the next event, after a
+  ``seat_away`` at the third in a row), so the card it names is public as it is played;
+* every view equals, field by field, the view expected of the log at its version
+  (`knowledge.expected_view`); the fields that follow from the rules of play (phase, turn,
+  the leader of an empty trick) are compared with the domain's fold of the log, the hand
+  as a multiset, and the options must lie within the viewer's hand and turn; the turn
+  clock's seat is that turn, its deadline the log's time of the last event plus the grace;
+* and, whatever the field: no string the viewer may not know (token and invitation hashes,
+  the server seeds of deals not yet scored) and no card code it neither holds nor saw
+  played.
 """
 
 from __future__ import annotations
@@ -32,106 +31,82 @@ from typing import Any
 import msgspec
 
 from domain.cards import Card
-from domain.commands import NameContract
-from domain.deal import DealState, Phase
-from domain.events import (
-    ContractNamed,
-    DealDealt,
-    DealScored,
-    GameTypeFixed,
-    SessionFinished,
-)
-from domain.game_types import SOLOS, GameType
-from domain.observations import Options
-from domain.replay import command_of
-from domain.seats import SEATS, Seat
-from domain.table import SeatAway, TableCreated, TableEvent, TableState, TurnTimedOut, evolve
-from domain.table_view import TableView, redact
+from domain.seats import SEATS
+from domain.table import TableState, evolve
 from infra.event_store import StoredEvent
+from infra.tables import CODEC
 from service.client import Received
+from tests.service.knowledge import (
+    RULES_OF_PLAY,
+    Deal,
+    Json,
+    Log,
+    Viewer,
+    differences,
+    expected_view,
+    feed_item,
+    message,
+    shown,
+)
 
 CARD_CODES = frozenset(c.value for c in Card)
 SECRET_KEYS = ("token_hash", "host_token_hash", "invitation_hash", "server_seeds", "presets")
-WITNESSED = ("deal_scored", "session_finished")
+"""Fields that hold what nobody is shown (of any table: for answers the log cannot
+attribute to one table, such as the lobby)."""
 
 
 class Truth:
-    """A table's events and its state after each version (``states[v]``, ``events[v]``)."""
+    """A table's stored events: as plain JSON (``log``) and folded by the domain
+    (``states[v]``, for the rules of play only)."""
 
-    def __init__(self, table_id: str, stored: Sequence[tuple[StoredEvent, TableEvent]]) -> None:
+    def __init__(self, table_id: str, stored: Sequence[StoredEvent]) -> None:
         self.table_id = table_id
-        self.stored = [s for s, _ in stored]
-        self.events: list[TableEvent | None] = [None, *(e for _, e in stored)]
-        self.states: list[TableState] = [TableState()]
-        for _, event in stored:
-            self.states.append(evolve(self.states[-1], event))
+        self.stored = list(stored)
         assert [s.version for s in self.stored] == list(range(1, len(self.stored) + 1))
+        self.log = Log([msgspec.json.decode(s.payload) for s in self.stored])
+        self.states: list[TableState] = [TableState()]
+        for record in self.stored:
+            self.states.append(evolve(self.states[-1], CODEC.from_stored(record)))
 
     @property
     def version(self) -> int:
         return len(self.stored)
 
-    def visible_versions(self, viewer: Seat | None) -> list[int]:
+    def deal(self, version: int) -> Deal | None:
+        return self.log.facts[version].deal
+
+    def chain_head(self, version: int) -> str:
+        """The hash chain value stored with the event at ``version`` (hex)."""
+        return self.stored[version - 1].hash.hex()
+
+    def message(self, version: int, viewer: Viewer) -> Json | None:
+        """The table stream's message at ``version`` as ``viewer`` must receive it."""
+        return message(self.log.events[version], viewer, self.chain_head(version))
+
+    def feed_item(self, version: int) -> Json | None:
+        """The feed's message of the event at ``version``; None: not in the feed."""
+        created = self.log.events[1]
+        event = self.log.events[version]
+        return feed_item(created, self.table_id, version, event, self.chain_head(version))
+
+    def visible_versions(self, viewer: Viewer) -> list[int]:
         """The versions a viewer's stream must deliver: all but those withheld from it."""
-        return [v for v in range(1, self.version + 1) if redact(self.event(v), viewer) is not None]
+        events = self.log.events
+        return [v for v in range(1, self.version + 1) if shown(events[v], viewer) is not None]
 
-    def event(self, version: int) -> TableEvent:
-        event = self.events[version]
-        assert event is not None
-        return event
-
-
-def played_cards(deal: DealState) -> list[Card]:
-    tricks = [*deal.tricks, *([deal.trick] if deal.trick is not None else [])]
-    return [c for t in tricks for c in t.cards]
+    def feed_versions(self) -> list[int]:
+        """The versions the feed must deliver (none of a private table)."""
+        return [v for v in range(1, self.version + 1) if self.feed_item(v) is not None]
 
 
-def played_qc(deal: DealState, seat: Seat) -> int:
-    """How many QC ``seat`` has played in this deal."""
-    tricks = [*deal.tricks, *([deal.trick] if deal.trick is not None else [])]
-    return sum(
-        1 for t in tricks for i, c in enumerate(t.cards) if c is Card.QC and t.seat_of(i) is seat
-    )
-
-
-def silent_solo_hidden(deal: DealState, viewer: Seat | None) -> bool:
-    """Whether this viewer must not see (yet) that the deal is a silent solo."""
-    return (
-        deal.game_type is GameType.SILENT_SOLO
-        and deal.phase is not Phase.SCORED
-        and viewer is not deal.declarer
-        and deal.declarer is not None
-        and played_qc(deal, deal.declarer) < 2
-    )
-
-
-def party_revealed(deal: DealState, seat: Seat, viewer: Seat | None) -> bool:
-    """May ``viewer`` know the party of ``seat``? (Their own: always.)"""
-    game = deal.game_type
-    if seat is viewer or deal.phase is Phase.SCORED:
-        return True
-    if game is None:
-        return False
-    if any(a.seat is seat for a in deal.announcements) or played_qc(deal, seat) > 0:
-        return True
-    if game in SOLOS:
-        return True
-    if game is GameType.MARRIAGE:
-        return deal.clarified_in is not None or seat is deal.declarer
-    if game is GameType.SILENT_SOLO:
-        return not silent_solo_hidden(deal, viewer)
-    return False
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every card code anywhere in a JSON value."""
+def strings_in(value: Any) -> set[str]:
+    """Every string anywhere in a JSON value (keys too)."""
     found: set[str] = set()
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if item in CARD_CODES:
-                found.add(item)
+            found.add(item)
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -140,8 +115,19 @@ def cards_in(value: Any) -> set[str]:
     return found
 
 
+def known_cards(deal: Deal, viewer: Viewer) -> set[str]:
+    """The cards a viewer holds or held, and those played."""
+    known = {card for _, card in deal.played}
+    return known | set(deal.dealt[viewer]) if viewer is not None else known
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card code anywhere in a JSON value."""
+    return strings_in(value) & CARD_CODES
+
+
 def secrets_in(value: Any, path: str = "$") -> list[str]:
-    """Paths of non-empty secret fields (token hashes, server seeds, presets)."""
+    """Paths of non-empty secret fields (`SECRET_KEYS`) anywhere in a JSON value."""
     found: list[str] = []
     if isinstance(value, dict):
         for key, item in value.items():
@@ -168,8 +154,10 @@ class Coverage(msgspec.Struct):
     silent_solo_revealed_views: int = 0
     silent_solo_hidden_events: int = 0
     contracts_named: int = 0
+    contracts_withheld: int = 0
     chain_heads: int = 0
     timeouts: int = 0
+    clocks: int = 0
 
 
 class Auditor:
@@ -188,18 +176,17 @@ class Auditor:
         if not ok:
             self.fail(where, message)
 
-    # -- everything delivered ------------------------------------------------------------
-
     def audit(self, transcript: Iterable[Received]) -> None:
-        events = self.truth.events
+        events = self.truth.log.events
         self.coverage.silent_solo_deals = sum(
-            isinstance(e, GameTypeFixed) and e.game_type is GameType.SILENT_SOLO for e in events
+            e.get("type") == "game_type_fixed" and e["game_type"] == "silent_solo" for e in events
         )
-        self.coverage.contracts_named = sum(isinstance(e, ContractNamed) for e in events)
-        streams: dict[tuple[str, Seat | None], list[int]] = {}
+        self.coverage.contracts_named = sum(e.get("type") == "contract_named" for e in events)
+        streams: dict[tuple[str, Viewer], list[int]] = {}
         for item in transcript:
             raw = msgspec.json.decode(item.body)
-            where = f"{item.source} v{item.version} to {_who(item.viewer)}"
+            viewer = None if item.viewer is None else int(item.viewer)
+            where = f"{item.source} v{item.version} to {_who(viewer)}"
             self.expect(not secrets_in(raw), where, f"secret fields {secrets_in(raw)}")
             if item.source == "feed":
                 if raw.get("table_id") != self.truth.table_id:
@@ -207,203 +194,161 @@ class Auditor:
                 version = raw["version"]
                 streams.setdefault(("feed", None), []).append(version)
                 self.coverage.feed_messages += 1
-                self.chain_head(version, raw.pop("chain_head", None), where)
-                self.event_message(None, version, item.event, raw["event"], where)
+                expected = self.truth.feed_item(version)
+                self.event_message(None, version, item.event, raw, expected, where)
             elif item.source == "sse":
-                streams.setdefault(("sse", item.viewer), []).append(item.version)
+                streams.setdefault(("sse", viewer), []).append(item.version)
                 self.coverage.stream_messages += 1
-                self.chain_head(item.version, raw.pop("chain_head", None), where)
-                self.event_message(item.viewer, item.version, item.event, raw, where)
+                expected = self.truth.message(item.version, viewer)
+                self.event_message(viewer, item.version, item.event, raw, expected, where)
             else:
                 view_raw = raw if item.source == "view" else raw["view"]
                 self.coverage.views += 1
-                self.view(item.viewer, item.version, view_raw, where)
+                self.secrets(item.version, raw, where)
+                self.view(viewer, item.version, view_raw, where)
         for (source, viewer), versions in streams.items():
-            self.expect(
-                versions == self.truth.visible_versions(viewer),
-                f"{source} stream of {_who(viewer)}",
-                f"delivered versions {_ranges(versions)}, "
-                f"expected {_ranges(self.truth.visible_versions(viewer))}",
-            )
-
-    # -- views ---------------------------------------------------------------------------
-
-    def view(self, viewer: Seat | None, version: int, raw: dict[str, Any], where: str) -> None:
-        state = self.truth.states[version]
-        view = msgspec.convert(raw, TableView)
-        self.expect(view.viewer == viewer, where, f"view for {view.viewer}")
-        deal = state.session.deal
-        if deal is None:
-            self.expect(view.deal is None, where, "a deal before any was dealt")
-            self.expect(not cards_in(raw), where, f"cards {sorted(cards_in(raw))} before dealing")
-            return
-        seen = view.deal
-        if seen is None:
-            self.fail(where, "no deal shown")
-            return
-        self.expect(seen.deal_no == deal.deal_no, where, f"deal {seen.deal_no} shown")
-        if deal.phase is Phase.SCORED:
-            self.expect(seen.dealt == deal.dealt, where, "a scored deal's hands are public")
-            return
-        self.coverage.hidden_hands_checked += 1
-        if viewer is None:
-            self.expect(seen.hand == (), where, f"a spectator sees the hand {seen.hand}")
-            self.expect(seen.options == Options(), where, "a spectator has options")
-            self.expect(seen.own_contract is None, where, "a spectator has a contract")
-        else:
-            self.expect(
-                Counter(seen.hand) == Counter(deal.hands[viewer]),
-                where,
-                f"hand {seen.hand}, but seat {int(viewer)} holds {deal.hands[viewer]}",
-            )
-            self.expect(
-                set(seen.options.cards) <= set(deal.hands[viewer]),
-                where,
-                f"legal cards {seen.options.cards} outside the hand",
-            )
-            self.expect(seen.own_contract == deal.contracts[viewer], where, "another own_contract")
-        self.expect(seen.dealt is None, where, "the dealt hands are shown")
-        self.expect(seen.contracts is None, where, "everyone's contracts are shown")
-        self.expect(seen.dealing.seed is None, where, "the seed is revealed before scoring")
-        self.expect(seen.score is None, where, "a score before scoring")
-        self.known_cards_only(viewer, deal, raw, where)
-        for seat in SEATS:
-            shown = seen.parties[seat]
-            if shown is None:
-                if seat is not viewer:
-                    self.coverage.parties_hidden_from_others += 1
-                continue
-            self.expect(shown == deal.parties[seat], where, f"seat {int(seat)} shown {shown}")
-            self.expect(
-                party_revealed(deal, seat, viewer),
-                where,
-                f"seat {int(seat)}'s hidden party {shown} shown ({deal.game_type})",
-            )
-            if seat is not viewer:
-                self.coverage.parties_shown_to_others += 1
-        if deal.game_type is GameType.SILENT_SOLO:
-            if silent_solo_hidden(deal, viewer):
-                self.coverage.silent_solo_hidden_views += 1
-                self.expect(
-                    seen.game_type is GameType.NORMAL and seen.declarer is None,
-                    where,
-                    f"silent solo shown as {seen.game_type} by {seen.declarer}",
-                )
+            if source == "feed":
+                due = self.truth.feed_versions()
             else:
-                self.coverage.silent_solo_revealed_views += 1
-                self.expect(
-                    seen.game_type is GameType.SILENT_SOLO and seen.declarer is deal.declarer,
-                    where,
-                    f"a known silent solo shown as {seen.game_type} by {seen.declarer}",
-                )
-        elif deal.game_type is not None:
+                due = self.truth.visible_versions(viewer)
+            self.coverage.contracts_withheld += self.truth.version - len(due)
             self.expect(
-                (seen.game_type, seen.declarer) == (deal.game_type, deal.declarer),
-                where,
-                f"game {seen.game_type}/{seen.declarer}, truly {deal.game_type}/{deal.declarer}",
+                versions == due,
+                f"{source} stream of {_who(viewer)}",
+                f"delivered versions {_ranges(versions)}, expected {_ranges(due)}",
             )
 
-    def timeout(
-        self, viewer: Seat | None, version: int, truth: TurnTimedOut, raw: Any, where: str
-    ) -> None:
-        """T3.2: the timeout's action is the one its seat takes next (after a `SeatAway`,
-        at the third in a row); a contract is shown to its namer only (R4.3); a card is
-        known as it is played."""
-        self.coverage.timeouts += 1
-        after = version + 1
-        while isinstance(self.truth.event(after), SeatAway):
-            after += 1
-        follow = self.truth.event(after)
-        action = truth.action
+    def secrets(self, version: int, raw: Any, where: str) -> None:
+        leaked = strings_in(raw) & self.truth.log.secrets(version)
         self.expect(
-            command_of(follow) == action,
-            where,
-            f"the timeout names {action}, the seat then {follow}",
+            not leaked, where, f"secret strings (token or invitation hashes, seeds) shown: {leaked}"
         )
-        if isinstance(action, NameContract) and viewer is not truth.seat:
-            self.expect(raw["action"] is None, where, f"the stand-in's contract shown: {raw}")
-        deal = self.truth.states[after].session.deal
-        assert deal is not None
-        self.known_cards_only(viewer, deal, raw, where)
 
-    def known_cards_only(self, viewer: Seat | None, deal: DealState, raw: Any, where: str) -> None:
-        """No card code the viewer neither holds(held) nor saw played."""
-        known = {c.value for c in played_cards(deal)}
-        if viewer is not None:
-            known |= {c.value for c in deal.dealt[viewer]}
-        leaked = cards_in(raw) - known
-        self.expect(not leaked, where, f"cards {sorted(leaked)} of other hands shown")
+    def known_cards_only(self, viewer: Viewer, version: int, raw: Any, where: str) -> None:
+        """No card code the viewer neither holds (held) nor saw played, unless scored."""
+        deal = self.truth.deal(version)
+        cards = strings_in(raw) & CARD_CODES
+        if deal is None:
+            self.expect(not cards, where, f"cards {sorted(cards)} before any deal")
+        elif not deal.scored:
+            leaked = cards - known_cards(deal, viewer)
+            self.expect(not leaked, where, f"cards {sorted(leaked)} of other hands shown")
 
     # -- stream events -------------------------------------------------------------------
 
-    def chain_head(self, version: int, head: Any, where: str) -> None:
-        record = self.truth.stored[version - 1]
-        expected = record.hash.hex() if record.type in WITNESSED else None
-        self.expect(head == expected, where, f"chain head {head}, stored {expected}")
-        if expected is not None:
-            self.coverage.chain_heads += 1
-
     def event_message(
-        self, viewer: Seat | None, version: int, event_type: str | None, raw: Any, where: str
+        self,
+        viewer: Viewer,
+        version: int,
+        event_type: str | None,
+        raw: Any,
+        expected: Json | None,
+        where: str,
     ) -> None:
-        truth = self.truth.event(version)
-        expected = redact(truth, viewer)
+        """A stream or feed message against the one ``expected`` of the log."""
+        logged = self.truth.log.events[version]
         if expected is None:
-            self.fail(where, f"a withheld {type(truth).__name__} was delivered")
+            self.fail(where, f"a withheld {logged['type']} was delivered")
             return
-        self.expect(
-            raw == msgspec.json.decode(msgspec.json.encode(expected)),
-            where,
-            f"delivered {raw}, expected {expected}",
-        )
-        self.expect(event_type == raw.get("type"), where, f"SSE event {event_type} for {raw}")
-        kind = raw.get("type")
-        state = self.truth.states[version]
-        deal = state.session.deal
-        if isinstance(truth, TableCreated):
-            self.expect(
-                not raw["server_seeds"] and not raw["presets"] and not raw["host_token_hash"],
-                where,
-                "table_created shows seeds, presets or the host token hash",
-            )
-        if kind == "seat_taken":
-            self.expect(not raw["token_hash"], where, "seat_taken shows a token hash")
-        if isinstance(truth, ContractNamed):
-            self.expect(truth.seat is viewer, where, "a contract reached another than its namer")
-        if isinstance(truth, TurnTimedOut):
-            self.timeout(viewer, version, truth, raw, where)
-            return
-        if isinstance(truth, DealDealt):
-            for seat in SEATS:
-                hand = raw["hands"][seat]
-                if seat is viewer:
-                    self.expect(
-                        Counter(hand) == Counter(c.value for c in truth.hands[seat]),
-                        where,
-                        "own hand differs",
-                    )
-                else:
-                    self.expect(hand == [], where, f"seat {int(seat)}'s hand shown: {hand}")
-            self.expect(raw["dealing"]["seed"] is None, where, "the seed of a new deal shown")
+        for difference in differences(raw, expected):
+            self.fail(where, f"{logged['type']} {difference}")
+        self.expect(event_type == logged["type"], where, f"SSE event {event_type} for {raw}")
+        if "chain_head" in expected and raw.get("chain_head") == expected["chain_head"]:
+            self.coverage.chain_heads += 1
+        self.secrets(version, raw, where)
+        if logged["type"] == "turn_timed_out":
+            self.timeout(viewer, version, raw, where)
+        else:
+            self.known_cards_only(viewer, version, raw, where)
         if (
-            isinstance(truth, GameTypeFixed)
-            and truth.game_type is GameType.SILENT_SOLO
-            and viewer is not truth.declarer
+            logged["type"] == "game_type_fixed"
+            and logged["game_type"] == "silent_solo"
+            and viewer != logged["declarer"]
         ):
             self.coverage.silent_solo_hidden_events += 1
-            self.expect(
-                raw["game_type"] == "normal" and raw["declarer"] is None,
-                where,
-                f"silent solo shown as {raw}",
-            )
-        if isinstance(truth, DealScored | SessionFinished) or deal is None:
-            if deal is None:
-                self.expect(not cards_in(raw), where, "cards before any deal")
+
+    def timeout(self, viewer: Viewer, version: int, raw: Any, where: str) -> None:
+        """T3.2: the timeout's action is the one its seat takes next (after a `seat_away` at
+        the third in a row); the card it names is known as it is played."""
+        self.coverage.timeouts += 1
+        taken = self.truth.log.taken_at(version)
+        if taken is None:
+            self.fail(where, f"the timeout's action {raw.get('action')} is not the seat's next")
             return
-        self.known_cards_only(viewer, deal, raw, where)
+        self.known_cards_only(viewer, taken, raw, where)
+
+    # -- views ---------------------------------------------------------------------------
+
+    def view(self, viewer: Viewer, version: int, raw: dict[str, Any], where: str) -> None:
+        table = self.truth.log.facts[version]
+        state = self.truth.states[version].session.deal
+        turn = None if state is None or state.turn is None else int(state.turn)
+        recorded_at = self.truth.stored[version - 1].recorded_at
+        expected = expected_view(table, viewer, turn, recorded_at)
+        if expected["clock"] is not None:
+            self.coverage.clocks += 1
+        seen = raw.get("deal")
+        compared = dict(raw)
+        if isinstance(seen, dict):
+            compared["deal"] = {k: v for k, v in seen.items() if k not in RULES_OF_PLAY}
+        for difference in differences(compared, expected):
+            self.fail(where, difference)
+        self.known_cards_only(viewer, version, raw, where)
+        deal = table.deal
+        if deal is None or not isinstance(seen, dict):
+            return
+        self.rules_of_play(viewer, version, seen, deal, where)
+        if deal.scored:
+            return
+        self.coverage.hidden_hands_checked += 1
+        for seat in SEATS:
+            if seat != viewer:
+                if seen["parties"][seat] is None:
+                    self.coverage.parties_hidden_from_others += 1
+                else:
+                    self.coverage.parties_shown_to_others += 1
+        if deal.game_type == "silent_solo":
+            if deal.silent_solo_hidden(viewer):
+                self.coverage.silent_solo_hidden_views += 1
+            else:
+                self.coverage.silent_solo_revealed_views += 1
+
+    def rules_of_play(
+        self, viewer: Viewer, version: int, seen: dict[str, Any], deal: Deal, where: str
+    ) -> None:
+        """Phase, turn and the trick's leader as the domain's fold of the log has them; the
+        hand (as a multiset) as the log has it; options within the viewer's hand and turn."""
+        state = self.truth.states[version].session.deal
+        assert state is not None
+        self.expect(seen.get("phase") == state.phase.value, where, f"phase {seen.get('phase')}")
+        self.expect(seen.get("turn") == state.turn, where, f"turn {seen.get('turn')}")
+        leader = state.trick.leader if state.trick is not None else None
+        self.expect(seen.get("trick_leader") == leader, where, "another trick leader")
+        hand = deal.hand(viewer) if viewer is not None else []
+        self.expect(
+            Counter(seen.get("hand", ())) == Counter(hand),
+            where,
+            f"hand {seen.get('hand')}, but {_who(viewer)} holds {sorted(hand)}",
+        )
+        options = seen.get("options", {})
+        self.expect(
+            set(options) == {"declarations", "contracts", "cards", "announcements"},
+            where,
+            f"options {options}",
+        )
+        if viewer is None or state.turn != viewer:
+            for kind in ("declarations", "contracts", "cards"):
+                self.expect(not options.get(kind), where, f"{kind} offered out of turn")
+        if viewer is None:
+            self.expect(not options.get("announcements"), where, "a spectator may announce")
+        self.expect(
+            set(options.get("cards", ())) <= set(hand),
+            where,
+            f"legal cards {options.get('cards')} outside the hand",
+        )
 
 
-def _who(viewer: Seat | None) -> str:
+def _who(viewer: Viewer) -> str:
     return "public" if viewer is None else f"seat {int(viewer)}"
 
 

@@ -1,0 +1,573 @@
+"""What each viewer may know of a table: an oracle built from the full log read as plain JSON.
+
+Written from RULES.md, independently of `domain.table_view` and `domain.observations`
+(the code under test). The log is the stored events' JSON payloads, never decoded through
+the domain. `RULES` says, per event type, what a viewer is shown of the event (`shown`)
+and what the event adds to the table's facts (`fold`), from which the views are expected:
+
+* secrets never leave the service: token and invitation hashes, server seeds and preset
+  hands are blanked in every event; a deal's seed is not shown in its ``deal_dealt`` (R2.2:
+  revealed once the deal is scored, in the deal's record and in views of the scored deal);
+* ``deal_dealt`` shows the viewer its own hand only (a spectator none);
+* ``contract_named`` reaches its namer only (R4.3: a contract that lost priority stays hidden);
+  so does the action of a ``turn_timed_out`` that names a contract (T3.2: others see null);
+* ``game_type_fixed`` of a silent solo is a normal game without declarer to all but the
+  soloist (R4.5);
+* everything else (declarations, cards played, tricks, announcements (R6.8), marriage
+  clarification, scores (R4.3: a scored deal is public), the session's end, the table's
+  life: visibility and turn clock (T1.1, T3.1), seats left (T2), timeouts with their
+  declaration or card (T3.2), seats away and back (T3.3), closing and abandoning (T4)) is
+  public;
+* the messages of ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no
+  other, carry the stored hash chain value of their version as ``chain_head`` (issue 12);
+  the feed leaves private tables out (T1.1).
+
+An event type without an entry in `RULES` fails the audit (`UnknownEvent`): a new event
+needs its line there, e.g. ``"table_renamed": EventRule(public, fold=_renamed)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import msgspec
+
+Json = dict[str, Any]
+Viewer = int | None
+
+QC = "QC"
+NOT_DECLARED_SOLOS = ("normal", "marriage", "silent_solo")
+"""Game types that are not a solo declared for everyone to see (R4.2, R4.5)."""
+
+
+class UnknownEvent(AssertionError):
+    """An event type the oracle has no rule for: teach it one in `RULES`."""
+
+
+# -- the facts of a table, folded from its log ---------------------------------------------
+
+
+@dataclass
+class Deal:
+    """One deal's facts, everything the log says (including what some may not see)."""
+
+    deal_no: int
+    dealer: int
+    dealt: list[list[str]]
+    dealing: Json
+    declarations: list[str | None] = field(default_factory=lambda: [None] * 4)
+    contracts: list[str | None] = field(default_factory=lambda: [None] * 4)
+    game_type: str | None = None
+    declarer: int | None = None
+    played: list[tuple[int, str]] = field(default_factory=list)
+    tricks: list[Json] = field(default_factory=list)
+    trick: list[tuple[int, str]] = field(default_factory=list)
+    announcements: list[Json] = field(default_factory=list)
+    clarified_in: int | None = None
+    partner: int | None = None
+    score: Json | None = None
+    played_by: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
+    """By seat, everyone who held the seat during the deal, in order (T2.2)."""
+
+    def hand(self, seat: int) -> list[str]:
+        """What ``seat`` holds now: its dealt hand less the cards it played."""
+        left = list(self.dealt[seat])
+        for who, card in self.played:
+            if who == seat:
+                left.remove(card)
+        return left
+
+    def qc_played_by(self, seat: int) -> int:
+        return sum(1 for who, card in self.played if who == seat and card == QC)
+
+    def re_seats(self) -> set[int]:
+        """R5: Re is the QC holders in a normal game, the soloist in a solo (also a silent
+        one), the marriage declarer with the partner found (or alone)."""
+        if self.game_type == "normal":
+            return {s for s in range(4) if QC in self.dealt[s]}
+        assert self.declarer is not None, self.game_type
+        partner = (
+            {self.partner} if self.game_type == "marriage" and self.partner is not None else set()
+        )
+        return {self.declarer} | partner
+
+    def party(self, seat: int) -> str:
+        return "re" if seat in self.re_seats() else "kontra"
+
+    @property
+    def scored(self) -> bool:
+        return self.score is not None
+
+    def silent_solo_hidden(self, viewer: Viewer) -> bool:
+        """R4.5: a silent solo looks like a normal game to all but its soloist until the
+        soloist has played both QC (or the deal is scored)."""
+        return (
+            self.game_type == "silent_solo"
+            and not self.scored
+            and viewer != self.declarer
+            and self.declarer is not None
+            and self.qc_played_by(self.declarer) < 2
+        )
+
+    def seen_game(self, viewer: Viewer) -> tuple[str | None, int | None]:
+        """The game type and declarer as the viewer knows them."""
+        if self.silent_solo_hidden(viewer):
+            return "normal", None
+        return self.game_type, self.declarer
+
+    def party_known(self, seat: int, viewer: Viewer) -> bool:
+        """R4.4, R6.8: may the viewer know ``seat``'s party? Before the game type is fixed
+        nobody's; then in a solo (as the viewer sees it) everyone's; in a marriage the
+        declarer's, and everyone's once clarified (R4.6); in a normal game the viewer's own
+        and those who announced or played a QC; everyone's once the deal is scored."""
+        game, declarer = self.seen_game(viewer)
+        if self.scored:
+            return True
+        if game is None:
+            return False
+        if game not in NOT_DECLARED_SOLOS or game == "silent_solo":
+            return True
+        if game == "marriage":
+            return self.clarified_in is not None or seat == declarer
+        return (
+            seat == viewer
+            or any(a["seat"] == seat for a in self.announcements)
+            or self.qc_played_by(seat) > 0
+        )
+
+
+@dataclass
+class Table:
+    """A table's facts after some version of its log."""
+
+    created: Json | None = None
+    seats: list[Json | None] = field(default_factory=lambda: [None] * 4)
+    away: list[bool] = field(default_factory=lambda: [False] * 4)
+    started: bool = False
+    first_dealer: int | None = None
+    deals: int = 12
+    sheet: list[list[int]] = field(default_factory=list)
+    winners: list[int] | None = None
+    deal: Deal | None = None
+    closed: bool = False
+    abandoned: bool = False
+
+    @property
+    def status(self) -> str:
+        """T4.1, T4.2, R1.3: closed before it started, abandoned, finished (after the last
+        deal), playing (the session started), or open (seats free)."""
+        if self.closed:
+            return "closed"
+        if self.abandoned:
+            return "abandoned"
+        if self.winners is not None:
+            return "finished"
+        return "playing" if self.started else "open"
+
+    def seat_status(self, seat: int) -> str:
+        """T2.1, T2.2, T3.3: an empty seat is free before the session and vacant during
+        it; a seated player is away after three timeouts in a row until they act again."""
+        if self.seats[seat] is None:
+            return "vacant" if self.started else "free"
+        return "away" if self.away[seat] else "seated"
+
+
+# -- the rules: what a viewer is shown of each event, and what the event adds --------------
+
+Shown = Callable[[Json, Viewer], Json | None]
+Fold = Callable[[Table, Json], None]
+
+
+def public(event: Json, viewer: Viewer) -> Json:
+    return event
+
+
+def blanked(*secrets: str) -> Shown:
+    """The event with the secret fields emptied (an empty value of the same JSON type)."""
+
+    def shown(event: Json, viewer: Viewer) -> Json:
+        return {**event, **{key: type(event[key])() for key in secrets if key in event}}
+
+    return shown
+
+
+def own_hand_only(event: Json, viewer: Viewer) -> Json:
+    """R2.2: the viewer's own hand, no other, and not the seed."""
+    hands = [hand if seat == viewer else [] for seat, hand in enumerate(event["hands"])]
+    return {**event, "hands": hands, "dealing": {**event["dealing"], "seed": None}}
+
+
+def namer_only(event: Json, viewer: Viewer) -> Json | None:
+    """R4.3: a named contract reaches its namer only."""
+    return event if event["seat"] == viewer else None
+
+
+def contract_action_to_its_seat(event: Json, viewer: Viewer) -> Json:
+    """T3.2, R4.3: a timeout's action is public, but a contract named for the seat reaches
+    that seat only (to the others the action is null)."""
+    action = event["action"]
+    if action is not None and action["command"] == "name_contract" and event["seat"] != viewer:
+        return {**event, "action": None}
+    return event
+
+
+def silent_solo_as_normal(event: Json, viewer: Viewer) -> Json:
+    """R4.5: a silent solo is a normal game without declarer to all but the soloist."""
+    if event["game_type"] == "silent_solo" and event["declarer"] != viewer:
+        return {**event, "game_type": "normal", "declarer": None}
+    return event
+
+
+def _nothing(table: Table, event: Json) -> None:
+    return None
+
+
+def _created(table: Table, event: Json) -> None:
+    table.created = event
+
+
+def _seated(table: Table, event: Json) -> None:
+    """R1.1, T2.2: a newcomer during a deal plays on with the seat's cards."""
+    seat = event["seat"]
+    table.seats[seat], table.away[seat] = event, False
+    if table.deal is not None and not table.deal.scored:
+        table.deal.played_by[seat].append(event["name"])
+
+
+def _left(table: Table, event: Json) -> None:
+    table.seats[event["seat"]], table.away[event["seat"]] = None, False
+
+
+def _away(table: Table, event: Json) -> None:
+    table.away[event["seat"]] = True
+
+
+def _back(table: Table, event: Json) -> None:
+    table.away[event["seat"]] = False
+
+
+def _closed(table: Table, event: Json) -> None:
+    table.closed = True
+
+
+def _abandoned(table: Table, event: Json) -> None:
+    """T4.2: the session ends with the deals scored so far and their totals."""
+    table.abandoned = True
+    totals = [sum(row[s] for row in table.sheet) for s in range(4)]
+    assert (event["deals"], event["totals"]) == (len(table.sheet), totals), event
+
+
+def _started(table: Table, event: Json) -> None:
+    table.started = True
+    table.first_dealer, table.deals = event["first_dealer"], event["deals"]
+
+
+def _dealt(table: Table, event: Json) -> None:
+    table.deal = Deal(event["deal_no"], event["dealer"], event["hands"], event["dealing"])
+    table.deal.played_by = [[] if p is None else [p["name"]] for p in table.seats]
+
+
+def _deal(table: Table) -> Deal:
+    assert table.deal is not None, "a deal event before any deal"
+    return table.deal
+
+
+def _declared(table: Table, event: Json) -> None:
+    _deal(table).declarations[event["seat"]] = event["declaration"]
+
+
+def _named(table: Table, event: Json) -> None:
+    _deal(table).contracts[event["seat"]] = event["contract"]
+
+
+def _fixed(table: Table, event: Json) -> None:
+    deal = _deal(table)
+    deal.game_type, deal.declarer = event["game_type"], event["declarer"]
+
+
+def _played(table: Table, event: Json) -> None:
+    deal = _deal(table)
+    deal.played.append((event["seat"], event["card"]))
+    deal.trick.append((event["seat"], event["card"]))
+
+
+def _won(table: Table, event: Json) -> None:
+    deal = _deal(table)
+    cards = [card for _, card in deal.trick]
+    deal.tricks.append(
+        {
+            "leader": deal.trick[0][0],
+            "cards": cards,
+            "winner": event["winner"],
+            "points": event["points"],
+        }
+    )
+    deal.trick = []
+
+
+def _clarified(table: Table, event: Json) -> None:
+    deal = _deal(table)
+    deal.clarified_in, deal.partner = event["trick_no"], event["partner"]
+
+
+def _announced(table: Table, event: Json) -> None:
+    _deal(table).announcements.append(event)
+
+
+def _scored(table: Table, event: Json) -> None:
+    deal = _deal(table)
+    deal.score = event
+    table.sheet.append(event["score"]["entries"])
+    re_seats = sorted(deal.re_seats())
+    assert event["score"]["re_seats"] == re_seats, (event["score"]["re_seats"], re_seats)
+
+
+def _finished(table: Table, event: Json) -> None:
+    table.winners = event["winners"]
+
+
+@dataclass(frozen=True)
+class EventRule:
+    """What a viewer is shown of an event of one type, what it adds to the facts, and
+    whether its message carries the chain head of its version (``witnessed``, issue 12)."""
+
+    shown: Shown
+    fold: Fold = _nothing
+    witnessed: bool = False
+
+
+RULES: dict[str, EventRule] = {
+    "table_created": EventRule(
+        blanked("server_seeds", "presets", "host_token_hash", "invitation_hash"), fold=_created
+    ),
+    "seat_taken": EventRule(blanked("token_hash"), fold=_seated),
+    "seat_left": EventRule(public, fold=_left),
+    "turn_timed_out": EventRule(contract_action_to_its_seat),
+    "seat_away": EventRule(public, fold=_away),
+    "seat_back": EventRule(public, fold=_back),
+    "table_closed": EventRule(public, fold=_closed),
+    "session_abandoned": EventRule(public, fold=_abandoned),
+    "session_started": EventRule(public, fold=_started),
+    "deal_dealt": EventRule(own_hand_only, fold=_dealt),
+    "declared": EventRule(public, fold=_declared),
+    "contract_named": EventRule(namer_only, fold=_named),
+    "game_type_fixed": EventRule(silent_solo_as_normal, fold=_fixed),
+    "card_played": EventRule(public, fold=_played),
+    "trick_won": EventRule(public, fold=_won),
+    "marriage_clarified": EventRule(public, fold=_clarified),
+    "announced": EventRule(public, fold=_announced),
+    "deal_scored": EventRule(public, fold=_scored, witnessed=True),
+    "session_finished": EventRule(public, fold=_finished, witnessed=True),
+}
+
+
+def rule(event: Json) -> EventRule:
+    found = RULES.get(event.get("type", ""))
+    if found is None:
+        raise UnknownEvent(
+            f"the oracle has no rule for event type {event.get('type')!r}: "
+            "add one to tests.service.knowledge.RULES"
+        )
+    return found
+
+
+def shown(event: Json, viewer: Viewer) -> Json | None:
+    """The event as ``viewer`` (None: a spectator) must receive it; None: withheld."""
+    return rule(event).shown(event, viewer)
+
+
+def message(event: Json, viewer: Viewer, chain_head: str) -> Json | None:
+    """A table stream's message of the event (``chain_head``: the stored hash at its
+    version): the event as the viewer may see it, with the chain head if it is witnessed."""
+    seen = shown(event, viewer)
+    if seen is None or not rule(event).witnessed:
+        return seen
+    return {**seen, "chain_head": chain_head}
+
+
+def feed_item(
+    created: Json, table_id: str, version: int, event: Json, chain_head: str
+) -> Json | None:
+    """The feed's message of a table's event (``created``: the table's first event): none
+    of a private table (T1.1), else the event as a spectator sees it, with its table and
+    version, and the chain head if it is witnessed."""
+    seen = shown(event, None)
+    if seen is None or created.get("visibility") == "private":
+        return None
+    item = {"table_id": table_id, "version": version, "event": seen}
+    return {**item, "chain_head": chain_head} if rule(event).witnessed else item
+
+
+TURN_ACTIONS = {
+    "declare": "declared",
+    "name_contract": "contract_named",
+    "play_card": "card_played",
+}
+"""A turn's action (the command's tag) and the event that records it being taken."""
+
+
+def takes(action: Json, event: Json) -> bool:
+    """Whether ``event`` records the turn action ``action`` (same seat, same choice)."""
+    choice = {key: value for key, value in action.items() if key != "command"}
+    return event.get("type") == TURN_ACTIONS[action["command"]] and all(
+        event.get(key) == value for key, value in choice.items()
+    )
+
+
+# -- a table's log and the views expected of it ----------------------------------------------
+
+
+class Log:
+    """A table's events as plain JSON (``events[v]`` for version v) and its facts after each
+    version (``facts[v]``)."""
+
+    def __init__(self, payloads: list[Json]) -> None:
+        self.events: list[Json] = [{}, *payloads]
+        table = Table()
+        self.facts: list[Table] = [copy.deepcopy(table)]
+        for event in payloads:
+            rule(event).fold(table, event)
+            self.facts.append(copy.deepcopy(table))
+
+    def secrets(self, version: int) -> set[str]:
+        """Strings that nobody may be shown at this version: every token and invitation
+        hash logged so far (also of seats left since), and the server seeds of the deals
+        not scored yet (R2.2)."""
+        table = self.facts[version]
+        created = table.created or {}
+        hashes = {
+            event[key]
+            for event in self.events[1 : version + 1]
+            for key in ("token_hash", "host_token_hash", "invitation_hash")
+            if key in event
+        }
+        seeds = set(created.get("server_seeds", ())[len(table.sheet) :])
+        return (hashes | seeds) - {""}
+
+    def taken_at(self, version: int) -> int | None:
+        """T3.2, T3.3: the version where the action of the timeout at ``version`` was
+        taken: the next event, or the one after the seat's `seat_away`; None if it was not."""
+        timed_out = self.events[version]
+        after = version + 1
+        while after < len(self.events) and self.events[after].get("type") == "seat_away":
+            after += 1
+        if after < len(self.events) and takes(timed_out["action"], self.events[after]):
+            return after
+        return None
+
+
+def dealing_method(created: Json) -> str:
+    """R2.2: preset hands, seeds chosen by the host, or server seeds."""
+    if created["presets"]:
+        return "preset"
+    return "host_seeded" if created["shared_seeds"] else "seeded"
+
+
+def expected_clock(table: Table, turn: int | None, last_event_at: datetime | None) -> Json | None:
+    """T3.1-T3.3: the running turn clock: none without ``turn_seconds``, without a seat to
+    act (``turn``, as the rules of play have it) or once the table is no longer playing;
+    else that seat, its grace (``turn_seconds``, 0 for an away seat) and its deadline, the
+    grace after the table's last event (``last_event_at``, as the log recorded it)."""
+    created = table.created
+    assert created is not None
+    seconds = created.get("turn_seconds")
+    if seconds is None or turn is None or table.status != "playing":
+        return None
+    grace = 0 if table.away[turn] else seconds
+    deadline = None if last_event_at is None else last_event_at + timedelta(seconds=grace)
+    return {"seat": turn, "seconds": grace, "deadline": msgspec.to_builtins(deadline)}
+
+
+def expected_view(
+    table: Table, viewer: Viewer, turn: int | None, last_event_at: datetime | None
+) -> Json:
+    """Every field of a table view as the viewer may see it, but ``deal.phase``,
+    ``deal.turn``, ``deal.trick_leader`` and ``deal.options`` (which follow from the rules of
+    play, not from what may be known: the audit checks them apart) and ``deal.hand`` (its
+    order is the view's choice: the audit compares it as a multiset). The clock needs the
+    seat to act (``turn``, from the rules of play) and the time of the last event."""
+    created = table.created
+    assert created is not None
+    sheet = table.sheet
+    return {
+        "name": created["name"],
+        "viewer": viewer,
+        "seats": [
+            {
+                "seat": s,
+                "name": None if p is None else p["name"],
+                "bot": None if p is None else p["bot"] or None,
+                "status": table.seat_status(s),
+            }
+            for s, p in enumerate(table.seats)
+        ],
+        "commitments": created["commitments"],
+        "preset": bool(created["presets"]),
+        "dealing_method": dealing_method(created),
+        "first_dealer": table.first_dealer,
+        "deals": table.deals,
+        "deal": None if table.deal is None else expected_deal(table.deal, viewer),
+        "scoresheet": sheet,
+        "totals": [sum(row[s] for row in sheet) for s in range(4)],
+        "winners": table.winners,
+        "status": table.status,
+        "visibility": created.get("visibility", "public"),
+        "turn_seconds": created.get("turn_seconds"),
+        "clock": expected_clock(table, turn, last_event_at),
+    }
+
+
+def expected_deal(deal: Deal, viewer: Viewer) -> Json:
+    """A deal as the viewer may see it (see `expected_view` for the fields left out)."""
+    game, declarer = deal.seen_game(viewer)
+    scored = deal.scored
+    return {
+        "viewer": viewer,
+        "deal_no": deal.deal_no,
+        "dealer": deal.dealer,
+        "hand_sizes": [len(deal.hand(s)) for s in range(4)],
+        "declarations": deal.declarations,
+        "own_contract": None if viewer is None else deal.contracts[viewer],
+        "game_type": game,
+        "declarer": declarer,
+        "parties": [deal.party(s) if deal.party_known(s, viewer) else None for s in range(4)],
+        "marriage_clarified_in": deal.clarified_in,
+        "trick": [card for _, card in deal.trick],
+        "tricks": deal.tricks,
+        "announcements": deal.announcements,
+        "dealing": deal.dealing if scored else {**deal.dealing, "seed": None},
+        "dealt": deal.dealt if scored else None,
+        "contracts": deal.contracts if scored else None,
+        "score": deal.score,
+    }
+
+
+RULES_OF_PLAY = ("phase", "turn", "trick_leader", "options", "hand")
+"""Deal fields `expected_deal` leaves to the audit's own checks."""
+
+
+def differences(got: Any, expected: Any, path: str = "$") -> list[str]:
+    """Where two JSON values differ, field by field (``path: got ... expected ...``)."""
+    if isinstance(got, dict) and isinstance(expected, dict):
+        found = []
+        for key in sorted(got.keys() | expected.keys()):
+            if key not in expected:
+                found.append(f"{path}.{key}: unexpected field {got[key]!r}")
+            elif key not in got:
+                found.append(f"{path}.{key}: missing (expected {expected[key]!r})")
+            else:
+                found.extend(differences(got[key], expected[key], f"{path}.{key}"))
+        return found
+    if isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected):
+        return [
+            d
+            for i, (g, e) in enumerate(zip(got, expected, strict=True))
+            for d in differences(g, e, f"{path}[{i}]")
+        ]
+    if got != expected or type(got) is not type(expected):
+        return [f"{path}: got {got!r}, expected {expected!r}"]
+    return []
