@@ -831,7 +831,8 @@ async def _bot_session(base_url: str) -> tuple[float, int]:
 
     async with httpx.AsyncClient(base_url=base_url, timeout=60) as http:
         begin = time.perf_counter()
-        created = (await http.post("/tables", json={"name": "feed bench"})).json()
+        body = {"name": "feed bench", "visibility": "public"}  # the feed shows public tables
+        created = (await http.post("/tables", json=body)).json()
         host = {"authorization": f"Bearer {created['host_token']}"}
         for kind in ("random", "greedy", "random", "greedy"):
             await http.post(
