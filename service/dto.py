@@ -21,7 +21,10 @@ Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes i
 NO_CONTROLS = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
 """Names are text without control characters (C0, DEL, C1): no NUL, no line breaks."""
 Name = Annotated[str, Meta(min_length=1, max_length=40, pattern=NO_CONTROLS, examples=["Anna"])]
-SeatNumber = Annotated[int, Meta(ge=0, le=3, examples=[2])]
+SeatNumber = Annotated[
+    int, Meta(ge=0, le=3, examples=[2], extra_json_schema={"extra": {"minimum": 0}})
+]
+"""A seat, 0-3 (litestar drops a ``ge`` of 0 from the OpenAPI document: ``extra`` restores it)."""
 Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
 Invitation = Annotated[
     str, Meta(min_length=1, max_length=100, description="a private table's invitation code")
@@ -83,7 +86,7 @@ class SeatTakenResponse(msgspec.Struct):
     """The seat taken and its token (shown once: keep it)."""
 
     table_id: str
-    seat: int
+    seat: SeatNumber
     token: str
     version: int
     view: TableView
@@ -132,7 +135,7 @@ class SeatBotRequest(msgspec.Struct, forbid_unknown_fields=True):
 class BotSeatedResponse(msgspec.Struct):
     """The seat the bot took, and the table's version."""
 
-    seat: int
+    seat: SeatNumber
     version: int
 
 

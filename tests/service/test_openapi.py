@@ -92,6 +92,34 @@ def test_every_operation_is_named_summarized_and_lists_its_errors() -> None:
     assert {"type", "title", "status", "code"} <= set(problem["required"])
 
 
+def _seat_numbers(node: Any, where: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """Every schema in the document for a seat number as a plain integer: path parameters
+    named ``seat`` and properties ``seat`` and ``first_dealer`` (not those that are the
+    domain's `Seat` enum, whose values are 0-3 by definition)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(node, dict):
+        if node.get("in") == "path" and node.get("name") == "seat":
+            found.append((where, node["schema"]))
+        for key, value in node.get("properties", {}).items():
+            if key in {"seat", "first_dealer"} and "$ref" not in json.dumps(value):
+                found.append((f"{where}.{key}", value))
+        for key, value in node.items():
+            found += _seat_numbers(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for k, value in enumerate(node):
+            found += _seat_numbers(value, f"{where}/{k}")
+    return found
+
+
+def test_every_seat_number_is_bounded_0_to_3() -> None:
+    """Four seats, numbered 0-3 clockwise: the document says so wherever a seat number is
+    sent or answered, both bounds (a generated client must refuse -1 as it refuses 4)."""
+    found = _seat_numbers(openapi_document())
+    assert len(found) >= 12, found  # 7 routes with a seat, 3 requests, 2 answers
+    for where, schema in found:
+        assert (schema.get("minimum"), schema.get("maximum")) == (0, 3), where
+
+
 class Real(msgspec.Struct, frozen=True):
     """A real (private) table: its id, its host token and its seats' tokens."""
 
