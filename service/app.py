@@ -233,6 +233,7 @@ def create_app(
         else None,
         request_max_body_size=settings.max_body_bytes,
         request_class=BoundedRequest,
+        logging_config=None,  # `doko serve` configures logging (service.logs.log_config)
     )
     limits = Limits(settings.rate_per_token, settings.rate_per_address, settings.rate_expensive)
     app.asgi_handler = guard(

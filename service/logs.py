@@ -114,7 +114,8 @@ class JsonFormatter(logging.Formatter):
 
 
 def log_config(level: str) -> dict[str, Any]:
-    """A logging configuration for uvicorn and doko: JSON lines on stderr."""
+    """A logging configuration for uvicorn, doko and every library (alembic, asyncpg):
+    JSON lines on stderr (the app leaves logging alone: ``logging_config=None``)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -124,4 +125,5 @@ def log_config(level: str) -> dict[str, Any]:
             "uvicorn": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
             "doko": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
         },
+        "root": {"handlers": ["stderr"], "level": level.upper()},
     }

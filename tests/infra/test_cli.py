@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -19,13 +20,15 @@ from infra.migrate import head_revision
 from service.cli import main
 
 
-def _serve_until_healthy(*options: str) -> None:
-    """Start `doko serve` as users do, wait until /health answers, then stop it with SIGINT."""
+def _serve_until_healthy(*options: str, errors: Path | None = None) -> None:
+    """Start `doko serve` as users do, wait until /health answers, then stop it with SIGINT
+    (its standard error into the file ``errors`` if given)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     doko = Path(sys.executable).with_name("doko")
-    server = subprocess.Popen([str(doko), "serve", "--port", str(port), *options])
+    stderr = errors.open("wb") if errors is not None else None
+    server = subprocess.Popen([str(doko), "serve", "--port", str(port), *options], stderr=stderr)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -41,10 +44,23 @@ def _serve_until_healthy(*options: str) -> None:
     finally:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=30) == 0
+        if stderr is not None:
+            stderr.close()
 
 
 def test_serve_answers_on_a_database_url(db_url: str) -> None:
     _serve_until_healthy("--database-url", db_url)
+
+
+async def test_every_line_serve_logs_is_a_json_object(empty_db_url: str, tmp_path: Path) -> None:
+    """Structured logs (service.logs): the libraries' records too, such as alembic's while
+    it migrates a new database, are JSON objects, one a line, with their logger's name."""
+    errors = tmp_path / "stderr"
+    await asyncio.to_thread(_serve_until_healthy, "--database-url", empty_db_url, errors=errors)
+    lines = errors.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert all(isinstance(r, dict) for r in records), lines
+    assert any(str(r.get("logger", "")).startswith("alembic") for r in records), lines
 
 
 def test_serve_starts_the_embedded_database(tmp_path: Path) -> None:

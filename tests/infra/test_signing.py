@@ -51,8 +51,10 @@ def trusted(*signers: Signer) -> dict[str, PublicKey]:
 
 
 def signed(document: dict[str, Any], signer: Signer) -> dict[str, Any]:
-    signature = signature_of(msgspec.json.encode(document), signer, AT)
-    return {**document, "signature": msgspec.to_builtins(signature)}
+    """A signed copy of ``document``, sharing nothing with it (the tests change copies)."""
+    encoded = msgspec.json.encode(document)
+    signature = signature_of(encoded, signer, AT)
+    return {**msgspec.json.decode(encoded), "signature": msgspec.to_builtins(signature)}
 
 
 DOCUMENT = {
