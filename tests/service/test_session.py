@@ -209,7 +209,13 @@ async def test_the_audit_catches_leaks(random_session: Recorded, pool: asyncpg.P
     assert "seat_taken $.token_hash: got" in failures
     assert "secret strings" in failures
 
-    scored = next(i for i in items if i.source == "feed" and i.event == "deal_scored")
+    scored = next(
+        i
+        for i in items
+        if i.source == "feed"
+        and i.event == "deal_scored"
+        and json.loads(i.body)["table_id"] == truth.table_id  # the feed has all public tables
+    )
     forged = _doctored(scored, lambda raw: raw.__setitem__("chain_head", "00" * 32))
     head = truth.chain_head(json.loads(scored.body)["version"])
     assert f"deal_scored $.chain_head: got '{'00' * 32}', expected '{head}'" in _failures(
