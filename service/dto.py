@@ -21,10 +21,15 @@ Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes i
 NO_CONTROLS = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
 """Names are text without control characters (C0, DEL, C1): no NUL, no line breaks."""
 Name = Annotated[str, Meta(min_length=1, max_length=40, pattern=NO_CONTROLS, examples=["Anna"])]
+ZERO_MINIMUM = {"minimum": 0}
+"""The lower bound of a number that starts at 0, for the OpenAPI document: litestar leaves
+a bound of ``ge=0`` out (it tests the bound's truth), so every ``ge=0`` names it again, as
+``extra_json_schema={"extra": ZERO_MINIMUM}`` on a msgspec `Meta` and as
+``schema_extra=ZERO_MINIMUM`` on a litestar ``Parameter``."""
 SeatNumber = Annotated[
-    int, Meta(ge=0, le=3, examples=[2], extra_json_schema={"extra": {"minimum": 0}})
+    int, Meta(ge=0, le=3, examples=[2], extra_json_schema={"extra": ZERO_MINIMUM})
 ]
-"""A seat, 0-3 (litestar drops a ``ge`` of 0 from the OpenAPI document: ``extra`` restores it)."""
+"""A seat, 0-3."""
 Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
 Invitation = Annotated[
     str, Meta(min_length=1, max_length=100, description="a private table's invitation code")

@@ -49,6 +49,7 @@ from service.auth import (
     viewer_of,
 )
 from service.dto import (
+    ZERO_MINIMUM,
     AnnounceRequest,
     BotSeatedResponse,
     CommandResponse,
@@ -79,7 +80,9 @@ TableId = Annotated[
     str,
     Parameter(description="the table's id", pattern="^[A-Za-z0-9_-]{1,64}$", max_length=64),
 ]
-SeatParam = Annotated[int, Parameter(ge=0, le=3, description="seat 0-3, clockwise")]
+SeatParam = Annotated[
+    int, Parameter(ge=0, le=3, schema_extra=ZERO_MINIMUM, description="seat 0-3, clockwise")
+]
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
@@ -105,6 +108,7 @@ MinVersion = Annotated[
     Parameter(
         ge=0,
         le=MAX_VERSION,
+        schema_extra=ZERO_MINIMUM,
         required=False,
         description="answer with the table at this version or later (a version you learned "
         "from a command's answer or a stream event id); with several service processes a "
@@ -790,7 +794,9 @@ async def stream_table(
     request: Request[Any, Any, Any],
     table_id: TableId,
     last_event_id: LastEventId = None,
-    after: Annotated[int | None, Parameter(ge=0, le=MAX_VERSION, required=False)] = None,
+    after: Annotated[
+        int | None, Parameter(ge=0, le=MAX_VERSION, schema_extra=ZERO_MINIMUM, required=False)
+    ] = None,
     token: Annotated[str | None, Parameter(required=False, description="seat token")] = None,
 ) -> ServerSentEvent:
     svc = services(request)
@@ -842,7 +848,9 @@ async def _until_left(
 async def stream_feed(
     request: Request[Any, Any, Any],
     last_event_id: LastEventId = None,
-    after: Annotated[int | None, Parameter(ge=0, le=MAX_POSITION, required=False)] = None,
+    after: Annotated[
+        int | None, Parameter(ge=0, le=MAX_POSITION, schema_extra=ZERO_MINIMUM, required=False)
+    ] = None,
 ) -> ServerSentEvent:
     svc = services(request)
 

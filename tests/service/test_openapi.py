@@ -120,6 +120,36 @@ def test_every_seat_number_is_bounded_0_to_3() -> None:
         assert (schema.get("minimum"), schema.get("maximum")) == (0, 3), where
 
 
+INTEGER_PARAMETERS = {
+    "seat": (0, 3),  # four seats, 0-3 clockwise
+    "deal_no": (1, 12),  # twelve deals a session
+    "after": (0, None),  # a stream's version or the log's position: 0 before the first
+    "min_version": (0, None),  # a table's version, 0 before its first event
+    "before": (1, None),  # a lobby cursor: a table's position, from 1
+    "limit": (1, 100),  # tables per lobby page
+}
+"""The lower (and where there is one, the upper) bound of each integer parameter."""
+
+
+def test_every_integer_parameter_states_its_bounds() -> None:
+    """A generated client learns every bound from the document, a lower bound of 0 too
+    (litestar drops it: `service.dto.ZERO_MINIMUM`)."""
+    seen = set()
+    for path, operations in openapi_document()["paths"].items():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                schema = parameter["schema"]
+                if "integer" not in json.dumps(schema):
+                    continue
+                low, high = INTEGER_PARAMETERS[parameter["name"]]
+                where = f"{path} {parameter['name']}"
+                assert schema.get("minimum") == low, where
+                assert high is None or schema.get("maximum") == high, where
+                assert "maximum" in schema, where  # the database's integer range at most
+                seen.add(parameter["name"])
+    assert seen == set(INTEGER_PARAMETERS)
+
+
 class Real(msgspec.Struct, frozen=True):
     """A real (private) table: its id, its host token and its seats' tokens."""
 
