@@ -158,7 +158,7 @@ async def test_the_http_export_verifies_offline_with_the_service_keys_and_the_fe
     assert len(heads) == 13  # 12 deals scored, the session finished
     assert document_of(session)["signature"]["kid"] == session.current_kid
     keys = (await http.get("/.well-known/doko-keys")).json()
-    now = next(k["status"] for k in keys["keys"] if k["kid"] == session.current_kid)
+    key_status = next(k["status"] for k in keys["keys"] if k["kid"] == session.current_kid)
 
     for archive in (feed, stream):
         status, out, err = await doko(
@@ -166,7 +166,7 @@ async def test_the_http_export_verifies_offline_with_the_service_keys_and_the_fe
         )
         assert status == 0, out + err
         assert f"{session.table_id}: ok, 12 deals" in out
-        assert f"signature: signed by key {session.current_kid} ({now})" in out
+        assert f"signature: signed by key {session.current_kid} ({key_status})" in out
         assert f"witness: 13 published chain heads agree, up to version {heads[-1]}" in out
         assert "1 of 1 tables verified" in out
 
