@@ -17,8 +17,6 @@ import msgspec
 from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.exceptions import ClientException
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme
 
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
@@ -31,18 +29,14 @@ from service.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_n
 from service.health import DatabaseWatch, keep_embedded
 from service.keys import load_signer
 from service.limits import Limits, guard
-from service.lobby import LOBBY_ROUTES
 from service.logs import AccessLog
+from service.openapi import API_ROUTES, serve_document
 from service.pages import PAGES
 from service.problems import EXCEPTION_HANDLERS
 from service.records import Verifications
-from service.routes import ROUTES
-from service.seating import SEATING_ROUTES
 from service.streams import Hub
 from service.supervisor import Supervisor
 from service.visibility import Visibilities
-
-VERSION = "0.1.0"
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -118,25 +112,6 @@ class BoundedRequest(Request[Any, Any, Any]):
             return await super().json()
         except RecursionError as error:
             raise ClientException("the JSON body is nested too deeply") from error
-
-
-def openapi_config() -> OpenAPIConfig:
-    return OpenAPIConfig(
-        title="doko",
-        version=VERSION,
-        description=(
-            "An event-sourced Doppelkopf table service. Rule ids (R3.4, R6.6, ...) refer to "
-            "the rule set; every error is application/problem+json with a stable `code`."
-        ),
-        path="/schema",
-        components=Components(
-            security_schemes={
-                "seat_token": SecurityScheme(
-                    type="http", scheme="bearer", description="seat or host token"
-                )
-            }
-        ),
-    )
 
 
 def create_app(
@@ -224,10 +199,10 @@ def create_app(
                 await supervisor.stop()
 
     app = Litestar(
-        route_handlers=[*ROUTES, *LOBBY_ROUTES, *SEATING_ROUTES, *PAGES],
+        route_handlers=[*API_ROUTES, *PAGES, serve_document],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        openapi_config=openapi_config(),
+        openapi_config=None,  # the document and its page are doko's own (service.openapi)
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
         if settings.cors_origins
         else None,

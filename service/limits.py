@@ -16,7 +16,9 @@ without the query string, status, milliseconds) kept by a `service.logs.AccessLo
 - The routes that replay a table's log (a deal's verification and replay, the export)
   cost far more than the others: each client address may send ``expensive`` of them a
   second, on top of the other limits.
-- ``/schema`` (the OpenAPI document) is not limited.
+- No route is left out: the limits count every request the server reads, whatever its
+  path (the OpenAPI document and its page at ``/schema`` included, a path no route serves
+  too).
 - Streams count once, when they are opened.
 
 The window is a second of ``clock()`` (`time.monotonic` unless the app was given another,
@@ -36,9 +38,6 @@ from litestar.types import ASGIApp, Message, Receive, Send
 from service.auth import TOKEN
 from service.logs import AccessLog
 from service.problems import PROBLEM_JSON, problem_of
-
-UNLIMITED_PATHS = ("/schema",)
-"""Path prefixes that no limit applies to."""
 
 EXPENSIVE_PATHS = ("/verification", "/replay", "/export")
 """Path endings of the routes that replay a table's log."""
@@ -130,8 +129,6 @@ def guard(
 
     def admit(scope: Any) -> bool:
         path = scope["path"]
-        if path.startswith(UNLIMITED_PATHS):
-            return True
         second = int(clock())
         client = scope.get("client")
         address = client[0] if client else ""

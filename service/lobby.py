@@ -10,7 +10,6 @@ are never listed.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Annotated, Any
 
 import msgspec
@@ -20,8 +19,8 @@ from litestar.params import Parameter
 
 from domain.table import TableStatus
 from infra.projections import LobbyEntry
+from service.conditional import conditional, tag_of
 from service.dto import LobbyPage, LobbyTable
-from service.parsing import entity_tags
 from service.routes import _NOT_MODIFIED, IfNoneMatch, _problems, services
 
 LISTED = (TableStatus.OPEN, TableStatus.PLAYING, TableStatus.FINISHED, TableStatus.ABANDONED)
@@ -76,11 +75,7 @@ async def list_tables(
     )
     page = LobbyPage(tables, rows[limit - 1][1] if len(rows) > limit else None)
     body = msgspec.json.encode(page)
-    tag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
-    held = {t.removeprefix("W/") for t in entity_tags(if_none_match)}  # weakly (RFC 9110)
-    if tag in held or "*" in held:
-        return Response(content=None, status_code=304, headers={"ETag": tag})
-    return Response(body, media_type="application/json", headers={"ETag": tag})
+    return conditional(body, tag_of(body), "application/json", if_none_match)
 
 
 LOBBY_ROUTES = [list_tables]

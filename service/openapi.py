@@ -1,18 +1,60 @@
-"""The OpenAPI document, exported to ``openapi/openapi.json`` and kept in sync by a test."""
+"""The OpenAPI document: built by litestar from the API's routes, exported to
+``openapi/openapi.json`` (a test keeps the two equal) and served at ``/schema/openapi.json``.
+
+The service serves the document itself rather than through litestar's OpenAPI routes,
+which encode it anew for every request and whose pages (``/schema/redoc``, ``/swagger``,
+...) load scripts and fonts from CDNs: the served app has no OpenAPI config, so it has none
+of those routes. The served bytes are built once per process, at the first request, and
+are the very bytes of ``openapi/openapi.json``, with a strong ``ETag`` (If-None-Match:
+304). Like every route, it is under the rate limits (`service.limits`). The page that draws
+the document is ``/schema`` (`service.pages`).
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
-from service.app import Settings, create_app
+from litestar import Litestar, Response, get
+from litestar.enums import OpenAPIMediaType
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.types import ControllerRouterHandler
+
+from service.conditional import conditional, tag_of
+from service.lobby import LOBBY_ROUTES
+from service.routes import ROUTES, IfNoneMatch
+from service.seating import SEATING_ROUTES
+
+VERSION = "0.1.0"
+
+API_ROUTES: list[ControllerRouterHandler] = [*ROUTES, *LOBBY_ROUTES, *SEATING_ROUTES]
+"""The routes of the API: those the document describes (the pages are not part of it)."""
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="doko",
+        version=VERSION,
+        description=(
+            "An event-sourced Doppelkopf table service. Rule ids (R3.4, R6.6, ...) refer to "
+            "the rule set; every error is application/problem+json with a stable `code`."
+        ),
+        components=Components(
+            security_schemes={
+                "seat_token": SecurityScheme(
+                    type="http", scheme="bearer", description="seat or host token"
+                )
+            }
+        ),
+    )
 
 
 def openapi_document() -> dict[str, Any]:
-    """The app's OpenAPI document (no database needed to build it)."""
-    app = create_app(Settings(database_url="postgresql://unused/unused", migrate=False))
-    return app.openapi_schema.to_schema()
+    """The API's OpenAPI document (no database needed to build it)."""
+    return Litestar(API_ROUTES, openapi_config=openapi_config()).openapi_schema.to_schema()
 
 
 def render(document: dict[str, Any]) -> str:
@@ -22,3 +64,16 @@ def render(document: dict[str, Any]) -> str:
 def write_openapi(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(openapi_document()))
+
+
+@functools.cache
+def _served() -> tuple[bytes, str]:
+    """The document's bytes, as ``doko openapi`` writes them, and their ETag."""
+    body = render(openapi_document()).encode()
+    return body, tag_of(body)
+
+
+@get("/schema/openapi.json", include_in_schema=False)
+async def serve_document(if_none_match: IfNoneMatch = None) -> Response[Any]:
+    body, tag = _served()
+    return conditional(body, tag, OpenAPIMediaType.OPENAPI_JSON.value, if_none_match)

@@ -1,11 +1,13 @@
 """The reference web client's pages, served by the service itself (none in the OpenAPI document).
 
 ``/`` is the lobby, ``/t/{table}`` a table (a seat's page when the browser holds that
-seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer and
-``/rules`` the rules. Each page is the one HTML shell with its own ES module; the modules,
-the CSS, a copy of RULES.md (the game, R1-R10) and TABLE_RULES.md (the table's house rules
-T1-T4, as `domain.table` states them) are files of the package (``service/web/``), served
-under ``/web/``. ``/web/meta.json`` gives the pages what they take from the server and never
+seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer, ``/rules`` the
+rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned copy of
+Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
+own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
+a copy of RULES.md (the game, R1-R10) and TABLE_RULES.md (the table's house rules T1-T4, as
+`domain.table` states them) are files of the package (``service/web/``), served under
+``/web/``. ``/web/meta.json`` gives the pages what they take from the server and never
 re-implement: the rule texts by id (parsed from those copies) and the names of the stream's
 event types.
 """
@@ -32,9 +34,15 @@ _HEADERS = {
     "Referrer-Policy": "same-origin",
     "X-Content-Type-Options": "nosniff",
 }
-"""Pages load nothing from elsewhere and run no inline script."""
+"""Pages load nothing from elsewhere, run no inline script and may not be framed."""
 
-_TITLES = {"lobby": "doko", "table": "doko table", "deal": "doko deal", "rules": "doko rules"}
+_TITLES = {
+    "lobby": "doko",
+    "table": "doko table",
+    "deal": "doko deal",
+    "rules": "doko rules",
+    "reference": "doko API",
+}
 
 
 class Meta(msgspec.Struct, frozen=True):
@@ -117,6 +125,11 @@ async def rules() -> Response[str]:
     return _html("rules")
 
 
+@get("/schema", include_in_schema=False)
+async def reference() -> Response[str]:
+    return _html("reference")
+
+
 @get("/web/meta.json", include_in_schema=False)
 async def meta() -> Response[bytes]:
     return Response(_meta(), media_type=MediaType.JSON)
@@ -127,6 +140,7 @@ PAGES: list[ControllerRouterHandler] = [
     table,
     deal,
     rules,
+    reference,
     meta,
     create_static_files_router("/web", directories=[WEB], include_in_schema=False),
 ]

@@ -1,6 +1,6 @@
 """Rate limits and the access log (`service.limits`): the counter's window, the limits per
 token (header or query) and per client address through the live app, the lower limit of
-the routes that replay a log, /schema left alone, one access line per request without
+the routes that replay a log, /schema limited like every route, one access line per request without
 its query string.
 
 The window is a second of the app's clock, which these tests own (`Clock`): a burst
@@ -141,18 +141,27 @@ async def test_limits_apply_to_every_route_and_method(client: httpx.AsyncClient)
     assert_problem(refused, 429, "rate_limited")
 
 
-async def test_the_schema_is_never_limited(client: httpx.AsyncClient) -> None:
-    """/schema (the OpenAPI document) is served whatever the counts, and does not count."""
-    assert (await client.get("/schema/openapi.json")).status_code == 200  # rendered once
-    for _ in range(PER_ADDRESS + 2):
-        response = await client.get("/schema/openapi.json", headers=bearer("s1"))
-        assert response.status_code == 200, response.text
-    statuses = [(await client.get("/health")).status_code for _ in range(PER_ADDRESS)]
-    assert statuses == [200] * PER_ADDRESS, "schema requests took none of the address's six"
-    assert (await client.get("/health")).status_code == 429
-    response = await client.get("/schema/openapi.json")
-    assert response.status_code == 200
-    assert response.json()["info"]["title"] == "doko"
+async def test_the_schema_is_limited_like_every_route(
+    client: httpx.AsyncClient, clock: Clock
+) -> None:
+    """No path is left out of the address's limit: the OpenAPI document and its page count
+    with the address's other requests, and the 7th request in a second (here) is 429 with
+    ``Retry-After``; a conditional request (304) counts too."""
+    document = await client.get("/schema/openapi.json")
+    tag = document.headers["etag"]
+    statuses = [
+        document.status_code,
+        (await client.get("/schema")).status_code,
+        (await client.get("/schema/openapi.json", headers={"If-None-Match": tag})).status_code,
+        *[(await client.get("/schema/openapi.json")).status_code for _ in range(3)],
+    ]
+    assert statuses == [200, 200, 304, 200, 200, 200]
+    for path in ("/schema/openapi.json", "/schema", "/health"):
+        limited = await client.get(path)
+        assert_problem(limited, 429, "rate_limited")
+        assert limited.headers["retry-after"] == "1"
+    clock.next_window()
+    assert (await client.get("/schema/openapi.json")).status_code == 200
 
 
 async def test_a_token_is_one_key_in_the_header_or_the_query(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +34,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from service.app import Settings, create_app
 from service.client import DokoClient
 from service.openapi import openapi_document, render
 
@@ -332,7 +334,34 @@ async def test_generated_requests_never_fail_the_server_or_the_schema(
     assert len(seen) == len(operations(openapi_document())) - len(STREAMS)
 
 
-async def test_the_live_service_serves_the_document(http: httpx.AsyncClient) -> None:
+async def test_the_live_service_serves_the_file_with_an_etag(http: httpx.AsyncClient) -> None:
+    """``/schema/openapi.json`` answers the bytes of openapi/openapi.json with a strong ETag,
+    the same at every request; an If-None-Match that names it (also weakly, or among
+    others) is 304 with no body, one that does not is the document again (RFC 9110 13.1.2)."""
     response = await http.get("/schema/openapi.json")
     assert response.status_code == 200
-    assert response.json() == json.loads(render(openapi_document()))
+    assert response.content == OPENAPI_FILE.read_bytes()
+    assert response.headers["content-type"] == "application/vnd.oai.openapi+json"
+    tag = response.headers["etag"]
+    assert tag.startswith('"') and tag.endswith('"') and len(tag) > 2
+    again = await http.get("/schema/openapi.json")
+    assert again.headers["etag"] == tag and again.content == response.content
+    for held in (tag, f"W/{tag}", f'"other", {tag}', "*"):
+        cached = await http.get("/schema/openapi.json", headers={"If-None-Match": held})
+        assert (cached.status_code, cached.content) == (304, b""), held
+        assert cached.headers["etag"] == tag
+    changed = await http.get("/schema/openapi.json", headers={"If-None-Match": '"other"'})
+    assert changed.status_code == 200 and changed.content == response.content
+
+
+def test_the_document_describes_every_route_the_service_serves() -> None:
+    """The served app's routes that belong to the API are the document's paths: the
+    document is built from the API's routes apart from the served app (service.openapi)."""
+    app = create_app(Settings(database_url="postgresql://unused/unused", migrate=False))
+    served = {
+        re.sub(r":\w+}", "}", route.path)
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if handler.resolve_include_in_schema()
+    }
+    assert served == set(openapi_document()["paths"])

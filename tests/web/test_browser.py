@@ -411,7 +411,8 @@ async def test_the_pages_run_under_their_content_security_policy(
     session: Session, browser: Browser, service: Service
 ) -> None:
     """With the policy enforced (scripts and styles from the service only, no inline code,
-    no eval), every page draws itself and the browser reports no violation."""
+    no eval), every page draws itself, the API reference (``/schema``) included, and the
+    browser reports no violation; no page sends a request anywhere but to the service."""
     tab = await open_tab(browser, service.url, bypass_csp=False)
     table = f"/t/{session.table_id}"
     for path, drawn in (
@@ -419,9 +420,16 @@ async def test_the_pages_run_under_their_content_security_policy(
         (table, "#sheet"),
         (f"{table}/deals/2", "#verification"),
         ("/rules#R6.6", "dt[id='R6.6']"),
+        ("/schema", "text=The lobby: public tables, newest first"),
     ):
         await tab.page.goto(path)
         await tab.page.wait_for_selector(drawn)
+    await tab.page.click("text=Create a table")  # an operation opens: its text, its example
+    await tab.page.wait_for_selector("text=Draws 12 secret server seeds")
+    await tab.page.wait_for_selector("text=Friday league, table 3")
     assert [m for m in tab.console if "Content Security Policy" in m] == []
     assert tab.errors == []
+    elsewhere = [r.url for r in tab.requests if not r.url.startswith(f"{service.url}/")]
+    assert elsewhere == []
+    assert any(r.url == f"{service.url}/schema/openapi.json" for r in tab.requests)
     await tab.close()

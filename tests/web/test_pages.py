@@ -4,6 +4,7 @@ them, and an API left as it was."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -15,7 +16,14 @@ import domain.table
 from service.pages import WEB, rule_texts
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ("/", "/t/4f1c", "/t/4f1c/deals/3", "/rules")
+PAGES = {
+    "/": "lobby",
+    "/t/4f1c": "table",
+    "/t/4f1c/deals/3": "deal",
+    "/rules": "rules",
+    "/schema": "reference",
+}
+"""Each page's path and module; the API reference is a page like the others (issue 17)."""
 MODULES = (
     "api.js",
     "ui.js",
@@ -23,9 +31,13 @@ MODULES = (
     "table.js",
     "deal.js",
     "rules.js",
+    "reference.js",
     "style.css",
     "RULES.md",
     "TABLE_RULES.md",
+    "vendor/swagger-ui-bundle.js",
+    "vendor/swagger-ui.css",
+    "vendor/swagger-ui-LICENSE",
 )
 
 
@@ -126,12 +138,16 @@ async def test_the_stream_event_names_are_those_of_the_published_contract(
 
 
 async def test_the_pages_are_served_with_their_module_and_a_strict_policy(api: Any) -> None:
-    for path, module in zip(PAGES, ("lobby", "table", "deal", "rules"), strict=True):
+    """Every page, the API reference included, is the shell with its module under the one
+    policy: scripts, styles and connections to the service only, and no framing."""
+    for path, module in PAGES.items():
         page = await api.http.get(path)
         assert page.status_code == 200
         assert page.headers["content-type"].startswith("text/html")
         assert f'src="/web/{module}.js"' in page.text
-        assert "default-src 'self'" in page.headers["content-security-policy"]
+        policy = page.headers["content-security-policy"]
+        assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy, path
+        assert "unsafe" not in policy, path
     for name in MODULES:
         asset = await api.http.get(f"/web/{name}")
         assert asset.status_code == 200
@@ -139,6 +155,22 @@ async def test_the_pages_are_served_with_their_module_and_a_strict_policy(api: A
     missing = await api.http.get("/web/nothing.js")
     assert missing.status_code == 404
     assert missing.headers["content-type"] == "application/problem+json"
+
+
+async def test_the_vendored_files_are_the_pinned_release(api: Any) -> None:
+    """The renderer the reference loads is the release vendor/README.md records (its files'
+    SHA-256 as packed), its licence beside it; and litestar's own reference pages, which
+    load scripts from CDNs, and its YAML copy of the document are not served."""
+    readme = (WEB / "vendor" / "README.md").read_text(encoding="utf-8")
+    recorded = dict(
+        (name, digest) for digest, name in re.findall(r"^([0-9a-f]{64})  (\S+)$", readme, re.M)
+    )
+    assert set(recorded) == {"swagger-ui-bundle.js", "swagger-ui.css"}
+    for name, digest in recorded.items():
+        assert hashlib.sha256((WEB / "vendor" / name).read_bytes()).hexdigest() == digest
+    assert "Apache License" in (WEB / "vendor" / "swagger-ui-LICENSE").read_text(encoding="utf-8")
+    for path in ("redoc", "swagger", "elements", "rapidoc", "openapi.yaml", "openapi.yml"):
+        assert (await api.http.get(f"/schema/{path}")).status_code == 404, path
 
 
 async def test_the_pages_are_not_part_of_the_api(api: Any) -> None:
