@@ -485,10 +485,7 @@ async def test_a_database_reader_finds_no_private_key_material(
         current = await connection.fetchval("SELECT kid FROM signing_keys WHERE retired IS NULL")
     finally:
         await connection.close()
-    signer = KeyFolder().read(current)
-    assert signer is not None and len(published) >= 2 and len(cells) > 1000
-    known = raw(signer)
-
+    assert len(published) >= 2 and len(cells) > 1000
     signing = [
         candidate
         for value in cells
@@ -496,6 +493,10 @@ async def test_a_database_reader_finds_no_private_key_material(
         if Signer.from_raw(candidate).kid in published
     ]
     assert signing == []
+    # nor, spelled in any other way, the current private key of the key folder
+    signer = KeyFolder().read(current)
+    assert signer is not None
+    known = raw(signer)
     spelled = (known.hex(), base64.b64encode(known).decode()[:40], b64url(known)[:40])
     assert not [v for v in cells if isinstance(v, str) and any(k in v for k in spelled)]
     assert not [v for v in cells if isinstance(v, bytes) and known in v]
