@@ -563,6 +563,9 @@ async def test_a_retired_or_revoked_key_signs_nothing_valid_after_its_time(
     assert (listed[old.kid]["status"], listed[old.kid]["revoked_from"]) == ("revoked", since)
     assert listed[old.kid]["retired"] == keys[old.kid]["retired"]
     assert (listed[new.kid]["status"], listed[new.kid]["retired"]) == ("current", None)
+    status, out, _ = await doko(capsys, "keys", "revoke", new.kid, "--from", since, *db)
+    assert status == 0 and f"revoked {new.kid} from " in out
+    assert "current " in out and KeyFolder().read(new.kid) is None  # replaced at once
     status, out, _ = await doko(capsys, "keys", "list", *db)
     assert f"{old.kid}  revoked  created " in out and f", REVOKED from {since[:10]}" in out
     for given, reason in (
