@@ -183,6 +183,9 @@ async def test_revoking_a_key_dates_its_compromise_and_replaces_it_if_current(
         _, after_configured = await revoke(pool, folder, configured.kid, since)
         with pytest.raises(NoSigningKey, match="is revoked"):
             await Keyring(pool, configured, folder).signer()
+        # until its processes get a new key file, there is no current key: a process
+        # without one makes a folder key when it first signs
+        made = await Keyring(pool, folder=folder).signer()
         published = {k.kid: k for k in await Keyring(pool, folder=folder).keys()}
 
     assert revoked.status is KeyStatus.REVOKED and revoked.revoked_from == since
@@ -195,8 +198,9 @@ async def test_revoking_a_key_dates_its_compromise_and_replaces_it_if_current(
         (first.kid, False, False),
         (new.kid, False, False),
         (configured.kid, True, False),
+        (made.kid, False, True),
     ]
-    assert kept(folder) == set()
+    assert kept(folder) == {made.kid}
 
 
 async def at_revision_0006(url: str) -> None:
@@ -208,6 +212,22 @@ async def at_revision_0006(url: str) -> None:
         await connection.execute(buffer.getvalue())
     finally:
         await connection.close()
+
+
+async def test_a_database_without_a_private_key_needs_no_key_folder(empty_db_url: str) -> None:
+    await at_revision_0006(empty_db_url)
+    configured = Signer.generate()
+    connection = await asyncpg.connect(empty_db_url)
+    try:
+        await connection.execute(
+            "INSERT INTO signing_keys (kid, public_key) VALUES ($1, $2)",
+            configured.kid,
+            configured.public,
+        )
+    finally:
+        await connection.close()
+    await upgrade(empty_db_url)
+    assert await rows(empty_db_url) == [(configured.kid, True, True)]
 
 
 async def test_the_upgrade_moves_the_current_private_key_out_of_the_database(
