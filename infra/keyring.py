@@ -74,19 +74,21 @@ async def _current(conn: Any) -> asyncpg.Record | None:
     return await _row(conn, "retired IS NULL")
 
 
-async def _retire_current(conn: Any, folder: KeyFolder) -> asyncpg.Record | None:
-    """Retire the current key, deleting its file from ``folder``; its row as it was."""
-    current = await _current(conn)
-    if current is not None:
-        await conn.execute("UPDATE signing_keys SET retired = now() WHERE kid = $1", current[0])
-        folder.remove(current[0])
-    return current
+async def _retire_current(conn: Any) -> str | None:
+    """Retire the current key; its id. Its file is deleted once the transaction has
+    committed (`_forget`): a transaction rolled back leaves the key current."""
+    kid: str | None = await conn.fetchval(
+        "UPDATE signing_keys SET retired = now() WHERE retired IS NULL RETURNING kid"
+    )
+    return kid
 
 
-async def _make_current(conn: Any, signer: Signer, folder: KeyFolder, *, configured: bool) -> None:
+async def _make_current(
+    conn: Any, signer: Signer, folder: KeyFolder, *, configured: bool
+) -> str | None:
     """Retire the current key; register ``signer``'s key as current (a new folder key is
-    kept in ``folder`` first)."""
-    await _retire_current(conn, folder)
+    kept in ``folder`` first). The retired key's id."""
+    retired = await _retire_current(conn)
     if not configured:
         folder.write(signer)
     await conn.execute(
@@ -95,6 +97,13 @@ async def _make_current(conn: Any, signer: Signer, folder: KeyFolder, *, configu
         signer.public,
         configured,
     )
+    return retired
+
+
+def _forget(folder: KeyFolder, retired: str | None) -> None:
+    """Delete a retired key's private key from ``folder`` (after the commit)."""
+    if retired is not None:
+        folder.remove(retired)
 
 
 class Keyring:
@@ -113,14 +122,16 @@ class Keyring:
         async with self._pool.acquire() as conn, conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock($1)", KEYS_LOCK)
             current = await _current(conn)
+            retired: str | None = None
             configured = self._configured
             if configured is not None:
-                known = await _row(conn, "kid = $1", configured.kid)
-                if known is None:
-                    await _make_current(conn, configured, self._folder, configured=True)
+                if await _row(conn, "kid = $1", configured.kid) is None:
+                    retired = await _make_current(conn, configured, self._folder, configured=True)
             elif current is None or current["configured"]:
-                await _make_current(conn, Signer.generate(), self._folder, configured=False)
+                new = Signer.generate()
+                retired = await _make_current(conn, new, self._folder, configured=False)
             now = await _current(conn)
+        _forget(self._folder, retired)
         try:
             await self.signer()
         except NoSigningKey as error:
@@ -182,9 +193,10 @@ async def rotate(pool: asyncpg.Pool, folder: KeyFolder) -> tuple[PublicKey | Non
                 "give every service process a new key file instead"
             )
         new = Signer.generate()
-        await _make_current(conn, new, folder, configured=False)
-        old = await _row(conn, "kid = $1", current[0]) if current is not None else None
+        retired = await _make_current(conn, new, folder, configured=False)
+        old = await _row(conn, "kid = $1", retired) if retired is not None else None
         made = await _row(conn, "kid = $1", new.kid)
+    _forget(folder, retired)
     assert made is not None
     return (_public(old) if old is not None else None), _public(made)
 
@@ -208,15 +220,17 @@ async def revoke(
             kid,
             compromised_from,
         )
-        new = None
+        new: Signer | None = None
+        retired: str | None = None
         if row["retired"] is None:
             if row["configured"]:
-                await _retire_current(conn, folder)
+                retired = await _retire_current(conn)
             else:
                 new = Signer.generate()
-                await _make_current(conn, new, folder, configured=False)
+                retired = await _make_current(conn, new, folder, configured=False)
         revoked = await _row(conn, "kid = $1", kid)
         made = await _row(conn, "kid = $1", new.kid) if new is not None else None
+    _forget(folder, retired)
     assert revoked is not None
     return _public(revoked), (_public(made) if made is not None else None)
 
