@@ -38,15 +38,26 @@ def add_database_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_key_dir_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--key-dir`` (see `infra.key_folder`)."""
-    parser.add_argument(
-        "--key-dir",
-        type=Path,
-        metavar="FOLDER",
-        help="the folder of the private signing keys (default: $DOKO_KEY_DIR, else user "
-        "data dir/doko/keys)",
-    )
+KEY_OPTIONS = {
+    "--key-dir": (
+        "FOLDER",
+        "the folder of the private signing keys (default: $DOKO_KEY_DIR, else user data "
+        "dir/doko/keys)",
+    ),
+    "--signing-key": (
+        "FILE",
+        "sign exports and reports with this PEM Ed25519 private key (default: "
+        "$DOKO_SIGNING_KEY_FILE, else the current key of the key folder)",
+    ),
+}
+
+
+def add_key_options(parser: argparse.ArgumentParser, *, signing_key: bool = False) -> None:
+    """Add ``--key-dir`` (see `infra.key_folder`) and, with ``signing_key``, ``--signing-key
+    FILE`` (see `infra.keyring`)."""
+    for flag, (metavar, meaning) in KEY_OPTIONS.items():
+        if signing_key or flag == "--key-dir":
+            parser.add_argument(flag, type=Path, metavar=metavar, help=meaning)
 
 
 def db_upgrade(args: argparse.Namespace) -> int:
@@ -63,7 +74,7 @@ def register_db(subparsers: Subparsers) -> None:
     actions = db.add_subparsers(dest="action", required=True, metavar="ACTION")
     upgrade = actions.add_parser("upgrade", help="apply pending migrations")
     add_database_options(upgrade)
-    add_key_dir_option(upgrade)
+    add_key_options(upgrade)
     upgrade.set_defaults(handler=db_upgrade)
 
 
@@ -171,7 +182,7 @@ def register_serve(subparsers: Subparsers) -> None:
         "--cors-origin", action="append", default=[], help="allow this browser origin (repeat)"
     )
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
-    add_signing_key_option(parser)
+    add_key_options(parser, signing_key=True)
     limits = parser.add_argument_group(
         "limits", "what clients may send and hold (README: Operations)"
     )
@@ -189,18 +200,6 @@ def register_serve(subparsers: Subparsers) -> None:
     for flag, kind, default, meaning in options:
         limits.add_argument(flag, type=kind, default=default, help=f"{meaning} (default {default})")
     parser.set_defaults(handler=serve)
-
-
-def add_signing_key_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--signing-key FILE`` and ``--key-dir`` (see `infra.keyring`)."""
-    parser.add_argument(
-        "--signing-key",
-        type=Path,
-        metavar="FILE",
-        help="sign exports and reports with this PEM Ed25519 private key (default: "
-        "$DOKO_SIGNING_KEY_FILE, else the current key of the key folder)",
-    )
-    add_key_dir_option(parser)
 
 
 def export_openapi(args: argparse.Namespace) -> int:
@@ -533,7 +532,7 @@ def register_export(subparsers: Subparsers) -> None:
         action="store_true",
         help="export a table still in play (the file then holds its unplayed deals' seeds)",
     )
-    add_signing_key_option(parser)
+    add_key_options(parser, signing_key=True)
     add_database_options(parser)
     parser.set_defaults(handler=export)
 
@@ -638,7 +637,7 @@ def register_keys(subparsers: Subparsers) -> None:
         "rotate", help="retire the current key (it keeps verifying) and make a new one"
     )
     add_database_options(rotate)
-    add_key_dir_option(rotate)
+    add_key_options(rotate)
     rotate.set_defaults(handler=keys_rotate)
     revoking = actions.add_parser(
         "revoke",
@@ -655,7 +654,7 @@ def register_keys(subparsers: Subparsers) -> None:
         "than now)",
     )
     add_database_options(revoking)
-    add_key_dir_option(revoking)
+    add_key_options(revoking)
     revoking.set_defaults(handler=keys_revoke)
     generate = actions.add_parser(
         "generate", help="write a new private key file, for services sharing one key"
