@@ -99,7 +99,8 @@ class DealReport(msgspec.Struct, frozen=True):
 
 class TableReport(msgspec.Struct, frozen=True):
     """The audit of one table: table-wide checks and one report per deal, and warnings to
-    show loudly (a file accepted without proof of its origin)."""
+    show loudly (a file accepted without proof of its origin); ``flagged`` when it is
+    signed by a key revoked after the signature's date (`infra.signing`, Validity)."""
 
     stream_id: str
     name: str | None
@@ -107,6 +108,7 @@ class TableReport(msgspec.Struct, frozen=True):
     checks: tuple[Check, ...]
     deals: tuple[DealReport, ...]
     warnings: tuple[str, ...] = ()
+    flagged: bool = False
 
     @property
     def failures(self) -> tuple[Check, ...]:
@@ -656,7 +658,9 @@ def verify_file(
     if witnessed is not None:
         checks.append(_witness_check(document.stream_id, stored, witnessed))
     warnings = (verdict.warning,) if verdict.warning else ()
-    return msgspec.structs.replace(report, checks=tuple(checks), warnings=warnings)
+    return msgspec.structs.replace(
+        report, checks=tuple(checks), warnings=warnings, flagged=verdict.flagged
+    )
 
 
 def deal_events(events: Sequence[TableEvent], deal_no: int) -> list[TableEvent]:
@@ -727,8 +731,10 @@ def summary(report: TableReport) -> list[str]:
     )
     table_failures = [c for c in report.checks if not c.ok]
     if report.ok:
+        verdict = "FLAGGED (verified, signed by a key revoked later)" if report.flagged else "ok"
         lines.append(
-            f"{label}: ok, {len(report.deals)} deals, {report.events} events ({report.name or '?'})"
+            f"{label}: {verdict}, {len(report.deals)} deals, {report.events} events "
+            f"({report.name or '?'})"
         )
     else:
         detail = "; ".join(_failure(c) for c in table_failures) or "deal checks failed"

@@ -8,7 +8,9 @@ asyncpg transaction:
 2. read the current revision from ``alembic_version`` (absent on an empty database);
 3. if it is not head, let Alembic render the SQL script from there to head in offline mode
    (what ``alembic upgrade <current>:head --sql`` prints, including the ``alembic_version``
-   bookkeeping) and execute it.
+   bookkeeping) and execute it; before revision 0007 drops the private keys from the
+   database, the current one is written to the key folder
+   (`infra.keyring.move_out_of_database`).
 
 Running it again finds head and does nothing. See ``infra/migrations/env.py`` for what this
 implies for migration scripts.
@@ -27,6 +29,8 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 
 from infra.database import plain_url
+from infra.key_folder import KeyFolder
+from infra.keyring import move_out_of_database
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 UPGRADE_LOCK = 0x646F6B6F6D696772  # "dokomigr": advisory lock key that serialises upgrades
@@ -69,14 +73,17 @@ async def current_revision(connection: asyncpg.Connection) -> str | None:
     return revision
 
 
-async def upgrade(url: str) -> None:
-    """Migrate the database at *url* to the newest revision; a no-op when it is already there."""
+async def upgrade(url: str, keys: KeyFolder | None = None) -> None:
+    """Migrate the database at *url* to the newest revision; a no-op when it is already there.
+    A private key the database held moves to the key folder ``keys``; without one, such a
+    database is not migrated (`infra.keyring.PrivateKeyInDatabase`)."""
     connection = await asyncpg.connect(plain_url(url))
     try:
         async with connection.transaction():
             await connection.execute("SELECT pg_advisory_xact_lock($1)", UPGRADE_LOCK)
             current = await current_revision(connection)
             if current != head_revision():
+                await move_out_of_database(connection, keys)
                 await connection.execute(upgrade_script(current))
     finally:
         await connection.close()

@@ -5,8 +5,20 @@ Keys
     at a time (`infra.keyring`). A key's id ``kid`` is its JWK thumbprint (RFC 7638): the
     base64url (no padding) SHA-256 of ``{"crv":"Ed25519","kty":"OKP","x":"<x>"}`` where
     ``<x>`` is the base64url 32-byte public key; so a kid names exactly one key. Public keys,
-    current and retired, are published as a JWK set (RFC 7517; Ed25519 keys in the ``OKP``
-    form of RFC 8037), each with its ``status``, ``created`` and ``retired`` (`key_set`).
+    current, retired and revoked, are published as a JWK set (RFC 7517; Ed25519 keys in the
+    ``OKP`` form of RFC 8037), each with its ``status`` and validity: ``created``,
+    ``retired`` and ``revoked_from`` (`key_set`).
+
+Validity
+    A key signs from its creation until its retirement; a key revoked from a time on (its
+    private key was or may have been stolen then) signs nothing from that time. So
+    `check_signature` refuses a signature dated (``signed_at``) before its key was created
+    or after it was retired, later than `CLOCK_SKEW` after each (the clocks of the service
+    processes and of the database may differ that much), a signature dated more than
+    `CLOCK_SKEW` after the verifier's own time, and one dated at or after its key's
+    ``revoked_from``. A signature of a revoked key dated before the revocation verifies,
+    ``flagged``: whoever stole the key can date a signature as they please, so only a
+    witness (the chain heads published live) shows whether the document is genuine.
 
 Signed documents
     A signed document is a JSON object with a ``format`` (what it is) and a ``signature``::
@@ -38,7 +50,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -77,7 +89,8 @@ def key_id(public: bytes) -> str:
 
 class Signer:
     """A private signing key. Its ``repr`` names only its id: the key never leaves the
-    process except to the database (`raw`) or a key file the operator asked for (`pem`)."""
+    process except to a key file (`pem`: the key folder, `infra.key_folder`, or a file the
+    operator asked for)."""
 
     __slots__ = ("_key", "kid", "public")
 
@@ -92,6 +105,7 @@ class Signer:
 
     @classmethod
     def from_raw(cls, private: bytes) -> Signer:
+        """The key of 32 raw bytes (how migration 0006 kept it in the database)."""
         return cls(Ed25519PrivateKey.from_private_bytes(private))
 
     @classmethod
@@ -105,10 +119,6 @@ class Signer:
         if not isinstance(key, Ed25519PrivateKey):
             raise KeyFileError("not an Ed25519 private key")
         return cls(key)
-
-    def raw(self) -> bytes:
-        """The 32-byte private key, for the ``signing_keys`` table."""
-        return self._key.private_bytes_raw()
 
     def pem(self) -> bytes:
         """The private key as PKCS #8 PEM, for a key file."""
@@ -129,25 +139,49 @@ class KeyFileError(ValueError):
     """A key file (or key set) that holds no usable Ed25519 key."""
 
 
+CLOCK_SKEW = timedelta(minutes=5)
+"""How far a signature's date may lie after its key's retirement, before its creation, or
+after the verifier's time, for clocks that differ (see Validity in the module docstring)."""
+
+
 class KeyStatus(StrEnum):
-    """``current`` signs new documents; ``retired`` no longer does, and its signatures
-    keep verifying."""
+    """``current`` signs new documents; ``retired`` no longer does, and what it signed
+    before its retirement keeps verifying; ``revoked``: compromised from ``revoked_from``
+    on, what it signed before is flagged."""
 
     CURRENT = "current"
     RETIRED = "retired"
+    REVOKED = "revoked"
 
 
 class PublicKey(msgspec.Struct, frozen=True):
-    """A deployment's public key: its id, the 32 key bytes, when it was made and retired."""
+    """A deployment's public key: its id, the 32 key bytes, and its validity: when it was
+    made, retired, and from when it is compromised."""
 
     kid: str
     public: bytes
     created: datetime | None = None
     retired: datetime | None = None
+    revoked_from: datetime | None = None
 
     @property
     def status(self) -> KeyStatus:
+        if self.revoked_from is not None:
+            return KeyStatus.REVOKED
         return KeyStatus.RETIRED if self.retired is not None else KeyStatus.CURRENT
+
+    def refuses(self, signed_at: datetime, now: datetime) -> str | None:
+        """Why a signature of this key dated ``signed_at`` is refused at ``now`` (see
+        Validity in the module docstring), None if it is not."""
+        if self.revoked_from is not None and signed_at >= self.revoked_from:
+            return f"the key is revoked (compromised) from {self.revoked_from.isoformat()}"
+        if self.retired is not None and signed_at > self.retired + CLOCK_SKEW:
+            return f"the key was retired at {self.retired.isoformat()}"
+        if self.created is not None and signed_at < self.created - CLOCK_SKEW:
+            return f"the key was made only at {self.created.isoformat()}"
+        if signed_at > now + CLOCK_SKEW:
+            return f"that is in the future (it is {now.replace(microsecond=0).isoformat()})"
+        return None
 
 
 class Jwk(msgspec.Struct, frozen=True, kw_only=True):
@@ -161,10 +195,24 @@ class Jwk(msgspec.Struct, frozen=True, kw_only=True):
     use: str = "sig"
     status: Annotated[
         KeyStatus,
-        msgspec.Meta(description="current: signs new documents; retired: signs no more"),
+        msgspec.Meta(
+            description="current: signs new documents; retired: signs no more; revoked: "
+            "compromised from revoked_from on"
+        ),
     ]
-    created: datetime | None = None
-    retired: datetime | None = None
+    created: Annotated[
+        datetime | None, msgspec.Meta(description="signatures dated before are refused")
+    ] = None
+    retired: Annotated[
+        datetime | None, msgspec.Meta(description="signatures dated after are refused")
+    ] = None
+    revoked_from: Annotated[
+        datetime | None,
+        msgspec.Meta(
+            description="compromised from then: signatures dated then or after are refused, "
+            "those dated before are flagged"
+        ),
+    ] = None
 
 
 class KeySet(msgspec.Struct, frozen=True):
@@ -183,6 +231,7 @@ def key_set(keys: Iterable[PublicKey]) -> KeySet:
                 status=k.status,
                 created=k.created,
                 retired=k.retired,
+                revoked_from=k.revoked_from,
             )
             for k in keys
         )
@@ -238,14 +287,18 @@ def _jwk(entry: dict[str, Any]) -> tuple[str, PublicKey]:
         raise KeyFileError(f"key {named!r} is not the key it names (its thumbprint is {kid})")
     try:
         dates = msgspec.convert(entry, _Dates)
-    except msgspec.ValidationError:
-        dates = _Dates()
-    return kid, PublicKey(kid, public, dates.created, dates.retired)
+    except msgspec.ValidationError as error:
+        raise KeyFileError(f"key {kid}: its validity is unreadable: {error}") from error
+    return kid, PublicKey(kid, public, dates.created, dates.retired, dates.revoked_from)
+
+
+_Date = Annotated[datetime, msgspec.Meta(tz=True)]
 
 
 class _Dates(msgspec.Struct, frozen=True):
-    created: datetime | None = None
-    retired: datetime | None = None
+    created: _Date | None = None
+    retired: _Date | None = None
+    revoked_from: _Date | None = None
 
 
 class Signature(msgspec.Struct, frozen=True):
@@ -290,12 +343,14 @@ def signature_of(document: bytes, signer: Signer, signed_at: datetime) -> Signat
 
 class Verdict(msgspec.Struct, frozen=True):
     """What `check_signature` found: whether to accept the document, why, and a warning
-    to show loudly when it is accepted without proof of origin."""
+    to show loudly when it is accepted without proof of origin; ``flagged`` when it is
+    signed by a key revoked later (see Validity in the module docstring)."""
 
     ok: bool
     detail: str
     kid: str | None = None
     warning: str | None = None
+    flagged: bool = False
 
 
 NOT_SIGNED = (
@@ -305,11 +360,17 @@ NOT_SIGNED = (
 
 
 def check_signature(
-    document: Mapping[str, Any], expected_format: str, keys: Keys | None, *, allow_unsigned: bool
+    document: Mapping[str, Any],
+    expected_format: str,
+    keys: Keys | None,
+    *,
+    allow_unsigned: bool,
+    now: datetime | None = None,
 ) -> Verdict:
     """Whether ``document`` (a parsed JSON object) of ``expected_format`` is signed by one of
-    ``keys``. Without a signature (or without ``keys``) it passes, with a warning, only when
-    ``allow_unsigned``; a signature that does not verify never passes."""
+    ``keys``, dated within the key's validity at ``now`` (default: the time now). Without a
+    signature (or without ``keys``) it passes, with a warning, only when ``allow_unsigned``;
+    a signature that does not verify, or that its key's validity refuses, never passes."""
     if document.get("format") != expected_format:
         return Verdict(False, f"a {document.get('format')!r} document, not {expected_format!r}")
     signature = document.get("signature")
@@ -326,6 +387,8 @@ def check_signature(
         value = unb64url(parsed.value)
         if len(value) != 64:
             raise ValueError("an Ed25519 signature has 64 bytes")
+        if parsed.signed_at.tzinfo is None:
+            raise ValueError("signed_at has no time zone")
     except (msgspec.ValidationError, ValueError) as error:
         return Verdict(False, f"the signature is malformed: {error}")
     if parsed.alg != ALGORITHM:
@@ -353,8 +416,15 @@ def check_signature(
             "changed after it was signed, or not signed with this key",
             parsed.kid,
         )
-    return Verdict(
-        True,
-        f"signed by key {parsed.kid} ({key.status}) at {parsed.signed_at.isoformat()}",
-        parsed.kid,
+    signed = f"signed by key {parsed.kid} ({key.status}) at {parsed.signed_at.isoformat()}"
+    refused = key.refuses(parsed.signed_at, now or datetime.now(UTC))
+    if refused is not None:
+        return Verdict(False, f"{signed}, refused: {refused}", parsed.kid)
+    if key.revoked_from is None:
+        return Verdict(True, signed, parsed.kid)
+    warning = (
+        f"FLAGGED: {signed}, before the key was revoked as compromised from "
+        f"{key.revoked_from.isoformat()}: whoever holds the key could have dated it so; "
+        "only the chain heads published live (--witness) show whether it is genuine"
     )
+    return Verdict(True, f"{signed} (FLAGGED: revoked later)", parsed.kid, warning, flagged=True)

@@ -20,6 +20,7 @@ from litestar.exceptions import ClientException
 
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
+from infra.key_folder import KeyFolder
 from infra.keyring import Keyring
 from infra.migrate import upgrade
 from infra.projections import project
@@ -42,7 +43,8 @@ from service.visibility import Visibilities
 class Settings(msgspec.Struct, frozen=True):
     """How the service runs. ``database_url`` must be resolved already (see `doko serve`).
 
-    ``signing_key``: a PEM key file to sign with (`infra.keyring`); none: a database key.
+    ``signing_key``: a PEM key file to sign with (`infra.keyring`); none: a key of the key
+    folder ``key_dir`` (`infra.key_folder`; none: ``$DOKO_KEY_DIR``, else the user data dir).
     ``db_timeout`` bounds every wait on the database (connecting, a free pool connection,
     each command, ``statement_timeout``): a request waits at most about twice as long
     before it is answered 503. ``rate_expensive`` is the per-second limit of each client
@@ -62,6 +64,7 @@ class Settings(msgspec.Struct, frozen=True):
     db_timeout: float = 1.5
     migrate: bool = True
     signing_key: str | None = None
+    key_dir: str | None = None
     embedded_data_dir: str | None = None
     turn_clock_tick: float = TICK_SECONDS
     turn_clock_rescan: float = RESCAN_SECONDS
@@ -126,8 +129,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        folder = KeyFolder(settings.key_dir)
         if settings.migrate:
-            await upgrade(settings.database_url)
+            await upgrade(settings.database_url, folder)
         signer = load_signer(settings.signing_key)
         pool = create_pool(
             settings.database_url,
@@ -141,7 +145,7 @@ def create_app(
             visibilities = Visibilities(pool)
             hub = Hub(store, public=visibilities.public)
             bots = Bots(tables, pool)
-            keys = Keyring(pool, signer)
+            keys = Keyring(pool, signer, folder)
             await keys.start()
             clock = TurnClock(
                 tables,

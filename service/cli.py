@@ -38,12 +38,32 @@ def add_database_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def db_upgrade(args: argparse.Namespace) -> int:
-    """Migrate the database to the newest schema."""
-    from infra.database import database_url
-    from infra.migrate import upgrade
+KEY_OPTIONS = {
+    "--key-dir": (
+        "FOLDER",
+        "the folder of the private signing keys (default: $DOKO_KEY_DIR, else user data "
+        "dir/doko/keys)",
+    ),
+    "--signing-key": (
+        "FILE",
+        "sign exports and reports with this PEM Ed25519 private key (default: "
+        "$DOKO_SIGNING_KEY_FILE, else the current key of the key folder)",
+    ),
+}
 
-    asyncio.run(upgrade(database_url(args.database_url, data_dir=args.data_dir)))
+
+def add_key_options(parser: argparse.ArgumentParser, *, signing_key: bool = False) -> None:
+    """Add ``--key-dir`` (see `infra.key_folder`) and, with ``signing_key``, ``--signing-key
+    FILE`` (see `infra.keyring`)."""
+    for flag, (metavar, meaning) in KEY_OPTIONS.items():
+        if signing_key or flag == "--key-dir":
+            parser.add_argument(flag, type=Path, metavar=metavar, help=meaning)
+
+
+def db_upgrade(args: argparse.Namespace) -> int:
+    """Migrate the database to the newest schema (a private key it held moves to the key
+    folder)."""
+    _connect(args)
     print("database is at the newest schema")
     return 0
 
@@ -54,6 +74,7 @@ def register_db(subparsers: Subparsers) -> None:
     actions = db.add_subparsers(dest="action", required=True, metavar="ACTION")
     upgrade = actions.add_parser("upgrade", help="apply pending migrations")
     add_database_options(upgrade)
+    add_key_options(upgrade)
     upgrade.set_defaults(handler=db_upgrade)
 
 
@@ -84,6 +105,7 @@ def serve(args: argparse.Namespace) -> int:
     from uvicorn.supervisors.multiprocess import Multiprocess
 
     from infra.database import database_url, embedded_data_dir, stop_embedded
+    from infra.key_folder import key_dir
     from infra.signing import KeyFileError
     from service.app import Settings
     from service.http import Config, Edge, HttpProtocol
@@ -101,6 +123,7 @@ def serve(args: argparse.Namespace) -> int:
         database_url=database_url(args.database_url, data_dir=args.data_dir),
         cors_origins=tuple(args.cors_origin),
         signing_key=str(signing_key) if signing_key is not None else None,
+        key_dir=str(key_dir(args.key_dir).absolute()),
         db_timeout=args.db_timeout,
         rate_per_token=args.rate_per_token,
         rate_per_address=args.rate_per_address,
@@ -159,7 +182,7 @@ def register_serve(subparsers: Subparsers) -> None:
         "--cors-origin", action="append", default=[], help="allow this browser origin (repeat)"
     )
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
-    add_signing_key_option(parser)
+    add_key_options(parser, signing_key=True)
     limits = parser.add_argument_group(
         "limits", "what clients may send and hold (README: Operations)"
     )
@@ -179,17 +202,6 @@ def register_serve(subparsers: Subparsers) -> None:
     parser.set_defaults(handler=serve)
 
 
-def add_signing_key_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--signing-key FILE`` (see `infra.keyring`)."""
-    parser.add_argument(
-        "--signing-key",
-        type=Path,
-        metavar="FILE",
-        help="sign exports and reports with this PEM Ed25519 private key (default: "
-        "$DOKO_SIGNING_KEY_FILE, else the database's current key)",
-    )
-
-
 def export_openapi(args: argparse.Namespace) -> int:
     """Write the OpenAPI document of the app."""
     from service.openapi import write_openapi
@@ -207,12 +219,22 @@ def register_openapi(subparsers: Subparsers) -> None:
 
 
 def _connect(args: argparse.Namespace) -> str:
-    """The database URL of a command's options, migrated to the newest schema."""
+    """The database URL of a command's options, migrated to the newest schema (a command
+    with ``--key-dir`` moves a private key the database held there; another exits)."""
+    import sys
+
     from infra.database import database_url
+    from infra.key_folder import KeyFolder
+    from infra.keyring import PrivateKeyInDatabase
     from infra.migrate import upgrade
 
     url = database_url(args.database_url, data_dir=args.data_dir)
-    asyncio.run(upgrade(url))
+    folder = KeyFolder(args.key_dir) if "key_dir" in args else None
+    try:
+        asyncio.run(upgrade(url, folder))
+    except PrivateKeyInDatabase as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(2) from error
     return url
 
 
@@ -348,11 +370,13 @@ def verify(args: argparse.Namespace) -> int:
         for line in summary(report):
             print(line)
     bad = [r for r in reports if not r.ok]
+    flagged = [r for r in reports if r.ok and r.flagged]
     print(
         f"{len(reports) - len(bad)} of {len(reports)} tables verified"
+        + (f"; FLAGGED: {', '.join(r.stream_id for r in flagged)}" if flagged else "")
         + (f"; FAILED: {', '.join(r.stream_id for r in bad)}" if bad else "")
     )
-    return 1 if bad else 0
+    return 1 if bad else 3 if flagged else 0
 
 
 def _verify_file(args: argparse.Namespace) -> TableReport | None:
@@ -411,7 +435,8 @@ def register_verify(subparsers: Subparsers) -> None:
         description="Audit one table, every table (no TABLE), or an export file offline "
         "(--file, no database): its signature by a key you trust, its hash chain, the rules "
         "replayed, seeds, scores, its top-level copies and, with --witness, the chain heads "
-        "published live. Exits 1 if anything does not match.",
+        "published live. Exits 1 if anything does not match, 3 if it verified but is "
+        "flagged (signed by a key revoked after the signature's date).",
     )
     parser.add_argument("table", nargs="?", help="the table's id (default: every table)")
     parser.add_argument("--file", type=Path, help="verify an export file, without a database")
@@ -446,6 +471,7 @@ def export(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from infra.audit import SecretsError, export_session
+    from infra.key_folder import KeyFolder
     from infra.keyring import Keyring, NoSigningKey
     from infra.signing import KeyFileError
     from service.keys import key_file, load_signer
@@ -461,7 +487,8 @@ def export(args: argparse.Namespace) -> int:
         print(f"no table {args.table!r}", file=sys.stderr)
         return 2
     try:
-        signer = _on_pool(url, lambda pool: Keyring(pool, configured).signer())
+        folder = KeyFolder(args.key_dir)
+        signer = _on_pool(url, lambda pool: Keyring(pool, configured, folder).signer())
         data = export_session(
             *log, unfinished=args.unfinished, signer=signer, signed_at=datetime.now(UTC)
         )
@@ -505,7 +532,7 @@ def register_export(subparsers: Subparsers) -> None:
         action="store_true",
         help="export a table still in play (the file then holds its unplayed deals' seeds)",
     )
-    add_signing_key_option(parser)
+    add_key_options(parser, signing_key=True)
     add_database_options(parser)
     parser.set_defaults(handler=export)
 
@@ -523,6 +550,8 @@ def keys_list(args: argparse.Namespace) -> int:
         return 0
     for key in keys:
         retired = f", retired {key.retired:%Y-%m-%d %H:%M:%S %Z}" if key.retired else ""
+        if key.revoked_from is not None:
+            retired += f", REVOKED from {key.revoked_from:%Y-%m-%d %H:%M:%S %Z}"
         print(f"{key.kid}  {key.status:<7}  created {key.created:%Y-%m-%d %H:%M:%S %Z}{retired}")
     if not keys:
         print("no signing keys yet (the service makes one when it first starts)")
@@ -533,16 +562,47 @@ def keys_rotate(args: argparse.Namespace) -> int:
     """Retire the current key and make a new one."""
     import sys
 
+    from infra.key_folder import KeyFolder
     from infra.keyring import KeyConfigured, rotate
 
+    folder = KeyFolder(args.key_dir)
     try:
-        old, new = _on_pool(_connect(args), rotate)
+        old, new = _on_pool(_connect(args), lambda pool: rotate(pool, folder))
     except KeyConfigured as error:
         print(f"not rotated: {error}", file=sys.stderr)
         return 2
     if old is not None:
         print(f"retired {old.kid}")
-    print(f"current {new.kid}")
+    print(f"current {new.kid} (its private key in {folder.path})")
+    return 0
+
+
+def keys_revoke(args: argparse.Namespace) -> int:
+    """Mark a key compromised from a time on; a current key is replaced."""
+    import sys
+    from datetime import datetime
+
+    from infra.key_folder import KeyFolder
+    from infra.keyring import UnknownKey, revoke
+
+    try:
+        since = datetime.fromisoformat(args.since)
+    except ValueError as error:
+        print(f"--from {args.since!r}: not an ISO 8601 time ({error})", file=sys.stderr)
+        return 2
+    if since.tzinfo is None:
+        print(f"--from {args.since!r}: give its time zone (e.g. Z)", file=sys.stderr)
+        return 2
+    folder = KeyFolder(args.key_dir)
+    try:
+        revoked, new = _on_pool(_connect(args), lambda pool: revoke(pool, folder, args.kid, since))
+    except (UnknownKey, ValueError) as error:
+        print(f"not revoked: {error}", file=sys.stderr)
+        return 2
+    assert revoked.revoked_from is not None
+    print(f"revoked {revoked.kid} from {revoked.revoked_from.isoformat()}")
+    if new is not None:
+        print(f"current {new.kid} (its private key in {folder.path})")
     return 0
 
 
@@ -566,10 +626,10 @@ def keys_generate(args: argparse.Namespace) -> int:
 
 
 def register_keys(subparsers: Subparsers) -> None:
-    """``doko keys list|rotate|generate``."""
+    """``doko keys list|rotate|revoke|generate``."""
     keys = subparsers.add_parser("keys", help="the keys that sign exports and reports")
     actions = keys.add_subparsers(dest="action", required=True, metavar="ACTION")
-    listing = actions.add_parser("list", help="the public keys, current and retired")
+    listing = actions.add_parser("list", help="the public keys, current, retired and revoked")
     listing.add_argument("--jwks", action="store_true", help="as the JWK set the service serves")
     add_database_options(listing)
     listing.set_defaults(handler=keys_list)
@@ -577,7 +637,25 @@ def register_keys(subparsers: Subparsers) -> None:
         "rotate", help="retire the current key (it keeps verifying) and make a new one"
     )
     add_database_options(rotate)
+    add_key_options(rotate)
     rotate.set_defaults(handler=keys_rotate)
+    revoking = actions.add_parser(
+        "revoke",
+        help="mark a key compromised from a time on: what it signed from then is refused, "
+        "what it signed before is flagged",
+    )
+    revoking.add_argument("kid", help="the key's id")
+    revoking.add_argument(
+        "--from",
+        dest="since",
+        required=True,
+        metavar="TIME",
+        help="since when the key may be in other hands (ISO 8601 with time zone, not later "
+        "than now)",
+    )
+    add_database_options(revoking)
+    add_key_options(revoking)
+    revoking.set_defaults(handler=keys_revoke)
     generate = actions.add_parser(
         "generate", help="write a new private key file, for services sharing one key"
     )

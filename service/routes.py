@@ -759,9 +759,12 @@ async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Re
     operation_id="signingKeys",
     summary="The public keys that sign exports and reports (a JWK set)",
     description="Every Ed25519 key of the deployment as a JWK (RFC 7517, RFC 8037; `kid` is "
-    "the RFC 7638 thumbprint) with its `status`: `current` signs new exports and reports, "
-    "`retired` no longer does and what it signed still verifies. Save it to check files "
-    "offline: `doko verify --file F --public-key KEYS`.",
+    "the RFC 7638 thumbprint) with its `status` and validity: `current` signs new exports "
+    "and reports, `retired` no longer does and what it signed before `retired` still "
+    "verifies, `revoked` is compromised from `revoked_from` on (what it signed before is "
+    "flagged). A signature dated outside its key's validity, or more than 5 minutes in the "
+    "future, is refused. Save it to check files offline: `doko verify --file F "
+    "--public-key KEYS`.",
     media_type="application/jwk-set+json",
     responses=_problems(validated=False),
 )

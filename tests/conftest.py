@@ -12,11 +12,13 @@ import itertools
 import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import asyncpg
 import pytest
 
 from infra.database import server_url_for_tests, with_database
+from infra.key_folder import KEY_DIR_VARIABLE
 from infra.migrate import upgrade
 
 _numbers = itertools.count(1)
@@ -40,6 +42,15 @@ async def _fresh_database(server_url: str) -> AsyncIterator[str]:
         yield with_database(server_url, name)
     finally:
         await _admin(server_url, f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session", autouse=True)
+def key_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The key folder of every service, ``doko`` command and subprocess of the session
+    (`infra.key_folder`): private keys go to a temporary folder, not the user's."""
+    path = tmp_path_factory.mktemp("keys")
+    os.environ[KEY_DIR_VARIABLE] = str(path)
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -46,10 +46,10 @@ def forge_move(document: Document, pick: Callable[[Document], bool]) -> int:
     return version
 
 
-def resign(document: Document, signer: Signer) -> Document:
-    """The document signed again, by ``signer``."""
+def resign(document: Document, signer: Signer, at: datetime | None = None) -> Document:
+    """The document signed again, by ``signer``, dated ``at`` (default: now)."""
     unsigned = {**document, "signature": None}
-    signature = signature_of(msgspec.json.encode(unsigned), signer, datetime.now(UTC))
+    signature = signature_of(msgspec.json.encode(unsigned), signer, at or datetime.now(UTC))
     return {**document, "signature": msgspec.to_builtins(signature)}
 
 

@@ -8,7 +8,7 @@ them, rebuilt here with `cryptography` directly.
 from __future__ import annotations
 
 import base64
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -215,6 +215,16 @@ def test_key_sets_round_trip_and_key_files_of_every_form_are_read() -> None:
             "is not the key it names",
         ),
         (b"-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n", "not a PEM public key"),
+        (
+            msgspec.json.encode({"kty": "OKP", "crv": "Ed25519", "x": RFC_X, "retired": "soon"}),
+            "its validity is unreadable",
+        ),
+        (
+            msgspec.json.encode(
+                {"kty": "OKP", "crv": "Ed25519", "x": RFC_X, "retired": "2026-11-20T00:00:00"}
+            ),
+            "its validity is unreadable",
+        ),
     ],
 )
 def test_unusable_key_files_are_refused(data: bytes, reason: str) -> None:
@@ -225,6 +235,90 @@ def test_unusable_key_files_are_refused(data: bytes, reason: str) -> None:
 def test_a_signer_never_shows_its_private_key() -> None:
     shown = repr(RFC_SIGNER) + str(RFC_SIGNER)
     assert RFC_KID in shown
-    assert RFC_D not in shown and RFC_SIGNER.raw().hex() not in shown
+    assert RFC_D not in shown and b64(RFC_D).hex() not in shown
     with pytest.raises(KeyFileError):
         Signer.from_pem(b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+
+
+CREATED = datetime(2026, 11, 1, tzinfo=UTC)
+RETIRED = datetime(2026, 11, 20, tzinfo=UTC)
+REVOKED_FROM = datetime(2026, 11, 10, tzinfo=UTC)
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+DAY, MINUTES_4 = timedelta(days=1), timedelta(minutes=4)  # the stated skew is 5 minutes
+
+
+@pytest.mark.parametrize(
+    ("retired", "revoked_from", "signed_at", "ok", "said"),
+    [
+        (None, None, NOW - DAY, True, "(current) at"),
+        (None, None, NOW + MINUTES_4, True, "(current) at"),
+        (None, None, NOW + DAY, False, "refused: that is in the future"),
+        (None, None, CREATED - DAY, False, "refused: the key was made only at 2026-11-01"),
+        (None, None, CREATED - MINUTES_4, True, "(current) at"),
+        (RETIRED, None, RETIRED - DAY, True, "(retired) at"),
+        (RETIRED, None, RETIRED + MINUTES_4, True, "(retired) at"),
+        (RETIRED, None, RETIRED + DAY, False, "refused: the key was retired at 2026-11-20"),
+        # the forgery: a day after the retirement, and in the future
+        (NOW - DAY / 2, None, NOW + DAY / 2, False, "refused: the key was retired at"),
+        (RETIRED, REVOKED_FROM, REVOKED_FROM, False, "refused: the key is revoked"),
+        (None, REVOKED_FROM, REVOKED_FROM + DAY, False, "refused: the key is revoked"),
+        (RETIRED, REVOKED_FROM, REVOKED_FROM - DAY, True, "(FLAGGED: revoked later)"),
+    ],
+)
+def test_a_signature_is_refused_outside_its_keys_validity(
+    retired: datetime | None,
+    revoked_from: datetime | None,
+    signed_at: datetime,
+    ok: bool,
+    said: str,
+) -> None:
+    key = PublicKey(RFC_KID, RFC_SIGNER.public, CREATED, retired, revoked_from)
+    encoded = msgspec.json.encode(DOCUMENT)
+    signature = msgspec.to_builtins(signature_of(encoded, RFC_SIGNER, signed_at))
+    document = {**msgspec.json.decode(encoded), "signature": signature}
+
+    verdict = check_signature(
+        document, "doko-table-export", {RFC_KID: key}, allow_unsigned=False, now=NOW
+    )
+
+    assert (verdict.ok, verdict.flagged) == (ok, revoked_from is not None and ok)
+    assert said in verdict.detail, verdict.detail
+    assert verdict.detail.startswith(f"signed by key {RFC_KID}")
+    if verdict.flagged:
+        assert verdict.warning is not None and verdict.warning.startswith("FLAGGED: ")
+        assert "revoked as compromised from 2026-11-10" in verdict.warning
+    else:
+        assert verdict.warning is None
+
+
+def test_without_a_time_given_a_signature_dated_tomorrow_is_refused() -> None:
+    tomorrow = datetime.now(UTC) + DAY
+    encoded = msgspec.json.encode(DOCUMENT)
+    signature = msgspec.to_builtins(signature_of(encoded, RFC_SIGNER, tomorrow))
+    document = {**msgspec.json.decode(encoded), "signature": signature}
+    verdict = check_signature(
+        document, "doko-table-export", trusted(RFC_SIGNER), allow_unsigned=False
+    )
+    assert not verdict.ok and "in the future" in verdict.detail
+    no_zone = {**signature, "signed_at": signature["signed_at"].rstrip("Z")}
+    naive = check_signature(
+        {**document, "signature": no_zone},
+        "doko-table-export",
+        trusted(RFC_SIGNER),
+        allow_unsigned=False,
+    )
+    assert not naive.ok and "malformed: signed_at has no time zone" in naive.detail
+
+
+def test_the_key_set_carries_each_keys_validity() -> None:
+    keys = [
+        PublicKey(RFC_KID, RFC_SIGNER.public, CREATED, RETIRED, REVOKED_FROM),
+        PublicKey("x", b"\x01" * 32, RETIRED),
+    ]
+    published = msgspec.json.decode(msgspec.json.encode(key_set(keys)))["keys"]
+    assert [(k["status"], k["created"], k["retired"], k["revoked_from"]) for k in published] == [
+        ("revoked", "2026-11-01T00:00:00Z", "2026-11-20T00:00:00Z", "2026-11-10T00:00:00Z"),
+        ("current", "2026-11-20T00:00:00Z", None, None),
+    ]
+    read = read_keys(msgspec.json.encode({"keys": published[:1]}))
+    assert read[RFC_KID] == keys[0] and read[RFC_KID].status is KeyStatus.REVOKED

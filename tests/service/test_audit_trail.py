@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
+import contextlib
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +22,11 @@ import asyncpg
 import httpx
 import msgspec
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from infra.signing import KeyStatus, Signer, check_signature, read_keys
+from infra.key_folder import KeyFolder
+from infra.signing import KeyFileError, KeyStatus, Signer, b64url, check_signature, read_keys
 from infra.sse import SseMessage, SseParser
 from service.app import create_app
 from service.cli import main
@@ -29,6 +35,7 @@ from tests.infra.forgery import Document, encoded, forge_move, resign, unsigned
 from tests.service.conftest import serve, settings
 
 WITNESSED = ("deal_scored", "session_finished")
+DAY = timedelta(days=1)
 SESSION_TIMEOUT = 300.0
 
 
@@ -134,9 +141,28 @@ async def witnessed_versions(pool: asyncpg.Pool, table_id: str) -> list[int]:
 
 
 async def deployment_key(pool: asyncpg.Pool) -> Signer:
-    """The service's own current key, as an insider holding the database has it."""
-    private = await pool.fetchval("SELECT private_key FROM signing_keys WHERE retired IS NULL")
-    return Signer.from_raw(private)
+    """The service's own current key, as an insider holding the key folder has it."""
+    kid = await pool.fetchval("SELECT kid FROM signing_keys WHERE retired IS NULL")
+    signer = KeyFolder().read(kid)
+    assert signer is not None
+    return signer
+
+
+async def private_keys(pool: asyncpg.Pool) -> list[Signer]:
+    """The private keys of the deployment's keys that the key folder holds."""
+    kids = [row[0] for row in await pool.fetch("SELECT kid FROM signing_keys")]
+    return [signer for kid in kids if (signer := KeyFolder().read(kid)) is not None]
+
+
+def raw(signer: Signer) -> bytes:
+    """The 32 bytes of a private key (RFC 8032's "private key"; PKCS #8 wraps them)."""
+    key = serialization.load_pem_private_key(signer.pem(), password=None)
+    assert isinstance(key, Ed25519PrivateKey)
+    return key.private_bytes_raw()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
 
 
 def is_bot_move(event: Document) -> bool:
@@ -323,7 +349,10 @@ async def test_no_private_key_is_ever_published(
     keys = response.json()["keys"]
     assert keys
     for key in keys:
-        assert set(key) == {"kty", "crv", "x", "kid", "alg", "use", "status", "created", "retired"}
+        assert set(key) == {
+            *("kty", "crv", "x", "kid", "alg", "use"),
+            *("status", "created", "retired", "revoked_from"),
+        }
         assert (key["kty"], key["crv"], key["alg"], key["use"]) == (
             "OKP",
             "Ed25519",
@@ -332,9 +361,9 @@ async def test_no_private_key_is_ever_published(
         )
     assert read_keys(response.content).keys() == {k["kid"] for k in keys}
     _, listed, _ = await doko(capsys, "keys", "list", "--jwks", "--database-url", db_url)
-    privates = [bytes(r[0]) for r in await pool.fetch("SELECT private_key FROM signing_keys")]
-    assert any(privates)
-    for private in filter(None, privates):
+    privates = [raw(signer) for signer in await private_keys(pool)]
+    assert privates
+    for private in privates:
         for shown in (private.hex(), base64.b64encode(private).decode().rstrip("=")):
             for text in (response.text, listed, session.export.decode()):
                 assert shown not in text
@@ -411,3 +440,139 @@ async def test_a_configured_key_signs_and_is_rotated_by_configuration(
     status, _, err = await doko(capsys, "keys", "rotate", *db)
     assert status == 2
     assert "given to the service by configuration" in err
+
+
+def key_material(value: object) -> list[bytes]:
+    """The 32-byte strings a database value could spell a private key with: itself if it
+    is 32 bytes, and a text read as hex, base64 or base64url, or as a PEM private key."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return [bytes(value)] if len(value) == 32 else []
+    if not isinstance(value, str):
+        return []
+    found = []
+    text = value.strip().strip('"')
+    if len(text) == 64:
+        with contextlib.suppress(ValueError):
+            found.append(bytes.fromhex(text))
+    if len(text) in (43, 44):
+        for altchars in (b"+/", b"-_"):
+            with contextlib.suppress(ValueError, binascii.Error):
+                found.append(base64.b64decode(text.rstrip("=") + "=", altchars, validate=True))
+    if "PRIVATE KEY-----" in text:
+        with contextlib.suppress(KeyFileError):
+            found.append(raw(Signer.from_pem(text.encode())))
+    return [candidate for candidate in found if len(candidate) == 32]
+
+
+async def test_a_database_reader_finds_no_private_key_material(
+    session: Session, db_url: str, http: httpx.AsyncClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 6 of issue 17: whoever can select every table cannot sign."""
+    status, _, _ = await doko(capsys, "keys", "rotate", "--database-url", db_url)
+    assert status == 0  # a retired key and a current one
+    published = set(read_keys((await http.get("/.well-known/doko-keys")).content))
+    connection = await asyncpg.connect(db_url)
+    try:
+        tables = await connection.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+        )
+        cells = [
+            value
+            for (name,) in tables
+            for row in await connection.fetch(f'SELECT * FROM "{name}"')
+            for value in row.values()
+        ]
+        current = await connection.fetchval("SELECT kid FROM signing_keys WHERE retired IS NULL")
+    finally:
+        await connection.close()
+    assert len(published) >= 2 and len(cells) > 1000
+    signing = [
+        candidate
+        for value in cells
+        for candidate in key_material(value)
+        if Signer.from_raw(candidate).kid in published
+    ]
+    assert signing == []
+    # nor, spelled in any other way, the current private key of the key folder
+    signer = KeyFolder().read(current)
+    assert signer is not None
+    known = raw(signer)
+    spelled = (known.hex(), base64.b64encode(known).decode()[:40], b64url(known)[:40])
+    assert not [v for v in cells if isinstance(v, str) and any(k in v for k in spelled)]
+    assert not [v for v in cells if isinstance(v, bytes) and known in v]
+
+
+async def test_a_retired_or_revoked_key_signs_nothing_valid_after_its_time(
+    session: Session, own_db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 7 of issue 17: retirement and revocation are enforced by `doko verify --file`
+    against the key set the service publishes (its own database, so that the module's
+    keys are not revoked)."""
+    db = ("--database-url", own_db_url)
+    async with (
+        serve(create_app(settings(own_db_url))) as url,
+        httpx.AsyncClient(base_url=url, timeout=30.0) as own,
+    ):
+        (first,) = (await own.get("/.well-known/doko-keys")).json()["keys"]
+        old = KeyFolder().read(first["kid"])
+        assert old is not None
+        signed_before = resign(document_of(session), old)
+        before = saved(tmp_path, "before.json", encoded(signed_before))
+
+        status, out, _ = await doko(capsys, "keys", "rotate", *db)
+        assert status == 0 and f"retired {old.kid}" in out
+        assert KeyFolder().read(old.kid) is None  # the retired private key is gone
+        keys = {k["kid"]: k for k in (await own.get("/.well-known/doko-keys")).json()["keys"]}
+        retired = datetime.fromisoformat(keys[old.kid]["retired"])
+        (new_kid,) = set(keys) - {old.kid}
+        new = KeyFolder().read(new_kid)
+        assert new is not None
+
+        async def verify(name: str, document: Document) -> tuple[int, str, str]:
+            path = saved(tmp_path, name, encoded(document))
+            return await doko(capsys, "verify", "--file", path, "--public-key", url)
+
+        status, out, _ = await doko(capsys, "verify", "--file", before, "--public-key", url)
+        assert status == 0, out
+        assert f"signed by key {old.kid} (retired)" in out
+        # the issue's forgery: by the retired key, a day after its retirement
+        status, out, _ = await verify("after.json", resign(signed_before, old, retired + DAY))
+        assert status == 1
+        assert f"refused: the key was retired at {retired.isoformat()}" in out
+        status, out, _ = await verify("future.json", resign(signed_before, new, now() + DAY))
+        assert status == 1
+        assert "refused: that is in the future" in out
+
+        # compromised from the time the genuine file was signed on
+        since = signed_before["signature"]["signed_at"]
+        status, out, _ = await doko(capsys, "keys", "revoke", old.kid, "--from", since, *db)
+        assert status == 0 and f"revoked {old.kid} from " in out
+        status, out, err = await doko(capsys, "verify", "--file", before, "--public-key", url)
+        assert status == 1
+        assert f"signed by key {old.kid} (revoked) at " in out and "the key is revoked" in out
+        earlier = datetime.fromisoformat(since) - timedelta(minutes=1)
+        status, out, err = await verify("earlier.json", resign(signed_before, old, earlier))
+        assert status == 3, out + err
+        assert "WARNING: FLAGGED: signed by key" in err and "WARNING: FLAGGED" in out
+        assert f"{session.table_id}: FLAGGED (verified, signed by a key revoked later)" in out
+        assert f"1 of 1 tables verified; FLAGGED: {session.table_id}" in out
+
+        listed = {k["kid"]: k for k in (await own.get("/.well-known/doko-keys")).json()["keys"]}
+    _, jwks, _ = await doko(capsys, "keys", "list", "--jwks", *db)
+    assert {k["kid"]: k for k in msgspec.json.decode(jwks)["keys"]} == listed
+    assert (listed[old.kid]["status"], listed[old.kid]["revoked_from"]) == ("revoked", since)
+    assert listed[old.kid]["retired"] == keys[old.kid]["retired"]
+    assert (listed[new.kid]["status"], listed[new.kid]["retired"]) == ("current", None)
+    status, out, _ = await doko(capsys, "keys", "revoke", new.kid, "--from", since, *db)
+    assert status == 0 and f"revoked {new.kid} from " in out
+    assert "current " in out and KeyFolder().read(new.kid) is None  # replaced at once
+    status, out, _ = await doko(capsys, "keys", "list", *db)
+    assert f"{old.kid}  revoked  created " in out and f", REVOKED from {since[:10]}" in out
+    for given, reason in (
+        ((old.kid, "--from", "tomorrow"), "not an ISO 8601 time"),
+        ((old.kid, "--from", "2026-11-01T00:00:00"), "give its time zone"),
+        ((old.kid, "--from", (now() + DAY).isoformat()), "not revoked: 20"),
+        (("no-such-key", "--from", since), "not revoked: no key no-such-key"),
+    ):
+        status, _, err = await doko(capsys, "keys", "revoke", *given, *db)
+        assert (status, reason in err) == (2, True), err
