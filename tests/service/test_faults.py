@@ -458,14 +458,22 @@ async def test_a_database_that_refuses_writes_is_unavailable_until_it_takes_them
     assert not [line for line in logged(log) if line["level"] == "error"]
 
 
+@pytest.fixture
+def folder() -> Iterator[Path]:
+    """A temporary folder outside pytest's (whose root pytest makes 0700 whenever a session
+    starts: the embedded server's own user, when run as root, could then not reach it)."""
+    with tempfile.TemporaryDirectory(prefix="doko-faults-") as name:
+        yield Path(name)
+
+
 async def test_a_hang_and_a_restart_of_the_embedded_postgres_log_a_line_each(
-    tmp_path: Path,
+    folder: Path,
 ) -> None:
     """``doko serve`` on its own embedded PostgreSQL (issue 17, logs): every access line
     names the client's address; a stall (SIGSTOP) outlasting the database timeout leaves no
     "Task exception was never retrieved" behind; a kill -9 of the server, which the service
     starts again, is one line in the log, without the embedded-postgres steps."""
-    log, port, pgdata = tmp_path / "serve.log", free_port(), tmp_path / "pgdata"
+    log, port, pgdata = folder / "serve.log", free_port(), folder / "pgdata"
     process = doko_serve(port, "--data-dir", str(pgdata), "--db-timeout", "1", log=log)
     try:
         await wait_ready(port, process)
@@ -525,13 +533,13 @@ def _small_disk(folder: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(folder)], check=True)
 
 
-async def test_a_full_disk_is_unavailable_until_there_is_room(tmp_path: Path) -> None:
+async def test_a_full_disk_is_unavailable_until_there_is_room(folder: Path) -> None:
     """The data folder's disk full under a running ``doko serve`` (issue 17): the create
     that finds no room is 503 ``database_unavailable`` with ``Retry-After``, and readiness
     is 503 though the database answers; one outage line. With room again, the next create
     succeeds and readiness is 200."""
-    log, port = tmp_path / "serve.log", free_port()
-    with _small_disk(tmp_path / "disk") as disk:
+    log, port = folder / "serve.log", free_port()
+    with _small_disk(folder / "disk") as disk:
         server = await asyncio.to_thread(_embedded_server, disk / "pgdata", cleanup_mode="delete")
         process: subprocess.Popen[bytes] | None = None
         try:
