@@ -30,6 +30,7 @@ names the errors that mean the database cannot be reached (or did not answer in 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import tempfile
@@ -128,12 +129,41 @@ def _clear_stale_pids(pgdata: Path) -> None:
         pidfile.unlink(missing_ok=True)
 
 
+UNAVAILABLE_CLASSES = ("08", "53", "57", "58")
+"""SQLSTATE classes that mean the database cannot do the work now, whatever the request:
+connection exceptions (08), insufficient resources (53: disk full, out of memory, too many
+connections), operator intervention (57: admin or crash shutdown, cannot connect now, a
+statement cancelled by ``statement_timeout``), and system errors outside PostgreSQL (58:
+I/O errors)."""
+
+UNAVAILABLE_STATES = ("25006",)
+"""Single SQLSTATEs of other classes that mean the same: ``read_only_sql_transaction`` (the
+server refuses writes: ``default_transaction_read_only``, a standby, a failover under
+way). The rest of class 25 are mistakes of the request's own transaction."""
+
+
+def unavailable_sqlstate(sqlstate: str) -> bool:
+    """Whether a PostgreSQL error of ``sqlstate`` means the database is unavailable (see
+    `UNAVAILABLE_CLASSES`, `UNAVAILABLE_STATES`), not that the request was wrong."""
+    return sqlstate[:2] in UNAVAILABLE_CLASSES or sqlstate in UNAVAILABLE_STATES
+
+
+def _unavailable_postgres_errors() -> tuple[type[asyncpg.PostgresError], ...]:
+    """asyncpg's error classes of the SQLSTATEs `unavailable_sqlstate` names."""
+    classes = (getattr(asyncpg.exceptions, name) for name in asyncpg.exceptions.__all__)
+    return tuple(
+        error
+        for error in classes
+        if isinstance(error, type)
+        and issubclass(error, asyncpg.PostgresError)
+        and unavailable_sqlstate(getattr(error, "sqlstate", None) or "")
+    )
+
+
 UNAVAILABLE: tuple[type[BaseException], ...] = (
     OSError,  # refused, reset, no socket; TimeoutError (a command or a wait ran out) too
-    asyncpg.PostgresConnectionError,  # the connection failed or does not exist any more
-    asyncpg.OperatorInterventionError,  # shutting down, starting up, statement_timeout
-    asyncpg.InsufficientResourcesError,  # too many connections, disk full, out of memory
     asyncpg.InternalClientError,  # a connection left mid-operation when its server died
+    *_unavailable_postgres_errors(),
 )
 """The errors that mean the database is unavailable, not that the request was wrong."""
 
@@ -141,12 +171,30 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 class BoundedPool(asyncpg.Pool):  # type: ignore[misc]  # asyncpg has no type hints
     """asyncpg's pool, waiting at most ``acquire_timeout`` seconds for a free connection (a
     stalled server would otherwise hold every waiting request, and every connection whose
-    command timed out, until it answers)."""
+    command timed out, until it answers).
+
+    asyncpg releases a connection in a task shielded from its caller's cancellation; when
+    the caller is cancelled (a timeout around a query, a client gone) and the release then
+    fails (the reset timed out on a stalled server: the connection is terminated, as it
+    should be), no one takes that task's error, and asyncio logs "Task exception was never
+    retrieved" with a traceback. `release` takes it: the connection is gone either way.
+    """
 
     __slots__ = ("acquire_timeout",)
 
     def acquire(self, *, timeout: float | None = None) -> Any:
         return super().acquire(timeout=self.acquire_timeout if timeout is None else timeout)
+
+    async def release(self, connection: Any, *, timeout: float | None = None) -> None:
+        releasing = asyncio.ensure_future(super().release(connection, timeout=timeout))
+        releasing.add_done_callback(_take_error)
+        await asyncio.shield(releasing)
+
+
+def _take_error(task: asyncio.Future[None]) -> None:
+    """Mark the error of a finished ``task`` as taken (its caller may have stopped waiting)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def create_pool(

@@ -35,6 +35,7 @@ from service.openapi import API_ROUTES, serve_document
 from service.pages import PAGES
 from service.problems import EXCEPTION_HANDLERS
 from service.records import Verifications
+from service.refusals import REFUSALS
 from service.streams import Hub
 from service.supervisor import Supervisor
 from service.visibility import Visibilities
@@ -48,7 +49,8 @@ class Settings(msgspec.Struct, frozen=True):
     ``db_timeout`` bounds every wait on the database (connecting, a free pool connection,
     each command, ``statement_timeout``): a request waits at most about twice as long
     before it is answered 503. ``rate_expensive`` is the per-second limit of each client
-    address on the routes that replay a log (verification, replay, export).
+    address on the routes that replay a log (verification, replay, export);
+    ``max_streams_per_address`` the event streams a client address may hold open.
     ``embedded_data_dir`` is set when the service started the embedded PostgreSQL itself:
     it then starts it again if it stops. ``turn_clock_tick`` and ``turn_clock_rescan``
     pace the turn clock (`service.clock`).
@@ -59,6 +61,7 @@ class Settings(msgspec.Struct, frozen=True):
     rate_per_token: int = 600
     rate_per_address: int = 1200
     rate_expensive: int = 20
+    max_streams_per_address: int = 100
     max_body_bytes: int = 256 * 1024
     pool_size: int = 10
     db_timeout: float = 1.5
@@ -172,6 +175,7 @@ def create_app(
             heard = asyncio.Event()
 
             def notify(stream_id: str, position: int, version: int) -> None:
+                watch.committed()
                 tables.heard(stream_id, position, version)
                 hub.notify(stream_id)
                 bots.notify(stream_id)
@@ -190,6 +194,7 @@ def create_app(
             supervisor.start("bots", bots.run)
             supervisor.start("turn clock", clock.run)
             supervisor.start("access log", access_log.run)
+            supervisor.start("refusal log", REFUSALS.run)
             supervisor.start("database watch", watch.run)
             if settings.embedded_data_dir is not None:
                 pgdata = Path(settings.embedded_data_dir)
@@ -214,7 +219,12 @@ def create_app(
         request_class=BoundedRequest,
         logging_config=None,  # `doko serve` configures logging (service.logs.log_config)
     )
-    limits = Limits(settings.rate_per_token, settings.rate_per_address, settings.rate_expensive)
+    limits = Limits(
+        settings.rate_per_token,
+        settings.rate_per_address,
+        settings.rate_expensive,
+        settings.max_streams_per_address,
+    )
     app.asgi_handler = guard(
         app.asgi_handler, limits, access_log, settings.cors_origins, rate_clock
     )

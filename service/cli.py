@@ -128,6 +128,7 @@ def serve(args: argparse.Namespace) -> int:
         rate_per_token=args.rate_per_token,
         rate_per_address=args.rate_per_address,
         rate_expensive=args.rate_expensive,
+        max_streams_per_address=args.max_streams_per_address,
         embedded_data_dir=str(pgdata) if pgdata is not None else None,
     )
     edge = Edge(
@@ -136,6 +137,7 @@ def serve(args: argparse.Namespace) -> int:
         read_timeout=args.read_timeout,
         keep_alive=args.keep_alive,
         max_connections=args.max_connections,
+        max_connections_per_address=args.max_connections_per_address,
     )
     os.environ["DOKO_SETTINGS"] = msgspec.json.encode(settings).decode()
     config = Config(
@@ -196,6 +198,18 @@ def register_serve(subparsers: Subparsers) -> None:
         ("--read-timeout", float, edge.read_timeout, "seconds to send a whole request (408)"),
         ("--keep-alive", float, edge.keep_alive, "seconds an idle connection stays open"),
         ("--max-connections", int, edge.max_connections, "open connections (503 beyond)"),
+        (
+            "--max-connections-per-address",
+            int,
+            edge.max_connections_per_address,
+            "open connections per client address (429 beyond)",
+        ),
+        (
+            "--max-streams-per-address",
+            int,
+            defaults.max_streams_per_address,
+            "open event streams per client address (429 beyond)",
+        ),
     ]
     for flag, kind, default, meaning in options:
         limits.add_argument(flag, type=kind, default=default, help=f"{meaning} (default {default})")

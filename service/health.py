@@ -1,13 +1,18 @@
 """Health: does the database answer, is every background task running?
 
 `DatabaseWatch` turns database errors into one log line per outage: the first error
-that says the database cannot be reached (`infra.database.UNAVAILABLE`) is logged with
-its cause; from then on `DatabaseWatch.run` (a supervised task) asks the database every
-``interval`` seconds until it answers, and logs once that the outage is over and how
-long it lasted. Requests meanwhile get 503 ``database_unavailable`` with ``Retry-After``
+that says the database cannot be reached or refuses writes (`infra.database.UNAVAILABLE`),
+or a round trip that finds it read-only, is logged with its cause; from then on
+`DatabaseWatch.run` (a supervised task) asks the database every ``interval`` seconds
+until it answers and accepts writes, and logs once that the outage is over and how long
+it lasted. A full disk (or another shortage of SQLSTATE class 53 or 58) shows only in a
+write that needs what is short, never in a round trip: after such a refusal the outage
+lasts until a commit is heard (`DatabaseWatch.committed`) or ``hold`` seconds pass without
+another refusal. Requests meanwhile get 503 ``database_unavailable`` with ``Retry-After``
 (`service.problems`), without a log line each.
 
-`readiness` is what ``/health/ready`` reports: a database round trip, the LISTEN
+`readiness` is what ``/health/ready`` reports: a database round trip that finds the
+database accepting writes (not read-only, not a standby in recovery), the LISTEN
 connection, and every supervised task (bots, listener, ...). ``/health/live`` only says
 that the process answers.
 
@@ -30,15 +35,29 @@ from service.supervisor import Supervisor, cause_of
 
 log = logging.getLogger("doko.health")
 
+WRITABLE = "SELECT NOT (pg_is_in_recovery() OR current_setting('transaction_read_only')::boolean)"
+"""Whether a transaction begun now may write: not a standby (or a primary still
+recovering), not read-only (``default_transaction_read_only``)."""
+
+READ_ONLY = "the database accepts no writes (read-only, or a standby in recovery)"
+
+SHORTAGES = ("53", "58")
+"""SQLSTATE classes of a shortage that only a write shows: insufficient resources (disk
+full, out of memory, too many connections) and system errors (I/O)."""
+
 
 class DatabaseWatch:
     """Whether the database answers; logs each outage once (see the module docstring)."""
 
-    def __init__(self, pool: asyncpg.Pool, *, timeout: float, interval: float = 0.5) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, *, timeout: float, interval: float = 0.5, hold: float = 10.0
+    ) -> None:
         self._pool = pool
         self._timeout = timeout
         self._interval = interval
+        self._hold = hold
         self._down_since: float | None = None
+        self._refused: tuple[float, str] | None = None  # the last shortage: when, and why
         self._outage = asyncio.Event()
 
     @property
@@ -48,9 +67,21 @@ class DatabaseWatch:
 
     def failed(self, error: BaseException) -> None:
         """A database operation failed with ``error`` (one of `UNAVAILABLE`)."""
+        cause = cause_of(error)
+        if (getattr(error, "sqlstate", None) or "")[:2] in SHORTAGES:
+            self._refused = (time.monotonic(), cause)
+        self._went_down(cause)
+
+    def committed(self) -> None:
+        """A commit was heard: the database takes writes (a shortage is over)."""
+        if self._refused is not None:
+            self._refused = None
+            self.answered()
+
+    def _went_down(self, cause: str) -> None:
         if self._down_since is None:
             self._down_since = time.monotonic()
-            log.warning("database unavailable: %s", cause_of(error))
+            log.warning("database unavailable: %s", cause)
             self._outage.set()
 
     def answered(self) -> None:
@@ -61,18 +92,28 @@ class DatabaseWatch:
             log.warning("database available again after %.1f s", lasted)
 
     async def ping(self) -> str | None:
-        """One round trip: None if the database answered in time, else why not."""
+        """One round trip: None if the database answered in time and accepts writes, else
+        why not."""
         try:
             async with asyncio.timeout(self._timeout * 2):  # acquiring, then the command
-                await self._pool.fetchval("SELECT 1")
+                writable = await self._pool.fetchval(WRITABLE)
         except UNAVAILABLE as error:
             self.failed(error)
             return cause_of(error)
+        if not writable:
+            self._went_down(READ_ONLY)
+            return READ_ONLY
+        if self._refused is not None:
+            ago = time.monotonic() - self._refused[0]
+            if ago < self._hold:
+                return f"a write was refused {ago:.1f} s ago: {self._refused[1]}"
+            self._refused = None
         self.answered()
         return None
 
     async def run(self) -> None:
-        """Ask the database every ``interval`` seconds during an outage, until it answers."""
+        """Ask the database every ``interval`` seconds during an outage, until it answers
+        and accepts writes."""
         while True:
             await self._outage.wait()
             self._outage.clear()
@@ -92,7 +133,8 @@ class ReadinessCheck(msgspec.Struct, frozen=True):
 async def readiness(
     watch: DatabaseWatch, supervisor: Supervisor, listening: bool
 ) -> list[ReadinessCheck]:
-    """The checks of ``/health/ready``: database round trip, LISTEN connection, tasks."""
+    """The checks of ``/health/ready``: a database round trip that finds it writable, the
+    LISTEN connection, the tasks."""
     failure = await watch.ping()
     checks = [
         ReadinessCheck("database", failure is None, failure),
@@ -105,10 +147,15 @@ async def readiness(
 
 
 async def keep_embedded(pgdata: Path, interval: float = 1.0) -> None:
-    """Start the embedded PostgreSQL of ``pgdata`` again whenever it is not running."""
+    """Start the embedded PostgreSQL of ``pgdata`` again whenever it is not running: one
+    log line each time (a failure to start it is the supervisor's line)."""
     while True:
         if not embedded_running(pgdata):
-            log.warning("the embedded PostgreSQL in %s is not running: starting it", pgdata)
+            started = time.monotonic()
             await asyncio.to_thread(revive_embedded, pgdata)
-            log.warning("the embedded PostgreSQL in %s is running again", pgdata)
+            log.warning(
+                "the embedded PostgreSQL in %s had stopped: running again (started in %.1f s)",
+                pgdata,
+                time.monotonic() - started,
+            )
         await asyncio.sleep(interval)

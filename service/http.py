@@ -6,9 +6,16 @@ but the keep-alive timeout): a request's line and headers may take ``max_header_
 and ``max_headers`` fields (else 431, and the connection is closed); a client has
 ``read_timeout`` seconds to send a whole request from its first byte, or from the moment
 it connected (else 408, closed: a slow client cannot hold a socket for ever); an idle
-kept-alive connection is closed after ``keep_alive`` seconds; a connection beyond
-``max_connections`` open ones is answered 503 and closed at once. Every such answer, and
-uvicorn's own 400 for a request it cannot parse, is problem+json like the application's.
+kept-alive connection is closed after ``keep_alive`` seconds. A client address may hold
+``max_connections_per_address`` open connections: one more is answered 429
+``too_many_connections_from_address`` and closed at once. Beyond ``max_connections`` open
+ones, `HEALTH_RESERVE` more are taken for the health probes alone (their requests carry
+`HEALTH_ONLY` in the scope: the application's guard answers any other path 503
+``too_many_connections``, and the connection is closed after one answer); past those, a
+connection is answered 503 ``too_many_connections`` and closed at once. So a liveness or
+readiness probe is answered while clients hold every other slot. Every such answer, and
+uvicorn's own 400 for a request it cannot parse, is problem+json like the application's,
+and counted in `service.refusals.REFUSALS` (logged once an interval, not once a refusal).
 After such an answer the connection is closed for writing at once, and for good after
 ``LINGER`` seconds, while what the client still sends is read and dropped: closed with
 unread data, the connection would be reset, and a client still sending (a 1 MB header)
@@ -32,6 +39,13 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from service.problems import PROBLEM_JSON, problem_of
+from service.refusals import REFUSALS
+
+HEALTH_RESERVE = 10
+"""Connections beyond ``max_connections`` taken for the health probes alone."""
+
+HEALTH_ONLY = "doko.health_only"
+"""The scope key of a request on a connection of the `HEALTH_RESERVE`."""
 
 
 class Edge(msgspec.Struct, frozen=True):
@@ -42,6 +56,7 @@ class Edge(msgspec.Struct, frozen=True):
     read_timeout: float = 10.0
     keep_alive: float = 5.0
     max_connections: int = 1000
+    max_connections_per_address: int = 200
 
 
 class Config(uvicorn.Config):
@@ -126,15 +141,29 @@ class HttpProtocol(HttpToolsProtocol):
         self._refusal: tuple[int, str, str] | None = None
         self._reading: asyncio.TimerHandle | None = None
         self._lingering: asyncio.TimerHandle | None = None
+        self._health_only = False
+
+    @property
+    def address(self) -> str:
+        """The client's address (its IP, without the port)."""
+        return self.client[0] if self.client else ""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(cast(asyncio.Transport, _HeldWrites(transport, self.loop)))
-        if len(self.connections) > self.edge.max_connections:
-            self._close_with(
-                refusal(503, "too_many_connections", "too many open connections", retry_after=1)
-            )
-            return
-        self._start_reading()
+        address = self.address
+        held = sum(1 for c in self.connections if getattr(c, "address", None) == address)
+        if held > self.edge.max_connections_per_address:
+            detail = "too many open connections from this address"
+            self._refuse_at_once(429, "too_many_connections_from_address", detail)
+        elif len(self.connections) > self.edge.max_connections + HEALTH_RESERVE:
+            self._refuse_at_once(503, "too_many_connections", "too many open connections")
+        else:
+            self._health_only = len(self.connections) > self.edge.max_connections
+            self._start_reading()
+
+    def _refuse_at_once(self, status: int, code: str, detail: str) -> None:
+        REFUSALS.count(code, self.address)
+        self._close_with(refusal(status, code, detail, retry_after=1))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_reading()
@@ -173,7 +202,11 @@ class HttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._head_bytes = None
+        if self._health_only:
+            self.scope[HEALTH_ONLY] = True  # type: ignore[literal-required]
         super().on_headers_complete()
+        if self._health_only and self.cycle is not None:
+            self.cycle.keep_alive = False  # one answer, then the slot is free again
 
     def on_message_complete(self) -> None:
         self._stop_reading()
@@ -184,6 +217,7 @@ class HttpProtocol(HttpToolsProtocol):
         """uvicorn's answer to a request it cannot parse, as problem+json (or the answer
         to a request that broke a limit)."""
         status, code, detail = self._refusal or (400, "malformed_request", msg)
+        REFUSALS.count(code, self.address)
         self._close_with(refusal(status, code, detail))
 
     def _refuse(self, status: int, code: str, detail: str) -> None:

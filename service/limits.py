@@ -1,8 +1,9 @@
-"""Rate limits: requests per second per token and per client address, and the access log.
+"""Rate limits: requests per second per token and per client address, open streams per
+client address, and the access log.
 
-One plain ASGI middleware does both jobs on every HTTP request, because it runs on
+One plain ASGI middleware does these jobs on every HTTP request, because it runs on
 every request: a fixed one-second window counted in a dict (the event loop is single
-threaded, so no lock is needed), and one access line per request (method, path
+threaded, so no lock is needed), and one access line per request (client address, method, path
 without the query string, status, milliseconds) kept by a `service.logs.AccessLog`.
 
 - Each bearer token may send ``per_token`` requests a second, and each client address
@@ -19,7 +20,16 @@ without the query string, status, milliseconds) kept by a `service.logs.AccessLo
 - No route is left out: the limits count every request the server reads, whatever its
   path (the OpenAPI document and its page at ``/schema`` included, a path no route serves
   too).
-- Streams count once, when they are opened.
+- Streams count once, when they are opened. Each client address may hold
+  ``streams_per_address`` streams (``/feed``, ``/tables/{id}/events``) open at once: one
+  more is refused with 429 ``too_many_streams`` and ``Retry-After`` (a client holding
+  every stream would otherwise hold every connection of the process).
+- A request on a connection of the health reserve (`service.http.HEALTH_ONLY`: the
+  process holds as many connections as it may) is served only for the health paths;
+  any other is refused with 503 ``too_many_connections`` and ``Retry-After``.
+
+Every refusal is counted in `service.refusals.REFUSALS` (one log line an
+interval); each refused request also has its access line.
 
 The window is a second of ``clock()`` (`time.monotonic` unless the app was given another,
 as tests do). The limits are per process: ``doko serve --workers N`` allows N times as much.
@@ -36,11 +46,16 @@ import msgspec
 from litestar.types import ASGIApp, Message, Receive, Send
 
 from service.auth import TOKEN
+from service.http import HEALTH_ONLY
 from service.logs import AccessLog
 from service.problems import PROBLEM_JSON, problem_of
+from service.refusals import REFUSALS
 
 EXPENSIVE_PATHS = ("/verification", "/replay", "/export")
 """Path endings of the routes that replay a table's log."""
+
+HEALTH_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
+"""The paths a connection of the health reserve is served for."""
 
 NOT_A_TOKEN = "(not a token)"
 """The one key of everything sent as a token that cannot be one."""
@@ -48,11 +63,17 @@ NOT_A_TOKEN = "(not a token)"
 
 class Limits(msgspec.Struct, frozen=True):
     """Requests a second: per token, per client address, and per client address on the
-    expensive routes."""
+    expensive routes; and the streams a client address may hold open."""
 
     per_token: int
     per_address: int
     expensive: int
+    streams_per_address: int = 100
+
+
+def is_stream(path: str) -> bool:
+    """Whether ``path`` is an event stream's: the feed, or a table's events."""
+    return path == "/feed" or (path.startswith("/tables/") and path.endswith("/events"))
 
 
 class Counter:
@@ -95,10 +116,12 @@ def token_key(scope: Any) -> str | None:
     return token if TOKEN.fullmatch(token) else NOT_A_TOKEN
 
 
-def _too_many(path: str, origin: bytes | None, origins: frozenset[bytes]) -> tuple[Any, Any]:
-    """The 429 problem+json answer (start and body messages), readable cross-origin by
-    the allowed origins as every other answer is."""
-    body = msgspec.json.encode(problem_of(429, "rate_limited", "Too Many Requests", path))
+def _refused(
+    status: int, code: str, path: str, origin: bytes | None, origins: frozenset[bytes]
+) -> tuple[Any, Any]:
+    """A refusal's problem+json answer (start and body messages) with ``Retry-After: 1``,
+    readable cross-origin by the allowed origins as every other answer is."""
+    body = msgspec.json.encode(problem_of(status, code, code.replace("_", " "), path))
     headers = [
         (b"content-type", PROBLEM_JSON.encode()),
         (b"content-length", str(len(body)).encode()),
@@ -106,7 +129,7 @@ def _too_many(path: str, origin: bytes | None, origins: frozenset[bytes]) -> tup
     ]
     if origin is not None and (origin in origins or b"*" in origins):
         headers += [(b"access-control-allow-origin", origin), (b"vary", b"Origin")]
-    start = {"type": "http.response.start", "status": 429, "headers": headers}
+    start = {"type": "http.response.start", "status": status, "headers": headers}
     return start, {"type": "http.response.body", "body": body}
 
 
@@ -126,17 +149,23 @@ def guard(
     addresses = Counter(limits.per_address)
     expensive = Counter(limits.expensive)
     origins = frozenset(o.encode() for o in cors_origins)
+    streams: dict[str, int] = {}  # open streams per client address
 
-    def admit(scope: Any) -> bool:
+    def refusal(scope: Any, address: str) -> tuple[int, str] | None:
+        """Why the request is refused (status, code), None if it is admitted."""
         path = scope["path"]
+        if scope.get(HEALTH_ONLY) and path not in HEALTH_PATHS:
+            return 503, "too_many_connections"
         second = int(clock())
-        client = scope.get("client")
-        address = client[0] if client else ""
         admitted = addresses.admit(address, second)
         if path.endswith(EXPENSIVE_PATHS):
             admitted = expensive.admit(address, second) and admitted
         key = token_key(scope)
-        return (key is None or tokens.admit(key, second)) and admitted
+        if not ((key is None or tokens.admit(key, second)) and admitted):
+            return 429, "rate_limited"
+        if is_stream(path) and streams.get(address, 0) >= limits.streams_per_address:
+            return 429, "too_many_streams"
+        return None
 
     async def handle(scope: Any, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -144,6 +173,8 @@ def guard(
             return
         started = time.perf_counter()
         status = 500  # unless the application answers
+        client = scope.get("client")
+        address = client[0] if client else ""
 
         async def record(message: Message) -> None:
             nonlocal status
@@ -152,12 +183,23 @@ def guard(
             await send(message)
 
         try:
-            if admit(scope):
-                await app(scope, receive, record)
-            else:
-                for message in _too_many(scope["path"], _header(scope, b"origin"), origins):
+            refused = refusal(scope, address)
+            if refused is not None:
+                REFUSALS.count(refused[1], address)
+                origin = _header(scope, b"origin")
+                for message in _refused(*refused, scope["path"], origin, origins):
                     await record(message)
+            elif is_stream(scope["path"]):
+                streams[address] = streams.get(address, 0) + 1
+                try:
+                    await app(scope, receive, record)
+                finally:
+                    streams[address] -= 1
+                    if not streams[address]:
+                        del streams[address]
+            else:
+                await app(scope, receive, record)
         finally:
-            log.add(scope["method"], scope["path"], status, started)
+            log.add(address, scope["method"], scope["path"], status, started)
 
     return handle

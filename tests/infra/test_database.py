@@ -11,11 +11,13 @@ import asyncpg
 import pytest
 
 from infra.database import (
+    UNAVAILABLE,
     database_url,
     default_data_dir,
     docker_available,
     plain_url,
     server_url_for_tests,
+    unavailable_sqlstate,
     with_database,
 )
 
@@ -93,3 +95,37 @@ def test_docker_detection(
     assert not docker_available()
     monkeypatch.setenv("DOCKER_HOST", "ssh://someone@somewhere")
     assert not docker_available()
+
+
+# SQLSTATEs from PostgreSQL's "Appendix A. PostgreSQL Error Codes": whether each means that
+# the database cannot do the work now (503 database_unavailable, one outage), or that the
+# request itself was wrong (issue 17).
+SQLSTATES = [
+    ("25006", asyncpg.ReadOnlySQLTransactionError, True),  # read_only_sql_transaction
+    ("53100", asyncpg.DiskFullError, True),  # disk_full
+    ("53200", asyncpg.OutOfMemoryError, True),  # out_of_memory
+    ("53300", asyncpg.TooManyConnectionsError, True),  # too_many_connections
+    ("57P01", asyncpg.AdminShutdownError, True),  # admin_shutdown
+    ("57P02", asyncpg.CrashShutdownError, True),  # crash_shutdown
+    ("57P03", asyncpg.CannotConnectNowError, True),  # cannot_connect_now
+    ("57014", asyncpg.QueryCanceledError, True),  # query_canceled (statement_timeout)
+    ("08006", asyncpg.ConnectionFailureError, True),  # connection_failure
+    ("58030", asyncpg.PostgresIOError, True),  # io_error
+    ("25P02", asyncpg.InFailedSQLTransactionError, False),  # in_failed_sql_transaction
+    ("23505", asyncpg.UniqueViolationError, False),  # unique_violation
+    ("40001", asyncpg.SerializationError, False),  # serialization_failure
+    ("42P01", asyncpg.UndefinedTableError, False),  # undefined_table
+    ("P0001", asyncpg.RaiseError, False),  # raise_exception (doko's own checks)
+    ("XX000", asyncpg.InternalServerError, False),  # internal_error: a bug, not an outage
+]
+
+
+@pytest.mark.parametrize(("sqlstate", "error", "unavailable"), SQLSTATES)
+def test_which_database_errors_mean_it_is_unavailable(
+    sqlstate: str, error: type[Exception], unavailable: bool
+) -> None:
+    """A database that refuses writes, runs out of room or connections, or is shut down is
+    unavailable (503 ``database_unavailable``); the request's own mistakes are not."""
+    assert error.sqlstate == sqlstate  # type: ignore[attr-defined]
+    assert unavailable_sqlstate(sqlstate) is unavailable
+    assert issubclass(error, UNAVAILABLE) is unavailable

@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+from collections import Counter
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import asyncpg
 import httpx
@@ -20,8 +22,10 @@ import pytest
 
 from service.app import create_app
 from service.auth import new_token, token_hash
-from service.http import Edge
+from service.http import HEALTH_RESERVE, Edge
+from service.limits import HEALTH_PATHS
 from tests.service.conftest import serve, settings
+from tests.service.serving import doko_serve, free_port, logged, wait_ready
 
 SAFETY = 30.0
 """Seconds after which a test gives up waiting (not a bound on the service)."""
@@ -109,37 +113,107 @@ async def test_an_idle_kept_alive_connection_is_closed(strict: str) -> None:
         writer.close()
 
 
-async def test_connections_beyond_the_cap_are_answered_503_and_closed(db_url: str) -> None:
-    """Four connections may be open (here); a fifth is refused at once (503 with
-    Retry-After), and once one of the four closes, a new one is served again."""
+async def test_connections_beyond_the_cap_serve_health_alone_then_are_refused(
+    db_url: str,
+) -> None:
+    """Four connections may be open (here). The next `HEALTH_RESERVE` are served for the
+    health paths alone, one answer each (any other path: 503 ``too_many_connections`` with
+    Retry-After); one more is refused at once. Once the four close, all is served again."""
     async with serve(create_app(settings(db_url)), edge=Edge(max_connections=4)) as url:
-        await _four_and_a_fifth(url)
-
-
-async def _four_and_a_fifth(url: str) -> None:
-    opened = [await connect(url) for _ in range(4)]
-    try:
-        for reader, writer in opened:  # each is served (and kept open)
-            writer.write(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
-            async with asyncio.timeout(SAFETY):
-                assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
-        reader, writer = await connect(url)
-        response = await answer(reader)
-        writer.close()
-        assert_refusal(response, 503, "too_many_connections")
-        assert response[1]["retry-after"] == "1"
-    finally:
-        for _, writer in opened:
-            writer.close()
-    async with asyncio.timeout(SAFETY):
-        while True:  # the server sees the four close in its own time
+        opened = [await connect(url) for _ in range(4)]
+        reserve = [await connect(url) for _ in range(HEALTH_RESERVE)]
+        try:
+            for reader, writer in opened:  # each is served (and kept open)
+                writer.write(b"GET /health HTTP/1.1\r\nhost: x\r\n\r\n")
+                async with asyncio.timeout(SAFETY):
+                    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
             reader, writer = await connect(url)
-            writer.write(b"GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-            status, _, _ = await answer(reader)
+            beyond = await answer(reader)
             writer.close()
-            if status == 200:
-                break
-            await asyncio.sleep(0.01)
+            for (reader, writer), path in zip(reserve, ["/tables", *HEALTH_PATHS], strict=False):
+                writer.write(b"GET " + path.encode() + b" HTTP/1.1\r\nhost: x\r\n\r\n")
+                status, headers, body = await answer(reader)  # one answer, then closed
+                if path == "/tables":
+                    assert_refusal((status, headers, body), 503, "too_many_connections")
+                    assert headers["retry-after"] == "1"
+                else:
+                    assert (status, headers["connection"]) == (200, "close"), (path, body)
+        finally:
+            for _, writer in [*opened, *reserve]:
+                writer.close()
+        assert_refusal(beyond, 503, "too_many_connections")
+        assert beyond[1]["retry-after"] == "1"
+        async with asyncio.timeout(SAFETY):
+            while True:  # the server sees the others close in its own time
+                reader, writer = await connect(url)
+                writer.write(b"GET /tables/x HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+                status, _, _ = await answer(reader)
+                writer.close()
+                if status == 404:
+                    break
+                await asyncio.sleep(0.01)
+
+
+async def _open_stream(port: int, source: str) -> tuple[asyncio.StreamWriter, bytes]:
+    """``GET /feed`` on a new connection from ``source``: the writer and the answer's head."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(b"GET /feed HTTP/1.1\r\nhost: x\r\naccept: text/event-stream\r\n\r\n")
+    async with asyncio.timeout(SAFETY):
+        return writer, await reader.readuntil(b"\r\n\r\n")
+
+
+async def test_one_address_is_capped_while_others_and_health_are_served(
+    db_url: str, tmp_path: Path
+) -> None:
+    """``doko serve`` with 2 streams and 4 connections per address (issue 17): a third
+    stream of 127.0.0.1 is 429 ``too_many_streams``, a fifth connection 429
+    ``too_many_connections_from_address`` at once; 127.0.0.2 streams and reads meanwhile,
+    and the health endpoints answer 127.0.0.1. The refusals are counted in one log line,
+    not one each."""
+    log, port = tmp_path / "serve.log", free_port()
+    caps = ["--max-streams-per-address", "2", "--max-connections-per-address", "4"]
+    process = doko_serve(port, "--database-url", db_url, "--read-timeout", "300", *caps, log=log)
+    held: list[asyncio.StreamWriter] = []
+    try:
+        await wait_ready(port, process)
+        for _ in range(2):
+            writer, head = await _open_stream(port, "127.0.0.1")
+            held.append(writer)
+            assert head.startswith(b"HTTP/1.1 200 "), head
+        base = f"http://127.0.0.1:{port}"
+        other = httpx.AsyncHTTPTransport(local_address="127.0.0.2")
+        async with (
+            httpx.AsyncClient(base_url=base, timeout=SAFETY) as first,
+            httpx.AsyncClient(base_url=base, timeout=SAFETY, transport=other) as second,
+        ):
+            refused = [await first.get("/feed") for _ in range(4)]
+            for response in refused:
+                assert response.status_code == 429, response.text
+                assert response.json()["code"] == "too_many_streams"
+                assert response.headers["retry-after"] == "1"
+            assert (await first.get("/health/live")).status_code == 200
+            assert (await first.get("/health/ready")).status_code == 200
+            writer, head = await _open_stream(port, "127.0.0.2")
+            held.append(writer)
+            assert head.startswith(b"HTTP/1.1 200 "), head
+            assert (await second.get("/tables")).status_code == 200
+            held.append((await asyncio.open_connection("127.0.0.1", port))[1])  # the 4th
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            fifth = await answer(reader)
+            writer.close()
+        assert_refusal(fifth, 429, "too_many_connections_from_address")
+        assert fifth[1]["retry-after"] == "1"
+    finally:
+        for writer in held:
+            writer.close()
+        process.terminate()
+        await asyncio.to_thread(process.wait, SAFETY)
+    counted = [line for line in logged(log) if line["logger"] == "doko.edge"]
+    totals: Counter[str] = Counter()
+    for line in counted:
+        totals.update(line["refused"])  # type: ignore[arg-type]
+    assert totals == {"too_many_streams": 4, "too_many_connections_from_address": 1}
+    assert len(counted) < 5, "counted, not a line per refusal"
 
 
 def rss() -> int:

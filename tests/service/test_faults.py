@@ -21,12 +21,10 @@ import contextlib
 import os
 import random
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import asyncpg
@@ -43,6 +41,7 @@ from infra.tables import Tables
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
 from tests.service.conftest import Records, serve, settings
+from tests.service.serving import doko_serve, free_port, logged, wait_ready
 from tests.service.sessions import all_bot_tables, human_with_bots
 
 DB_TIMEOUT = 1.0
@@ -264,7 +263,7 @@ async def test_the_database_killed_mid_session_comes_back_and_nothing_is_lost(
     health = logged.messages("doko.health")
     assert len([m for m in health if m.startswith("database unavailable: ")]) == 1, health
     assert len([m for m in health if m.startswith("database available again after ")]) == 1
-    assert any("is running again" in m for m in health), health
+    assert len([m for m in health if "had stopped: running again" in m]) == 1, health
 
 
 async def test_a_stalled_database_answers_503_in_bounded_time_and_recovers(
@@ -357,34 +356,6 @@ async def _caught_up(received: list[int], final: int) -> bool:
 # -- doko serve and its embedded PostgreSQL ----------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _serve(pgdata: Path, port: int) -> subprocess.Popen[bytes]:
-    environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    command = [sys.executable, "-m", "service.cli", "serve", "--data-dir", str(pgdata)]
-    return subprocess.Popen(
-        [*command, "--port", str(port), "--log-level", "warning"],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-async def _wait_ready(port: int, process: subprocess.Popen[bytes]) -> None:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
-        async with asyncio.timeout(SAFETY):
-            while True:
-                assert process.poll() is None, "doko serve ended"
-                with contextlib.suppress(httpx.HTTPError):
-                    if (await http.get("/health/ready")).status_code == 200:
-                        return
-                await asyncio.sleep(0.1)
-
-
 def _handles(pgdata: Path) -> list[int]:
     handles: list[int] = msgspec.json.decode((pgdata / ".handle_pids.json").read_bytes())
     return handles
@@ -396,18 +367,18 @@ async def test_sigterm_stops_the_embedded_postgres_and_kill_9_leaves_nothing_sta
     and when SIGTERM ends it, it stops the server (no live handle is left)."""
     with tempfile.TemporaryDirectory(prefix="doko-serve-") as folder:
         pgdata = Path(folder) / "pgdata"
-        port = _free_port()
-        first = _serve(pgdata, port)
+        port = free_port()
+        first = doko_serve(port, "--data-dir", str(pgdata))
         try:
-            await _wait_ready(port, first)
+            await wait_ready(port, first)
             postmaster = Server(pgdata, "").postmaster()
             first.kill()
             first.wait()
             assert postmaster.is_running(), "kill -9 leaves the server running"
             assert first.pid in _handles(pgdata), "and its pid among the handles"
-            second = _serve(pgdata, port)
+            second = doko_serve(port, "--data-dir", str(pgdata))
             try:
-                await _wait_ready(port, second)
+                await wait_ready(port, second)
                 assert Server(pgdata, "").postmaster().pid == postmaster.pid, "taken over"
                 assert first.pid not in _handles(pgdata), "the stale pid is gone"
                 second.send_signal(signal.SIGTERM)
@@ -422,3 +393,184 @@ async def test_sigterm_stops_the_embedded_postgres_and_kill_9_leaves_nothing_sta
             for process in _processes_or_none(pgdata):
                 with contextlib.suppress(psutil.Error):
                     process.kill()
+
+
+async def _read_only(admin: asyncpg.Connection, on: bool) -> None:
+    """Make the whole server refuse writes, or accept them again (issue 17: what an
+    operator, a standby or a failover does)."""
+    await admin.execute("SET default_transaction_read_only = off")  # this session may
+    if on:
+        await admin.execute("ALTER SYSTEM SET default_transaction_read_only = on")
+    else:
+        await admin.execute("ALTER SYSTEM RESET default_transaction_read_only")
+    await admin.execute("SELECT pg_reload_conf()")
+
+
+async def _not_ready(http: httpx.AsyncClient) -> bool:
+    return (await http.get("/health/ready")).status_code == 503
+
+
+async def test_a_database_that_refuses_writes_is_unavailable_until_it_takes_them(
+    own_server: Server, tmp_path: Path
+) -> None:
+    """The server made read-only under a running ``doko serve`` (``ALTER SYSTEM SET
+    default_transaction_read_only``, issue 17): readiness is 503, though the database
+    answers; a create and a seat command are 503 ``database_unavailable`` with
+    ``Retry-After``; one outage line. Writable again, both succeed and readiness is 200."""
+    log, port = tmp_path / "serve.log", free_port()
+    admin = await asyncpg.connect(with_database(own_server.url, "postgres"))
+    process = doko_serve(port, "--database-url", own_server.url, "--db-timeout", "1", log=log)
+    try:
+        await wait_ready(port, process)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            created = await http.post("/tables", json={"name": "ro", "visibility": "public"})
+            seats = f"/tables/{created.json()['table_id']}/seats"
+            await _read_only(admin, True)
+            try:
+                await until(lambda: _not_ready(http))
+                refused = [
+                    await http.post("/tables", json={"name": "refused"}),
+                    await http.post(seats, json={"name": "Anna"}),
+                ]
+                ready = await http.get("/health/ready")
+            finally:
+                await _read_only(admin, False)
+            for response in refused:
+                assert response.status_code == 503, response.text
+                assert response.json()["code"] == "database_unavailable"
+                assert response.headers["retry-after"] == "1"
+            assert [e["name"] for e in ready.json()["errors"]] == ["database"], ready.text
+            assert "accepts no writes" in ready.json()["errors"][0]["detail"]
+            await until(lambda: _ready(http))
+            assert (await http.post(seats, json={"name": "Anna"})).status_code == 201
+            assert (await http.post("/tables", json={"name": "again"})).status_code == 201
+    finally:
+        await admin.close()
+        process.terminate()
+        await asyncio.to_thread(process.wait, SAFETY)
+    health = [line["message"] for line in logged(log) if line["logger"] == "doko.health"]
+    assert health == [
+        "database unavailable: the database accepts no writes (read-only, or a standby in"
+        " recovery)",
+        health[1],
+    ]
+    assert str(health[1]).startswith("database available again after ")
+    assert not [line for line in logged(log) if line["level"] == "error"]
+
+
+@pytest.fixture
+def folder() -> Iterator[Path]:
+    """A temporary folder outside pytest's (whose root pytest makes 0700 whenever a session
+    starts: the embedded server's own user, when run as root, could then not reach it)."""
+    with tempfile.TemporaryDirectory(prefix="doko-faults-") as name:
+        yield Path(name)
+
+
+async def test_a_hang_and_a_restart_of_the_embedded_postgres_log_a_line_each(
+    folder: Path,
+) -> None:
+    """``doko serve`` on its own embedded PostgreSQL (issue 17, logs): every access line
+    names the client's address; a stall (SIGSTOP) outlasting the database timeout leaves no
+    "Task exception was never retrieved" behind; a kill -9 of the server, which the service
+    starts again, is one line in the log, without the embedded-postgres steps."""
+    log, port, pgdata = folder / "serve.log", free_port(), folder / "pgdata"
+    process = doko_serve(port, "--data-dir", str(pgdata), "--db-timeout", "1", log=log)
+    try:
+        await wait_ready(port, process)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            assert (await http.post("/tables", json={"name": "logged"})).status_code == 201
+            stopped = Server(pgdata, "").processes()
+            for stopped_process in stopped:
+                stopped_process.suspend()
+            try:  # each readiness answer waits out a command and its release: two in a row
+                assert [(await http.get("/health/ready")).status_code for _ in "12"] == [503] * 2
+            finally:
+                for stopped_process in stopped:
+                    stopped_process.resume()
+            await until(lambda: _ready(http))
+            killed = Server(pgdata, "").processes()
+            for killed_process in killed:
+                killed_process.kill()
+            await until(lambda: _restarted(pgdata, killed[0].pid, http))
+    finally:
+        process.terminate()
+        await asyncio.to_thread(process.wait, SAFETY)
+        for left in _processes_or_none(pgdata):
+            with contextlib.suppress(psutil.Error):
+                left.kill()
+    lines = logged(log)
+    text = log.read_text()
+    assert "never retrieved" not in text
+    restarts = [line for line in lines if "embedded PostgreSQL" in str(line["message"])]
+    assert len(restarts) == 1, restarts
+    assert not [line for line in lines if line["logger"] == "embedded_postgres"]
+    access = [line for line in lines if line["logger"] == "doko.access"]
+    assert access and all(line["client"] == "127.0.0.1" for line in access)
+    assert ("POST", "/tables", 201) in [(a["method"], a["path"], a["status"]) for a in access]
+
+
+async def _restarted(pgdata: Path, killed: int, http: httpx.AsyncClient) -> bool:
+    """Whether another postmaster runs in ``pgdata`` and the service is ready on it."""
+    running = [p for p in _processes_or_none(pgdata) if p.pid != killed]
+    return bool(running) and await _ready(http)
+
+
+@contextlib.contextmanager
+def _small_disk(folder: Path) -> Iterator[Path]:
+    """A 96 MB tmpfs mounted on ``folder`` while the block runs (the test is skipped where
+    none can be mounted: it needs root)."""
+    folder.mkdir()
+    command = ["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(folder)]
+    try:
+        mounted = subprocess.run(command, capture_output=True, check=False)
+    except OSError as error:  # no mount command
+        pytest.skip(f"no tmpfs can be mounted here: {error}")
+    if mounted.returncode != 0:
+        pytest.skip(f"no tmpfs can be mounted here: {mounted.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
+async def test_a_full_disk_is_unavailable_until_there_is_room(folder: Path) -> None:
+    """The data folder's disk full under a running ``doko serve`` (issue 17): the create
+    that finds no room is 503 ``database_unavailable`` with ``Retry-After``, and readiness
+    is 503 though the database answers; one outage line. With room again, the next create
+    succeeds and readiness is 200."""
+    log, port = folder / "serve.log", free_port()
+    with _small_disk(folder / "disk") as disk:
+        server = await asyncio.to_thread(_embedded_server, disk / "pgdata", cleanup_mode="delete")
+        process: subprocess.Popen[bytes] | None = None
+        try:
+            admin = await asyncpg.connect(server.get_uri())
+            await admin.execute('CREATE DATABASE "doko_full"')
+            await admin.close()
+            url = with_database(server.get_uri(), "doko_full")
+            process = doko_serve(port, "--database-url", url, "--db-timeout", "1", log=log)
+            await wait_ready(port, process)
+            room = os.statvfs(disk)
+            (disk / "filler").write_bytes(bytes(room.f_bavail * room.f_frsize - 256 * 1024))
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+                for _ in range(10_000):  # until the disk is full: a few dozen tables
+                    refused = await http.post("/tables", json={"name": "full"})
+                    if refused.status_code != 201:
+                        break
+                ready = await http.get("/health/ready")
+                (disk / "filler").unlink()
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["code"] == "database_unavailable"
+                assert refused.headers["retry-after"] == "1"
+                assert ready.status_code == 503, ready.text
+                assert "DiskFullError" in ready.json()["errors"][0]["detail"]
+                assert (await http.post("/tables", json={"name": "room"})).status_code == 201
+                await until(lambda: _ready(http))
+        finally:
+            if process is not None:
+                process.terminate()
+                await asyncio.to_thread(process.wait, SAFETY)
+            await asyncio.to_thread(server.cleanup)
+    health = [line["message"] for line in logged(log) if line["logger"] == "doko.health"]
+    assert len(health) == 2, health
+    assert str(health[0]).startswith("database unavailable: DiskFullError: could not extend")
+    assert str(health[1]).startswith("database available again after ")

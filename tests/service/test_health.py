@@ -8,10 +8,12 @@ import asyncio
 import logging
 from collections.abc import Iterator
 
+import asyncpg
 import httpx
 import pytest
 
 from service.app import create_app
+from service.health import DatabaseWatch
 from service.supervisor import Supervisor, TaskState
 from tests.service.conftest import Records, serve, settings
 from tests.service.test_errors import assert_problem
@@ -153,6 +155,7 @@ async def test_liveness_and_readiness(db_url: str) -> None:
                 "bots",
                 "turn clock",
                 "access log",
+                "refusal log",
                 "database watch",
             ],
             True,
@@ -176,3 +179,29 @@ async def test_liveness_and_readiness(db_url: str) -> None:
         assert "fragile: restarting after 1 failure(s)" in problem["detail"]
         await supervisor.stop("fragile")
         assert (await http.get("/health/ready")).status_code == 200
+
+
+async def test_a_refused_write_holds_the_outage_until_a_commit_or_the_hold_passes(
+    pool: asyncpg.Pool,
+) -> None:
+    """A disk full (SQLSTATE 53100) shows in no round trip: the outage it began lasts
+    until a commit is heard or ``hold`` seconds pass without another refusal; an error of
+    another class (57014, a statement cut off) ends with the next round trip."""
+    with Records().attached("doko.health") as logged:
+        held = DatabaseWatch(pool, timeout=5, hold=3600)
+        held.failed(asyncpg.DiskFullError("could not extend file"))
+        assert "DiskFullError: could not extend file" in str(await held.ping())
+        assert held.down
+        held.committed()
+        assert not held.down
+        assert await held.ping() is None
+        passed = DatabaseWatch(pool, timeout=5, hold=0)
+        passed.failed(asyncpg.DiskFullError("could not extend file"))
+        assert await passed.ping() is None
+        cut_off = DatabaseWatch(pool, timeout=5, hold=3600)
+        cut_off.failed(asyncpg.QueryCanceledError("canceling statement due to timeout"))
+        assert await cut_off.ping() is None
+    messages = logged.messages("doko.health")
+    assert [m.split(":")[0] for m in messages[::2]] == ["database unavailable"] * 3
+    assert all(m.startswith("database available again after ") for m in messages[1::2])
+    assert len(messages) == 6

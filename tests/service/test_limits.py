@@ -37,9 +37,14 @@ EXPENSIVE = 2
 _addresses = itertools.count(2)
 
 
-def client_at(url: str) -> httpx.AsyncClient:
-    """A client of ``url`` connecting from an address no other test uses."""
-    address = f"127.0.0.{next(_addresses)}"
+def new_address() -> str:
+    """A loopback address no other test uses."""
+    return f"127.0.0.{next(_addresses)}"
+
+
+def client_at(url: str, address: str | None = None) -> httpx.AsyncClient:
+    """A client of ``url`` connecting from ``address`` (default: one no other test uses)."""
+    address = address or new_address()
     transport = httpx.AsyncHTTPTransport(local_address=address)
     return httpx.AsyncClient(base_url=url, timeout=10.0, transport=transport)
 
@@ -228,15 +233,17 @@ def access() -> Iterator[AccessRecords]:
 async def test_one_access_line_per_request_without_the_query_string(
     db_url: str, access: AccessRecords
 ) -> None:
-    """Every request gets one access line on ``doko.access``: method, path without the query
-    string (which may carry a token), the status sent and the milliseconds taken; refused
+    """Every request gets one access line on ``doko.access``: the client's address, method,
+    path without the query string (which may carry a token), the status sent and the
+    milliseconds taken; refused
     (429) and failed (404) requests included. Lines still kept when the server stops are
     logged then."""
     app = create_app(
         settings(db_url, rate_per_token=1, rate_per_address=UNLIMITED), rate_clock=Clock()
     )
     secret = new_token()
-    async with serve(app) as url, client_at(url) as http:
+    address = new_address()
+    async with serve(app) as url, client_at(url, address) as http:
         started = time.time()
         sent = [
             await http.get(f"/health?token={secret}"),
@@ -256,6 +263,7 @@ async def test_one_access_line_per_request_without_the_query_string(
         ("GET", "/tables/none-such", 429),
     ]
     for line in lines:
+        assert line.client == address
         assert 0 <= line.ms < 10_000
         assert started <= line.ended <= ended
         assert secret not in repr(line) and "?" not in line.path
@@ -311,12 +319,12 @@ async def test_the_access_log_flushes_every_interval(access: AccessRecords) -> N
     log = AccessLog(interval=0.01, limit=1000)
     running = asyncio.create_task(log.run())
     try:
-        log.add("GET", "/first", 200, time.perf_counter())
+        log.add("192.0.2.7", "GET", "/first", 200, time.perf_counter())
         async with asyncio.timeout(30):
             while not access.lines():
                 await asyncio.sleep(0.005)
         assert [line.path for line in access.lines()] == ["/first"]
-        log.add("GET", "/last", 200, time.perf_counter())
+        log.add("192.0.2.7", "GET", "/last", 200, time.perf_counter())
     finally:
         running.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -332,14 +340,14 @@ def test_a_batch_is_formatted_as_one_json_line_per_request(
     each. Nothing is kept while ``doko.access`` is not logging INFO."""
     log = AccessLog(limit=3)
     logging.getLogger("doko.access").setLevel(logging.WARNING)
-    log.add("GET", "/health", 200, time.perf_counter())
+    log.add("192.0.2.7", "GET", "/health", 200, time.perf_counter())
     log.flush()
     assert access.lines() == []
     logging.getLogger("doko.access").setLevel(logging.INFO)
-    log.add("GET", "/a", 200, time.perf_counter())
-    log.add("POST", "/b", 409, time.perf_counter())
+    log.add("192.0.2.7", "GET", "/a", 200, time.perf_counter())
+    log.add("192.0.2.7", "POST", "/b", 409, time.perf_counter())
     assert access.lines() == [], "kept, not logged yet"
-    log.add("GET", "/c", 429, time.perf_counter())  # the third: the limit flushes
+    log.add("192.0.2.7", "GET", "/c", 429, time.perf_counter())  # the third: the limit flushes
     records = access.records
     assert len(records) == 1
     text = JsonFormatter().format(records[0])
@@ -350,7 +358,11 @@ def test_a_batch_is_formatted_as_one_json_line_per_request(
         ("GET", "/c", 429),
     ]
     for o in objects:
-        assert set(o) == {"time", "level", "logger", "message", "method", "path", "status", "ms"}
+        assert set(o) == {
+            *("time", "level", "logger", "message"),
+            *("client", "method", "path", "status", "ms"),
+        }
+        assert o["client"] == "192.0.2.7"
         assert (o["logger"], o["level"], o["message"]) == ("doko.access", "info", "request")
     log.flush()
     assert len(access.records) == 1, "nothing was kept"
