@@ -2,8 +2,9 @@
 // (public or private, with a turn clock and bots for the empty seats) and sit down at, or a
 // table to go to by its link, an invitation link included. The form offers what the API's
 // schema offers: the table options of `createTable` and the kinds of bot, so a field the
-// API gains shows up here by itself.
-import { call, hold, invitationIn, schema } from './api.js';
+// API gains shows up here by itself. "My tables" are the tables this browser holds a seat
+// or the host role at (api.js `held`), whatever their status.
+import { call, forget, held, heldTables, hold, invitationIn, schema } from './api.js';
 import { fill, given, h, problemBox, problemOf, words } from './ui.js';
 
 const PAGE_SIZE = 20;
@@ -14,6 +15,7 @@ const state = {
   status: 'open', // the lobby's filter: a table status, or '' for every listed one
   before: null, // the page shown: null for the newest, else the `next` of the page before
   page: null, // the LobbyPage shown
+  mine: [], // this browser's tables: {table, held, view} or {table, held, problem}
 };
 
 /** How the lobby says the options it knows; an option the API gains later is shown with its
@@ -170,7 +172,47 @@ function tableList() {
       page.next !== null ? h('button', { type: 'button', 'data-key': 'older', onclick: () => list(page.next) }, 'Older tables ›') : null) : null);
 }
 
+/** The tables this browser holds something for, each as its view shows it (with the
+ * credential held: a private table's too). */
+async function loadMine() {
+  state.mine = await Promise.all(heldTables().map(async (table) => {
+    const mine = held(table);
+    try {
+      const answer = await call('GET', `/tables/${encodeURIComponent(table)}`, { token: mine.host ?? mine.invitation ?? mine.token });
+      return { table, held: mine, view: answer.data };
+    } catch (error) {
+      return { table, held: mine, problem: problemOf(error) };
+    }
+  }));
+}
+
+function myEntry({ table, held: mine, view, problem }) {
+  const name = view?.name || `table ${table.slice(0, 8)}`;
+  const roles = [given(mine.seat) ? `your seat ${mine.seat}` : null, mine.host ? 'you are the host' : null].filter(Boolean);
+  return h('li', { 'data-my-table': table, 'data-status': view?.status ?? problem.code },
+    h('p', {}, h('strong', {}, name), view ? ` · ${words(view.status)}` : ` · not found (${problem.code})`,
+      roles.length ? h('small', {}, ` · ${roles.join(', ')}`) : null),
+    view ? h('a', { class: 'go', href: `/t/${encodeURIComponent(table)}`, 'aria-label': `Back to ${name}` }, 'Back to the table')
+      : h('button', {
+        type: 'button', 'data-key': `forget-${table}`,
+        onclick: async () => {
+          forget(table);
+          await loadMine();
+          render();
+        },
+      }, 'Forget it'));
+}
+
+function myTables() {
+  if (!state.mine.length) return null;
+  return h('section', { class: 'panel', id: 'my-tables', 'aria-labelledby': 'mine-h' },
+    h('h2', { id: 'mine-h' }, 'My tables'),
+    h('p', { class: 'small' }, 'The tables where this device keeps your seat or the host role.'),
+    h('ul', { class: 'tables' }, state.mine.map(myEntry)));
+}
+
 const problemArea = h('div');
+const mineArea = h('div');
 const listArea = h('div');
 
 /** Only the problem and the list are drawn again: what was typed in the forms stays. */
@@ -179,6 +221,7 @@ function render() {
     state.problem = null;
     render();
   }) : null);
+  fill(mineArea, myTables());
   fill(listArea, tableList());
 }
 
@@ -197,8 +240,9 @@ function forms() {
       h('p', {}, h('label', { for: 'player' }, 'Your name'), h('input', { id: 'player', name: 'player', required: true, maxlength: 40, autocomplete: 'nickname' })),
       h('p', {}, h('label', { for: 'bots' }, 'Bots for the other seats'),
         h('select', { id: 'bots', name: 'bots' }, [3, 2, 1, 0].map((n) => h('option', { value: n }, `${n}`)))),
+      // the kinds in the API's order, weakest first: the strongest is the default
       h('p', {}, h('label', { for: 'kind' }, 'Kind of bot'),
-        h('select', { id: 'kind', name: 'kind' }, state.kinds.map((kind) => h('option', { value: kind }, kind)))),
+        h('select', { id: 'kind', name: 'kind' }, state.kinds.map((kind) => h('option', { value: kind, selected: kind === state.kinds.at(-1) }, kind)))),
       state.options.length ? h('fieldset', {}, h('legend', {}, 'Table options'), state.options.map(optionField)) : null,
       h('p', {}, h('button', { type: 'submit', id: 'create-button' }, 'Open the table and sit down')))),
     h('section', { class: 'panel', 'aria-labelledby': 'join-h' },
@@ -217,7 +261,7 @@ function forms() {
 
 async function start() {
   document.getElementById('main').replaceChildren(content);
-  content.append(h('h1', {}, 'Doppelkopf'), problemArea);
+  content.append(h('h1', {}, 'Doppelkopf'), problemArea, mineArea);
   try {
     const spec = await schema();
     state.options = tableOptions(spec);
@@ -226,6 +270,7 @@ async function start() {
     state.statuses = [...spec.components.schemas.TableStatus.enum.filter((s) => s !== 'closed'), ''];
     state.listed = Boolean(spec.paths['/tables']?.get);
     content.append(...forms(), listArea);
+    await loadMine();
     if (state.listed) await list();
   } catch (error) {
     state.problem = problemOf(error);

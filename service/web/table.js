@@ -7,8 +7,9 @@
 // runs until when is its `clock`: the page decides no rule, and the server referees every
 // click.
 import {
-  call, download, follow, held, hold, invitationIn, invitationLink, meta, schema, takeInvitation,
+  call, download, follow, forget, held, hold, invitationIn, invitationLink, meta, schema, takeInvitation,
 } from './api.js';
+import { rejoinLink, seatOf, takeRejoin } from './rejoin.js';
 import {
   card, cardButton, describe, fill, given, h, plain, problemBox, problemOf, rule, scoreLines, seatName, signed,
   timeLeft, words,
@@ -16,11 +17,12 @@ import {
 
 const table = decodeURIComponent(location.pathname.split('/')[2]);
 takeInvitation(table);
+takeRejoin(table);
 const content = h('div', { class: 'table-page' });
 const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 
 const state = {
-  mine: held(table), // {seat, token, host, invitation} held by this tab
+  mine: held(table), // {seat, token, host, invitation} held by this browser
   view: null, // the last view
   version: 0, // its table version
   latest: 0, // the newest version known, from the view or an event
@@ -39,7 +41,8 @@ const state = {
   spoken: [],
   logOpen: false,
   inviteOpen: null, // whether the invitation panel is open (null: open while a seat is empty)
-  copied: '',
+  copied: '', // the id of the field whose link was copied last
+  copiedText: '',
   confirming: null, // the data-key of the command waiting for a "yes"
   sending: false,
   sitName: '',
@@ -429,18 +432,45 @@ function invitation(view) {
       id: 'invitation-link', 'data-key': 'invitation-link', readonly: true, value: link, size: 40,
       onfocus: (e) => e.target.select(),
     })),
-  h('p', {}, button('copy', 'Copy the link', () => copy(link)), ' ', h('span', { role: 'status' }, state.copied)));
+  h('p', {}, button('copy', 'Copy the link', () => copy(link, 'invitation-link')), ' ',
+    h('span', { role: 'status' }, state.copied === 'invitation-link' ? state.copiedText : '')));
 }
 
-async function copy(link) {
+/** Copy a link to the clipboard (or select its field, for Ctrl+C); `field` is its input's id. */
+async function copy(link, field) {
+  state.copied = field;
   try {
     await navigator.clipboard.writeText(link);
-    state.copied = 'Copied.';
+    state.copiedText = 'Copied.';
   } catch {
-    document.getElementById('invitation-link')?.select();
-    state.copied = 'Selected: copy it with Ctrl+C.';
+    document.getElementById(field)?.select();
+    state.copiedText = 'Selected: copy it with Ctrl+C.';
   }
   render();
+}
+
+/** What this browser keeps of the table (its seat, the host role): the personal rejoin link
+ * that opens them on another device, and forgetting them on this one. */
+function device() {
+  const link = rejoinLink(table, state.mine);
+  if (!link) return null;
+  return h('section', { class: 'panel', id: 'device', 'aria-labelledby': 'device-h' },
+    h('h2', { id: 'device-h' }, 'On this device'),
+    h('p', {}, 'This browser keeps your seat', state.mine.host ? ' and the host role' : '',
+      ': close the tab and come back through the lobby’s “My tables”. To play on another device, open your personal link there; ',
+      'keep it to yourself, whoever has it plays your seat.'),
+    h('p', {}, h('label', { for: 'rejoin-link' }, 'Your personal link'),
+      h('input', {
+        id: 'rejoin-link', 'data-key': 'rejoin-link', readonly: true, value: link, size: 40,
+        onfocus: (e) => e.target.select(),
+      })),
+    h('p', {}, button('copy-rejoin', 'Copy your link', () => copy(link, 'rejoin-link')), ' ',
+      h('span', { role: 'status' }, state.copied === 'rejoin-link' ? state.copiedText : '')),
+    h('p', {}, confirmable('forget', 'Forget this table on this device',
+      'Forget it? Without your personal link this device cannot come back to your seat.', () => {
+        forget(table);
+        location.reload();
+      })));
 }
 
 let kinds = null;
@@ -450,7 +480,7 @@ function botKinds() {
     kinds = [];
     schema().then((spec) => {
       kinds = spec.components.schemas.BotKind.enum;
-      state.botKind ??= kinds[0];
+      state.botKind ??= kinds.at(-1); // the API lists its kinds weakest first
       render();
     }, (error) => {
       state.problem = problemOf(error);
@@ -652,6 +682,7 @@ function render() {
     deal && seated() ? hand(deal) : null,
     deal ? seating(view) : null,
     hosting(view),
+    device(),
     deal ? tricks(view, deal) : null,
     resultSection(view),
     sheetSection(view),
@@ -678,7 +709,8 @@ setInterval(() => {
  * for its invitation link (T1.1). */
 function door(error) {
   const problem = problemOf(error);
-  const closed = problem.status === 401 && !seated();
+  // a private table answers a caller without its credentials 401 (or 404): ask for the link
+  const closed = (problem.status === 401 || problem.status === 404) && !seated();
   fill(content, h('h1', {}, 'Table'), problemBox(problem, state.rules),
     closed ? h('form', {
       class: 'panel', id: 'enter',
@@ -703,6 +735,11 @@ async function start() {
     const known = await meta();
     state.rules = known.rules;
     state.types = known.events;
+    if (seated() && !given(state.mine.seat)) { // a rejoin link brought the token alone
+      const seat = await seatOf(base, state.mine.token);
+      hold(table, given(seat) ? { seat } : { seat: null, token: null });
+      state.mine = held(table);
+    }
     try {
       const answer = await fetchView();
       accept(answer.version, answer.data);

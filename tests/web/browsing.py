@@ -178,15 +178,15 @@ async def open_tab(
     held: tuple[str, dict[str, Any]] | None = None,
     bypass_csp: bool = True,
 ) -> Tab:
-    """A new tab in a fresh context; ``held``: (table, what its sessionStorage holds for it),
-    as when the same player opens the table on a second device with the seat token.
+    """A new tab in a fresh context; ``held``: (table, what its localStorage holds for it, set
+    once), as when the same player opens the table on a second device with the seat token.
     ``bypass_csp``: Playwright's waits for conditions evaluate script text, which the pages'
     Content-Security-Policy forbids; a tab that keeps the policy can only wait for selectors."""
     context = await browser.new_context(base_url=base_url, viewport=viewport, bypass_csp=bypass_csp)
     if held is not None:
         key, value = json.dumps(f"doko:{held[0]}"), json.dumps(json.dumps(held[1]))
         await context.add_init_script(
-            f"try {{ sessionStorage.setItem({key}, {value}); }} catch {{}}"
+            f"try {{ localStorage.getItem({key}) ?? localStorage.setItem({key}, {value}); }} catch {{}}"
         )
     await context.add_init_script(RECORD_CARDS)
     return Tab(await context.new_page())

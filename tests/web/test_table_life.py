@@ -63,8 +63,8 @@ def stored(text: str) -> dict[str, Any]:
 
 
 async def storage(tab: Tab, table_id: str) -> dict[str, Any]:
-    """What the tab's session storage holds for the table."""
-    return stored(await tab.page.evaluate(f"sessionStorage.getItem('doko:{table_id}') ?? ''"))
+    """What the tab's local storage holds for the table."""
+    return stored(await tab.page.evaluate(f"localStorage.getItem('doko:{table_id}') ?? ''"))
 
 
 def urls_with(tab: Tab, secret: str) -> list[str]:
@@ -145,7 +145,7 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     page = host.page
     await page.wait_for_selector("#invite[open] #invitation-link")
     lived.link = await page.input_value("#invitation-link")
-    lived.code = stored(await page.evaluate(f"sessionStorage.getItem('doko:{table_id}')"))[
+    lived.code = stored(await page.evaluate(f"localStorage.getItem('doko:{table_id}')"))[
         "invitation"
     ]
     lived.grave["host, inviting"] = await grave_violations(page)
