@@ -33,6 +33,9 @@ const state = {
   sheet: null, // the scoresheet
   result: null, // the last deal scored (a deal_scored event)
   record: null, // that deal's record, for its last trick
+  resultClosed: null, // the deal whose result this player closed
+  finished: null, // the finished trick on the board: {key, pausing, dismissed}
+  peek: false, // whether the player looks at the last trick
   problem: null,
   problems: 0, // how many refusals this page has shown
   from: null, // the version the page's stream started after
@@ -309,20 +312,31 @@ function ending(view) {
       'Download the session export'), ' (check it offline with ', h('code', {}, 'doko verify --file'), ')') : null);
 }
 
-function heading(view) {
+/** The parts of the page behind the board, in the page's menu. */
+const MENU = [['seats', 'Seats'], ['host', 'Host'], ['device', 'This device'], ['tricks', 'Announcements'],
+  ['sheet', 'Scoresheet'], ['log', 'Log']];
+
+/** The table's heading, with the menu of the parts of the page behind the board that are
+ * there now (`present`: their ids). */
+function heading(view, present) {
   const deal = view.deal;
-  const clock = view.clock;
   return h('header', { class: 'table-head' },
     h('h1', {}, view.name || 'Table'),
-    h('p', {},
+    h('p', { class: 'where' },
       seated() ? `You play ${seatName(view.seats, state.mine.seat)} (seat ${state.mine.seat})` : 'You are watching',
       deal ? ` · deal ${deal.deal_no} of ${view.deals} · ${seatName(view.seats, deal.dealer)} dealt · ${phaseText(view, deal)}` : ''),
-    h('p', { class: 'small', id: 'table-facts', 'data-status': view.status, 'data-visibility': view.visibility },
-      `${view.visibility === 'private' ? 'Private' : 'Public'} table · ${words(view.status)}`,
-      given(view.turn_seconds) ? ` · turn clock ${view.turn_seconds} s` : ' · no turn clock',
-      clock ? [' · ', h('span', { id: 'clock' }, `${seatName(view.seats, clock.seat)} to act: `, timer(view, clock))] : null),
-    ending(view),
-    h('p', { class: 'small' }, 'Link to this table: ', h('a', { href: location.pathname }, location.origin + location.pathname)));
+    h('nav', { class: 'menu', 'aria-label': 'more of the table' },
+      MENU.filter(([id]) => present.includes(id)).map(([id, label]) => h('a', { href: `#${id}`, 'data-menu': id }, label))),
+    ending(view));
+}
+
+/** The table's options and state: who may join, the turn clock and whose turn runs. */
+function facts(view) {
+  const clock = view.clock;
+  return h('p', { class: 'small', id: 'table-facts', 'data-status': view.status, 'data-visibility': view.visibility },
+    `${view.visibility === 'private' ? 'Private' : 'Public'} table · ${words(view.status)}`,
+    given(view.turn_seconds) ? ` · turn clock ${view.turn_seconds} s` : ' · no turn clock',
+    clock ? [' · ', h('span', { id: 'clock' }, `${seatName(view.seats, clock.seat)} to act: `, timer(view, clock))] : null);
 }
 
 /** A command that waits for a "yes" first (it cannot be taken back). */
@@ -373,6 +387,8 @@ function seating(view) {
       : 'Leave? Your seat is free again.', leave));
   return h('section', { class: 'panel', id: 'seats', 'aria-labelledby': 'seating-h' },
     h('h2', { id: 'seating-h' }, 'Seats'),
+    facts(view),
+    h('p', { class: 'small' }, 'Link to this table: ', h('a', { href: location.pathname }, location.origin + location.pathname)),
     view.status === 'open' ? h('p', {}, 'The session starts when four players sit.') : null,
     h('ul', {}, view.seats.map((info) => seatLine(view, info))),
     sitting || null,
@@ -491,49 +507,101 @@ function botKinds() {
 }
 
 const PLACES = ['bottom', 'left', 'top', 'right']; // this seat, its left (next clockwise), across, its right
+/** How long a finished trick stays on the board at least, in milliseconds. */
+const TRICK_PAUSE_MS = 1500;
+
+/** Whether a person (not a bot) plays one of the other seats: then a finished trick stays
+ * until the next card or until this player dismisses it. */
+const withPeople = (view) => view.seats.some((s) => given(s.name) && !s.bot && !(seated() && s.seat === state.mine.seat));
+
+/** The finished trick the board shows, or null: the deal's last complete trick, from the
+ * moment the view has it until the pause has passed and, at a table with people, until the
+ * next card is played or it is dismissed; or the last trick while the player looks at it. */
+function finishedTrick(view, deal) {
+  const last = deal.tricks.at(-1);
+  if (!last) return null;
+  const key = `${deal.deal_no}/${deal.tricks.length}`;
+  if (state.finished?.key !== key) {
+    state.finished = { key, pausing: true, dismissed: false };
+    const held = state.finished;
+    setTimeout(() => {
+      held.pausing = false;
+      render();
+    }, TRICK_PAUSE_MS);
+  }
+  const finished = state.finished;
+  const shown = state.peek || (!finished.dismissed
+    && (finished.pausing || (withPeople(view) && deal.trick.length === 0)));
+  return shown ? last : null;
+}
 
 function board(view, deal) {
   const me = seated() ? state.mine.seat : 0;
   const won = [0, 0, 0, 0];
-  const points = [0, 0, 0, 0];
-  for (const trick of deal.tricks) {
-    won[trick.winner] += 1;
-    points[trick.winner] += trick.points;
-  }
+  for (const trick of deal.tricks) won[trick.winner] += 1;
   const order = [0, 1, 2, 3].map((k) => (me + k) % 4);
-  const leader = deal.trick_leader;
-  const playedBy = (seat) => (given(leader) ? deal.trick[(seat - leader + 4) % 4] : undefined);
-  const caption = given(leader)
-    ? `Trick ${deal.tricks.length + 1}: ${seatName(view.seats, leader)} leads`
-    : 'No trick yet';
+  const finished = finishedTrick(view, deal);
+  const leader = finished ? finished.leader : deal.trick_leader;
+  const cards = finished ? finished.cards : deal.trick;
+  const playedBy = (seat) => (given(leader) ? cards[(seat - leader + 4) % 4] : undefined);
+  const number = finished ? deal.tricks.length : deal.tricks.length + 1;
+  const caption = finished
+    ? `Trick ${number}: ${seatName(view.seats, finished.winner)} takes it`
+    : given(leader) ? `Trick ${number}: ${seatName(view.seats, leader)} leads` : 'No trick yet';
+  const dismiss = () => {
+    state.finished.dismissed = true;
+    state.peek = false;
+    render();
+  };
   // busy while events have come that the view does not include yet (it is being fetched)
   return h('section', { class: 'board', 'aria-label': 'the table', 'aria-busy': state.since.length > 0 ? 'true' : null },
-    order.map((seat, k) => seatBox(view, deal, seat, PLACES[k], won[seat], points[seat])),
-    h('div', { class: 'trick', id: 'trick', 'aria-label': caption },
-      h('p', { class: 'caption' }, caption),
-      order.map((seat, k) => {
-        const played = playedBy(seat);
-        return played
-          ? card(played, seat, deal.deal_no, { class: `card ${PLACES[k]}`, 'data-place': PLACES[k] })
-          : null;
-      })));
+    order.map((seat, k) => seatBox(view, deal, seat, PLACES[k], won[seat])),
+    h('div', {
+      class: `trick${finished ? ' finished' : ''}`, id: 'trick', 'aria-label': caption,
+      'data-finished': finished ? number : null, 'data-winner': finished ? finished.winner : null,
+    },
+    h('p', { class: 'caption' }, caption),
+    order.map((seat, k) => {
+      const played = playedBy(seat);
+      const winner = finished && finished.winner === seat;
+      return played
+        ? card(played, seat, deal.deal_no, {
+          class: `card ${PLACES[k]}${winner ? ' winner' : ''}`, 'data-place': PLACES[k], 'data-won': winner ? 'true' : null,
+        })
+        : null;
+    }),
+    h('p', { class: 'trick-buttons' },
+      finished && (state.peek || !state.finished.pausing)
+        ? button('dismiss-trick', state.peek ? 'Back to the trick' : 'Go on', dismiss)
+        : null,
+      !finished && deal.tricks.length
+        ? button('last-trick', 'Last trick', () => {
+          state.peek = true;
+          render();
+        })
+        : null)));
 }
 
-function seatBox(view, deal, seat, place, won, points) {
+/** A seat at the table: its name, whose turn it is with the clock, and what is known of it
+ * (dealer, declaration, party, announcements) as badges. */
+function seatBox(view, deal, seat, place, won) {
   const info = view.seats[seat];
   const party = deal.parties[seat];
   const declaration = deal.declarations[seat];
   const turn = deal.turn === seat && deal.phase !== 'scored';
   const absent = info.status === 'vacant' || info.status === 'away';
+  const said = deal.announcements.filter((a) => a.seat === seat).flatMap((a) => a.words);
+  const badge = (text, kind) => h('span', { class: `badge ${kind}` }, text);
   return h('div', { class: `seat ${place}${turn ? ' turn' : ''}`, 'data-seat-box': seat, 'data-status': info.status },
     h('p', { class: 'name' }, seatName(view.seats, seat), info.bot ? h('small', {}, ` · ${info.bot} bot`) : null,
       seat === state.mine.seat && seated() ? h('small', {}, ' (you)') : null),
     absent ? h('p', { class: `seat-status ${info.status}` }, info.status === 'away' ? 'away: the stand-in plays' : 'vacant') : null,
-    h('p', { class: 'facts' },
-      `${deal.hand_sizes[seat]} cards · ${won} tricks · ${points} points`,
-      deal.dealer === seat ? ' · dealer' : '',
-      declaration ? ` · ${declaration}` : '',
-      party ? [' · ', h('strong', { class: `party ${party}` }, party)] : ''),
+    h('p', { class: 'badges' },
+      deal.dealer === seat ? badge('dealer', 'dealer') : null,
+      declaration && deal.phase !== 'play' ? badge(declaration, 'declaration') : null,
+      party ? badge(party, `party ${party}`) : null,
+      said.map((word) => badge(word, 'said')),
+      h('span', { class: 'count' }, `${deal.hand_sizes[seat]} cards · ${won} tricks`)),
     turn ? h('p', { class: 'to-play' }, 'to play', view.clock?.seat === seat ? [' · ', timer(view, view.clock)] : null) : null);
 }
 
@@ -571,8 +639,7 @@ function actions(view, deal) {
   }
   const waiting = deal.phase !== 'scored' && given(deal.turn) && deal.turn !== state.mine.seat;
   const mine = view.clock?.seat === state.mine.seat ? view.clock : null;
-  return h('section', { class: 'panel actions', 'aria-labelledby': 'actions-h' },
-    h('h2', { id: 'actions-h' }, 'Your move'),
+  return h('section', { class: 'actions', id: 'actions', 'aria-label': 'your move' },
     mine ? h('p', { class: 'your-clock' }, 'Your turn: ', timer(view, mine), ' left, then the stand-in acts for you ',
       rule('T3.2', state.rules, false), '.') : null,
     groups,
@@ -585,46 +652,68 @@ function actions(view, deal) {
 function hand(deal) {
   const legal = new Set(deal.options.cards);
   const counted = new Map();
-  return h('section', { id: 'hand', class: 'hand', 'aria-labelledby': 'hand-h', tabindex: -1 },
-    h('h2', { id: 'hand-h' }, 'Your hand', legal.size ? ': your turn, choose a card' : ''),
+  return h('section', {
+    id: 'hand', class: `hand${legal.size ? ' choosing' : ''}`, 'aria-labelledby': 'hand-h', tabindex: -1,
+  },
+    h('h2', { id: 'hand-h', class: 'sr' }, 'Your hand', legal.size ? ': your turn, choose a card' : ''),
     h('div', { class: 'cards' }, deal.hand.map((c) => {
       const n = counted.get(c) ?? 0;
       counted.set(c, n + 1);
-      return cardButton(c, state.mine.seat, deal.deal_no, `card-${c}-${n}`, legal.has(c) ? () => act('play', { card: c }) : null);
+      return cardButton(c, state.mine.seat, deal.deal_no, `card-${c}-${n}`, legal.has(c) ? () => {
+        if (state.finished) state.finished.dismissed = true; // the next card ends the finished trick's time
+        act('play', { card: c });
+      } : null);
     })));
 }
 
 function trickLine(view, trick, dealNo, label) {
-  return h('div', { class: 'last-trick' },
-    h('p', {}, `${label}: ${seatName(view.seats, trick.leader)} led, ${seatName(view.seats, trick.winner)} won ${trick.points} points`),
+  return h('div', { class: 'last-trick', 'data-winner': trick.winner },
+    h('p', {}, `${label}: ${seatName(view.seats, trick.leader)} led, ${seatName(view.seats, trick.winner)} took it`),
     h('p', { class: 'cards' }, trick.cards.map((c, i) => card(c, (trick.leader + i) % 4, dealNo))));
 }
 
 function tricks(view, deal) {
-  const last = deal.tricks.at(-1);
-  const previous = !last && state.record && state.record.deal_no === deal.deal_no - 1 ? state.record : null;
-  return h('section', { class: 'panel', 'aria-labelledby': 'tricks-h' },
-    h('h2', { id: 'tricks-h' }, 'Tricks and announcements'),
-    last ? trickLine(view, last, deal.deal_no, `Last trick (${deal.tricks.length})`) : null,
-    previous ? trickLine(view, previous.tricks.at(-1), previous.deal_no, `Last trick of deal ${previous.deal_no}`) : null,
-    !last && !previous ? h('p', {}, 'No trick played yet.') : null,
+  return h('section', { class: 'panel', id: 'tricks', 'aria-labelledby': 'tricks-h' },
+    h('h2', { id: 'tricks-h' }, 'Announcements'),
+    deal.announcements.length ? null : h('p', {}, 'None yet.'),
     h('ul', { class: 'announcements', 'aria-label': 'announcements' }, deal.announcements.map((a) => h('li', {},
       `${seatName(view.seats, a.seat)}: ${a.words.join(' + ')} (${a.party}) with ${a.cards} cards`, a.late_reply ? ', a late reply' : ''))));
 }
 
-function resultSection(view) {
-  const scored = state.result ?? (view.deal?.phase === 'scored' ? view.deal.score : null);
-  if (!scored) return null;
+const resultDialog = h('dialog', { id: 'result', 'aria-labelledby': 'result-h' });
+
+/** The end of a deal (R8-R10): who won, the value and its lines, every seat's entry and the
+ * running totals, the deal's last trick; "Next" closes it. Shown once per deal scored while
+ * this page is open (its deal_scored event). */
+function showResult(view) {
+  const scored = state.result;
+  if (!scored || state.resultClosed === scored.deal_no) {
+    if (resultDialog.open) resultDialog.close();
+    return;
+  }
   const score = scored.score;
-  return h('section', {
-    class: 'panel', id: 'result', 'data-deal': scored.deal_no, 'data-value': score.value, 'aria-labelledby': 'result-h',
-  },
+  const row = state.sheet?.rows.find((r) => r.deal_no === scored.deal_no);
+  const record = state.record?.deal_no === scored.deal_no ? state.record : null;
+  resultDialog.dataset.deal = scored.deal_no;
+  resultDialog.dataset.value = score.value;
+  fill(resultDialog,
     h('h2', { id: 'result-h' }, `Deal ${scored.deal_no}: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${signed(score.value)} for Re`),
     h('p', {}, `${words(score.game_type)}; card points Re ${score.card_points.re ?? 0}, Kontra ${score.card_points.kontra ?? 0}`),
-    h('ul', { class: 'entries' }, score.entries.map((entry, seat) => h('li', { 'data-entry-seat': seat, 'data-entry': entry },
-      `${seatName(view.seats, seat)} ${signed(entry)}`))),
     scoreLines(score.lines, state.rules),
-    h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}/deals/${scored.deal_no}` }, `Step through deal ${scored.deal_no}`)));
+    h('table', { class: 'entries' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'This deal'),
+        h('th', { scope: 'col' }, 'Total'))),
+      h('tbody', {}, score.entries.map((entry, seat) => h('tr', { 'data-entry-seat': seat, 'data-entry': entry },
+        h('th', { scope: 'row' }, seatName(view.seats, seat)), h('td', {}, signed(entry)),
+        h('td', { 'data-total': row?.totals[seat] }, row ? signed(row.totals[seat]) : '…'))))),
+    record ? trickLine(view, record.tricks.at(-1), record.deal_no, 'Last trick') : null,
+    h('p', { class: 'dialog-buttons' },
+      h('a', { href: `/t/${encodeURIComponent(table)}/deals/${scored.deal_no}` }, `Step through deal ${scored.deal_no}`), ' ',
+      button('next', 'Next', () => {
+        state.resultClosed = scored.deal_no;
+        render();
+      })));
+  if (!resultDialog.open) resultDialog.showModal();
 }
 
 /** A scoresheet cell: the seat's entry, its running total, and who played the seat in that
@@ -671,22 +760,19 @@ function render() {
   document.body.dataset.version = String(state.latest);
   document.body.dataset.problems = String(state.problems);
   document.body.dataset.seated = String(seated());
+  const more = [deal ? seating(view) : null, hosting(view), device(), deal ? tricks(view, deal) : null,
+    sheetSection(view), logSection(view)].filter(Boolean);
   fill(content,
-    heading(view),
+    heading(view, more.map((part) => part.id)),
     state.problem ? problemBox(state.problem, state.rules, () => {
       state.problem = null;
       render();
     }) : null,
     deal ? null : seating(view),
-    deal ? h('div', { class: 'play' }, board(view, deal), seated() ? actions(view, deal) : null) : null,
-    deal && seated() ? hand(deal) : null,
-    deal ? seating(view) : null,
-    hosting(view),
-    device(),
-    deal ? tricks(view, deal) : null,
-    resultSection(view),
-    sheetSection(view),
-    logSection(view));
+    deal ? h('div', { class: 'play' }, board(view, deal), seated() ? actions(view, deal) : null,
+      seated() ? hand(deal) : null) : null,
+    h('div', { class: 'more' }, more));
+  showResult(view);
   const yourTurn = seated() && deal && (deal.options.cards.length || deal.options.declarations.length || deal.options.contracts.length);
   const text = [...state.spoken, yourTurn ? 'Your turn' : ''].filter(Boolean).join('. ');
   if (live.textContent !== text) live.textContent = text;
@@ -730,7 +816,7 @@ function door(error) {
 
 async function start() {
   const main = document.getElementById('main');
-  main.replaceChildren(content, live);
+  main.replaceChildren(content, live, resultDialog);
   try {
     const known = await meta();
     state.rules = known.rules;

@@ -44,6 +44,14 @@ export function cardNames(code) {
   return { short: `${rank}${symbol}`, long: `${RANKS[rank]} of ${suit}`, suit: suit };
 }
 
+/** A card's face as seen (its accessible name is the long one): rank and suit in the corner,
+ * the suit in the middle. */
+function face(code) {
+  const { short } = cardNames(code);
+  return h('span', { class: 'face', 'aria-hidden': 'true' },
+    h('span', { class: 'rank' }, short.slice(0, -1)), h('span', { class: 'suit' }, short.slice(-1)));
+}
+
 /** The attributes every card element carries. */
 function cardData(code, seat, deal) {
   const names = cardNames(code);
@@ -55,11 +63,13 @@ function cardData(code, seat, deal) {
   };
 }
 
-/** A card shown (not played from here). */
+/** A card shown (not played from here); `extra` attributes, its classes added to the card's. */
 export function card(code, seat, deal, extra = {}) {
   const names = cardNames(code);
-  return h('span', { ...cardData(code, seat, deal), title: names.long, ...extra },
-    h('span', { 'aria-hidden': 'true' }, names.short), h('span', { class: 'sr' }, names.long));
+  const data = cardData(code, seat, deal);
+  const classes = new Set([...data.class.split(' '), ...(extra.class ?? '').split(' ').filter(Boolean)]);
+  return h('span', { ...data, title: names.long, ...extra, class: [...classes].join(' ') },
+    face(code), h('span', { class: 'sr' }, names.long));
 }
 
 /** A card of one's own hand as a button; `onplay` null: not playable now (disabled). */
@@ -72,7 +82,7 @@ export function cardButton(code, seat, deal, key, onplay) {
     'aria-label': names.long,
     disabled: !onplay,
     onclick: onplay,
-  }, names.short);
+  }, face(code));
 }
 
 /** Whether a value is there (neither null nor left out). */
@@ -145,7 +155,7 @@ export function describe(event, seats, deal) {
     case 'game_type_fixed':
       return [`Game: ${words(e.game_type)}`, given(e.declarer) ? `, declarer ${who(e.declarer)}` : ''];
     case 'card_played': return [`${who(e.seat)} played `, card(e.card, e.seat, deal)];
-    case 'trick_won': return [`${who(e.winner)} won trick ${e.trick_no} (${e.points} points)`];
+    case 'trick_won': return [`${who(e.winner)} won trick ${e.trick_no}`];
     case 'marriage_clarified':
       return [!given(e.partner)
         ? `Marriage: no partner in trick ${e.trick_no}, a solo`

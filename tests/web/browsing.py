@@ -167,6 +167,11 @@ class Tab:
             await self.page.keyboard.press("Tab")
         raise AssertionError(f"{limit} Tabs never reached {key}: {passed}")
 
+    async def next_deal(self) -> None:
+        """Close the result dialog of the deal just scored ("Next")."""
+        await self.page.click("dialog#result[open] [data-key='next']")
+        await self.page.wait_for_selector("dialog#result:not([open])", state="attached")
+
     async def close(self) -> None:
         await self.page.context.close()
 

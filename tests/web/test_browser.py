@@ -98,6 +98,7 @@ async def play_deal(session: Session, deal: int, *, keyboard: bool, halfway: Any
         if await session.player.problems() > problems:  # a bot's announcement came first
             session.refusals.append(await session.player.page.inner_text(".problem"))
     session.results[deal] = await session.player.page.eval_on_selector("#result", SCORE)
+    await session.player.next_deal()
 
 
 @pytest.fixture(scope="module")

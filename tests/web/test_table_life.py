@@ -123,9 +123,10 @@ class Life:
 
 
 async def play_to_the_end(tab: Tab, deal: int) -> None:
-    """Play the seat's part of a deal from the page until its result is shown."""
+    """Play the seat's part of a deal from the page until its result is shown, and close it."""
     while (move := await tab.next_move(deal)) != "done":
         await tab.move(move)
+    await tab.next_deal()
 
 
 async def confirm(tab: Tab, key: str) -> None:

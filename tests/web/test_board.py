@@ -1,0 +1,135 @@
+"""The board is the page (issue 18): one deal played by clicking against three bots, on a
+phone (390x844) and on a laptop (1280x800). At every move the hand, the trick and the
+move's button are inside the window; after each trick's fourth card the finished trick is
+shown with its winner until the pause has passed (the page's clock driven by Playwright,
+not by the machine's speed); the deal ends in the result dialog with the record's value,
+lines and entries, and "Next" closes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+import pytest
+from playwright.async_api import Browser, Page
+
+from domain.events import CardPlayed, DealDealt, TrickWon
+from tests.web.browsing import Log, full_log, grave_violations, open_tab, screenshot
+from tests.web.conftest import Service
+
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+PAUSE_MS = 1500
+"""The finished trick's pause (table.js TRICK_PAUSE_MS): the test runs the page's clock past it."""
+
+RESULT = """(root) => ({
+  deal: +root.dataset.deal,
+  value: +root.dataset.value,
+  entries: [...root.querySelectorAll('[data-entry-seat]')].map((e) => +e.dataset.entry),
+  lines: [...root.querySelectorAll('.lines li')]
+    .map((li) => [li.dataset.rule, li.dataset.party, +li.dataset.points, li.dataset.reason]),
+  last: +root.querySelector('.last-trick').dataset.winner,
+})"""
+
+FINISHED = """() => {
+  const t = document.querySelector('#trick');
+  return [+t.dataset.finished, +t.dataset.winner,
+          [...t.querySelectorAll('[data-card]')].map((c) => [+c.dataset.seat, c.dataset.card]),
+          [...t.querySelectorAll('[data-won]')].map((c) => +c.dataset.seat)];
+}"""
+
+
+def tricks_of(log: Log, deal: int) -> list[tuple[int, list[tuple[int, str]]]]:
+    """Each trick of the deal from the full log: its winner and its (seat, card) in order."""
+    found: list[tuple[int, list[tuple[int, str]]]] = []
+    cards: list[tuple[int, str]] = []
+    current = 0
+    for _, event in log:
+        if isinstance(event, DealDealt):
+            current = event.deal_no
+        elif current == deal and isinstance(event, CardPlayed):
+            cards.append((int(event.seat), event.card.value))
+        elif current == deal and isinstance(event, TrickWon):
+            found.append((int(event.winner), sorted(cards)))
+            cards = []
+    return found
+
+
+async def outside(page: Page, selectors: list[str], size: dict[str, int]) -> list[str]:
+    """The selectors whose element is not wholly inside the window (scrolled to the top)."""
+    wrong = []
+    for selector in selectors:
+        box = await page.locator(selector).bounding_box()
+        if box is None or not (
+            box["x"] >= 0
+            and box["y"] >= 0
+            and box["x"] + box["width"] <= size["width"]
+            and box["y"] + box["height"] <= size["height"]
+        ):
+            wrong.append(f"{selector}: {box}")
+    return wrong
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+async def test_a_deal_is_played_on_the_board_without_scrolling(
+    size: str, browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
+) -> None:
+    window = SIZES[size]
+    tab = await open_tab(browser, service.url, window)
+    page = tab.page
+    await page.clock.install()
+    await page.goto("/")
+    await page.wait_for_selector("#create-button")
+    await page.fill("#player", "Tess")
+    await page.select_option("#bots", "3")
+    await page.click("#create-button")
+    await page.wait_for_selector("#hand")
+    table_id = page.url.rsplit("/", 1)[1]
+    await page.clock.pause_at(await page.evaluate("Date.now()"))
+
+    shown: list[tuple[int, list[tuple[int, str]]]] = []
+    wrong: list[str] = []
+    played = 0
+    while (move := await tab.next_move(1)) != "done":
+        for problem in await outside(page, ["#hand", "#trick", f"[data-key='{move}']"], window):
+            wrong.append(f"{move}: {problem}")
+        if not move.startswith("card-"):
+            await tab.move(move)
+            continue
+        if played == 0:
+            await screenshot(page, f"board-{size}-trick", full_page=False)
+        await tab.move(move)
+        played += 1
+        if played == 12:
+            break
+        await page.wait_for_selector(f"#trick[data-finished='{played}']")
+        number, winner, cards, won = await page.evaluate(FINISHED)
+        assert won == [winner]
+        shown.append((winner, sorted((seat, code) for seat, code in cards)))
+        if played == 1:
+            await screenshot(page, f"board-{size}-finished", full_page=False)
+        await page.clock.run_for(PAUSE_MS)
+        await page.wait_for_selector("#trick:not([data-finished])")
+    await page.wait_for_selector("dialog#result[open][data-deal='1'] .last-trick")
+    result = await page.eval_on_selector("dialog#result", RESULT)
+    await screenshot(page, f"board-{size}-result", full_page=False)
+    await page.clock.resume()  # axe-core waits on timers of its own
+    assert await grave_violations(page) == []
+
+    assert wrong == []
+    log = await full_log(pool, table_id)
+    tricks = tricks_of(log, 1)
+    assert shown == tricks[:11]
+    held = await page.evaluate(f"JSON.parse(localStorage.getItem('doko:{table_id}'))")
+    bearer = {"authorization": f"Bearer {held['host']}"}  # a private table (the default)
+    record = (await api.http.get(f"/tables/{table_id}/deals/1", headers=bearer)).json()
+    score = record["score"]
+    assert result == {
+        "deal": 1,
+        "value": score["value"],
+        "entries": score["entries"],
+        "lines": [[x["rule"], x["party"], x["points"], x["reason"]] for x in score["lines"]],
+        "last": tricks[11][0],
+    }
+    await tab.next_deal()
+    assert tab.errors == []
+    await tab.close()
