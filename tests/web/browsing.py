@@ -182,12 +182,16 @@ async def open_tab(
     viewport: dict[str, int] = DESKTOP,
     held: tuple[str, dict[str, Any]] | None = None,
     bypass_csp: bool = True,
+    locale: str = "en-US",
 ) -> Tab:
     """A new tab in a fresh context; ``held``: (table, what its localStorage holds for it, set
     once), as when the same player opens the table on a second device with the seat token.
     ``bypass_csp``: Playwright's waits for conditions evaluate script text, which the pages'
-    Content-Security-Policy forbids; a tab that keeps the policy can only wait for selectors."""
-    context = await browser.new_context(base_url=base_url, viewport=viewport, bypass_csp=bypass_csp)
+    Content-Security-Policy forbids; a tab that keeps the policy can only wait for selectors.
+    ``locale``: the browser's language (``navigator.languages``), which the pages speak."""
+    context = await browser.new_context(
+        base_url=base_url, viewport=viewport, bypass_csp=bypass_csp, locale=locale
+    )
     if held is not None:
         key, value = json.dumps(f"doko:{held[0]}"), json.dumps(json.dumps(held[1]))
         await context.add_init_script(

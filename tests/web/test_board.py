@@ -1,9 +1,10 @@
 """The board is the page (issue 18): one deal played by clicking against three bots, on a
-phone (390x844) and on a laptop (1280x800). At every move the hand, the trick and the
+phone (390x844) and on a laptop (1280x800), in a German and in an English browser. At every move the hand, the trick and the
 move's button are inside the window; after each trick's fourth card the finished trick is
 shown with its winner until the pause has passed (the page's clock driven by Playwright,
 not by the machine's speed); the deal ends in the result dialog with the record's value,
-lines and entries, and "Next" closes it."""
+lines and entries, and "Weiter" ("Next") closes it. The page speaks the browser's language,
+and every page (lobby, table, deal viewer, rules) has no serious accessibility violation in it."""
 
 from __future__ import annotations
 
@@ -69,16 +70,44 @@ async def outside(page: Page, selectors: list[str], size: dict[str, int]) -> lis
     return wrong
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
+WORDS = {
+    "de": {
+        "next": "Weiter",
+        "title": "Spiel 1",
+        "lobby": "Einen Tisch eröffnen",
+        "rules": "Das Spiel",
+        "R9.1": "Gegen die Alten",
+    },
+    "en": {
+        "next": "Next",
+        "title": "Deal 1",
+        "lobby": "Open a table",
+        "rules": "The game",
+        "R9.1": "Against the old ladies",
+    },
+}
+"""A few words of each page in each language, as a player reads them (not the catalogues')."""
+
+
+@pytest.mark.parametrize(
+    ("size", "locale"),
+    [("phone", "de-DE"), ("desktop", "de-DE"), ("phone", "en-US"), ("desktop", "en-US")],
+)
 async def test_a_deal_is_played_on_the_board_without_scrolling(
-    size: str, browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
+    size: str, locale: str, browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
 ) -> None:
     window = SIZES[size]
-    tab = await open_tab(browser, service.url, window)
+    lang = locale[:2]
+    words = WORDS[lang]
+    name = f"{size}-{lang}"
+    tab = await open_tab(browser, service.url, window, locale=locale)
     page = tab.page
     await page.clock.install()
     await page.goto("/")
     await page.wait_for_selector("#create-button")
+    assert await page.get_attribute("html", "lang") == lang
+    assert await page.inner_text("#new-h") == words["lobby"]
+    grave = {"lobby": await grave_violations(page)}
     await page.fill("#player", "Tess")
     await page.select_option("#bots", "3")
     await page.click("#create-button")
@@ -96,7 +125,7 @@ async def test_a_deal_is_played_on_the_board_without_scrolling(
             await tab.move(move)
             continue
         if played == 0:
-            await screenshot(page, f"board-{size}-trick", full_page=False)
+            await screenshot(page, f"board-{name}-trick", full_page=False)
         await tab.move(move)
         played += 1
         if played == 12:
@@ -106,14 +135,16 @@ async def test_a_deal_is_played_on_the_board_without_scrolling(
         assert won == [winner]
         shown.append((winner, sorted((seat, code) for seat, code in cards)))
         if played == 1:
-            await screenshot(page, f"board-{size}-finished", full_page=False)
+            await screenshot(page, f"board-{name}-finished", full_page=False)
         await page.clock.run_for(PAUSE_MS)
         await page.wait_for_selector("#trick:not([data-finished])")
     await page.wait_for_selector("dialog#result[open][data-deal='1'] .last-trick")
     result = await page.eval_on_selector("dialog#result", RESULT)
-    await screenshot(page, f"board-{size}-result", full_page=False)
+    await screenshot(page, f"board-{name}-result", full_page=False)
+    assert (await page.inner_text("dialog#result h2")).startswith(words["title"])
+    assert await page.inner_text("dialog#result [data-key='next']") == words["next"]
     await page.clock.resume()  # axe-core waits on timers of its own
-    assert await grave_violations(page) == []
+    grave["table"] = await grave_violations(page)
 
     assert wrong == []
     log = await full_log(pool, table_id)
@@ -131,5 +162,14 @@ async def test_a_deal_is_played_on_the_board_without_scrolling(
         "last": tricks[11][0],
     }
     await tab.next_deal()
+    await page.goto(f"/t/{table_id}/deals/1")
+    await page.wait_for_selector("#verification")
+    grave["deal viewer"] = await grave_violations(page)
+    await page.goto("/rules#R9.1")
+    await page.wait_for_selector("dt[id='R9.1']")
+    assert await page.inner_text("#part-R") == words["rules"]
+    assert (await page.inner_text("dt[id='R9.1'] + dd")).startswith(words["R9.1"])
+    grave["rules"] = await grave_violations(page)
+    assert grave == {"lobby": [], "table": [], "deal viewer": [], "rules": []}
     assert tab.errors == []
     await tab.close()

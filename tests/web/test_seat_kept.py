@@ -35,9 +35,7 @@ async def test_a_seat_and_the_host_role_survive_the_tab_and_move_to_another_devi
     assert await again.locator("#host").count() == 1
     link = await again.input_value("#rejoin-link")
     held = await again.evaluate(f"JSON.parse(localStorage.getItem('doko:{table_id}'))")
-    assert link == (
-        f"{service.url}/t/{table_id}#rejoin={held['token']}&host={held['host']}"
-    )
+    assert link == (f"{service.url}/t/{table_id}#rejoin={held['token']}&host={held['host']}")
 
     # the lobby lists the table under "My tables", whatever the filter shows
     await again.goto("/")
