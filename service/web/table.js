@@ -600,7 +600,7 @@ function seatBox(view, deal, seat, place, won) {
   const words = deal.announcements.filter((a) => a.seat === seat).flatMap((a) => a.words);
   const badge = (text, kind) => h('span', { class: `badge ${kind}` }, text);
   return h('div', { class: `seat ${place}${turn ? ' turn' : ''}`, 'data-seat-box': seat, 'data-status': info.status },
-    h('p', { class: 'name' }, seatName(view.seats, seat), info.bot ? h('small', {}, ` · ${term('bot', info.bot)}`) : null,
+    h('p', { class: 'name' }, seatName(view.seats, seat), info.bot ? h('small', { class: 'kind' }, ` · ${term('bot', info.bot)}`) : null,
       seat === state.mine.seat && seated() ? h('small', {}, ` ${t('seats.you')}`) : null),
     absent ? h('p', { class: `seat-status ${info.status}` }, t(info.status === 'away' ? 'seat.away' : 'seat.vacant')) : null,
     h('p', { class: 'badges' },

@@ -194,9 +194,8 @@ async def open_tab(
     )
     if held is not None:
         key, value = json.dumps(f"doko:{held[0]}"), json.dumps(json.dumps(held[1]))
-        await context.add_init_script(
-            f"try {{ localStorage.getItem({key}) ?? localStorage.setItem({key}, {value}); }} catch {{}}"
-        )
+        once = f"localStorage.getItem({key}) ?? localStorage.setItem({key}, {value});"
+        await context.add_init_script(f"try {{ {once} }} catch {{}}")
     await context.add_init_script(RECORD_CARDS)
     return Tab(await context.new_page())
 

@@ -9,6 +9,7 @@ from playwright.async_api import Browser
 
 from tests.web.browsing import grave_violations, open_tab
 from tests.web.conftest import Service
+from tests.web.test_table_life import open_table
 
 
 async def test_a_seat_and_the_host_role_survive_the_tab_and_move_to_another_device(
@@ -16,15 +17,8 @@ async def test_a_seat_and_the_host_role_survive_the_tab_and_move_to_another_devi
 ) -> None:
     first = await open_tab(browser, service.url)
     page = first.page
-    await page.goto("/")
-    await page.wait_for_selector("#create-button")
-    await page.fill("#player", "Rita")
-    await page.select_option("#bots", "0")
-    await page.select_option("#option-visibility", "private")
-    await page.click("#create-button")
-    await page.wait_for_url("**/t/*")
+    table_id = await open_table(first, "Rita", 0, visibility="private")
     await page.wait_for_selector("#host")
-    table_id = page.url.rsplit("/", 1)[1]
     context = page.context
     await page.close()
 
