@@ -35,6 +35,7 @@ const state = {
   result: null, // the last deal scored (a deal_scored event)
   record: null, // that deal's record, for its last trick
   resultClosed: null, // the deal whose result this player closed
+  standingsClosed: false, // whether this player closed the final standings
   finished: null, // the finished trick on the board: {key, pausing, dismissed}
   peek: false, // whether the player looks at the last trick
   problem: null,
@@ -690,6 +691,37 @@ function tricks(view, deal) {
 }
 
 const resultDialog = h('dialog', { id: 'result', 'aria-labelledby': 'result-h' });
+const standingsDialog = h('dialog', { id: 'standings', 'aria-labelledby': 'standings-h' });
+
+/** The end of the session (R1.3): the final standings from the scoresheet, highest total
+ * first, with its winners, a link to the scoresheet and the export; shown once the session
+ * is finished (after the last deal's result is closed), until "Close". */
+function showStandings(view) {
+  const sheet = state.sheet;
+  const shown = view.status === 'finished' && sheet?.winners && !state.standingsClosed && !resultDialog.open;
+  if (!shown) {
+    if (standingsDialog.open) standingsDialog.close();
+    return;
+  }
+  const order = view.seats.map((s) => s.seat).sort((a, b) => sheet.totals[b] - sheet.totals[a]);
+  const close = () => {
+    state.standingsClosed = true;
+    render();
+  };
+  fill(standingsDialog,
+    h('h2', { id: 'standings-h' }, t('standings.title')),
+    h('p', { class: 'winners' }, t('sheet.winners', { winners: sheet.winners.map((s) => seatName(view.seats, s)).join(t('list.and')) }),
+      ' ', rule('R1.3', state.rules, false)),
+    h('table', { class: 'totals' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('result.player')), h('th', { scope: 'col' }, t('result.total')))),
+      h('tbody', {}, order.map((seat) => h('tr', { 'data-standing-seat': seat, 'data-total': sheet.totals[seat] },
+        h('th', { scope: 'row' }, seatName(view.seats, seat)), h('td', {}, signed(sheet.totals[seat])))))),
+    h('p', { class: 'dialog-buttons' },
+      h('a', { href: '#sheet', onclick: close }, t('menu.sheet')),
+      h('button', { type: 'button', 'data-key': 'standings-export', onclick: exportSession }, t('export.download')),
+      button('standings-close', t('standings.close'), close)));
+  if (!standingsDialog.open) standingsDialog.showModal();
+}
 
 /** The end of a deal (R8-R10): who won, the value and its lines, every seat's entry and the
  * running totals, the deal's last trick; "Next" closes it. Shown once per deal scored while
@@ -786,6 +818,7 @@ function render() {
       seated() ? hand(deal) : null) : null,
     h('div', { class: 'more' }, more));
   showResult(view);
+  showStandings(view);
   const yourTurn = seated() && deal && (deal.options.cards.length || deal.options.declarations.length || deal.options.contracts.length);
   const text = [...state.spoken, yourTurn ? t('live.your_turn') : ''].filter(Boolean).join('. ');
   if (live.textContent !== text) live.textContent = text;
@@ -835,7 +868,7 @@ function door(error) {
 
 async function start() {
   const main = document.getElementById('main');
-  main.replaceChildren(content, live, resultDialog);
+  main.replaceChildren(content, live, resultDialog, standingsDialog);
   try {
     const [known] = await Promise.all([meta(), loadLanguage()]);
     state.rules = ruleTexts(known.rules);

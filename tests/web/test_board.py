@@ -9,6 +9,7 @@ serious or critical accessibility violation in it."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import asyncpg
@@ -166,5 +167,45 @@ async def test_a_deal_is_played_on_the_board_without_scrolling(
     assert (await page.inner_text("dt[id='R9.1'] + dd")).startswith(words["R9.1"])
     grave["rules"] = await grave_violations(page)
     assert grave == {"lobby": [], "table": [], "deal viewer": [], "rules": []}
+    assert tab.errors == []
+    await tab.close()
+
+
+async def test_the_end_of_the_session_shows_the_final_standings(
+    browser: Browser, service: Service, api: Any
+) -> None:
+    """Four bots play a whole session (R1.1) by themselves; its host's page then shows the
+    final standings in German: every seat's total, highest first, as the scoresheet has
+    them, and its winners (R1.3)."""
+    table = await api.create_table("standings", visibility="public")
+    for seat in range(4):
+        await table.seat_bot("random", seat, name=f"Bot {seat}")
+    sheet: dict[str, Any] = {}
+    for _ in range(600):  # 12 deals of random bots: bounded by a count, not by a clock
+        sheet = (await api.http.get(f"/tables/{table.table_id}/scoresheet")).json()
+        if sheet.get("winners"):
+            break
+        await asyncio.sleep(0.1)
+    assert sheet["winners"]
+    held = (table.table_id, {"host": table.host_token})
+    tab = await open_tab(browser, service.url, SIZES["desktop"], held=held, locale="de-DE")
+    page = tab.page
+    await page.goto(f"/t/{table.table_id}")
+    dialog = page.locator("dialog#standings[open]")
+    await dialog.wait_for()
+    assert (await dialog.locator("h2").inner_text()).startswith("Die Sitzung ist vorbei")
+    rows = await dialog.locator("[data-standing-seat]").evaluate_all(
+        "l => l.map(r => [+r.dataset.standingSeat, +r.dataset.total])"
+    )
+    totals = sheet["totals"]
+    assert [total for _, total in rows] == sorted(totals, reverse=True)
+    assert all(totals[seat] == total for seat, total in rows)
+    seats = (await api.http.get(f"/tables/{table.table_id}")).json()["seats"]
+    winners = await dialog.locator(".winners").inner_text()
+    assert all(seats[s]["name"] in winners for s in sheet["winners"])
+    await screenshot(page, "standings-desktop-de", full_page=False)
+    assert await grave_violations(page) == []
+    await page.click("[data-key='standings-close']")
+    await page.wait_for_selector("dialog#standings:not([open])", state="attached")
     assert tab.errors == []
     await tab.close()
