@@ -77,6 +77,9 @@ new MutationObserver(() => {
 NEXT_MOVE = """(deal) => {
   if (document.querySelector(`#result[data-deal="${deal}"]`)) return 'done';
   if (document.body.dataset.sending === 'true') return null;
+  // the view may show the next deal before the stream brought this one's result
+  const dealt = document.querySelector('#hand [data-card]')?.dataset.deal;
+  if (dealt && Number(dealt) !== deal) return null;
   const card = document.querySelector('#hand button.card:not([disabled])');
   const word = '[data-key="announce-re"], [data-key="announce-kontra"]';
   const pick = document.querySelector('[data-key="declare-healthy"]')
@@ -87,7 +90,7 @@ NEXT_MOVE = """(deal) => {
 """The page's next move in deal ``deal``, as a person reads it off the page: say healthy,
 announce re/kontra when offered on one's turn, else play the first enabled card; 'done'
 once the deal's result is shown; null while there is nothing to do (or the page's last
-command is not answered yet)."""
+command is not answered yet, or the page shows the next deal before this one's result)."""
 
 
 class Tab:
