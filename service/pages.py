@@ -6,10 +6,10 @@ rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned 
 Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
 own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
 a copy of RULES.md (the game, R1-R10) and TABLE_RULES.md (the table's house rules T1-T4, as
-`domain.table` states them) are files of the package (``service/web/``), served under
-``/web/``. ``/web/meta.json`` gives the pages what they take from the server and never
-re-implement: the rule texts by id (parsed from those copies) and the names of the stream's
-event types.
+`domain.table` states them) and the catalogues of the pages' words with the German rule
+texts (``web/i18n/``) are files of the package (``service/web/``), served under ``/web/``.
+``/web/meta.json`` gives the pages what they take from the server and never re-implement:
+the rule texts by id (parsed from those copies) and the names of the stream's event types.
 """
 
 from __future__ import annotations

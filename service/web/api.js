@@ -1,5 +1,5 @@
 // The doko API as every page uses it: requests with problem+json errors, the credentials
-// this browser tab holds for a table (seat token, host token, invitation code), and live
+// this browser holds for a table (seat token, host token, invitation code), and live
 // streams that resume where they stopped. A credential goes in a header, never in a URL
 // (but a seat token in a stream's, which an EventSource cannot send otherwise).
 // The pages never decide a rule: what is legal comes from the views the server sends.
@@ -76,18 +76,20 @@ export async function download(path, { token, filename }) {
   setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
-const storageKey = (table) => `doko:${table}`;
+const PREFIX = 'doko:';
+const storageKey = (table) => `${PREFIX}${table}`;
 
 /**
- * What this browser tab holds for a table: {seat, token} once seated, {host} for its host,
+ * What this browser holds for a table: {seat, token} once seated, {host} for its host,
  * {invitation} for a private table's invitation code.
- * Kept in sessionStorage: per tab, gone when the tab closes, never sent but in a header
- * (or a seat token in a stream's URL, see `follow`).
+ * Kept in localStorage, per table: a seat and the host role survive closing the tab, a new
+ * tab and a restart of the browser, until `forget`. Never sent but in a header (or a seat
+ * token in a stream's URL, see `follow`).
  * @returns {{seat?: number, token?: string, host?: string, invitation?: string}}
  */
 export function held(table) {
   try {
-    return JSON.parse(sessionStorage.getItem(storageKey(table)) ?? '{}');
+    return JSON.parse(localStorage.getItem(storageKey(table)) ?? '{}');
   } catch {
     return {};
   }
@@ -97,7 +99,15 @@ export function held(table) {
 export function hold(table, more) {
   const now = { ...held(table), ...more };
   for (const key of Object.keys(now)) if (now[key] === null) delete now[key];
-  sessionStorage.setItem(storageKey(table), JSON.stringify(now));
+  localStorage.setItem(storageKey(table), JSON.stringify(now));
+}
+
+/** Forget everything this browser holds for a table. */
+export const forget = (table) => localStorage.removeItem(storageKey(table));
+
+/** The tables this browser holds something for (see `held`). */
+export function heldTables() {
+  return Object.keys(localStorage).filter((key) => key.startsWith(PREFIX)).map((key) => key.slice(PREFIX.length));
 }
 
 /** The link that invites to a private table: the code in the URL's fragment, which the
@@ -111,7 +121,7 @@ export function invitationIn(text) {
 }
 
 /** Keep the invitation this page's link carries in its fragment (`#invitation=…`), then take
- * it out of the address bar: it is kept in the tab's session storage, and not shown. */
+ * it out of the address bar: it is kept in this browser's storage, and not shown. */
 export function takeInvitation(table) {
   const code = location.hash.startsWith('#invitation=') ? invitationIn(location.hash) : null;
   if (!code) return;

@@ -4,7 +4,8 @@
 // the service's own verification of the deal, who played each seat (T2.2). A private
 // table's deals open with the credential this tab holds for it (T1.1).
 import { call, download, held, meta, takeInvitation } from './api.js';
-import { card, fill, given, h, problemBox, problemOf, rule, scoreLines, signed, words } from './ui.js';
+import { loadLanguage, ruleTexts, t, term } from './i18n.js';
+import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
 
 const [, , rawTable, , rawDeal] = location.pathname.split('/');
 const table = decodeURIComponent(rawTable);
@@ -49,56 +50,61 @@ function handsAt(record, step) {
   });
 }
 
-const names = () => state.record.players.map((name, seat) => name ?? `seat ${seat}`);
+const names = () => state.record.players.map((name, seat) => name ?? t('seat.number', { seat }));
 
 /** Who played a seat in this deal, when that was not (only) who sat there at its end (T2.2). */
 function playedBy(record, seat) {
   const by = record.played_by?.[seat] ?? [];
   if (by.length === 1 && by[0] === record.players[seat]) return null;
-  return by.length ? h('span', { class: 'by', 'data-played-by': JSON.stringify(by) }, ` · played by ${by.join(', then ')}`) : null;
+  return by.length ? h('span', { class: 'by', 'data-played-by': JSON.stringify(by) }, ` · ${t('sheet.played_by', { players: by.join(t('sheet.then')) })}`) : null;
 }
 
 function hands(record, step) {
   return h('section', { class: 'panel', 'aria-labelledby': 'hands-h' },
-    h('h2', { id: 'hands-h' }, step ? `The hands after trick ${step}` : 'The hands as dealt'),
+    h('h2', { id: 'hands-h' }, step ? t('viewer.hands_after', { trick: step }) : t('viewer.hands_dealt')),
     h('div', { class: 'hands' }, handsAt(record, step).map((cards, seat) => h('div', { class: 'dealt', 'data-hand': seat },
-      h('p', {}, h('strong', {}, names()[seat]), playedBy(record, seat), ` · ${record.parties[seat] ?? ''}`,
-        record.declarations[seat] ? ` · ${record.declarations[seat]}` : '',
-        record.contracts[seat] ? ` · named ${words(record.contracts[seat])}` : ''),
+      h('p', {}, h('strong', {}, names()[seat]), playedBy(record, seat),
+        record.parties[seat] ? ` · ${term('party', record.parties[seat])}` : '',
+        record.declarations[seat] ? ` · ${term('declaration', record.declarations[seat])}` : '',
+        record.contracts[seat] ? ` · ${t('viewer.named', { contract: term('game', record.contracts[seat]) })}` : ''),
       h('p', { class: 'cards' }, cards.map(({ code, trick }) => card(code, seat, record.deal_no, trick === null ? {} : {
-        class: `card played${trick === step ? ' now' : ''}`, title: `played in trick ${trick}`, 'data-played-in': trick,
+        class: `card played${trick === step ? ' now' : ''}`, title: t('viewer.played_in', { trick }), 'data-played-in': trick,
       })))))));
 }
 
 function trickPanel(record, step) {
   if (!step) {
     return h('section', { class: 'panel', id: 'trick', 'aria-labelledby': 'trick-h' },
-      h('h2', { id: 'trick-h' }, 'Before the first trick'),
-      h('p', {}, `${names()[record.dealer]} dealt. Declarations (R4.1): `,
-        record.declarations.map((d, seat) => `${names()[seat]} ${d ?? '—'}`).join(', '), '.'),
-      h('p', {}, `Game: ${words(record.game_type)}`, given(record.declarer) ? ` by ${names()[record.declarer]}` : '',
-        record.marriage_clarified_in ? `; the marriage was clarified in trick ${record.marriage_clarified_in}` : ''));
+      h('h2', { id: 'trick-h' }, t('viewer.before')),
+      h('p', {}, t('viewer.dealt', { dealer: names()[record.dealer] }), ' ', rule('R4.1', state.rules, false), ' ',
+        record.declarations.map((d, seat) => `${names()[seat]} ${d ? term('declaration', d) : '—'}`).join(', ')),
+      h('p', {}, given(record.declarer)
+        ? t('event.game_by', { game: term('game', record.game_type), declarer: names()[record.declarer] })
+        : t('event.game', { game: term('game', record.game_type) }),
+      record.marriage_clarified_in ? `; ${t('viewer.clarified', { trick: record.marriage_clarified_in })}` : ''));
   }
   const trick = record.tricks[step - 1];
   return h('section', {
     class: 'panel', id: 'trick', 'data-trick': trick.trick_no, 'data-winner': trick.winner, 'data-points': trick.points,
     'aria-labelledby': 'trick-h',
   },
-  h('h2', { id: 'trick-h' }, `Trick ${trick.trick_no} of ${record.tricks.length}`),
+  h('h2', { id: 'trick-h' }, t('viewer.trick', { trick: trick.trick_no, tricks: record.tricks.length })),
   h('ol', { class: 'trick-cards' }, trick.cards.map((code, i) => {
     const seat = (trick.leader + i) % 4;
-    return h('li', {}, `${names()[seat]}${i === 0 ? ' (leads)' : ''}: `, card(code, seat, record.deal_no));
+    return h('li', {}, `${names()[seat]}${i === 0 ? ` ${t('viewer.leads')}` : ''}: `, card(code, seat, record.deal_no));
   })),
-  h('p', {}, `${names()[trick.winner]} wins ${trick.points} points.`));
+  h('p', {}, t('viewer.wins', { who: names()[trick.winner], count: trick.points })));
 }
 
 function announcements(step) {
   const made = state.moments.filter((m) => m.trick <= step);
   return h('section', { class: 'panel', 'aria-labelledby': 'ann-h' },
-    h('h2', { id: 'ann-h' }, 'Announcements so far'),
+    h('h2', { id: 'ann-h' }, t('viewer.announcements')),
     made.length ? h('ul', { id: 'announcements' }, made.map((m) => h('li', { 'data-trick': m.trick },
-      `${names()[m.seat]}: ${m.words.join(' + ')} (${m.party}) in trick ${m.trick} after ${m.after} cards, with ${m.cards} cards in hand`,
-      m.late_reply ? ', a late reply' : ''))) : h('p', {}, 'None yet.'));
+      t('viewer.announcement', {
+        who: names()[m.seat], words: said(m.words), party: term('party', m.party), trick: m.trick, after: m.after, count: m.cards,
+      }),
+      m.late_reply ? `, ${t('viewer.late')}` : ''))) : h('p', {}, t('announcements.none')));
 }
 
 function scorePanel(record) {
@@ -106,13 +112,15 @@ function scorePanel(record) {
   return h('section', {
     class: 'panel', id: 'score', 'data-deal': record.deal_no, 'data-value': score.value, 'aria-labelledby': 'score-h',
   },
-    h('h2', { id: 'score-h' }, `Score: ${score.winner ? `${score.winner} won` : 'no winner'}, value ${signed(score.value)} for Re`),
-    h('p', {}, `Card points: Re ${score.card_points.re ?? 0}, Kontra ${score.card_points.kontra ?? 0}; `,
-      `tricks: Re ${score.tricks.re ?? 0}, Kontra ${score.tricks.kontra ?? 0}`),
+    h('h2', { id: 'score-h' }, score.winner ? t('viewer.score_won', { party: term('party', score.winner), value: signed(score.value) })
+      : t('viewer.score_none', { value: signed(score.value) })),
+    h('p', {}, t('viewer.points', {
+      re: score.card_points.re ?? 0, kontra: score.card_points.kontra ?? 0, re_tricks: score.tricks.re ?? 0, kontra_tricks: score.tricks.kontra ?? 0,
+    })),
     scoreLines(score.lines, state.rules),
     h('ul', { class: 'entries' }, score.entries.map((entry, seat) => h('li', { 'data-entry-seat': seat, 'data-entry': entry },
       `${names()[seat]} ${signed(entry)}`))),
-    h('p', {}, 'Entries: ', rule(score.solo ? 'R10.2' : 'R10.1', state.rules, false)));
+    h('p', {}, t('viewer.entries'), ' ', rule(score.solo ? 'R10.2' : 'R10.1', state.rules, false)));
 }
 
 function dealing(record) {
@@ -121,20 +129,20 @@ function dealing(record) {
   const checks = v ? [...v.deal.checks, ...v.table_checks] : [];
   const over = ['finished', 'abandoned'].includes(state.view?.status);
   return h('section', { class: 'panel', id: 'dealing', 'aria-labelledby': 'dealing-h' },
-    h('h2', { id: 'dealing-h' }, 'Dealing and verification (R2.2)'),
+    h('h2', { id: 'dealing-h' }, t('viewer.dealing'), ' ', rule('R2.2', state.rules, false)),
     h('dl', {},
-      h('dt', {}, 'Method'), h('dd', {}, d.method, d.algorithm ? ` (${d.algorithm})` : ''),
-      d.commitment ? [h('dt', {}, 'Commitment of this deal'), h('dd', { class: 'hex' }, d.commitment)] : null,
-      record.published_commitment ? [h('dt', {}, 'Commitment published at the start'), h('dd', { class: 'hex' }, record.published_commitment)] : null,
-      d.seed ? [h('dt', {}, 'Seed, revealed'), h('dd', { class: 'hex', id: 'seed' }, d.seed)] : null,
-      d.entropy?.some(Boolean) ? [h('dt', {}, 'Players’ entropy'), h('dd', { class: 'hex' }, d.entropy.map((e, s) => `${names()[s]}: ${e || '—'}`).join('; '))] : null),
+      h('dt', {}, t('viewer.method')), h('dd', {}, d.method, d.algorithm ? ` (${d.algorithm})` : ''),
+      d.commitment ? [h('dt', {}, t('viewer.commitment')), h('dd', { class: 'hex' }, d.commitment)] : null,
+      record.published_commitment ? [h('dt', {}, t('viewer.published')), h('dd', { class: 'hex' }, record.published_commitment)] : null,
+      d.seed ? [h('dt', {}, t('viewer.seed')), h('dd', { class: 'hex', id: 'seed' }, d.seed)] : null,
+      d.entropy?.some(Boolean) ? [h('dt', {}, t('viewer.entropy')), h('dd', { class: 'hex' }, d.entropy.map((e, s) => `${names()[s]}: ${e || '—'}`).join('; '))] : null),
     v ? h('div', { id: 'verification', 'data-ok': String(v.ok) },
-      h('p', {}, h('strong', {}, v.ok ? 'Verified by the service: every check passed.' : 'Verification FAILED.')),
+      h('p', {}, h('strong', {}, t(v.ok ? 'viewer.verified' : 'viewer.failed'))),
       h('ul', {}, checks.map((c) => h('li', { 'data-check': c.name, 'data-ok': String(c.ok) }, `${c.ok ? '✓' : '✗'} ${c.name}`, c.detail ? `: ${c.detail}` : '')))) : null,
     over
-      ? h('p', {}, h('button', { type: 'button', 'data-key': 'export', onclick: exportSession }, 'Download the session export'),
-        ' (check it offline with ', h('code', {}, 'doko verify --file'), ')')
-      : h('p', {}, 'The session export can be downloaded once the session is over.'),
+      ? h('p', {}, h('button', { type: 'button', 'data-key': 'export', onclick: exportSession }, t('export.download')),
+        ' ', t('export.check'), ' ', h('code', {}, 'doko verify --file'))
+      : h('p', {}, t('viewer.export_later')),
     state.problem ? problemBox(state.problem, state.rules, () => {
       state.problem = null;
       render();
@@ -159,29 +167,29 @@ function go(step) {
 function controls(record) {
   const last = record.tricks.length;
   const step = state.step;
-  return h('nav', { class: 'steps', 'aria-label': 'step through the deal' },
-    h('button', { type: 'button', 'data-key': 'first', onclick: () => go(0), disabled: step === 0, 'aria-keyshortcuts': 'Home' }, '« As dealt'),
-    h('button', { type: 'button', 'data-key': 'previous', onclick: () => go(step - 1), disabled: step === 0, 'aria-keyshortcuts': 'ArrowLeft' }, '‹ Previous trick'),
-    h('button', { type: 'button', 'data-key': 'next', onclick: () => go(step + 1), disabled: step === last, 'aria-keyshortcuts': 'ArrowRight' }, 'Next trick ›'),
-    h('button', { type: 'button', 'data-key': 'last', onclick: () => go(last), disabled: step === last, 'aria-keyshortcuts': 'End' }, 'Last trick »'));
+  return h('nav', { class: 'steps', 'aria-label': t('viewer.steps') },
+    h('button', { type: 'button', 'data-key': 'first', onclick: () => go(0), disabled: step === 0, 'aria-keyshortcuts': 'Home' }, t('viewer.first')),
+    h('button', { type: 'button', 'data-key': 'previous', onclick: () => go(step - 1), disabled: step === 0, 'aria-keyshortcuts': 'ArrowLeft' }, t('viewer.previous')),
+    h('button', { type: 'button', 'data-key': 'next', onclick: () => go(step + 1), disabled: step === last, 'aria-keyshortcuts': 'ArrowRight' }, t('viewer.next')),
+    h('button', { type: 'button', 'data-key': 'last', onclick: () => go(last), disabled: step === last, 'aria-keyshortcuts': 'End' }, t('viewer.last')));
 }
 
 function render() {
   const record = state.record;
   document.body.dataset.step = String(state.step);
   fill(content,
-    h('h1', {}, `Deal ${record.deal_no} of “${state.view?.name || record.table}”`),
-    h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, 'Back to the table'),
-      record.deal_no > 1 ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no - 1}` }, 'previous deal')] : null,
-      state.view && record.deal_no < state.view.scoresheet.length ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no + 1}` }, 'next deal')] : null),
+    h('h1', {}, t('viewer.title', { deal: record.deal_no, table: state.view?.name || record.table })),
+    h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, t('mine.back')),
+      record.deal_no > 1 ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no - 1}` }, t('viewer.previous_deal'))] : null,
+      state.view && record.deal_no < state.view.scoresheet.length ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no + 1}` }, t('viewer.next_deal'))] : null),
     controls(record),
     h('div', { class: 'viewer' }, trickPanel(record, state.step), announcements(state.step)),
     hands(record, state.step),
     scorePanel(record),
     dealing(record));
   live.textContent = state.step
-    ? `Trick ${state.step}: ${names()[record.tricks[state.step - 1].winner]} wins ${record.tricks[state.step - 1].points} points`
-    : 'As dealt';
+    ? t('viewer.step', { trick: state.step, who: names()[record.tricks[state.step - 1].winner], count: record.tricks[state.step - 1].points })
+    : t('viewer.hands_dealt');
 }
 
 document.addEventListener('keydown', (e) => {
@@ -196,21 +204,24 @@ async function start() {
   document.getElementById('main').replaceChildren(content, live);
   try {
     const [known, record, replay, verification, view] = await Promise.all([
-      meta(),
+      meta().then(async (rules) => {
+        await loadLanguage();
+        return rules;
+      }),
       call('GET', `${base}/deals/${dealNo}`, { token }),
       call('GET', `${base}/deals/${dealNo}/replay`, { token }),
       call('GET', `${base}/deals/${dealNo}/verification`, { token }),
       call('GET', base, { token }),
     ]);
-    state.rules = known.rules;
+    state.rules = ruleTexts(known.rules);
     state.record = record.data;
     state.moments = moments(replay.data.events);
     state.verification = verification.data;
     state.view = view.data;
-    document.title = `deal ${dealNo} · ${state.view.name || 'doko'}`;
+    document.title = `${t('viewer.deal', { deal: dealNo })} · ${state.view.name || 'doko'}`;
   } catch (error) {
-    fill(content, h('h1', {}, `Deal ${dealNo}`), problemBox(problemOf(error), state.rules),
-      h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, 'Back to the table')));
+    fill(content, h('h1', {}, t('viewer.deal', { deal: dealNo })), problemBox(problemOf(error), state.rules),
+      h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, t('mine.back'))));
     return;
   }
   render();

@@ -2,9 +2,11 @@
 // (public or private, with a turn clock and bots for the empty seats) and sit down at, or a
 // table to go to by its link, an invitation link included. The form offers what the API's
 // schema offers: the table options of `createTable` and the kinds of bot, so a field the
-// API gains shows up here by itself.
-import { call, hold, invitationIn, schema } from './api.js';
-import { fill, given, h, problemBox, problemOf, words } from './ui.js';
+// API gains shows up here by itself. "My tables" are the tables this browser holds a seat
+// or the host role at (api.js `held`), whatever their status.
+import { call, forget, held, heldTables, hold, meta, schema } from './api.js';
+import { loadLanguage, ruleTexts, t, term } from './i18n.js';
+import { fill, given, h, problemBox, problemOf } from './ui.js';
 
 const PAGE_SIZE = 20;
 const content = h('div', { class: 'lobby' });
@@ -14,14 +16,15 @@ const state = {
   status: 'open', // the lobby's filter: a table status, or '' for every listed one
   before: null, // the page shown: null for the newest, else the `next` of the page before
   page: null, // the LobbyPage shown
+  mine: [], // this browser's tables: {table, held, view} or {table, held, problem}
 };
 
 /** How the lobby says the options it knows; an option the API gains later is shown with its
  * name and its schema's description. */
 const LABELS = {
-  visibility: ['Who may join', 'public: listed in the lobby, anyone may sit down or watch; private: only with the invitation link'],
-  turn_seconds: ['Turn clock, seconds per turn', 'empty: no clock; when a turn runs out a stand-in plays for the seat (T3)'],
-  first_dealer: ['First dealer (seat)', 'empty: drawn by lot (R1.2)'],
+  visibility: ['lobby.visibility', 'lobby.visibility_about'],
+  turn_seconds: ['lobby.turn_seconds', 'lobby.turn_seconds_about'],
+  first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about'],
 };
 
 /** The simple options of a new table that the API takes (`CreateTableRequest`): each scalar
@@ -45,7 +48,8 @@ function tableOptions(spec) {
 
 function optionField(option) {
   const id = `option-${option.name}`;
-  const [label, about] = LABELS[option.name] ?? [words(option.name), option.description];
+  const known = LABELS[option.name];
+  const [label, about] = known ? known.map((key) => t(key)) : [term('option', option.name), option.description];
   const range = given(option.minimum) && given(option.maximum) ? ` (${option.minimum}–${option.maximum})` : '';
   const hint = `${id}-hint`;
   const labelled = h('label', { for: id }, label, range);
@@ -56,12 +60,12 @@ function optionField(option) {
   }
   if (option.type === 'choice') {
     return h('p', {}, labelled, note, h('select', { id, name: option.name, 'aria-describedby': described },
-      option.nullable ? h('option', { value: '' }, 'default') : null,
-      option.values.map((value) => h('option', { value, selected: value === option.default }, words(value)))));
+      option.nullable ? h('option', { value: '' }, t('lobby.default')) : null,
+      option.values.map((value) => h('option', { value, selected: value === option.default }, term(option.name, value)))));
   }
   return h('p', {}, labelled, note, h('input', {
     type: 'number', id, name: option.name, min: option.minimum, max: option.maximum,
-    placeholder: option.nullable ? 'none' : null, required: !option.nullable, 'aria-describedby': described,
+    placeholder: option.nullable ? t('lobby.none') : null, required: !option.nullable, 'aria-describedby': described,
   }));
 }
 
@@ -104,13 +108,13 @@ async function create(form) {
   }
 }
 
-/** Where a pasted link or id leads: the table page, with the invitation a link carries
- * kept in the fragment (never sent to the service). */
+/** Where a pasted link or id leads: the table page, with what a link carries in its
+ * fragment (an invitation, a personal link's tokens) kept there (never sent to the service). */
 function destination(text) {
   const link = text.trim().match(/\/t\/([^/?#\s]+)/);
   const table = link ? decodeURIComponent(link[1]) : text.trim();
-  const code = link ? invitationIn(text) : null;
-  return `/t/${encodeURIComponent(table)}${code ? `#invitation=${encodeURIComponent(code)}` : ''}`;
+  const fragment = link && text.includes('#') ? text.trim().slice(text.trim().indexOf('#')) : '';
+  return `/t/${encodeURIComponent(table)}${fragment}`;
 }
 
 /** Show a page of the lobby: the newest (`before` null) or the one after `before`. */
@@ -129,27 +133,27 @@ async function list(before = null) {
 
 function seatsText(table) {
   return table.seats.map((seat) => (given(seat.name)
-    ? `${seat.name}${seat.bot ? ` (${seat.bot} bot)` : ''}${seat.status === 'away' ? ' (away)' : ''}`
-    : seat.status)).join(', ');
+    ? `${seat.name}${seat.bot ? ` (${term('bot', seat.bot)})` : ''}${seat.status === 'away' ? ` (${term('seat_status', 'away')})` : ''}`
+    : term('seat_status', seat.status))).join(', ');
 }
 
 function tableEntry(table) {
   const open = table.seats.some((seat) => !given(seat.name)) && ['open', 'playing'].includes(table.status);
-  const clock = table.options.turn_seconds ? ` · turn clock ${table.options.turn_seconds} s` : '';
-  const deal = table.status === 'playing' ? ` · deal ${table.deal} of ${table.deals}` : '';
-  const name = table.name || `table ${table.table_id.slice(0, 8)}`;
+  const clock = table.options.turn_seconds ? ` · ${t('facts.clock', { seconds: table.options.turn_seconds })}` : '';
+  const deal = table.status === 'playing' ? ` · ${t('lobby.deal', { deal: table.deal, deals: table.deals })}` : '';
+  const name = table.name || t('lobby.unnamed', { id: table.table_id.slice(0, 8) });
   const href = `/t/${encodeURIComponent(table.table_id)}`;
   return h('li', { 'data-table': table.table_id, 'data-status': table.status },
-    h('p', {}, h('strong', {}, name), ` · ${words(table.status)}${deal}${clock}`, h('br'),
-      h('small', {}, `Seats: ${seatsText(table)}`)),
-    h('a', { class: 'go', href, 'aria-label': `${open ? 'Sit down at' : 'Watch'} ${name}` }, open ? 'Sit down' : 'Watch'));
+    h('p', {}, h('strong', {}, name), ` · ${term('table_status', table.status)}${deal}${clock}`, h('br'),
+      h('small', {}, t('lobby.seats', { seats: seatsText(table) }))),
+    h('a', { class: 'go', href, 'aria-label': t(open ? 'lobby.sit_at' : 'lobby.watch_at', { name }) }, t(open ? 'lobby.sit' : 'lobby.watch')));
 }
 
 function tableList() {
   if (!state.listed) return null;
   const page = state.page;
   return h('section', { class: 'panel', id: 'tables', 'aria-labelledby': 'open-h' },
-    h('h2', { id: 'open-h' }, 'Public tables'),
+    h('h2', { id: 'open-h' }, t('lobby.public')),
     h('form', {
       class: 'filter',
       onsubmit: (e) => {
@@ -158,19 +162,59 @@ function tableList() {
         list();
       },
     },
-    h('label', { for: 'status-filter' }, 'Show'),
+    h('label', { for: 'status-filter' }, t('lobby.show')),
     h('select', { id: 'status-filter', name: 'status', 'data-key': 'status-filter' },
-      state.statuses.map((s) => h('option', { value: s, selected: s === state.status }, s ? words(s) : 'every status'))),
-    h('button', { type: 'submit', 'data-key': 'list' }, 'Show tables')),
-    !page ? h('p', {}, 'Loading…')
+      state.statuses.map((s) => h('option', { value: s, selected: s === state.status }, s ? term('table_status', s) : t('lobby.every_status')))),
+    h('button', { type: 'submit', 'data-key': 'list' }, t('lobby.show_tables'))),
+    !page ? h('p', {}, t('shell.loading'))
       : page.tables.length ? h('ul', { class: 'tables' }, page.tables.map(tableEntry))
-        : h('p', {}, state.status === 'open' ? 'No open public table right now: open one.' : 'No public table here.'),
+        : h('p', {}, t(state.status === 'open' ? 'lobby.no_open' : 'lobby.no_table')),
     page && (page.next !== null || state.before !== null) ? h('p', { class: 'pages' },
-      state.before !== null ? h('button', { type: 'button', 'data-key': 'newest', onclick: () => list() }, '« Newest tables') : null,
-      page.next !== null ? h('button', { type: 'button', 'data-key': 'older', onclick: () => list(page.next) }, 'Older tables ›') : null) : null);
+      state.before !== null ? h('button', { type: 'button', 'data-key': 'newest', onclick: () => list() }, t('lobby.newest')) : null,
+      page.next !== null ? h('button', { type: 'button', 'data-key': 'older', onclick: () => list(page.next) }, t('lobby.older')) : null) : null);
+}
+
+/** The tables this browser holds something for, each as its view shows it (with the
+ * credential held: a private table's too). */
+async function loadMine() {
+  state.mine = await Promise.all(heldTables().map(async (table) => {
+    const mine = held(table);
+    try {
+      const answer = await call('GET', `/tables/${encodeURIComponent(table)}`, { token: mine.host ?? mine.invitation ?? mine.token });
+      return { table, held: mine, view: answer.data };
+    } catch (error) {
+      return { table, held: mine, problem: problemOf(error) };
+    }
+  }));
+}
+
+function myEntry({ table, held: mine, view, problem }) {
+  const name = view?.name || t('lobby.unnamed', { id: table.slice(0, 8) });
+  const roles = [given(mine.seat) ? t('mine.seat', { seat: mine.seat }) : null, mine.host ? t('mine.host') : null].filter(Boolean);
+  return h('li', { 'data-my-table': table, 'data-status': view?.status ?? problem.code },
+    h('p', {}, h('strong', {}, name), view ? ` · ${term('table_status', view.status)}` : ` · ${t('mine.gone', { code: problem.code })}`,
+      roles.length ? h('small', {}, ` · ${roles.join(', ')}`) : null),
+    view ? h('a', { class: 'go', href: `/t/${encodeURIComponent(table)}`, 'aria-label': t('mine.back_to', { name }) }, t('mine.back'))
+      : h('button', {
+        type: 'button', 'data-key': `forget-${table}`,
+        onclick: async () => {
+          forget(table);
+          await loadMine();
+          render();
+        },
+      }, t('mine.forget')));
+}
+
+function myTables() {
+  if (!state.mine.length) return null;
+  return h('section', { class: 'panel', id: 'my-tables', 'aria-labelledby': 'mine-h' },
+    h('h2', { id: 'mine-h' }, t('mine.title')),
+    h('p', { class: 'small' }, t('mine.about')),
+    h('ul', { class: 'tables' }, state.mine.map(myEntry)));
 }
 
 const problemArea = h('div');
+const mineArea = h('div');
 const listArea = h('div');
 
 /** Only the problem and the list are drawn again: what was typed in the forms stays. */
@@ -179,13 +223,14 @@ function render() {
     state.problem = null;
     render();
   }) : null);
+  fill(mineArea, myTables());
   fill(listArea, tableList());
 }
 
 function forms() {
   return [
     h('section', { class: 'panel', 'aria-labelledby': 'new-h' },
-      h('h2', { id: 'new-h' }, 'Open a table'),
+      h('h2', { id: 'new-h' }, t('lobby.open')),
       h('form', {
         id: 'create',
         onsubmit: (e) => {
@@ -193,16 +238,17 @@ function forms() {
           create(e.target);
         },
       },
-      h('p', {}, h('label', { for: 'table' }, 'Table name'), h('input', { id: 'table', name: 'table', maxlength: 100, placeholder: 'Friday' })),
-      h('p', {}, h('label', { for: 'player' }, 'Your name'), h('input', { id: 'player', name: 'player', required: true, maxlength: 40, autocomplete: 'nickname' })),
-      h('p', {}, h('label', { for: 'bots' }, 'Bots for the other seats'),
+      h('p', {}, h('label', { for: 'table' }, t('lobby.table_name')), h('input', { id: 'table', name: 'table', maxlength: 100, placeholder: t('lobby.table_example') })),
+      h('p', {}, h('label', { for: 'player' }, t('seats.your_name')), h('input', { id: 'player', name: 'player', required: true, maxlength: 40, autocomplete: 'nickname' })),
+      h('p', {}, h('label', { for: 'bots' }, t('lobby.bots')),
         h('select', { id: 'bots', name: 'bots' }, [3, 2, 1, 0].map((n) => h('option', { value: n }, `${n}`)))),
-      h('p', {}, h('label', { for: 'kind' }, 'Kind of bot'),
-        h('select', { id: 'kind', name: 'kind' }, state.kinds.map((kind) => h('option', { value: kind }, kind)))),
-      state.options.length ? h('fieldset', {}, h('legend', {}, 'Table options'), state.options.map(optionField)) : null,
-      h('p', {}, h('button', { type: 'submit', id: 'create-button' }, 'Open the table and sit down')))),
+      // the kinds in the API's order, weakest first: the strongest is the default
+      h('p', {}, h('label', { for: 'kind' }, t('lobby.kind')),
+        h('select', { id: 'kind', name: 'kind' }, state.kinds.map((kind) => h('option', { value: kind, selected: kind === state.kinds.at(-1) }, term('bot', kind))))),
+      state.options.length ? h('fieldset', {}, h('legend', {}, t('lobby.options')), state.options.map(optionField)) : null,
+      h('p', {}, h('button', { type: 'submit', id: 'create-button' }, t('lobby.create'))))),
     h('section', { class: 'panel', 'aria-labelledby': 'join-h' },
-      h('h2', { id: 'join-h' }, 'Go to a table'),
+      h('h2', { id: 'join-h' }, t('lobby.go')),
       h('form', {
         id: 'join',
         onsubmit: (e) => {
@@ -210,22 +256,24 @@ function forms() {
           if (e.target.elements.where.value.trim()) location.assign(destination(e.target.elements.where.value));
         },
       },
-      h('p', {}, h('label', { for: 'where' }, 'Link, invitation link or table id'), h('input', { id: 'where', name: 'where', required: true })),
-      h('p', {}, h('button', { type: 'submit' }, 'Go: sit down or watch')))),
+      h('p', {}, h('label', { for: 'where' }, t('lobby.where')), h('input', { id: 'where', name: 'where', required: true })),
+      h('p', {}, h('button', { type: 'submit' }, t('lobby.go_button'))))),
   ];
 }
 
 async function start() {
   document.getElementById('main').replaceChildren(content);
-  content.append(h('h1', {}, 'Doppelkopf'), problemArea);
+  content.append(h('h1', {}, 'Doppelkopf'), problemArea, mineArea);
   try {
-    const spec = await schema();
+    const [spec, known] = await Promise.all([schema(), meta(), loadLanguage()]);
+    state.rules = ruleTexts(known.rules);
     state.options = tableOptions(spec);
     state.kinds = spec.components.schemas.BotKind.enum;
     // every status the lobby lists: a closed table has left it (T4.1)
     state.statuses = [...spec.components.schemas.TableStatus.enum.filter((s) => s !== 'closed'), ''];
     state.listed = Boolean(spec.paths['/tables']?.get);
     content.append(...forms(), listArea);
+    await loadMine();
     if (state.listed) await list();
   } catch (error) {
     state.problem = problemOf(error);

@@ -2,6 +2,7 @@
 // RULES.md) and the table's house rules (T1-T4, as domain/table.py states them), so that
 // a refusal's rule id links to its text: /rules#R3.3, /rules#T2.3.
 import { meta } from './api.js';
+import { loadLanguage, ruleTexts, t } from './i18n.js';
 import { fill, h, problemBox, problemOf, ruleText } from './ui.js';
 
 const content = h('div', { class: 'rules' });
@@ -13,16 +14,13 @@ function compare(a, b) {
   return a[0].localeCompare(b[0]) || x[0] - y[0] || (x[1] ?? -1) - (y[1] ?? -1);
 }
 
-const PARTS = [
-  ['R', 'The game', 'DDV tournament rules with the house choices of doko (RULES.md).'],
-  ['T', 'The table', 'The house rules of the table around the game: who may sit, leaving and replacing, the turn clock, closing (T1-T4).'],
-];
+const PARTS = [['R', 'rules.game', 'rules.game_about'], ['T', 'rules.table', 'rules.table_about']];
 
 function part([letter, title, about], ids, rules) {
   const mine = ids.filter((id) => id.startsWith(letter));
   return h('section', { 'aria-labelledby': `part-${letter}` },
-    h('h2', { id: `part-${letter}` }, title),
-    h('p', {}, about),
+    h('h2', { id: `part-${letter}` }, t(title)),
+    h('p', {}, t(about)),
     h('dl', {}, mine.map((id) => [
       h('dt', { id, class: id.includes('.') ? 'rule-id' : 'section-id' }, h('a', { href: `#${id}` }, id)),
       h('dd', {}, ruleText(rules[id])),
@@ -32,14 +30,15 @@ function part([letter, title, about], ids, rules) {
 async function start() {
   document.getElementById('main').replaceChildren(content);
   try {
-    const { rules } = await meta();
+    const [known] = await Promise.all([meta(), loadLanguage()]);
+    const rules = ruleTexts(known.rules);
     const ids = Object.keys(rules).sort(compare);
-    fill(content, h('h1', {}, 'Rules'),
-      h('p', {}, 'Every refusal names the rule it broke.'),
+    fill(content, h('h1', {}, t('shell.rules')),
+      h('p', {}, t('rules.about')),
       PARTS.map((p) => part(p, ids, rules)));
     document.getElementById(location.hash.slice(1))?.scrollIntoView();
   } catch (error) {
-    fill(content, h('h1', {}, 'Rules'), problemBox(problemOf(error), {}));
+    fill(content, h('h1', {}, t('shell.rules')), problemBox(problemOf(error), {}));
   }
 }
 

@@ -1,5 +1,5 @@
-// What every page draws the same way: elements, cards, seats, words, problems, rule texts.
-// Cards carry data-card, data-seat (whose card it is) and data-deal, so that what a page
+// What every page draws the same way: elements, cards, seats, words, problems, rule texts,
+// in the page's language (i18n.js). Cards carry data-card, data-seat (whose card it is) and data-deal, so that what a page
 // shows can be checked against the log.
 
 /**
@@ -29,19 +29,30 @@ export function fill(element, ...children) {
   if (again.tagName === 'INPUT' && again.type === 'text') again.setSelectionRange(again.value.length, again.value.length);
 }
 
-const SUITS = {
-  C: ['♣', 'clubs'],
-  S: ['♠', 'spades'],
-  H: ['♥', 'hearts'],
-  D: ['♦', 'diamonds'],
-};
-const RANKS = { A: 'ace', 10: 'ten', K: 'king', Q: 'queen', J: 'jack', 9: 'nine' };
+import { t, term } from './i18n.js';
 
-/** A card code (`QC`, `10H`) as people read it: `Q♣`, and `queen of clubs`. */
+const SUITS = { C: '♣', S: '♠', H: '♥', D: '♦' };
+const SUIT_CLASSES = { C: 'clubs', S: 'spades', H: 'hearts', D: 'diamonds' };
+
+/** A card code (`QC`, `10H`) as people read it: `Q♣` (`D♣` in German), and `queen of
+ * clubs` (`Kreuz-Dame`). */
 export function cardNames(code) {
   const rank = code.slice(0, -1);
-  const [symbol, suit] = SUITS[code.slice(-1)];
-  return { short: `${rank}${symbol}`, long: `${RANKS[rank]} of ${suit}`, suit: suit };
+  const suit = code.slice(-1);
+  return {
+    rank: t(`rank.${rank}`),
+    symbol: SUITS[suit],
+    long: t('card.name', { rank: t(`rank_name.${rank}`), suit: t(`suit.${suit}`) }),
+    suit: SUIT_CLASSES[suit],
+  };
+}
+
+/** A card's face as seen (its accessible name is the long one): rank and suit in the corner,
+ * the suit in the middle. */
+function face(code) {
+  const names = cardNames(code);
+  return h('span', { class: 'face', 'aria-hidden': 'true' },
+    h('span', { class: 'rank' }, names.rank), h('span', { class: 'suit' }, names.symbol));
 }
 
 /** The attributes every card element carries. */
@@ -55,11 +66,13 @@ function cardData(code, seat, deal) {
   };
 }
 
-/** A card shown (not played from here). */
+/** A card shown (not played from here); `extra` attributes, its classes added to the card's. */
 export function card(code, seat, deal, extra = {}) {
   const names = cardNames(code);
-  return h('span', { ...cardData(code, seat, deal), title: names.long, ...extra },
-    h('span', { 'aria-hidden': 'true' }, names.short), h('span', { class: 'sr' }, names.long));
+  const data = cardData(code, seat, deal);
+  const classes = new Set([...data.class.split(' '), ...(extra.class ?? '').split(' ').filter(Boolean)]);
+  return h('span', { ...data, title: names.long, ...extra, class: [...classes].join(' ') },
+    face(code), h('span', { class: 'sr' }, names.long));
 }
 
 /** A card of one's own hand as a button; `onplay` null: not playable now (disabled). */
@@ -72,7 +85,7 @@ export function cardButton(code, seat, deal, key, onplay) {
     'aria-label': names.long,
     disabled: !onplay,
     onclick: onplay,
-  }, names.short);
+  }, face(code));
 }
 
 /** Whether a value is there (neither null nor left out). */
@@ -80,11 +93,8 @@ export const given = (value) => value !== null && value !== undefined;
 
 /** A seat's name, or `seat N` while it is free. */
 export function seatName(seats, seat) {
-  return seats?.[seat]?.name ?? `seat ${seat}`;
+  return seats?.[seat]?.name ?? t('seat.number', { seat });
 }
-
-/** An enum value as words: `queen_solo` → `queen solo`. */
-export const words = (value) => String(value).replaceAll('_', ' ');
 
 /** A signed number: +3, −2, 0. */
 export const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0');
@@ -104,13 +114,16 @@ export function rule(id, rules, full = true) {
     full && text ? [' ', h('span', { class: 'rule-text' }, ruleText(text))] : null);
 }
 
-/** A problem answer: what went wrong, its stable code, and the rule it broke with that rule's text. */
+/** A problem answer in the page's language, from its stable `code` (the service's English
+ * `detail` only for a code the catalogue does not know), and the rule it broke with that
+ * rule's text. */
 export function problemBox(problem, rules, ondismiss) {
+  const known = t(`problem.${problem.code}`, {}, '');
   return h('div', { class: 'problem', role: 'alert', 'data-code': problem.code },
-    h('p', {}, h('strong', {}, problem.status ? `Refused (${problem.status})` : 'No answer'), ': ',
-      problem.detail ?? words(problem.title ?? problem.code), ' ', h('code', {}, problem.code)),
-    problem.rule ? h('p', {}, 'Rule ', rule(problem.rule, rules)) : null,
-    ondismiss ? h('button', { type: 'button', onclick: ondismiss }, 'Dismiss') : null);
+    h('p', {}, h('strong', {}, problem.status ? t('problem.refused', { status: problem.status }) : t('problem.no_answer_title')), ': ',
+      known || problem.detail || term('code', problem.title ?? problem.code), ' ', h('code', {}, problem.code)),
+    problem.rule ? h('p', {}, t('problem.rule'), ' ', rule(problem.rule, rules)) : null,
+    ondismiss ? h('button', { type: 'button', onclick: ondismiss }, t('problem.dismiss')) : null);
 }
 
 /** An error thrown by `call` as the problem it carries; anything else as an internal one. */
@@ -119,14 +132,41 @@ export function problemOf(error) {
   return { status: 0, code: 'client_error', detail: String(error) };
 }
 
-/** Score lines (R8, R9) as a list: points, party, reason, rule id with its text. */
+/** What a score line (R8, R9) is for, in plain words: the service's reasons (`re under 90`,
+ * `no90 announced by kontra`, `fox caught in trick 3` …) in the page's language. */
+const REASONS = [
+  [/^(re|kontra) under (\d+)$/, (m) => t('reason.under', { party: term('party', m[1]), points: m[2] })],
+  [/^(re|kontra) schwarz \(no trick\)$/, (m) => t('reason.schwarz', { party: term('party', m[1]) })],
+  [/^(re|kontra) announced$/, (m) => t('reason.announced', { word: term('word', m[1]) })],
+  [/^(\w+) announced by (re|kontra)$/, (m) => t('reason.level', { word: term('word', m[1]), party: term('party', m[2]) })],
+  [/^(\d+) against (\w+)$/, (m) => t('reason.against', { points: m[1], word: term('word', m[2]) })],
+  [/^against the old ladies$/, () => t('reason.old_ladies')],
+  [/^Doppelkopf in trick (\d+)$/, (m) => t('reason.doppelkopf', { trick: m[1] })],
+  [/^fox caught in trick (\d+)$/, (m) => t('reason.fox', { trick: m[1] })],
+  [/^Karlchen wins the last trick$/, () => t('reason.karlchen')],
+  [/^won$/, () => t('reason.won')],
+];
+
+export function reasonText(reason) {
+  for (const [pattern, text] of REASONS) {
+    const match = reason.match(pattern);
+    if (match) return text(match);
+  }
+  return reason;
+}
+
+/** Score lines (R8, R9) as a list: points, party, reason, rule id linked to its text. */
 export function scoreLines(lines, rules) {
   return h('ul', { class: 'lines' },
     lines.map((line) => h('li', {
       'data-rule': line.rule, 'data-party': line.party, 'data-points': line.points, 'data-reason': line.reason,
     },
-      h('span', { class: 'points' }, `${line.points} ${line.party}`), ' ', line.reason, ' ', rule(line.rule, rules, false))));
+      h('span', { class: 'points' }, t('score.points', { count: line.points, party: term('party', line.party) })), ' ',
+      reasonText(line.reason), ' ', rule(line.rule, rules, false))));
 }
+
+/** Announced words as players say them: `Re`, `keine 90`. */
+export const said = (list) => list.map((w) => term('word', w)).join(' + ');
 
 /**
  * A stream event in words, as a list of strings and card elements. `seats` names the
@@ -136,33 +176,38 @@ export function describe(event, seats, deal) {
   const e = event.data;
   const who = (seat) => seatName(seats, seat);
   switch (event.type) {
-    case 'table_created': return [`Table “${e.name}” opened`];
-    case 'seat_taken': return [`${e.name} sat down at seat ${e.seat}`, e.bot ? ` (${e.bot} bot)` : ''];
-    case 'session_started': return [`The session starts: ${who(e.first_dealer)} deals first`];
-    case 'deal_dealt': return [`Deal ${e.deal_no}: ${who(e.dealer)} dealt`];
-    case 'declared': return [`${who(e.seat)}: ${e.declaration}`];
-    case 'contract_named': return [`${who(e.seat)} named ${words(e.contract)}`];
+    case 'table_created': return [t('event.table_created', { name: e.name })];
+    case 'seat_taken':
+      return [e.bot ? t('event.bot_taken', { name: e.name, seat: e.seat, kind: term('bot', e.bot) })
+        : t('event.seat_taken', { name: e.name, seat: e.seat })];
+    case 'session_started': return [t('event.session_started', { dealer: who(e.first_dealer) })];
+    case 'deal_dealt': return [t('event.deal_dealt', { deal: e.deal_no, dealer: who(e.dealer) })];
+    case 'declared': return [t('event.declared', { who: who(e.seat), declaration: term('declaration', e.declaration) })];
+    case 'contract_named': return [t('event.contract_named', { who: who(e.seat), contract: term('game', e.contract) })];
     case 'game_type_fixed':
-      return [`Game: ${words(e.game_type)}`, given(e.declarer) ? `, declarer ${who(e.declarer)}` : ''];
-    case 'card_played': return [`${who(e.seat)} played `, card(e.card, e.seat, deal)];
-    case 'trick_won': return [`${who(e.winner)} won trick ${e.trick_no} (${e.points} points)`];
+      return [given(e.declarer) ? t('event.game_by', { game: term('game', e.game_type), declarer: who(e.declarer) })
+        : t('event.game', { game: term('game', e.game_type) })];
+    case 'card_played': return [t('event.card_played', { who: who(e.seat) }), ' ', card(e.card, e.seat, deal)];
+    case 'trick_won': return [t('event.trick_won', { who: who(e.winner), trick: e.trick_no })];
     case 'marriage_clarified':
-      return [!given(e.partner)
-        ? `Marriage: no partner in trick ${e.trick_no}, a solo`
-        : `Marriage: ${who(e.partner)} is the partner (trick ${e.trick_no})`];
+      return [!given(e.partner) ? t('event.marriage_alone', { trick: e.trick_no })
+        : t('event.marriage_partner', { who: who(e.partner), trick: e.trick_no })];
     case 'announced':
-      return [`${who(e.seat)} announced ${e.words.join(' + ')} (${e.party}, with ${e.cards} cards)`, e.late_reply ? ', a late reply' : ''];
+      return [t(e.late_reply ? 'event.announced_late' : 'event.announced', {
+        who: who(e.seat), words: said(e.words), party: term('party', e.party), count: e.cards,
+      })];
     case 'deal_scored':
-      return [`Deal ${e.deal_no} scored: ${e.score.winner ? `${e.score.winner} won` : 'no winner'}, value ${signed(e.score.value)} for Re`];
-    case 'session_finished': return [`The session is over: ${e.winners.map(who).join(' and ')} won`];
+      return [e.score.winner ? t('event.deal_won', { deal: e.deal_no, party: term('party', e.score.winner), value: signed(e.score.value) })
+        : t('event.deal_no_winner', { deal: e.deal_no, value: signed(e.score.value) })];
+    case 'session_finished': return [t('event.session_finished', { winners: e.winners.map(who).join(t('list.and')) })];
     case 'seat_left':
-      return [e.by_host ? `The host vacated seat ${e.seat} (${e.name})` : `${e.name} left seat ${e.seat}`];
-    case 'turn_timed_out': return [`${who(e.seat)}'s time ran out: the stand-in acts for them`];
-    case 'seat_away': return [`${who(e.seat)} is away: the stand-in plays their turns`];
-    case 'seat_back': return [`${who(e.seat)} is back`];
-    case 'table_closed': return ['The host closed the table'];
-    case 'session_abandoned': return [`The host abandoned the session after ${e.deals} deals: no winners`];
-    default: return [words(event.type)];
+      return [t(e.by_host ? 'event.seat_vacated' : 'event.seat_left', { name: e.name, seat: e.seat })];
+    case 'turn_timed_out': return [t('event.turn_timed_out', { who: who(e.seat) })];
+    case 'seat_away': return [t('event.seat_away', { who: who(e.seat) })];
+    case 'seat_back': return [t('event.seat_back', { who: who(e.seat) })];
+    case 'table_closed': return [t('event.table_closed')];
+    case 'session_abandoned': return [t('event.session_abandoned', { count: e.deals })];
+    default: return [term('event', event.type)];
   }
 }
 

@@ -77,6 +77,9 @@ new MutationObserver(() => {
 NEXT_MOVE = """(deal) => {
   if (document.querySelector(`#result[data-deal="${deal}"]`)) return 'done';
   if (document.body.dataset.sending === 'true') return null;
+  // the view may show the next deal before the stream brought this one's result
+  const dealt = document.querySelector('#hand [data-card]')?.dataset.deal;
+  if (dealt && Number(dealt) !== deal) return null;
   const card = document.querySelector('#hand button.card:not([disabled])');
   const word = '[data-key="announce-re"], [data-key="announce-kontra"]';
   const pick = document.querySelector('[data-key="declare-healthy"]')
@@ -87,7 +90,7 @@ NEXT_MOVE = """(deal) => {
 """The page's next move in deal ``deal``, as a person reads it off the page: say healthy,
 announce re/kontra when offered on one's turn, else play the first enabled card; 'done'
 once the deal's result is shown; null while there is nothing to do (or the page's last
-command is not answered yet)."""
+command is not answered yet, or the page shows the next deal before this one's result)."""
 
 
 class Tab:
@@ -167,6 +170,11 @@ class Tab:
             await self.page.keyboard.press("Tab")
         raise AssertionError(f"{limit} Tabs never reached {key}: {passed}")
 
+    async def next_deal(self) -> None:
+        """Close the result dialog of the deal just scored ("Next")."""
+        await self.page.click("dialog#result[open] [data-key='next']")
+        await self.page.wait_for_selector("dialog#result:not([open])", state="attached")
+
     async def close(self) -> None:
         await self.page.context.close()
 
@@ -177,17 +185,20 @@ async def open_tab(
     viewport: dict[str, int] = DESKTOP,
     held: tuple[str, dict[str, Any]] | None = None,
     bypass_csp: bool = True,
+    locale: str = "en-US",
 ) -> Tab:
-    """A new tab in a fresh context; ``held``: (table, what its sessionStorage holds for it),
-    as when the same player opens the table on a second device with the seat token.
+    """A new tab in a fresh context; ``held``: (table, what its localStorage holds for it, set
+    once), as when the same player opens the table on a second device with the seat token.
     ``bypass_csp``: Playwright's waits for conditions evaluate script text, which the pages'
-    Content-Security-Policy forbids; a tab that keeps the policy can only wait for selectors."""
-    context = await browser.new_context(base_url=base_url, viewport=viewport, bypass_csp=bypass_csp)
+    Content-Security-Policy forbids; a tab that keeps the policy can only wait for selectors.
+    ``locale``: the browser's language (``navigator.languages``), which the pages speak."""
+    context = await browser.new_context(
+        base_url=base_url, viewport=viewport, bypass_csp=bypass_csp, locale=locale
+    )
     if held is not None:
         key, value = json.dumps(f"doko:{held[0]}"), json.dumps(json.dumps(held[1]))
-        await context.add_init_script(
-            f"try {{ sessionStorage.setItem({key}, {value}); }} catch {{}}"
-        )
+        once = f"localStorage.getItem({key}) ?? localStorage.setItem({key}, {value});"
+        await context.add_init_script(f"try {{ {once} }} catch {{}}")
     await context.add_init_script(RECORD_CARDS)
     return Tab(await context.new_page())
 

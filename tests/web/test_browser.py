@@ -98,6 +98,7 @@ async def play_deal(session: Session, deal: int, *, keyboard: bool, halfway: Any
         if await session.player.problems() > problems:  # a bot's announcement came first
             session.refusals.append(await session.player.page.inner_text(".problem"))
     session.results[deal] = await session.player.page.eval_on_selector("#result", SCORE)
+    await session.player.next_deal()
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +117,7 @@ async def session(browser: Browser, service: Service) -> AsyncIterator[Session]:
     await page.wait_for_url("**/t/*")
     await page.wait_for_selector("#hand")
     table_id = page.url.rsplit("/", 1)[1]
-    held = json.loads(await page.evaluate(f"sessionStorage.getItem('doko:{table_id}')"))
+    held = json.loads(await page.evaluate(f"localStorage.getItem('doko:{table_id}')"))
 
     spectator = await open_tab(browser, service.url, PHONE)
     await spectator.page.goto("/")
@@ -196,14 +197,15 @@ async def test_the_page_asks_only_for_what_its_seat_may_see(session: Session) ->
             if re.fullmatch(rf"{table}/seats/\d+(/.*)?", path):
                 assert viewer is not None and path.startswith(own), path
     token = json.loads(
-        await session.player.page.evaluate(f"sessionStorage.getItem('doko:{session.table_id}')")
+        await session.player.page.evaluate(f"localStorage.getItem('doko:{session.table_id}')")
     )
     assert set(token) == {"seat", "token", "host"} and token["seat"] == session.seat
     streams = [r.url for r in session.player.requests if "/events" in r.url]
     assert streams and all(httpx.URL(u).params["token"] == token["token"] for u in streams)
-    assert await session.spectator.page.evaluate("sessionStorage.length") == 0
+    assert await session.player.page.evaluate("localStorage.length") == 1
+    assert await session.spectator.page.evaluate("localStorage.length") == 0
     for tab in (session.player, session.spectator):
-        assert await tab.page.evaluate("localStorage.length") == 0
+        assert await tab.page.evaluate("sessionStorage.length") == 0
 
 
 async def test_a_restart_of_the_service_leaves_no_gap_and_no_repeat_in_the_pages(
@@ -355,7 +357,7 @@ async def test_a_move_from_a_stale_page_is_refused_with_its_rule(
     table_id = page.url.rsplit("/", 1)[1]
     await page.click("form.bots button")
     await page.wait_for_selector("[data-key='declare-healthy']")
-    held = json.loads(await page.evaluate(f"sessionStorage.getItem('doko:{table_id}')"))
+    held = json.loads(await page.evaluate(f"localStorage.getItem('doko:{table_id}')"))
     assert held["seat"] == 0
 
     live = await open_tab(browser, service.url, held=(table_id, held))
@@ -386,7 +388,7 @@ async def test_a_visitor_sits_down_from_the_table_page(
 ) -> None:
     """A public table opened elsewhere (here through the API): its link shows the free seats; a
     visitor names themself and takes seat 2; the page then plays that seat (its token kept
-    in this tab's session storage, its stream opened with it)."""
+    in this browser's local storage, its stream opened with it)."""
     table = await api.create_table("sit down", visibility="public")
     tab = await open_tab(browser, service.url)
     page = tab.page
@@ -394,7 +396,7 @@ async def test_a_visitor_sits_down_from_the_table_page(
     await page.fill("#sit-name", "Vera")
     await page.click("[data-key='sit-2']")
     await page.wait_for_selector("text=You play Vera (seat 2)")
-    held = json.loads(await page.evaluate(f"sessionStorage.getItem('doko:{table.table_id}')"))
+    held = json.loads(await page.evaluate(f"localStorage.getItem('doko:{table.table_id}')"))
     assert held["seat"] == 2 and set(held) == {"seat", "token"}
     view = await table.seat(2, held["token"]).view()
     assert view.seats[2].name == "Vera"

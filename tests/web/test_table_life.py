@@ -2,7 +2,7 @@
 its invitation link, leaving and a bot taking the vacant seat, abandoning, the turn clock.
 
 A host opens a private table in the lobby and shares its invitation link; a guest opens the
-link in a browser of their own, sits down, tries to leave on their own turn (refused, T2.3),
+link in a browser of their own, sits down, finds Leave disabled on their own turn (T2.3),
 declares, and leaves; the host seats a bot on the vacant seat from the host's page, plays
 deal 1 to its score, looks at it in the deal viewer, and abandons the session in deal 2;
 the guest watches it all as a spectator. What the pages showed and sent is then checked
@@ -63,8 +63,8 @@ def stored(text: str) -> dict[str, Any]:
 
 
 async def storage(tab: Tab, table_id: str) -> dict[str, Any]:
-    """What the tab's session storage holds for the table."""
-    return stored(await tab.page.evaluate(f"sessionStorage.getItem('doko:{table_id}') ?? ''"))
+    """What the tab's local storage holds for the table."""
+    return stored(await tab.page.evaluate(f"localStorage.getItem('doko:{table_id}') ?? ''"))
 
 
 def urls_with(tab: Tab, secret: str) -> list[str]:
@@ -123,9 +123,10 @@ class Life:
 
 
 async def play_to_the_end(tab: Tab, deal: int) -> None:
-    """Play the seat's part of a deal from the page until its result is shown."""
+    """Play the seat's part of a deal from the page until its result is shown, and close it."""
     while (move := await tab.next_move(deal)) != "done":
         await tab.move(move)
+    await tab.next_deal()
 
 
 async def confirm(tab: Tab, key: str) -> None:
@@ -145,7 +146,7 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     page = host.page
     await page.wait_for_selector("#invite[open] #invitation-link")
     lived.link = await page.input_value("#invitation-link")
-    lived.code = stored(await page.evaluate(f"sessionStorage.getItem('doko:{table_id}')"))[
+    lived.code = stored(await page.evaluate(f"localStorage.getItem('doko:{table_id}')"))[
         "invitation"
     ]
     lived.grave["host, inviting"] = await grave_violations(page)
@@ -177,16 +178,15 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     await page.click("[data-key='bots']")
     await guest.page.wait_for_selector("[data-key='declare-healthy']")
 
-    # leaving on one's own turn is refused (T2.3); after declaring, the guest leaves
-    await confirm(guest, "leave")
-    refusal = guest.page.locator(".problem")
+    # leaving on one's own turn is not offered (T2.3); after declaring, the guest leaves
+    reason = guest.page.locator("#leave-why")
     lived.refusal = {
-        "code": await refusal.get_attribute("data-code"),
-        "rule": await refusal.locator("[data-rule]").get_attribute("data-rule"),
-        "text": " ".join((await refusal.locator(".rule-text").inner_text()).split()),
-        "link": await refusal.locator("a[href='/rules#T2.3']").count(),
+        "disabled": await guest.page.locator("[data-key='leave']").is_disabled(),
+        "rule": await reason.locator("[data-rule]").get_attribute("data-rule"),
+        "text": " ".join((await reason.locator(".rule-text").inner_text()).split()),
+        "link": await reason.locator("a[href='/rules#T2.3']").count(),
     }
-    lived.grave["guest, refused"] = await grave_violations(guest.page)
+    lived.grave["guest, on turn"] = await grave_violations(guest.page)
     assert await guest.move("declare-healthy")
     seat_box = guest.page.locator("[data-seat-box='3']")
     lived.guest_seat_before_leaving = {"status": await seat_box.get_attribute("data-status")}
@@ -276,11 +276,11 @@ async def test_a_private_table_is_joined_through_its_invitation_link_only(life: 
         assert tab.errors == []
 
 
-async def test_leaving_on_ones_own_turn_is_refused_with_its_rule(life: Life) -> None:
-    """T2.3: the guest's Leave on the guest's own turn is shown refused, with the rule's id,
-    its link and its text as domain/table.py states it."""
+async def test_leaving_on_ones_own_turn_is_not_offered_and_says_why(life: Life) -> None:
+    """T2.3: on the guest's own turn the Leave button is disabled, with the reason: the
+    rule's id, its link and its text as domain/table.py states it."""
     assert life.refusal == {
-        "code": "leave_on_turn",
+        "disabled": True,
         "rule": "T2.3",
         "text": table_rules_of_the_domain()["T2.3"].replace("`", ""),
         "link": 1,

@@ -1,0 +1,220 @@
+"""The board is the page (issue 18): one deal played by clicking against three bots, on a
+phone (390x844) and on a laptop (1280x800), in a German and in an English browser. At
+every move the hand, the trick and the move's button are inside the window; after each
+trick's fourth card the finished trick is shown with its winner until the pause has passed
+(the page's clock driven by Playwright, not by the machine's speed); the deal ends in the
+result dialog with the record's value, lines and entries, and "Weiter" ("Next") closes it.
+The page speaks the browser's language, and no page (lobby, table, deal viewer, rules) has a
+serious or critical accessibility violation in it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import asyncpg
+import pytest
+from playwright.async_api import Browser, Page
+
+from domain.events import CardPlayed, DealDealt, TrickWon
+from tests.web.browsing import Log, full_log, grave_violations, open_tab, screenshot
+from tests.web.conftest import Service
+from tests.web.test_browser import SCORE
+
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+PAUSE_MS = 1500
+"""The finished trick's pause (table.js TRICK_PAUSE_MS): the test runs the page's clock past it."""
+
+
+FINISHED = """() => {
+  const t = document.querySelector('#trick');
+  return [+t.dataset.finished, +t.dataset.winner,
+          [...t.querySelectorAll('[data-card]')].map((c) => [+c.dataset.seat, c.dataset.card]),
+          [...t.querySelectorAll('[data-won]')].map((c) => +c.dataset.seat)];
+}"""
+
+
+def tricks_of(log: Log, deal: int) -> list[tuple[int, list[tuple[int, str]]]]:
+    """Each trick of the deal from the full log: its winner and its (seat, card) in order."""
+    found: list[tuple[int, list[tuple[int, str]]]] = []
+    cards: list[tuple[int, str]] = []
+    current = 0
+    for _, event in log:
+        if isinstance(event, DealDealt):
+            current = event.deal_no
+        elif current == deal and isinstance(event, CardPlayed):
+            cards.append((int(event.seat), event.card.value))
+        elif current == deal and isinstance(event, TrickWon):
+            found.append((int(event.winner), sorted(cards)))
+            cards = []
+    return found
+
+
+BOXES = """(selectors) => selectors.map((s) => {
+  const box = document.querySelector(s)?.getBoundingClientRect();
+  return box ? [box.left, box.top, box.right, box.bottom] : null;
+})"""
+"""Where the elements are, all read at one moment (the page redraws on every event)."""
+
+
+async def outside(page: Page, move: str, size: dict[str, int]) -> list[str]:
+    """Which of the hand, the trick and the move's element are not wholly inside the
+    window (the move's element is left out when a newer view no longer offers it)."""
+    selectors = ["#hand", "#trick", f"[data-key='{move}']"]
+    boxes = await page.evaluate(BOXES, selectors)
+    if boxes[2] is None:
+        boxes, selectors = boxes[:2], selectors[:2]
+    return [
+        f"{selector}: {box}"
+        for selector, box in zip(selectors, boxes, strict=True)
+        if box is None
+        or not (
+            box[0] >= 0 and box[1] >= 0 and box[2] <= size["width"] and box[3] <= size["height"]
+        )
+    ]
+
+
+WORDS = {
+    "de": {
+        "next": "Weiter",
+        "title": "Spiel 1",
+        "lobby": "Einen Tisch eröffnen",
+        "rules": "Das Spiel",
+        "R9.1": "Gegen die Alten",
+    },
+    "en": {
+        "next": "Next",
+        "title": "Deal 1",
+        "lobby": "Open a table",
+        "rules": "The game",
+        "R9.1": "Against the old ladies",
+    },
+}
+"""A few words of each page in each language, as a player reads them (not the catalogues')."""
+
+
+@pytest.mark.parametrize(
+    ("size", "locale"),
+    [("phone", "de-DE"), ("desktop", "de-DE"), ("phone", "en-US"), ("desktop", "en-US")],
+)
+async def test_a_deal_is_played_on_the_board_without_scrolling(
+    size: str, locale: str, browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
+) -> None:
+    window = SIZES[size]
+    lang = locale[:2]
+    words = WORDS[lang]
+    name = f"{size}-{lang}"
+    tab = await open_tab(browser, service.url, window, locale=locale)
+    page = tab.page
+    await page.clock.install()
+    await page.goto("/")
+    await page.wait_for_selector("#create-button")
+    assert await page.get_attribute("html", "lang") == lang
+    assert await page.inner_text("#new-h") == words["lobby"]
+    grave = {"lobby": await grave_violations(page)}
+    await page.fill("#player", "Tess")
+    await page.select_option("#bots", "3")
+    await page.click("#create-button")
+    await page.wait_for_selector("#hand")
+    table_id = page.url.rsplit("/", 1)[1]
+    await page.clock.pause_at(await page.evaluate("Date.now()"))
+
+    shown: list[tuple[int, list[tuple[int, str]]]] = []
+    wrong: list[str] = []
+    played = 0
+    while (move := await tab.next_move(1)) != "done":
+        for problem in await outside(page, move, window):
+            wrong.append(f"{move}: {problem}")
+        if not move.startswith("card-"):
+            await tab.move(move)
+            continue
+        if played == 0:
+            await screenshot(page, f"board-{name}-trick", full_page=False)
+        await tab.move(move)
+        played += 1
+        if played == 12:
+            break
+        await page.wait_for_selector(f"#trick[data-finished='{played}']")
+        number, winner, cards, won = await page.evaluate(FINISHED)
+        assert number == played and won == [winner]
+        shown.append((winner, sorted((seat, code) for seat, code in cards)))
+        if played == 1:
+            await screenshot(page, f"board-{name}-finished", full_page=False)
+        await page.clock.run_for(PAUSE_MS)
+        await page.wait_for_selector("#trick:not([data-finished])")
+    await page.wait_for_selector("dialog#result[open][data-deal='1'] .last-trick")
+    result = await page.eval_on_selector("dialog#result", SCORE)
+    result["last"] = int(await page.get_attribute("dialog#result .last-trick", "data-winner") or -1)
+    await screenshot(page, f"board-{name}-result", full_page=False)
+    assert (await page.inner_text("dialog#result h2")).startswith(words["title"])
+    assert await page.inner_text("dialog#result [data-key='next']") == words["next"]
+    await page.clock.resume()  # axe-core waits on timers of its own
+    grave["table"] = await grave_violations(page)
+
+    assert wrong == []
+    log = await full_log(pool, table_id)
+    tricks = tricks_of(log, 1)
+    assert shown == tricks[:11]
+    held = await page.evaluate(f"JSON.parse(localStorage.getItem('doko:{table_id}'))")
+    bearer = {"authorization": f"Bearer {held['host']}"}  # a private table (the default)
+    record = (await api.http.get(f"/tables/{table_id}/deals/1", headers=bearer)).json()
+    score = record["score"]
+    assert result == {
+        "deal": 1,
+        "value": score["value"],
+        "entries": score["entries"],
+        "lines": [[x["rule"], x["party"], x["points"], x["reason"]] for x in score["lines"]],
+        "last": tricks[11][0],
+    }
+    await tab.next_deal()
+    await page.goto(f"/t/{table_id}/deals/1")
+    await page.wait_for_selector("#verification")
+    grave["deal viewer"] = await grave_violations(page)
+    await page.goto("/rules#R9.1")
+    await page.wait_for_selector("dt[id='R9.1']")
+    assert await page.inner_text("#part-R") == words["rules"]
+    assert (await page.inner_text("dt[id='R9.1'] + dd")).startswith(words["R9.1"])
+    grave["rules"] = await grave_violations(page)
+    assert grave == {"lobby": [], "table": [], "deal viewer": [], "rules": []}
+    assert tab.errors == []
+    await tab.close()
+
+
+async def test_the_end_of_the_session_shows_the_final_standings(
+    browser: Browser, service: Service, api: Any
+) -> None:
+    """Four bots play a whole session (R1.1) by themselves; its host's page then shows the
+    final standings in German: every seat's total, highest first, as the scoresheet has
+    them, and its winners (R1.3)."""
+    table = await api.create_table("standings", visibility="public")
+    for seat in range(4):
+        await table.seat_bot("random", seat, name=f"Bot {seat}")
+    sheet: dict[str, Any] = {}
+    for _ in range(600):  # 12 deals of random bots: bounded by a count, not by a clock
+        sheet = (await api.http.get(f"/tables/{table.table_id}/scoresheet")).json()
+        if sheet.get("winners"):
+            break
+        await asyncio.sleep(0.1)
+    assert sheet["winners"]
+    held = (table.table_id, {"host": table.host_token})
+    tab = await open_tab(browser, service.url, SIZES["desktop"], held=held, locale="de-DE")
+    page = tab.page
+    await page.goto(f"/t/{table.table_id}")
+    dialog = page.locator("dialog#standings[open]")
+    await dialog.wait_for()
+    assert (await dialog.locator("h2").inner_text()).startswith("Die Sitzung ist vorbei")
+    rows = await dialog.locator("[data-standing-seat]").evaluate_all(
+        "l => l.map(r => [+r.dataset.standingSeat, +r.dataset.total])"
+    )
+    totals = sheet["totals"]
+    assert [total for _, total in rows] == sorted(totals, reverse=True)
+    assert all(totals[seat] == total for seat, total in rows)
+    seats = (await api.http.get(f"/tables/{table.table_id}")).json()["seats"]
+    winners = await dialog.locator(".winners").inner_text()
+    assert all(seats[s]["name"] in winners for s in sheet["winners"])
+    await screenshot(page, "standings-desktop-de", full_page=False)
+    assert await grave_violations(page) == []
+    await page.click("[data-key='standings-close']")
+    await page.wait_for_selector("dialog#standings:not([open])", state="attached")
+    assert tab.errors == []
+    await tab.close()

@@ -1,0 +1,92 @@
+"""The pages' words (issue 18): one catalogue per language (service/web/i18n/de.json and
+en.json) with the same keys and the same places to fill; every key is used by the pages
+and every key the pages ask for is there; every API word the pages show has its words in
+both; every rule the pages show has its German text beside RULES.md's English one."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from service.pages import RULE_FILES, WEB, rule_texts
+
+I18N = WEB / "i18n"
+LANGUAGES = ("de", "en")
+PLURAL = {"one", "other"}
+"""The Intl.PluralRules categories of German and English."""
+SCHEMA = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+SHOWN_ENUMS = {
+    "GameType": "game",
+    "Declaration": "declaration",
+    "Party": "party",
+    "Word": "word",
+    "Phase": "phase",
+    "SeatStatus": "seat_status",
+    "TableStatus": "table_status",
+    "Visibility": "visibility",
+}
+"""The API's enums whose values the pages show, and the catalogue family that words them
+(bot kinds are named by their API name when the catalogue does not know a new one)."""
+
+
+def catalogue(lang: str) -> dict[str, Any]:
+    return dict(json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8")))
+
+
+def code() -> str:
+    """The pages' code and shell, where the keys are used."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(WEB.glob("*.js"))) + (
+        WEB / "shell.html"
+    ).read_text(encoding="utf-8")
+
+
+def places(text: str | dict[str, str]) -> set[str]:
+    texts = text.values() if isinstance(text, dict) else [text]
+    return {name for t in texts for name in re.findall(r"\{(\w+)\}", t)}
+
+
+def test_every_catalogue_has_every_key_with_the_same_places() -> None:
+    de, en = catalogue("de"), catalogue("en")
+    assert sorted(de) == sorted(en)
+    for key in en:
+        assert places(de[key]) == places(en[key]), key
+        for text in (de[key], en[key]):
+            assert text, key
+            if isinstance(text, dict):
+                assert set(text) == PLURAL, key
+
+
+def test_every_key_is_used_and_every_key_used_is_there() -> None:
+    source = code()
+    families = set(re.findall(r"term\('(\w+)'", source))
+    families |= set(re.findall(r"t\(`(\w+)\.\$\{", source))
+    quoted = set(re.findall(r"""['"]([a-z_]+\.[\w.]+)['"]""", source))
+    keys = set(catalogue("en"))
+    unused = [k for k in keys if k not in quoted and k.split(".")[0] not in families]
+    assert unused == []
+    asked = set(re.findall(r"\bt\('([^']+)'", source))
+    assert asked - keys == set()
+
+
+def test_every_api_word_the_pages_show_has_its_words() -> None:
+    schemas = json.loads(SCHEMA.read_text(encoding="utf-8"))["components"]["schemas"]
+    for lang in LANGUAGES:
+        words = catalogue(lang)
+        missing = [
+            f"{family}.{value}"
+            for enum, family in SHOWN_ENUMS.items()
+            for value in schemas[enum]["enum"]
+            if f"{family}.{value}" not in words
+        ]
+        assert missing == [], lang
+
+
+def test_every_rule_shown_has_its_english_and_its_german_text() -> None:
+    english: dict[str, str] = {}
+    for name in RULE_FILES:
+        english.update(rule_texts((WEB / name).read_text(encoding="utf-8")))
+    german = json.loads((I18N / "rules.de.json").read_text(encoding="utf-8"))
+    assert sorted(german) == sorted(english)
+    assert all(text.strip() for text in german.values())
