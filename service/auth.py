@@ -21,6 +21,7 @@ from litestar import Request
 
 from domain.seats import SEATS, Seat
 from domain.table import TableState, Visibility
+from service.draws import fresh_secret
 from service.problems import ServiceError
 
 TOKEN_BYTES = 32
@@ -29,13 +30,15 @@ TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{len(secrets.token_urlsafe(TOKEN_BYTES))}
 
 
 def new_token() -> str:
-    """A fresh secret token (256 bits, URL-safe)."""
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    """A fresh secret token (256 bits, URL-safe; the same again when a request with an
+    Idempotency-Key runs again, `service.draws`)."""
+    return fresh_secret(TOKEN_BYTES)
 
 
 def new_invitation() -> str:
-    """A fresh invitation code for a private table (128 bits, URL-safe, T1.1)."""
-    return secrets.token_urlsafe(16)
+    """A fresh invitation code for a private table (128 bits, URL-safe, T1.1; drawn as
+    `new_token`)."""
+    return fresh_secret(16)
 
 
 @functools.lru_cache(maxsize=16384)

@@ -25,7 +25,6 @@ from service.problems import etag
 from service.routes import (
     _COMMAND_RESPONSES,
     LIFE_PROBLEMS,
-    IdempotencyKey,
     IfMatch,
     SeatParam,
     TableId,
@@ -47,7 +46,6 @@ async def _execute(
     authorize: Check,
     *,
     actor: str,
-    command_id: str | None = None,
     if_match: str | None = None,
 ) -> Response[CommandResponse]:
     """Run a command that ``authorize(state)`` allows; answer with the public view."""
@@ -57,7 +55,6 @@ async def _execute(
     done = await tables.execute(
         table_id,
         command,
-        command_id=command_id,
         actor=actor,
         expected_version=expected_version(if_match),
         check=authorize,
@@ -95,7 +92,6 @@ async def leave_seat(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     token = bearer(request) or ""
@@ -117,7 +113,6 @@ async def leave_seat(
         LeaveSeat(Seat(seat), by_host),
         authorize,
         actor=who,
-        command_id=f"leave{seat}:{who}:{idempotency_key}" if idempotency_key else None,
         if_match=if_match,
     )
 
@@ -140,11 +135,10 @@ async def come_back(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = ComeBack(Seat(seat))
-    return await _act(request, table_id, seat, command, None, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, if_match)
 
 
 def _host_command(
