@@ -60,7 +60,7 @@ from litestar.openapi.spec import (
     Reference,
     Schema,
 )
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Send
 
 from infra.database import UNAVAILABLE
 from infra.idempotency import CLAIM, Answered, Claim, IdempotencyKeys, InFlight, Reused
@@ -161,8 +161,13 @@ class _Captured:
 
 
 async def _answer(send: Send, answer: Answer) -> None:
-    await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
-    await send({"type": "http.response.body", "body": answer.body})
+    start: HTTPResponseStartEvent = {
+        "type": "http.response.start",
+        "status": answer.status,
+        "headers": answer.headers,
+    }
+    await send(start)
+    await send({"type": "http.response.body", "body": answer.body, "more_body": False})
 
 
 def idempotent(app: ASGIApp) -> ASGIApp:
@@ -201,7 +206,7 @@ def idempotent(app: ASGIApp) -> ASGIApp:
             else:
                 await keys.release(claim, forget=answer.status < 500)
 
-    async def handle(scope: Scope, receive: Receive, send: Send) -> None:
+    async def handle(scope: Any, receive: Receive, send: Send) -> None:
         sent = dict(scope["headers"]).get(b"idempotency-key") if scope["type"] == "http" else None
         if sent is None or scope["method"] not in UNSAFE:
             await app(scope, receive, send)
