@@ -8,7 +8,7 @@ Whoever finds the key taken learns what it was bound to: another request
 has not ended). A key whose run ended without an answer (its process died, or the
 database failed it) is taken over with the same ``command_id`` and ``salt``: the run again
 writes nothing that the first run wrote, since every append of a request carries the
-claim's ``command_id`` (`CLAIM`, read by `infra.tables.Tables.execute`) and the event
+claim's ``command_id`` (`holding`, read by `infra.tables.Tables.execute`) and the event
 store answers a command id it knows with its first result (`infra.event_store`).
 
 What the row holds is no secret: ``key_id`` and ``fingerprint`` are hashes, and the answer
@@ -18,10 +18,12 @@ is sealed by the caller with a key derived from the request's own secrets and ``
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import uuid
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from datetime import timedelta
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -56,8 +58,26 @@ class Reused(msgspec.Struct, frozen=True):
 
 Outcome = Claim | Answered | InFlight | Reused
 
-CLAIM: ContextVar[Claim | None] = ContextVar("doko_idempotency_claim", default=None)
-"""The claim of the request being handled, if it holds one."""
+_HOLDER: ContextVar[tuple[Claim, asyncio.Task[Any] | None] | None] = ContextVar(
+    "doko_idempotency_claim", default=None
+)
+
+
+def hold(claim: Claim | None) -> Token[tuple[Claim, asyncio.Task[Any] | None] | None]:
+    """The running task holds ``claim`` (None: no claim) until `release_hold`."""
+    return _HOLDER.set(None if claim is None else (claim, asyncio.current_task()))
+
+
+def release_hold(token: Token[tuple[Claim, asyncio.Task[Any] | None] | None]) -> None:
+    _HOLDER.reset(token)
+
+
+def holding() -> Claim | None:
+    """The claim of the request this task runs, if it holds one (a task the request
+    started inherits its context, not its claim: what it writes is its own)."""
+    held = _HOLDER.get()
+    return held[0] if held is not None and held[1] is asyncio.current_task() else None
+
 
 _TAKE = """
 INSERT INTO idempotency_keys AS k
@@ -71,7 +91,7 @@ ON CONFLICT (key_id) DO UPDATE
 RETURNING command_id
 """
 
-_HELD = """
+_LOOK = """
 SELECT fingerprint, command_id, salt, answer,
        extract(epoch FROM leased_until - now())::float8
 FROM idempotency_keys WHERE key_id = $1 AND expires_at > now()
@@ -104,7 +124,7 @@ class IdempotencyKeys:
             )
             if taken is not None:
                 return Claim(key_id, fingerprint, command_id, salt)
-            held = await self._pool.fetchrow(_HELD, key_id)
+            held = await self._pool.fetchrow(_LOOK, key_id)
             if held is None:  # released or purged since: take it
                 continue
             first, command_id, salt, answer, remaining = held

@@ -52,7 +52,7 @@ from infra.event_store import (
     StoredEvent,
 )
 from infra.hash_chain import GENESIS
-from infra.idempotency import CLAIM
+from infra.idempotency import holding
 
 CODEC: EventCodec[TableEvent] = EventCodec(TableEvent)
 """How table events are written to and read from the log."""
@@ -203,10 +203,10 @@ class Tables:
         to look it up, so a first run costs no extra round trip. A ``command_id`` first
         used with another ``fingerprint`` raises `IdempotencyKeyReused` (see
         `infra.event_store.EventStore.append`). Without a ``command_id``, a request that
-        holds an idempotency key (`infra.idempotency.CLAIM`) gives its claim's: every
+        holds an idempotency key (`infra.idempotency.holding`) gives its claim's: every
         write of such a request is written once, whichever route makes it.
         """
-        claim = CLAIM.get()
+        claim = holding()
         if command_id is None and claim is not None:
             command_id, fingerprint = claim.command_id, claim.fingerprint.hex()
         turn = self._turns.get(stream_id)

@@ -11,6 +11,7 @@ neither the key nor the credential, cannot recompute it.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -30,11 +31,13 @@ def derive(ikm: bytes, salt: bytes, purpose: bytes) -> bytes:
 
 
 class Derived:
-    """The draws of one run of a request: its n-th draw is HMAC(secret, n)."""
+    """The draws of one run of a request (of the task that runs it: a task it starts
+    draws at random): its n-th draw is HMAC(secret, n)."""
 
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
         self._count = itertools.count()
+        self.task = asyncio.current_task()
 
     def draw(self, size: int) -> bytes:
         number = next(self._count).to_bytes(4, "big")
@@ -50,7 +53,9 @@ DERIVED: ContextVar[Derived | None] = ContextVar("doko_derived_draws", default=N
 def fresh_bytes(size: int) -> bytes:
     """``size`` (at most 32) secret bytes: random, or the request's next derived draw."""
     derived = DERIVED.get()
-    return secrets.token_bytes(size) if derived is None else derived.draw(size)
+    if derived is None or derived.task is not asyncio.current_task():
+        return secrets.token_bytes(size)
+    return derived.draw(size)
 
 
 def fresh_secret(size: int) -> str:

@@ -63,7 +63,7 @@ from litestar.openapi.spec import (
 from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Send
 
 from infra.database import UNAVAILABLE
-from infra.idempotency import CLAIM, Answered, Claim, IdempotencyKeys, InFlight, Reused
+from infra.idempotency import Answered, Claim, IdempotencyKeys, InFlight, Reused, hold, release_hold
 from service.auth import bearer, token_hash
 from service.draws import DERIVED, Derived, derive
 from service.problems import PROBLEM_JSON, RETRY_AFTER, ServiceError
@@ -230,13 +230,13 @@ def idempotent(app: ASGIApp) -> ASGIApp:
             return
         done = running[held] = asyncio.Event()
         captured = _Captured()
-        claim = CLAIM.set(outcome)
+        claim = hold(outcome)
         draws = DERIVED.set(Derived(derive(secrets, outcome.salt, b"draws")))
         try:
             try:
                 await app(scope, receive, captured.send)
             finally:
-                CLAIM.reset(claim)
+                release_hold(claim)
                 DERIVED.reset(draws)
                 await finish(keys, outcome, secrets, captured.answer())
         finally:
