@@ -81,8 +81,10 @@ PURGE_SECONDS = 600.0
 KEY = re.compile(r"[\x21-\x7e]{16,200}")
 """What a key may look like: 16-200 visible ASCII characters (a UUID is 36)."""
 
-WAITS = 12
-"""How often a retry looks again for the answer of a run still holding its key."""
+PAUSES = (0.05, 0.1, 0.2, 0.4, *(0.5,) * 8)
+"""How long a retry waits, each time it looks again, for the answer of a run in another
+process that holds its key (about 4.75 s in all; a run of this process is waited for until
+its lease ends)."""
 
 REUSED = _example_problem(
     422, "idempotency_key_reused", "this Idempotency-Key was used for another request"
@@ -176,7 +178,7 @@ def idempotent(app: ASGIApp) -> ASGIApp:
 
     async def claimed(keys: IdempotencyKeys, key: bytes, bound: bytes) -> Claim | Answered:
         """The key for this run, or its first answer; waits while another run holds it."""
-        for attempt in range(WAITS):
+        for pause in PAUSES:
             outcome = await keys.claim(key, bound)
             if isinstance(outcome, Reused):
                 raise ServiceError(
@@ -189,8 +191,8 @@ def idempotent(app: ASGIApp) -> ASGIApp:
                 return outcome
             here = running.get(key)
             with contextlib.suppress(TimeoutError):
-                pause = outcome.remaining if here else min(outcome.remaining, 0.05 * 2**attempt)
-                await asyncio.wait_for((here or asyncio.Event()).wait(), pause)
+                wait = outcome.remaining if here else min(outcome.remaining, pause)
+                await asyncio.wait_for((here or asyncio.Event()).wait(), wait)
         raise ServiceError(
             409,
             "idempotency_key_in_flight",

@@ -388,6 +388,60 @@ async def test_an_expired_key_is_forgotten_and_purged(
     assert await pool.fetchval(count.format(">")) == kept
 
 
+async def test_a_refused_request_leaves_its_key_free(
+    api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    """A request refused with a 4xx wrote nothing: its key is not kept, so the client
+    may send the corrected request with it."""
+    game = await new_game(api)
+    seat, sent = game.seats[1], key()
+    before = await writes(pool, game.table.table_id)
+    early = await Request("POST", f"{seat.path}/play", seat.token, {"card": "AS"}).send(http, sent)
+    assert early.status_code == 409  # the reservations come first (R4.1)
+    body = {"declaration": "healthy"}
+    declared = await Request("POST", f"{seat.path}/reservation", seat.token, body).send(http, sent)
+    assert declared.status_code == 200, declared.text
+    assert await writes(pool, game.table.table_id) == before + 1
+
+
+async def test_a_key_another_process_holds_is_409_in_flight(
+    api: DokoClient, app: Litestar, http: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    """A key held by a run that is still running (its lease, here an hour, has not ended;
+    the run is another process's, as far as this one knows): the retry waits a bounded
+    number of times for its answer, then is 409 with Retry-After, and writes nothing."""
+    from service.idempotency import fingerprint, key_id
+
+    prepared = await close(api, app)
+    request, sent = prepared.request, key()
+    assert request.token is not None
+    await pool.execute(
+        "INSERT INTO idempotency_keys VALUES ($1, $2, 'request:elsewhere', $3, NULL,"
+        " now() + interval '1 hour', now() + interval '1 day')",
+        key_id(request.token, sent),
+        fingerprint(request.method, request.path, b""),  # close has no body
+        bytes(32),
+    )
+    before = await writes(pool, prepared.table_id)
+    answer = await request.send(http, sent)
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["code"] == "idempotency_key_in_flight"
+    assert answer.headers["retry-after"] == "1"
+    assert await writes(pool, prepared.table_id) == before
+
+
+async def test_a_body_that_is_no_json_is_400_and_leaves_the_key_free(
+    http: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    sent, before = key(), await writes(pool, None)
+    headers = {"idempotency-key": sent, "content-type": "application/json"}
+    broken = await http.post("/tables", content=b"{not json", headers=headers)
+    assert broken.status_code == 400
+    created = await Request("POST", "/tables", body={"name": "fixed"}).send(http, sent)
+    assert created.status_code == 201, created.text
+    assert await writes(pool, None) == before + 1
+
+
 @pytest.mark.parametrize("sent", ["short-key", "a" * 201, "with space in it!"])
 async def test_a_malformed_key_is_400_and_writes_nothing(
     sent: str, http: httpx.AsyncClient, pool: asyncpg.Pool
