@@ -234,10 +234,10 @@ class Tables:
             else:
                 current = await self.load(stream_id, fresh=fresh)
             try:
-                if expected_version is not None and expected_version != current.version:
-                    raise VersionMismatch(stream_id, expected_version, current.version)
                 if check is not None:
                     check(current.state)
+                if expected_version is not None and expected_version != current.version:
+                    raise VersionMismatch(stream_id, expected_version, current.version)
                 events = table.decide(current.state, command)
             except Exception:
                 if not fresh:

@@ -155,8 +155,13 @@ def authorize_invitation(
         raise ServiceError(403, "invitation_invalid", "this is not the table's invitation code")
 
 
+def is_host(state: TableState, token: str) -> bool:
+    """Whether the token is the table creator's host token."""
+    created = state.created
+    return created is not None and _is(created.host_token_hash, token)
+
+
 def authorize_host(state: TableState, token: str) -> None:
     """The token must be the table creator's host token (401 otherwise)."""
-    created = state.created
-    if created is None or not _is(created.host_token_hash, token):
+    if not is_host(state, token):
         raise ServiceError(401, "unauthorized", "this is not the table's host token")

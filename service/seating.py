@@ -18,7 +18,7 @@ from domain.table import AbandonSession, CloseTable, ComeBack, LeaveSeat, TableC
 from domain.table_view import table_view
 from infra.tables import Check, Loaded
 from service import examples
-from service.auth import authorize_host, authorize_seat, bearer, seat_of
+from service.auth import authorize_host, authorize_seat, bearer, is_host
 from service.dto import CommandResponse
 from service.parsing import expected_version
 from service.problems import etag
@@ -48,11 +48,11 @@ async def _execute(
     actor: str,
     if_match: str | None = None,
 ) -> Response[CommandResponse]:
-    """Run a command that ``authorize(state)`` allows; answer with the public view."""
-    tables = services(request).tables
-    loaded: Loaded = await tables.load(table_id)
-    authorize(loaded.state)
-    done = await tables.execute(
+    """Run a command that ``authorize(state)`` allows (`infra.tables.Tables.execute` asks
+    it on the state it decides on: a request with an Idempotency-Key whose first run was
+    written, by a token that this stopped, gets that run's result); answer with the
+    public view."""
+    done = await services(request).tables.execute(
         table_id,
         command,
         actor=actor,
@@ -95,10 +95,8 @@ async def leave_seat(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     token = bearer(request) or ""
-    loaded: Loaded = await services(request).tables.load(table_id, fresh=True)
-    by_host = seat_of(loaded.state, token) is None
-    if by_host:
-        authorize_host(loaded.state, token)
+    loaded: Loaded = await services(request).tables.load(table_id)
+    by_host = is_host(loaded.state, token)
 
     def authorize(state: TableState) -> None:
         if by_host:

@@ -315,7 +315,7 @@ async def test_two_racing_duplicates_write_once(
     assert await writes(pool, prepared.table_id) == before + 1
 
 
-@pytest.mark.parametrize("route", [("post", "/tables"), ("post", "/tables/{table_id}/seats")])
+@pytest.mark.parametrize("route", list(ROUTES), ids=lambda r: f"{r[0]} {r[1]}")
 async def test_a_first_answer_lost_after_its_write_is_given_again(
     route: tuple[str, str],
     api: DokoClient,
@@ -335,7 +335,7 @@ async def test_a_first_answer_lost_after_its_write_is_given_again(
     lost = await pool.execute(
         "UPDATE idempotency_keys SET answer = NULL, leased_until = now() - interval '1 s'"
         " WHERE key_id = $1 AND answer IS NOT NULL",
-        key_id(None, sent),
+        key_id(prepared.request.token, sent),
     )
     assert lost == "UPDATE 1"
     again = await prepared.request.send(http, sent)
