@@ -205,20 +205,10 @@ async def app(db_url: str) -> Litestar:
 
 
 @pytest.fixture(scope="module")
-async def base(app: Litestar) -> AsyncIterator[str]:
+async def base_url(app: Litestar) -> AsyncIterator[str]:
+    """The module's server is `app`, whose services the tests reach (the clock's time out)."""
     async with serve(app) as url:
         yield url
-
-
-@pytest.fixture
-async def http(base: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base, timeout=30.0) as client:
-        yield client
-
-
-@pytest.fixture
-def api(http: httpx.AsyncClient) -> DokoClient:
-    return DokoClient(http)
 
 
 def key() -> str:
@@ -242,15 +232,15 @@ def test_every_unsafe_route_is_in_the_table() -> None:
     assert operations == set(ROUTES)
 
 
-@pytest.mark.parametrize("route", list(ROUTES), ids=lambda r: f"{r[0]} {r[1]}")
+@pytest.fixture(params=list(ROUTES), ids=lambda r: f"{r[0]} {r[1]}")
+async def prepared(request: pytest.FixtureRequest, api: DokoClient, app: Litestar) -> Prepared:
+    """Each POST and DELETE route, made ready on a fresh table."""
+    return await ROUTES[request.param](api, app)
+
+
 async def test_a_retry_gets_the_first_answer_and_writes_nothing(
-    route: tuple[str, str],
-    api: DokoClient,
-    app: Litestar,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
+    prepared: Prepared, http: httpx.AsyncClient, pool: asyncpg.Pool
 ) -> None:
-    prepared = await ROUTES[route](api, app)
     request, sent = prepared.request, key()
     before = await writes(pool, prepared.table_id)
     first = await request.send(http, sent)
@@ -300,13 +290,16 @@ async def test_two_racing_duplicates_write_once(
     route: tuple[str, str],
     api: DokoClient,
     app: Litestar,
-    base: str,
+    base_url: str,
     pool: asyncpg.Pool,
 ) -> None:
     """Two requests with one key at once, on two connections: one write, one answer."""
     prepared = await ROUTES[route](api, app)
     sent, before = key(), await writes(pool, prepared.table_id)
-    async with httpx.AsyncClient(base_url=base) as one, httpx.AsyncClient(base_url=base) as two:
+    async with (
+        httpx.AsyncClient(base_url=base_url) as one,
+        httpx.AsyncClient(base_url=base_url) as two,
+    ):
         answers = await asyncio.gather(
             prepared.request.send(one, sent), prepared.request.send(two, sent)
         )
@@ -315,20 +308,14 @@ async def test_two_racing_duplicates_write_once(
     assert await writes(pool, prepared.table_id) == before + 1
 
 
-@pytest.mark.parametrize("route", list(ROUTES), ids=lambda r: f"{r[0]} {r[1]}")
 async def test_a_first_answer_lost_after_its_write_is_given_again(
-    route: tuple[str, str],
-    api: DokoClient,
-    app: Litestar,
-    http: httpx.AsyncClient,
-    pool: asyncpg.Pool,
+    prepared: Prepared, http: httpx.AsyncClient, pool: asyncpg.Pool
 ) -> None:
     """The first run wrote, then its answer was lost (its process died, or the database
     failed it after the commit: the row has no answer and its lease is over). The retry
     runs again, writes nothing, and answers the same table, tokens and view."""
     from service.idempotency import key_id  # here: the other tests run on older code too
 
-    prepared = await ROUTES[route](api, app)
     sent = key()
     first = await prepared.request.send(http, sent)
     written = await writes(pool, prepared.table_id)
