@@ -1,5 +1,5 @@
 """Idempotency keys in PostgreSQL: who holds a key, what it was first used for, its first
-answer, and when it is forgotten (table ``idempotency_keys``, migration 0007).
+answer, and when it is forgotten (table ``idempotency_keys``, migration 0008).
 
 A request with a key first *claims* it (`IdempotencyKeys.claim`, one statement): a key
 nobody holds (or one past its expiry) is taken, with a fresh ``command_id`` and ``salt``.
