@@ -52,6 +52,7 @@ from infra.event_store import (
     StoredEvent,
 )
 from infra.hash_chain import GENESIS
+from infra.idempotency import holding
 
 CODEC: EventCodec[TableEvent] = EventCodec(TableEvent)
 """How table events are written to and read from the log."""
@@ -201,8 +202,13 @@ class Tables:
         command is still valid), or the command's rejection on the fresh state sends us
         to look it up, so a first run costs no extra round trip. A ``command_id`` first
         used with another ``fingerprint`` raises `IdempotencyKeyReused` (see
-        `infra.event_store.EventStore.append`).
+        `infra.event_store.EventStore.append`). Without a ``command_id``, a request that
+        holds an idempotency key (`infra.idempotency.holding`) gives its claim's: every
+        write of such a request is written once, whichever route makes it.
         """
+        claim = holding()
+        if command_id is None and claim is not None:
+            command_id, fingerprint = claim.command_id, claim.fingerprint.hex()
         turn = self._turns.get(stream_id)
         if turn is None:
             turn = self._turns[stream_id] = asyncio.Lock()
@@ -228,10 +234,10 @@ class Tables:
             else:
                 current = await self.load(stream_id, fresh=fresh)
             try:
-                if expected_version is not None and expected_version != current.version:
-                    raise VersionMismatch(stream_id, expected_version, current.version)
                 if check is not None:
                     check(current.state)
+                if expected_version is not None and expected_version != current.version:
+                    raise VersionMismatch(stream_id, expected_version, current.version)
                 events = table.decide(current.state, command)
             except Exception:
                 if not fresh:

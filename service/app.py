@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from litestar.exceptions import ClientException
 
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
+from infra.idempotency import IdempotencyKeys
 from infra.key_folder import KeyFolder
 from infra.keyring import Keyring
 from infra.migrate import upgrade
@@ -28,6 +30,7 @@ from infra.tables import Tables
 from service.bots import Bots
 from service.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
 from service.health import DatabaseWatch, keep_embedded
+from service.idempotency import RETENTION, idempotent, purge
 from service.keys import load_signer
 from service.limits import Limits, guard
 from service.logs import AccessLog
@@ -77,7 +80,8 @@ class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
-    verifications, and whether the LISTEN connection is up."""
+    verifications, the requests' idempotency keys, and whether the LISTEN connection is
+    up."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -89,6 +93,7 @@ class Services(msgspec.Struct):
     watch: DatabaseWatch
     supervisor: Supervisor
     verifications: Verifications
+    idempotency: IdempotencyKeys
     listening: bool = False
 
 
@@ -170,6 +175,9 @@ def create_app(
                 watch,
                 supervisor,
                 Verifications(),
+                IdempotencyKeys(
+                    pool, retention=RETENTION, lease=timedelta(seconds=2 * settings.db_timeout)
+                ),
             )
             app.state.services = services
             heard = asyncio.Event()
@@ -196,6 +204,7 @@ def create_app(
             supervisor.start("access log", access_log.run)
             supervisor.start("refusal log", REFUSALS.run)
             supervisor.start("database watch", watch.run)
+            supervisor.start("idempotency purge", lambda: purge(services.idempotency))
             if settings.embedded_data_dir is not None:
                 pgdata = Path(settings.embedded_data_dir)
                 supervisor.start("embedded postgres", lambda: keep_embedded(pgdata))
@@ -209,6 +218,7 @@ def create_app(
 
     app = Litestar(
         route_handlers=[*API_ROUTES, *PAGES, serve_document],
+        middleware=[idempotent],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=None,  # the document and its page are doko's own (service.openapi)

@@ -21,6 +21,7 @@ from litestar import Request
 
 from domain.seats import SEATS, Seat
 from domain.table import TableState, Visibility
+from service.draws import fresh_secret
 from service.problems import ServiceError
 
 TOKEN_BYTES = 32
@@ -29,13 +30,15 @@ TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{len(secrets.token_urlsafe(TOKEN_BYTES))}
 
 
 def new_token() -> str:
-    """A fresh secret token (256 bits, URL-safe)."""
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    """A fresh secret token (256 bits, URL-safe; the same again when a request with an
+    Idempotency-Key runs again, `service.draws`)."""
+    return fresh_secret(TOKEN_BYTES)
 
 
 def new_invitation() -> str:
-    """A fresh invitation code for a private table (128 bits, URL-safe, T1.1)."""
-    return secrets.token_urlsafe(16)
+    """A fresh invitation code for a private table (128 bits, URL-safe, T1.1; drawn as
+    `new_token`)."""
+    return fresh_secret(16)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -152,8 +155,13 @@ def authorize_invitation(
         raise ServiceError(403, "invitation_invalid", "this is not the table's invitation code")
 
 
+def is_host(state: TableState, token: str) -> bool:
+    """Whether the token is the table creator's host token."""
+    created = state.created
+    return created is not None and _is(created.host_token_hash, token)
+
+
 def authorize_host(state: TableState, token: str) -> None:
     """The token must be the table creator's host token (401 otherwise)."""
-    created = state.created
-    if created is None or not _is(created.host_token_hash, token):
+    if not is_host(state, token):
         raise ServiceError(401, "unauthorized", "this is not the table's host token")

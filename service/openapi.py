@@ -24,6 +24,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import ControllerRouterHandler
 
 from service.conditional import conditional, tag_of
+from service.idempotency import declare
 from service.lobby import LOBBY_ROUTES
 from service.routes import ROUTES, IfNoneMatch
 from service.seating import SEATING_ROUTES
@@ -53,8 +54,11 @@ def openapi_config() -> OpenAPIConfig:
 
 
 def openapi_document() -> dict[str, Any]:
-    """The API's OpenAPI document (no database needed to build it)."""
-    return Litestar(API_ROUTES, openapi_config=openapi_config()).openapi_schema.to_schema()
+    """The API's OpenAPI document (no database needed to build it); every POST and DELETE
+    declares Idempotency-Key (`service.idempotency.declare`)."""
+    app = Litestar(API_ROUTES, openapi_config=openapi_config())
+    declare(app)
+    return app.openapi_schema.to_schema()
 
 
 def render(document: dict[str, Any]) -> str:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
-import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Annotated, Any
 
@@ -48,6 +46,7 @@ from service.auth import (
     token_hash,
     viewer_of,
 )
+from service.draws import fresh_id
 from service.dto import (
     ZERO_MINIMUM,
     AnnounceRequest,
@@ -82,18 +81,6 @@ TableId = Annotated[
 ]
 SeatParam = Annotated[
     int, Parameter(ge=0, le=3, schema_extra=ZERO_MINIMUM, description="seat 0-3, clockwise")
-]
-IdempotencyKey = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Idempotency-Key",
-        required=False,
-        max_length=200,
-        pattern="^[\\x21-\\x7e]{1,200}$",
-        description="a retry with the same key and the same request returns the first "
-        "result and writes nothing; the same key with another request is 422 "
-        "`idempotency_key_reused`",
-    ),
 ]
 IfMatch = Annotated[
     str | None,
@@ -325,7 +312,7 @@ async def create_table(
         invitation_hash=token_hash(invitation) if invitation else "",
         turn_seconds=data.turn_seconds,
     )
-    table_id = uuid.uuid4().hex
+    table_id = fresh_id()
     svc = services(request)
     done = await svc.tables.execute(table_id, command, actor="host")
     if data.turn_seconds is not None:
@@ -464,20 +451,11 @@ async def get_seat_view(
     )
 
 
-def fingerprint(operation: str, seat: int, body: msgspec.Struct | None) -> str:
-    """What an Idempotency-Key is bound to: the operation, the seat and the request body
-    (SHA-256 of their canonical JSON, keys sorted: the body's spelling does not matter)."""
-    canonical = msgspec.json.encode([operation, seat, body], order="sorted")
-    return hashlib.sha256(canonical).hexdigest()
-
-
 async def _act(
     request: Request[Any, Any, Any],
     table_id: str,
     seat: int,
     command: TableCommand,
-    body: msgspec.Struct | None,
-    idempotency_key: str | None,
     if_match_header: str | None,
 ) -> Response[CommandResponse]:
     """Authorize the seat (again on the state the command is decided on: a token whose
@@ -492,13 +470,9 @@ async def _act(
         loaded = await tables.load(table_id, fresh=True)
     authorize_seat(loaded.state, token, Seat(seat))
     await svc.clock.require_in_time(table_id, loaded, command)
-    command_id = f"seat{seat}:{idempotency_key}" if idempotency_key else None
-    operation = request.route_handler.operation_id
     done = await tables.execute(
         table_id,
         command,
-        command_id=command_id,
-        fingerprint=fingerprint(str(operation), seat, body) if command_id else None,
         actor=f"seat:{seat}",
         expected_version=expected,
         check=lambda state: authorize_seat(state, token, Seat(seat)),
@@ -513,7 +487,6 @@ _COMMAND_ERRORS = _problems(
     403,
     404,
     413,
-    422,
     429,
     shown=[_EXAMPLE_PROBLEMS[409], LIFE_PROBLEMS["turn_expired"], LIFE_PROBLEMS["seat_vacant"]],
 )
@@ -538,11 +511,10 @@ async def declare(
     table_id: TableId,
     seat: SeatParam,
     data: JSONBody[ReservationRequest],
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = Declare(Seat(seat), data.declaration)
-    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, if_match)
 
 
 @post(
@@ -558,11 +530,10 @@ async def name_contract(
     table_id: TableId,
     seat: SeatParam,
     data: JSONBody[ContractRequest],
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = NameContract(Seat(seat), data.contract)
-    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, if_match)
 
 
 @post(
@@ -578,11 +549,10 @@ async def play_card(
     table_id: TableId,
     seat: SeatParam,
     data: JSONBody[PlayRequest],
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = PlayCard(Seat(seat), Card(data.card))
-    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, if_match)
 
 
 @post(
@@ -598,11 +568,10 @@ async def announce(
     table_id: TableId,
     seat: SeatParam,
     data: JSONBody[AnnounceRequest],
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = Announce(Seat(seat), data.word)
-    return await _act(request, table_id, seat, command, data, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, if_match)
 
 
 @get(

@@ -18,14 +18,13 @@ from domain.table import AbandonSession, CloseTable, ComeBack, LeaveSeat, TableC
 from domain.table_view import table_view
 from infra.tables import Check, Loaded
 from service import examples
-from service.auth import authorize_host, authorize_seat, bearer, seat_of
+from service.auth import authorize_host, authorize_seat, bearer, is_host
 from service.dto import CommandResponse
 from service.parsing import expected_version
 from service.problems import etag
 from service.routes import (
     _COMMAND_RESPONSES,
     LIFE_PROBLEMS,
-    IdempotencyKey,
     IfMatch,
     SeatParam,
     TableId,
@@ -47,17 +46,15 @@ async def _execute(
     authorize: Check,
     *,
     actor: str,
-    command_id: str | None = None,
     if_match: str | None = None,
 ) -> Response[CommandResponse]:
-    """Run a command that ``authorize(state)`` allows; answer with the public view."""
-    tables = services(request).tables
-    loaded: Loaded = await tables.load(table_id)
-    authorize(loaded.state)
-    done = await tables.execute(
+    """Run a command that ``authorize(state)`` allows (`infra.tables.Tables.execute` asks
+    it on the state it decides on: a request with an Idempotency-Key whose first run was
+    written, by a token that this stopped, gets that run's result); answer with the
+    public view."""
+    done = await services(request).tables.execute(
         table_id,
         command,
-        command_id=command_id,
         actor=actor,
         expected_version=expected_version(if_match),
         check=authorize,
@@ -95,14 +92,11 @@ async def leave_seat(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     token = bearer(request) or ""
-    loaded: Loaded = await services(request).tables.load(table_id, fresh=True)
-    by_host = seat_of(loaded.state, token) is None
-    if by_host:
-        authorize_host(loaded.state, token)
+    loaded: Loaded = await services(request).tables.load(table_id)
+    by_host = is_host(loaded.state, token)
 
     def authorize(state: TableState) -> None:
         if by_host:
@@ -117,7 +111,6 @@ async def leave_seat(
         LeaveSeat(Seat(seat), by_host),
         authorize,
         actor=who,
-        command_id=f"leave{seat}:{who}:{idempotency_key}" if idempotency_key else None,
         if_match=if_match,
     )
 
@@ -140,11 +133,10 @@ async def come_back(
     request: Request[Any, Any, Any],
     table_id: TableId,
     seat: SeatParam,
-    idempotency_key: IdempotencyKey = None,
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = ComeBack(Seat(seat))
-    return await _act(request, table_id, seat, command, None, idempotency_key, if_match)
+    return await _act(request, table_id, seat, command, if_match)
 
 
 def _host_command(

@@ -18,6 +18,7 @@ TABLES = {
     "scoresheets",
     "lobby",
     "signing_keys",
+    "idempotency_keys",
 }
 
 

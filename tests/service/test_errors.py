@@ -355,25 +355,33 @@ async def test_if_none_match_with_the_current_etag_is_304(
 async def test_idempotency_key_retries_write_once(api: DokoClient, unchanged: Unchanged) -> None:
     game = await new_game(api)
     seat = game.seats[1]
-    first = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="k-1")
+    first = await seat.send(
+        Declare(Seat(1), Declaration.HEALTHY), idempotency_key="k-1-retried-once"
+    )
     async with unchanged(game.table.table_id):
-        again = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="k-1")
+        again = await seat.send(
+            Declare(Seat(1), Declaration.HEALTHY), idempotency_key="k-1-retried-once"
+        )
         assert again.version == first.version
         # the key is bound to its request: another body is 422, nothing written
         with pytest.raises(ProblemError) as raised:
-            await seat.send(Declare(Seat(1), Declaration.RESERVATION), idempotency_key="k-1")
+            await seat.send(
+                Declare(Seat(1), Declaration.RESERVATION), idempotency_key="k-1-retried-once"
+            )
         assert (raised.value.status, raised.value.code) == (422, "idempotency_key_reused")
     assert again.view.deal is not None
     assert again.view.deal.declarations[1] is Declaration.HEALTHY
     # the same key for another seat is another command
-    done = await game.seats[2].send(Declare(Seat(2), Declaration.HEALTHY), idempotency_key="k-1")
+    done = await game.seats[2].send(
+        Declare(Seat(2), Declaration.HEALTHY), idempotency_key="k-1-retried-once"
+    )
     assert done.version == first.version + 1
     # a late retry, after the table moved on, still answers with the first result
     async with unchanged(game.table.table_id):
         response = await api.http.post(
             f"/tables/{game.table.table_id}/seats/1/reservation",
             json={"declaration": "healthy"},
-            headers={**seat.auth, "idempotency-key": "k-1"},
+            headers={**seat.auth, "idempotency-key": "k-1-retried-once"},
         )
     assert response.status_code == 200, response.text
     assert response.json()["version"] == first.version
@@ -391,7 +399,7 @@ async def test_concurrent_retries_with_one_key_write_once(
     )
     results = await asyncio.gather(
         *(
-            seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="same")
+            seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="same-key-for-all-5")
             for _ in range(5)
         ),
         return_exceptions=True,
@@ -416,7 +424,9 @@ async def test_an_idempotency_key_reused_for_another_request_is_422(
     the same request again still gets the first result."""
     game = await new_game(api)
     seat = game.seats[1]
-    first = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound")
+    first = await seat.send(
+        Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound-to-healthy"
+    )
     async with unchanged(game.table.table_id):
         for other in (
             Declare(Seat(1), Declaration.RESERVATION),  # another body
@@ -424,10 +434,12 @@ async def test_an_idempotency_key_reused_for_another_request_is_422(
             PlayCard(Seat(1), Card.AS),
         ):
             with pytest.raises(ProblemError) as raised:
-                await seat.send(other, idempotency_key="bound")
+                await seat.send(other, idempotency_key="bound-to-healthy")
             assert (raised.value.status, raised.value.code) == (422, "idempotency_key_reused")
             assert raised.value.headers["content-type"].startswith("application/problem+json")
-        again = await seat.send(Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound")
+        again = await seat.send(
+            Declare(Seat(1), Declaration.HEALTHY), idempotency_key="bound-to-healthy"
+        )
     assert again == first
 
 
@@ -444,7 +456,7 @@ async def test_concurrent_requests_with_one_key_write_once(
     before = await pool.fetchval(count, table_id)
     bodies = [Declaration.HEALTHY, Declaration.RESERVATION] * 5
     results = await asyncio.gather(
-        *(seat.send(Declare(Seat(1), d), idempotency_key="race") for d in bodies),
+        *(seat.send(Declare(Seat(1), d), idempotency_key="race-of-ten-requests") for d in bodies),
         return_exceptions=True,
     )
     assert await pool.fetchval(count, table_id) == before + 1

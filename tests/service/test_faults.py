@@ -40,6 +40,7 @@ from infra.event_store import EventStore
 from infra.tables import Tables
 from service.app import create_app
 from service.client import DokoClient, ProblemError, SeatClient, random_player
+from service.idempotency import key_id
 from tests.service.conftest import Records, serve, settings
 from tests.service.serving import doko_serve, free_port, logged, wait_ready
 from tests.service.sessions import all_bot_tables, human_with_bots
@@ -105,7 +106,7 @@ class Player:
 
     def __init__(self, seat: SeatClient) -> None:
         self.seat = seat
-        self.acknowledged: list[tuple[str, int]] = []  # (command id, version)
+        self.acknowledged: list[tuple[str, int]] = []  # (Idempotency-Key, version)
         self.unavailable = 0
         self.choose = random_player(random.Random(11))
 
@@ -136,7 +137,7 @@ class Player:
                 )
             except ProblemError:  # a bot acted first: look again
                 continue
-            self.acknowledged.append((f"seat{int(self.seat.seat)}:{key}", result.version))  # type: ignore[attr-defined]
+            self.acknowledged.append((key, result.version))  # type: ignore[attr-defined]
 
 
 async def _finished(http: httpx.AsyncClient, table_id: str) -> bool:
@@ -180,11 +181,13 @@ async def _check_the_log(url: str, tables: list[str], player: Player) -> None:
         for table_id in tables:
             report = await verify_table(store, table_id)
             assert report.ok, report
-        for command_id, version in player.acknowledged:
+        for key, version in player.acknowledged:
             recorded = await pool.fetchval(
-                "SELECT last_version FROM commands WHERE command_id = $1", command_id
+                "SELECT c.last_version FROM idempotency_keys k"
+                " JOIN commands c ON c.command_id = k.command_id WHERE k.key_id = $1",
+                key_id(player.seat.token, key),
             )
-            assert recorded == version, (command_id, version, recorded)
+            assert recorded == version, (key, version, recorded)
 
 
 async def _run_a_fault(
