@@ -30,6 +30,10 @@ portable JSON document, signed by the deployment's key (`infra.signing`), that
 
 ``signature``   the file is signed by one of the public keys the verifier trusts (given
                 apart from the file; unsigned files pass only when allowed, with a warning);
+``strict``      the file has one reading: no member twice at any depth, nothing the
+                canonical form would not reproduce (`infra.strict`);
+``table``       (given the table the auditor expects: its id, optionally its creation
+                time) the file is that table's, not a look-alike's;
 ``copies``      the top-level ``name`` and ``players`` are what the events say;
 ``witness``     (given an archive of what was published live, `infra.witness`) the
                 export's chain heads are the published ones.
@@ -56,6 +60,7 @@ from domain.events import DealDealt, DealScored, SessionFinished
 from domain.replay import TABLE, Replay, command_of, replay
 from domain.scoring import score
 from domain.table import TABLE_EVENTS, SessionAbandoned, TableEvent, TableState, TurnTimedOut
+from infra import strict
 from infra.event_store import StoredEvent
 from infra.hash_chain import GENESIS, record_hash, verify_chain
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
@@ -551,9 +556,10 @@ def export_session(
     return msgspec.json.format(msgspec.json.encode(document), indent=1)
 
 
-def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export]:
-    """A file as parsed (the JSON object a signature covers) and as an `Export` read from
-    that object's canonical bytes, so that what is audited is what is signed."""
+def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
+    """A file as parsed (the JSON object a signature covers), as an `Export` read from
+    that object's canonical bytes, so that what is audited is what is signed, and the
+    ``strict`` check: the file has that one reading (`infra.strict`)."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     try:
         value = msgspec.json.decode(data)
@@ -566,7 +572,20 @@ def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export]:
         raise ExportError(
             f"not a doko table export: format {document.format!r} v{document.format_version}"
         )
-    return value, document
+    return value, document, _strict_check(data, document)
+
+
+def _strict_check(data: bytes, document: Export) -> Check:
+    """Issue 17: no member twice at any depth, nothing the canonical form does not
+    reproduce; else the file shows one thing and its signature covers another."""
+    try:
+        given = strict.loads(data)
+    except ValueError as error:
+        return Check("strict", False, f"the file has no single reading: {error}")
+    found = strict.difference(given, msgspec.json.decode(msgspec.json.encode(document)))
+    if found is not None:
+        return Check("strict", False, f"the file is not in its canonical form: {found}")
+    return Check("strict", True, "one reading, in the canonical form")
 
 
 def _stored(document: Export) -> list[StoredEvent]:
@@ -630,28 +649,61 @@ def _witness_check(
     )
 
 
+class Expected(msgspec.Struct, frozen=True):
+    """The table an auditor means to check: its id and, if known, when it was created
+    (to the precision given: a time without fractions of a second matches that second)."""
+
+    table_id: str
+    created_at: datetime | None = None
+
+
+def _table_check(stored: Sequence[StoredEvent], stream_id: str, expected: Expected) -> Check:
+    """Issue 17: a look-alike table's genuinely signed export is not the expected table's."""
+    if stream_id != expected.table_id:
+        return Check(
+            "table", False, f"the file is of table {stream_id}, not of {expected.table_id}"
+        )
+    if expected.created_at is not None:
+        created = stored[0].recorded_at if stored else None
+        want = expected.created_at
+        if created is not None and not want.microsecond:
+            created = created.replace(microsecond=0)
+        if created != want:
+            return Check(
+                "table",
+                False,
+                f"table {stream_id} was created at {created.isoformat() if created else '?'},"
+                f" not at {want.isoformat()}",
+            )
+    return Check("table", True, f"the file is of table {stream_id}, as expected")
+
+
 def verify_file(
     source: bytes | str | Path,
     keys: Keys | None,
     *,
     allow_unsigned: bool = False,
     witnessed: Sequence[Witnessed] | None = None,
+    expected: Expected | None = None,
 ) -> TableReport:
     """Audit an export offline: its signature by one of ``keys`` (trusted, given apart from
-    the file), the chain recomputed, the rules replayed, seeds, scores, the top-level copies
-    and, given an archive's chain heads (`infra.witness.read_archive`), what was published.
+    the file), that it has one reading, that it is the ``expected`` table's, the chain
+    recomputed, the rules replayed, seeds, scores, the top-level copies and, given an
+    archive's chain heads (`infra.witness.read_archive`), what was published.
 
     An unsigned file (or any file, without ``keys``) passes the signature check only with
     ``allow_unsigned``, and then with a warning. Raises `ExportError` for a file that is not
     an export.
     """
-    value, document = _parsed(source)
+    value, document, strictly = _parsed(source)
     verdict = check_signature(value, EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
     stored = _stored(document)
     events, _ = decode_events(stored)
     report = verify_events(stored, events)
     checks = [
         Check("signature", verdict.ok, verdict.detail),
+        strictly,
+        *([_table_check(stored, document.stream_id, expected)] if expected else []),
         *report.checks,
         _copies_check(document, events),
     ]
@@ -703,7 +755,7 @@ def _failure(check: Check) -> str:
     return f"{check.name}: {check.detail}{at}"
 
 
-FILE_CHECKS = ("signature", "copies", "witness")
+FILE_CHECKS = ("signature", "strict", "table", "copies", "witness")
 """The checks of an export file, shown when they pass too."""
 
 

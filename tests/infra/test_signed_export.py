@@ -8,14 +8,14 @@ witness of the chain heads published live catches even the holder of the key.
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
 import msgspec
 import pytest
 
-from infra.audit import TableReport, export_session, verify_file
+from infra.audit import Expected, TableReport, export_session, verify_file
 from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.signing import KeyStatus, PublicKey, Signer
@@ -202,3 +202,52 @@ def test_a_witness_of_nothing_or_of_more_fails(log: list[StoredEvent]) -> None:
 def test_an_unreadable_archive_is_refused(data: bytes) -> None:
     with pytest.raises(ArchiveError):
         read_archive(data)
+
+
+def test_a_file_that_names_a_member_twice_is_refused(log: list[StoredEvent]) -> None:
+    genuine = encoded(export(log))
+    forged = export(log)
+    forge_move(forged, lambda e: e["type"] == "card_played" and e["version"] > 300)
+    # the file: a forged "events" first (chain recomputed), then the genuine
+    # document, whose signature covers the last "events" only
+    first = b'{"events":' + msgspec.json.encode(forged["events"]) + b","
+    report = verify_file(first + genuine[1:], KEYS)
+    assert failed(report) == ["strict"]
+    assert detail(report, "strict") == (
+        "the file has no single reading: the member 'events' appears twice in one object"
+    )
+
+    nested = genuine.replace(b'"type":"card_played"', b'"type":"x","type":"card_played"', 1)
+    assert failed(verify_file(nested, KEYS)) == ["strict"]
+
+
+def test_a_member_the_format_does_not_know_is_refused(log: list[StoredEvent]) -> None:
+    document = export(log)
+    document["events"][40]["shown"] = {"card": "9S"}
+    report = verify_file(encoded(resign(document, SIGNER)), KEYS)
+
+    assert failed(report) == ["strict"]
+    assert detail(report, "strict") == (
+        "the file is not in its canonical form: $.events[40].shown is not part of the format"
+    )
+    assert detail(verify_file(encoded(export(log)), KEYS), "strict") == (
+        "one reading, in the canonical form"
+    )
+
+
+def test_a_file_is_checked_against_the_table_the_auditor_expects(log: list[StoredEvent]) -> None:
+    data = encoded(export(log))
+    created = log[0].recorded_at
+
+    pinned = verify_file(data, KEYS, expected=Expected("signed", created.replace(microsecond=0)))
+    assert pinned.ok, pinned.failures
+    assert detail(pinned, "table") == "the file is of table signed, as expected"
+
+    lookalike = verify_file(data, KEYS, expected=Expected("friday-league-3"))
+    assert failed(lookalike) == ["table"]
+    assert detail(lookalike, "table") == "the file is of table signed, not of friday-league-3"
+
+    later = created.replace(microsecond=0) + timedelta(seconds=1)
+    report = verify_file(data, KEYS, expected=Expected("signed", later))
+    assert failed(report) == ["table"]
+    assert detail(report, "table").endswith(f"not at {later.isoformat()}")
