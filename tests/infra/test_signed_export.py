@@ -21,7 +21,7 @@ from infra.projections import project
 from infra.signing import KeyStatus, PublicKey, Signer
 from infra.tables import Tables
 from infra.witness import ArchiveError, read_archive
-from tests.infra.forgery import Document, encoded, forge_move, resign, unsigned
+from tests.infra.forgery import Document, encoded, forge_move, rechain, resign, unsigned
 from tests.infra.test_projections import execute_all, play_table
 
 SIGNER, RETIRED, STRANGER = Signer.generate(), Signer.generate(), Signer.generate()
@@ -137,7 +137,25 @@ def test_a_changed_recorded_at_fails(log: list[StoredEvent]) -> None:
 
     report = verify_file(encoded(document), KEYS)
 
-    assert failed(report) == ["signature"]
+    # the link of version 41 covers its time (chain version 2), so does the deal's check
+    assert failed(report) == ["signature", "chain", "chain"]
+    assert report.first_bad_version == 41
+
+
+def test_a_key_holder_who_shifts_every_time_is_caught_by_the_witness(
+    log: list[StoredEvent],
+) -> None:
+    witnessed = read_archive(feed_lines(log))
+    document = export(log)
+    for event in document["events"]:
+        at = datetime.fromisoformat(event["recorded_at"]) + timedelta(days=1)
+        event["recorded_at"] = at.isoformat().replace("+00:00", "Z")
+    shifted = resign(rechain(document), SIGNER)
+
+    report = verify_file(encoded(shifted), KEYS, witnessed=witnessed)
+    assert failed(report) == ["witness"]
+    assert report.first_bad_version == min(e.version for e in log if e.type in WITNESSED)
+    assert detail(report, "chain") == f"{len(log)} hashes chained (v2 for versions 1-{len(log)})"
 
 
 @pytest.mark.parametrize(
@@ -251,3 +269,21 @@ def test_a_file_is_checked_against_the_table_the_auditor_expects(log: list[Store
     report = verify_file(data, KEYS, expected=Expected("signed", later))
     assert failed(report) == ["table"]
     assert detail(report, "table").endswith(f"not at {later.isoformat()}")
+
+
+def test_a_log_begun_in_chain_version_1_verifies_and_says_so(log: list[StoredEvent]) -> None:
+    n = len(log)
+    document = export(log)
+    for event in document["events"][:7]:  # as written before chain version 2
+        event["chain"] = 1
+    report = verify_file(encoded(resign(rechain(document), SIGNER)), KEYS)
+    assert report.ok, report.failures
+    assert (
+        detail(report, "chain")
+        == f"{n} hashes chained (v1 for versions 1-7, v2 for versions 8-{n})"
+    )
+
+    document["events"][20]["chain"] = 1  # back to the version that does not cover the time
+    report = verify_file(encoded(resign(rechain(document), SIGNER)), KEYS)
+    assert failed(report) == ["chain", "chain"]
+    assert report.first_bad_version == 21
