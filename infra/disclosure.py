@@ -84,6 +84,7 @@ def replay_start(
     stand_ins = tuple(STAND_IN.hex() if _is_sealed(s) else s for s in seeds)
     restored = msgspec.structs.replace(created, server_seeds=stand_ins)
     command = command_of(restored)
+    assert command is not None  # a table_created is answered by its CreateTable
     try:
         (decided,) = table.decide(TableState(), command)
     except DomainError as error:
