@@ -55,13 +55,18 @@ import msgspec
 from domain import table
 from domain.deal import DealState, facts
 from domain.dealing import verify_deal
-from domain.errors import DomainError
 from domain.events import DealDealt, DealScored, SessionFinished
-from domain.replay import Aggregate, Replay, command_of, replay
+from domain.replay import Aggregate, Replay, replay
 from domain.scoring import score
 from domain.table import TABLE_EVENTS, SessionAbandoned, TableEvent, TableState, TurnTimedOut
 from infra import strict
-from infra.disclosure import disclosed, replay_start, resume_after_withheld, withheld
+from infra.disclosure import (
+    disclosed,
+    redecided,
+    replay_start,
+    resume_after_withheld,
+    withheld,
+)
 from infra.event_store import StoredEvent
 from infra.hash_chain import GENESIS, V1, links, stretches, verify_chain
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
@@ -210,16 +215,8 @@ def _pinpoint(
 ) -> int:
     """Which event of the failing command's batch differs from what the rules produce."""
     i = result.valid
-    if i >= len(events):
-        return i
-    command = command_of(events[i])
-    if command is None:
-        return i
-    try:
-        expected = aggregate.decide(result.state, command)
-    except DomainError:
-        return i
-    for offset, want in enumerate(expected):
+    expected = redecided(events, result, aggregate)
+    for offset, want in enumerate(expected or ()):
         if i + offset >= len(events) or events[i + offset] != want:
             return i + offset
     return i

@@ -110,12 +110,8 @@ def resume_after_withheld(
     of a stand-in seed (`STAND_IN`); the stored events are then applied as they are.
     """
     index = result.valid
-    command = command_of(events[index]) if index < len(events) else None
-    if command is None:
-        return None
-    try:
-        wanted = aggregate.decide(result.state, command)
-    except DomainError:
+    wanted = redecided(events, result, aggregate)
+    if wanted is None:
         return None
     end = index + len(wanted)
     got = events[index:end]
@@ -127,6 +123,21 @@ def resume_after_withheld(
     for event in got:
         state = aggregate.evolve(state, event)
     return end, aggregate._replace(initial=state)
+
+
+def redecided(
+    events: Sequence[TableEvent], result: Replay[TableState], aggregate: Aggregate[TableState]
+) -> tuple[TableEvent, ...] | None:
+    """What the rules produce for the command of the event where ``result`` stopped; None
+    if there is no such event, it answers no command, or the rules refuse the command."""
+    index = result.valid
+    command = command_of(events[index]) if index < len(events) else None
+    if command is None:
+        return None
+    try:
+        return tuple(aggregate.decide(result.state, command))
+    except DomainError:
+        return None
 
 
 def withheld(event: DealDealt) -> bool:
