@@ -135,6 +135,9 @@ async def test_verify_file_takes_the_table_the_auditor_expects(
     assert "WARNING: NOT PINNED: nothing says this file is of the table you mean" in err
     assert await asyncio.to_thread(main, [*verify, "--created-at", "2026-12-01T10:00Z"]) == 2
     assert capsys.readouterr().err.startswith("--created-at goes with --table")
+    with pytest.raises(SystemExit):
+        main([*verify, "--table", "cli-b", "--created-at", "2026-12-01T10:00"])
+    assert "has no offset (say Z for UTC)" in capsys.readouterr().err
 
 
 async def test_projections_rebuild(

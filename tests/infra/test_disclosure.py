@@ -4,6 +4,7 @@ no seed of a deal not scored; and it still verifies."""
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 
 import asyncpg
 import msgspec
@@ -12,11 +13,12 @@ import pytest
 from domain import table
 from domain.table import Visibility
 from infra.audit import export_session, verify_file
-from infra.event_store import EventStore
+from infra.disclosure import disclosed
+from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.signing import PublicKey, Signer
 from infra.tables import Tables
-from tests.infra.forgery import resign, seal
+from tests.infra.forgery import rechain, resign, seal
 from tests.infra.test_projections import execute_all, play_table
 from tests.service.knowledge import Log
 
@@ -80,3 +82,33 @@ def test_a_scored_deal_whose_seed_is_withheld_fails(abandoned: tuple[bytes, Log]
     assert [c.detail for c in withheld.checks if c.name == "hands"] == [
         "not checked: the deal was not scored, its seed is withheld"
     ]
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "why"),
+    [
+        ("turn_seconds", 3, "the rules do not create this table: a turn clock runs 5-600"),
+        ("commitments", ["00"], "the rules do not create it so"),
+    ],
+)
+def test_a_creation_with_sealed_seeds_is_still_re_decided(
+    abandoned: tuple[bytes, Log], member: str, value: object, why: str
+) -> None:
+    document = msgspec.json.decode(abandoned[0])
+    document["events"][0]["payload"][member] = value
+    report = verify_file(msgspec.json.encode(resign(rechain(document), SIGNER)), KEYS)
+
+    replayed = next(c for c in report.checks if c.name == "replay")
+    assert not replayed.ok and replayed.version == 1
+    assert why in replayed.detail
+
+
+def test_a_version_1_event_is_exported_as_stored() -> None:
+    payload = b'{"seat": 0, "name": "ann", "token_hash": "ab"}'
+    at = datetime(2026, 12, 1, tzinfo=UTC)
+    taken = StoredEvent(1, "t", 2, "seat_taken", 1, payload, None, None, None, at, bytes(32))
+    linked = msgspec.structs.replace(taken, chain=2)
+
+    assert disclosed([taken], []) == [taken]  # its link covers the hash as it is
+    (shown,) = disclosed([linked], [])
+    assert msgspec.json.decode(shown.payload)["token_hash"] == seal("ab")

@@ -189,3 +189,10 @@ async def test_an_append_is_linked_by_version_2_at_the_time_stored(pool: asyncpg
     assert verify_chain(stored) is None  # the stored time is the hashed one
     later = msgspec.structs.replace(stored[1], recorded_at=stored[1].recorded_at + timedelta(0, 1))
     assert verify_chain([stored[0], later]) == 2
+
+
+def test_a_version_2_link_needs_the_time_and_no_other_version_exists() -> None:
+    with pytest.raises(ValueError, match="recorded_at is needed"):
+        canonical_bytes("s", 1, "t", 1, b"{}", chain=2)
+    with pytest.raises(ValueError, match="no chain version 3"):
+        canonical_bytes("s", 1, "t", 1, b"{}", chain=3, recorded_at=AT)
