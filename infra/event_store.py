@@ -46,7 +46,7 @@ Notifications
 
 Tamper evidence
     Every event stores the SHA-256 hash chain value defined in :mod:`infra.hash_chain`, and
-    the chain version it was linked by (``chain``, migration 0007). An append links its
+    the chain version it was linked by (``chain``, migration 0008). An append links its
     events by the current version, which covers the time: the time is taken here, once per
     append, before hashing, and the database stores it as given (``recorded_at``, a
     ``timestamptz`` of microseconds like the ``datetime`` it is given), so that the stored
@@ -176,7 +176,7 @@ _APPEND_BATCH = """
     )
 """
 """One round trip for a batch of appends: see ``doko_append_batch`` (migrations 0004, 0005,
-0007)."""
+0008)."""
 
 BATCH_LIMIT = 64
 """The most appends sent in one batch."""

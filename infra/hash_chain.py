@@ -6,7 +6,7 @@ Definition (version ``n`` of stream ``s``)::
     previous   = hash(s, n - 1), or 32 zero bytes when n == 1
 
 ``‖`` is byte concatenation. Each event says by which *chain version* its link was made
-(the ``chain`` column, migration 0007); a stream may begin in version 1 and go on in
+(the ``chain`` column, migration 0008); a stream may begin in version 1 and go on in
 version 2, never back. Version 2 is written since issue 17; version 1 links verify as
 they were made.
 

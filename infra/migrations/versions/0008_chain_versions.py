@@ -1,7 +1,7 @@
 """Chain versions: each event says by which version of the hash chain it was linked.
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-12-01
 
 ``events.chain``
@@ -24,8 +24,8 @@ from alembic import op
 
 from infra.migrate import revision_module
 
-revision: str = "0007"
-down_revision: str | None = "0006"
+revision: str = "0008"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
