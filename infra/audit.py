@@ -30,6 +30,10 @@ portable JSON document, signed by the deployment's key (`infra.signing`), that
 
 ``signature``   the file is signed by one of the public keys the verifier trusts (given
                 apart from the file; unsigned files pass only when allowed, with a warning);
+``strict``      the file has one reading: no member twice at any depth, nothing the
+                canonical form would not reproduce (`infra.strict`);
+``table``       (given the table the auditor expects: its id, optionally its creation
+                time) the file is that table's, not a look-alike's;
 ``copies``      the top-level ``name`` and ``players`` are what the events say;
 ``witness``     (given an archive of what was published live, `infra.witness`) the
                 export's chain heads are the published ones.
@@ -51,13 +55,20 @@ import msgspec
 from domain import table
 from domain.deal import DealState, facts
 from domain.dealing import verify_deal
-from domain.errors import DomainError
 from domain.events import DealDealt, DealScored, SessionFinished
-from domain.replay import TABLE, Replay, command_of, replay
+from domain.replay import Aggregate, Replay, replay
 from domain.scoring import score
 from domain.table import TABLE_EVENTS, SessionAbandoned, TableEvent, TableState, TurnTimedOut
+from infra import strict
+from infra.disclosure import (
+    disclosed,
+    redecided,
+    replay_start,
+    resume_after_withheld,
+    withheld,
+)
 from infra.event_store import StoredEvent
-from infra.hash_chain import GENESIS, record_hash, verify_chain
+from infra.hash_chain import GENESIS, V1, links, stretches, verify_chain
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
 from infra.tables import CODEC, TableNotFound, Tables
 from infra.witness import Witnessed, compare
@@ -152,61 +163,78 @@ def decode_events(stored: Sequence[StoredEvent]) -> tuple[list[TableEvent], Chec
 def chain_breaks(stored: Sequence[StoredEvent]) -> list[int]:
     """Every version whose hash does not match its payload, or that is missing."""
     bad: list[int] = []
-    previous, expected = GENESIS, 1
+    previous, expected, chain = GENESIS, 1, V1
     for record in stored:
         if record.version != expected:
             bad.append(expected)
-        if record_hash(previous, record) != record.hash:
+        if not links(previous, chain, record):
             bad.append(record.version)
-        previous, expected = record.hash, record.version + 1
+        previous, expected, chain = record.hash, record.version + 1, max(chain, record.chain)
     return bad
+
+
+def chain_versions(stored: Sequence[StoredEvent]) -> str:
+    """Which chain version each stretch of the log was linked by, e.g. ``v1 for versions
+    1-40, v2 for 41-120`` (`infra.hash_chain`: v1 does not cover the time)."""
+    return ", ".join(
+        f"v{chain} for version{'s' if first != last else ''} {first}"
+        + (f"-{last}" if first != last else "")
+        for chain, first, last in stretches(stored)
+    )
 
 
 def _replay(events: Sequence[TableEvent]) -> tuple[int | None, str]:
     """The index of the first event the rules do not produce (None: all do) and why.
 
     An index equal to ``len(events)`` means the log ends where the rules produce more.
+    A log whose seeds are sealed is replayed from the table's creation
+    (`infra.disclosure.replay_start`), and on after a deal whose seed is withheld
+    (`infra.disclosure.resume_after_withheld`).
     """
-    try:
-        result: Replay[TableState] = replay(events, TABLE)
-    except Exception:
-        return _crash(events)
-    if result.error is None:
-        return None, ""
-    return _pinpoint(events, result), str(result.error)
+    start, aggregate, refused = replay_start(events)
+    if refused is not None:
+        return 0, refused
+    while True:
+        rest = events[start:]
+        try:
+            result: Replay[TableState] = replay(rest, aggregate)
+        except Exception:
+            index, why = _crash(rest, aggregate)
+            return start + index, why
+        if result.error is None:
+            return None, ""
+        resumed = resume_after_withheld(rest, result, aggregate)
+        if resumed is None:
+            return start + _pinpoint(rest, result, aggregate), str(result.error)
+        skipped, aggregate = resumed
+        start += skipped
 
 
-def _pinpoint(events: Sequence[TableEvent], result: Replay[TableState]) -> int:
+def _pinpoint(
+    events: Sequence[TableEvent], result: Replay[TableState], aggregate: Aggregate[TableState]
+) -> int:
     """Which event of the failing command's batch differs from what the rules produce."""
     i = result.valid
-    if i >= len(events):
-        return i
-    command = command_of(events[i])
-    if command is None:
-        return i
-    try:
-        expected = TABLE.decide(result.state, command)
-    except DomainError:
-        return i
-    for offset, want in enumerate(expected):
+    expected = redecided(events, result, aggregate)
+    for offset, want in enumerate(expected or ()):
         if i + offset >= len(events) or events[i + offset] != want:
             return i + offset
     return i
 
 
-def _crash(events: Sequence[TableEvent]) -> tuple[int, str]:
+def _crash(events: Sequence[TableEvent], aggregate: Aggregate[TableState]) -> tuple[int, str]:
     """The replay raised (an event the rules cannot even read): find it by bisection."""
     low, high = 0, len(events)  # replay(events[:low]) runs; replay(events[:high]) raises
     while high - low > 1:
         middle = (low + high) // 2
         try:
-            replay(events[:middle], TABLE)
+            replay(events[:middle], aggregate)
         except Exception:
             high = middle
         else:
             low = middle
     try:
-        replay(events[:high], TABLE)
+        replay(events[:high], aggregate)
     except Exception as error:
         return high - 1, f"the rules cannot apply this event: {error!r}"
     return high - 1, "the rules cannot apply this event"
@@ -297,6 +325,8 @@ def _dealing_checks(deal: _Deal, created: table.TableCreated | None, version: in
         ok = index < len(presets) and presets[index] == dealt.hands
         detail = "preset hands as set" if ok else "hands differ from the table's preset"
         return [Check("hands", ok, detail, None if ok else version)]
+    if withheld(dealt):
+        return _withheld_checks(deal, created, index, version)
     seed = dealing.seed or ""
     try:
         revealed = hashlib.sha256(bytes.fromhex(seed)).hexdigest()
@@ -325,6 +355,22 @@ def _dealing_checks(deal: _Deal, created: table.TableCreated | None, version: in
         None if reproduced else version,
     )
     return [commitment, hands]
+
+
+def _withheld_checks(
+    deal: _Deal, created: table.TableCreated, index: int, version: int
+) -> list[Check]:
+    """R2.2: the seed of a deal not scored is withheld (`infra.disclosure`): its commitment
+    is the published one, its hands cannot be checked; a scored deal's seed is never."""
+    if deal.scored is not None:
+        return [Check("commitment", False, "the seed of a scored deal is withheld", version)]
+    published = created.commitments[index] if index < len(created.commitments) else None
+    if published is None or deal.dealt.dealing.commitment != published:
+        return [Check("commitment", False, "not the commitment published", version)]
+    return [
+        Check("commitment", True, f"as published, {published[:16]}…; the seed is withheld"),
+        Check("hands", True, "not checked: the deal was not scored, its seed is withheld"),
+    ]
 
 
 def _score_check(deal: _Deal, stored: Sequence[StoredEvent]) -> Check:
@@ -364,7 +410,7 @@ def verify_events(stored: Sequence[StoredEvent], events: Sequence[TableEvent]) -
     first_break = verify_chain(stored)
     breaks = chain_breaks(stored)
     chain = (
-        Check("chain", True, f"{len(stored)} hashes chained")
+        Check("chain", True, f"{len(stored)} hashes chained ({chain_versions(stored)})")
         if first_break is None
         else Check(
             "chain",
@@ -457,6 +503,7 @@ class ExportedEvent(msgspec.Struct, frozen=True):
     command_id: str | None = None
     actor: str | None = None
     causation: str | None = None
+    chain: int = 1
 
 
 class Export(msgspec.Struct, frozen=True):
@@ -509,9 +556,11 @@ def export_session(
 ) -> bytes:
     """One table's whole log as one JSON document, for `verify_file`.
 
-    The log is exported as stored, so that its hashes verify: ``table_created``
-    holds the server seeds of all 12 deals and the hands of the open deal are in
-    its ``deal_dealt``. A table still in play is refused (`SecretsError`) unless
+    The log is exported as `infra.disclosure.disclosed` shows it, so that its hashes
+    verify: credential hashes and the seeds of deals not scored sealed in the events
+    linked by chain version 2, events linked by version 1 as stored (their
+    ``table_created`` holds the server seeds of all 12 deals). The hands of the open deal
+    are in its ``deal_dealt``: a table still in play is refused (`SecretsError`) unless
     ``unfinished`` is set. With a ``signer`` the document is signed (at ``signed_at``,
     default now).
     """
@@ -540,8 +589,9 @@ def export_session(
                 command_id=e.command_id,
                 actor=e.actor,
                 causation=e.causation,
+                chain=e.chain,
             )
-            for e in stored
+            for e in disclosed(stored, events)
         ),
     )
     if signer is not None:
@@ -551,9 +601,10 @@ def export_session(
     return msgspec.json.format(msgspec.json.encode(document), indent=1)
 
 
-def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export]:
-    """A file as parsed (the JSON object a signature covers) and as an `Export` read from
-    that object's canonical bytes, so that what is audited is what is signed."""
+def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
+    """A file as parsed (the JSON object a signature covers), as an `Export` read from
+    that object's canonical bytes, so that what is audited is what is signed, and the
+    ``strict`` check: the file has that one reading (`infra.strict`)."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     try:
         value = msgspec.json.decode(data)
@@ -566,7 +617,20 @@ def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export]:
         raise ExportError(
             f"not a doko table export: format {document.format!r} v{document.format_version}"
         )
-    return value, document
+    return value, document, _strict_check(data, document)
+
+
+def _strict_check(data: bytes, document: Export) -> Check:
+    """Issue 17: no member twice at any depth, nothing the canonical form does not
+    reproduce; else the file shows one thing and its signature covers another."""
+    try:
+        given = strict.loads(data)
+    except ValueError as error:
+        return Check("strict", False, f"the file has no single reading: {error}")
+    found = strict.difference(given, msgspec.json.decode(msgspec.json.encode(document)))
+    if found is not None:
+        return Check("strict", False, f"the file is not in its canonical form: {found}")
+    return Check("strict", True, "one reading, in the canonical form")
 
 
 def _stored(document: Export) -> list[StoredEvent]:
@@ -589,6 +653,7 @@ def _stored(document: Export) -> list[StoredEvent]:
                 causation=e.causation,
                 recorded_at=e.recorded_at,
                 hash=digest,
+                chain=e.chain,
             )
         )
     return stored
@@ -630,28 +695,61 @@ def _witness_check(
     )
 
 
+class Expected(msgspec.Struct, frozen=True):
+    """The table an auditor means to check: its id and, if known, when it was created
+    (to the precision given: a time without fractions of a second matches that second)."""
+
+    table_id: str
+    created_at: datetime | None = None
+
+
+def _table_check(stored: Sequence[StoredEvent], stream_id: str, expected: Expected) -> Check:
+    """Issue 17: a look-alike table's genuinely signed export is not the expected table's."""
+    if stream_id != expected.table_id:
+        return Check(
+            "table", False, f"the file is of table {stream_id}, not of {expected.table_id}"
+        )
+    if expected.created_at is not None:
+        created = stored[0].recorded_at if stored else None
+        want = expected.created_at
+        if created is not None and not want.microsecond:
+            created = created.replace(microsecond=0)
+        if created != want:
+            return Check(
+                "table",
+                False,
+                f"table {stream_id} was created at {created.isoformat() if created else '?'},"
+                f" not at {want.isoformat()}",
+            )
+    return Check("table", True, f"the file is of table {stream_id}, as expected")
+
+
 def verify_file(
     source: bytes | str | Path,
     keys: Keys | None,
     *,
     allow_unsigned: bool = False,
     witnessed: Sequence[Witnessed] | None = None,
+    expected: Expected | None = None,
 ) -> TableReport:
     """Audit an export offline: its signature by one of ``keys`` (trusted, given apart from
-    the file), the chain recomputed, the rules replayed, seeds, scores, the top-level copies
-    and, given an archive's chain heads (`infra.witness.read_archive`), what was published.
+    the file), that it has one reading, that it is the ``expected`` table's, the chain
+    recomputed, the rules replayed, seeds, scores, the top-level copies and, given an
+    archive's chain heads (`infra.witness.read_archive`), what was published.
 
     An unsigned file (or any file, without ``keys``) passes the signature check only with
     ``allow_unsigned``, and then with a warning. Raises `ExportError` for a file that is not
     an export.
     """
-    value, document = _parsed(source)
+    value, document, strictly = _parsed(source)
     verdict = check_signature(value, EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
     stored = _stored(document)
     events, _ = decode_events(stored)
     report = verify_events(stored, events)
     checks = [
         Check("signature", verdict.ok, verdict.detail),
+        strictly,
+        *([_table_check(stored, document.stream_id, expected)] if expected else []),
         *report.checks,
         _copies_check(document, events),
     ]
@@ -703,8 +801,9 @@ def _failure(check: Check) -> str:
     return f"{check.name}: {check.detail}{at}"
 
 
-FILE_CHECKS = ("signature", "copies", "witness")
-"""The checks of an export file, shown when they pass too."""
+SHOWN_CHECKS = ("signature", "strict", "table", "chain", "copies", "witness")
+"""The checks shown when they pass too: those of an export file, and the chain (which
+chain version each stretch of the log was linked by)."""
 
 
 def summary(report: TableReport) -> list[str]:
@@ -727,7 +826,7 @@ def summary(report: TableReport) -> list[str]:
             )
             lines.append(f"{label} deal {deal.deal_no:2} ({kind}): FAILED {failed}")
     lines.extend(
-        f"{label} {c.name}: {c.detail}" for c in report.checks if c.ok and c.name in FILE_CHECKS
+        f"{label} {c.name}: {c.detail}" for c in report.checks if c.ok and c.name in SHOWN_CHECKS
     )
     table_failures = [c for c in report.checks if not c.ok]
     if report.ok:

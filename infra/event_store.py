@@ -45,7 +45,12 @@ Notifications
     position seen with :meth:`EventStore.read_all`.
 
 Tamper evidence
-    Every event stores the SHA-256 hash chain value defined in :mod:`infra.hash_chain`.
+    Every event stores the SHA-256 hash chain value defined in :mod:`infra.hash_chain`, and
+    the chain version it was linked by (``chain``, migration 0009). An append links its
+    events by the current version, which covers the time: the time is taken here, once per
+    append, before hashing, and the database stores it as given (``recorded_at``, a
+    ``timestamptz`` of microseconds like the ``datetime`` it is given), so that the stored
+    time is the hashed one.
 """
 
 from __future__ import annotations
@@ -54,14 +59,14 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 
 from infra.database import UNAVAILABLE
-from infra.hash_chain import GENESIS, event_hash
+from infra.hash_chain import CURRENT, GENESIS, event_hash
 
 CHANNEL = "doko_events"
 """The PostgreSQL NOTIFY channel announcing appends."""
@@ -98,6 +103,7 @@ class StoredEvent(msgspec.Struct, frozen=True):
     causation: str | None
     recorded_at: datetime
     hash: bytes
+    chain: int = 1
 
 
 class AppendResult(msgspec.Struct, frozen=True):
@@ -159,17 +165,18 @@ lost: appends committed until the next ``True`` are not heard."""
 
 _COLUMNS = """
     position, stream_id, version, type, schema_version, payload::text, command_id, actor,
-    causation, recorded_at, hash
+    causation, recorded_at, hash, chain
 """
 
 _APPEND_BATCH = """
     SELECT item, status, first_version, last_version, positions, last_hash
     FROM doko_append_batch(
         $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21
+        $20, $21, $22, $23
     )
 """
-"""One round trip for a batch of appends: see ``doko_append_batch`` (migrations 0004, 0005)."""
+"""One round trip for a batch of appends: see ``doko_append_batch`` (migrations 0004, 0005,
+0009)."""
 
 BATCH_LIMIT = 64
 """The most appends sent in one batch."""
@@ -184,6 +191,7 @@ class _Pending(msgspec.Struct, frozen=True):
     command_id: str | None
     fingerprint: str | None
     events: Sequence[NewEvent]
+    recorded_at: datetime
     hashes: list[bytes]
     projection: ProjectionRows | None
 
@@ -219,6 +227,8 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
         [k for k, _, _ in deals],
         [n for _, n, _ in deals],
         [r for _, _, r in deals],
+        [item.recorded_at for item in batch],
+        [CURRENT for _ in batch],
     ]
 
 
@@ -279,7 +289,8 @@ class EventStore:
             raise ValueError("append needs at least one event")
         if previous_hash is None:
             previous_hash = await self.head_hash(stream_id, expected_version, conn=conn)
-        hashes = _chain(stream_id, expected_version, previous_hash, events, command_id)
+        at = datetime.now(UTC)
+        hashes = _chain(stream_id, expected_version, previous_hash, events, command_id, at)
         item = _Pending(
             stream_id,
             expected_version,
@@ -287,6 +298,7 @@ class EventStore:
             command_id,
             fingerprint,
             events,
+            at,
             hashes,
             projection,
         )
@@ -495,8 +507,10 @@ def _chain(
     previous: bytes,
     events: Sequence[NewEvent],
     command_id: str | None,
+    recorded_at: datetime,
 ) -> list[bytes]:
-    """The hash chain values of *events* as the successors of *version* ending in *previous*."""
+    """The hash chain values of *events* as the successors of *version* ending in *previous*,
+    linked by the current chain version, recorded at *recorded_at*."""
     hashes = []
     for offset, event in enumerate(events, start=1):
         previous = event_hash(
@@ -509,6 +523,8 @@ def _chain(
             actor=event.actor,
             causation=event.causation,
             command_id=command_id,
+            chain=CURRENT,
+            recorded_at=recorded_at,
         )
         hashes.append(previous)
     return hashes
@@ -528,4 +544,5 @@ def _stored(row: asyncpg.Record) -> StoredEvent:
         causation=row[8],
         recorded_at=row[9],
         hash=row[10],
+        chain=row[11],
     )

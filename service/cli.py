@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import socket
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
@@ -365,13 +366,19 @@ def verify(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+        if args.created_at is not None and args.pinned is None:
+            print("--created-at goes with --table", file=sys.stderr)
+            return 2
         report = _verify_file(args)
         if report is None:
             return 2
         reports.append(report)
     else:
-        if args.public_key or args.witness or args.allow_unsigned:
-            print("--public-key, --witness and --allow-unsigned go with --file", file=sys.stderr)
+        if args.public_key or args.witness or args.allow_unsigned or args.pinned:
+            print(
+                "--public-key, --witness, --allow-unsigned and --table go with --file",
+                file=sys.stderr,
+            )
             return 2
         found = asyncio.run(_verify_database(_connect(args), args.table))
         if found is None:
@@ -399,8 +406,9 @@ def _verify_file(args: argparse.Namespace) -> TableReport | None:
     import sys
 
     import httpx
+    import msgspec
 
-    from infra.audit import ExportError, verify_file
+    from infra.audit import Expected, ExportError, verify_file
     from infra.signing import KeyFileError
     from infra.witness import ArchiveError, read_archive
     from service.keys import trusted_keys
@@ -415,11 +423,28 @@ def _verify_file(args: argparse.Namespace) -> TableReport | None:
     except (OSError, ArchiveError) as error:
         print(f"--witness {args.witness}: {error}", file=sys.stderr)
         return None
+    expected = Expected(args.pinned, args.created_at) if args.pinned else None
     try:
-        return verify_file(args.file, keys, allow_unsigned=args.allow_unsigned, witnessed=witnessed)
+        report = verify_file(
+            args.file,
+            keys,
+            allow_unsigned=args.allow_unsigned,
+            witnessed=witnessed,
+            expected=expected,
+        )
     except (OSError, ExportError) as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return None
+    if expected is not None:
+        return report
+    unpinned = NOT_PINNED.format(table=report.stream_id, name=report.name)
+    return msgspec.structs.replace(report, warnings=(*report.warnings, unpinned))
+
+
+NOT_PINNED = (
+    "NOT PINNED: nothing says this file is of the table you mean. It is of table {table} "
+    "({name!r}); a look-alike table's export is genuinely signed too: give --table ID"
+)
 
 
 async def _verify_database(url: str, table: str | None) -> list[TableReport] | None:
@@ -439,6 +464,14 @@ async def _verify_database(url: str, table: str | None) -> list[TableReport] | N
             except TableNotFound:
                 return None
         return reports
+
+
+def _instant(text: str) -> datetime:
+    """An ISO 8601 time with its offset (``Z`` for UTC)."""
+    at = datetime.fromisoformat(text)
+    if at.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no offset (say Z for UTC)")
+    return at
 
 
 def register_verify(subparsers: Subparsers) -> None:
@@ -468,6 +501,20 @@ def register_verify(subparsers: Subparsers) -> None:
         "nothing then proves where the file came from",
     )
     parser.add_argument(
+        "--table",
+        dest="pinned",
+        metavar="ID",
+        help="with --file: the id of the table you mean to check; a file of any other table "
+        "fails (without it the report warns loudly: a look-alike table's file is signed too)",
+    )
+    parser.add_argument(
+        "--created-at",
+        type=_instant,
+        metavar="TIME",
+        help="with --table: when that table was created (ISO 8601 with its offset, e.g. "
+        "2026-12-01T10:00:00Z; without fractions it matches that second)",
+    )
+    parser.add_argument(
         "--witness",
         type=Path,
         metavar="ARCHIVE",
@@ -482,7 +529,7 @@ def register_verify(subparsers: Subparsers) -> None:
 def export(args: argparse.Namespace) -> int:
     """Write a table's whole log as one portable JSON file, signed."""
     import sys
-    from datetime import UTC, datetime
+    from datetime import UTC
 
     from infra.audit import SecretsError, export_session
     from infra.key_folder import KeyFolder

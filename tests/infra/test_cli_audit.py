@@ -112,6 +112,34 @@ async def test_verify_all_tables_and_export_round_trip(
     assert await asyncio.to_thread(main, verify) == 2
 
 
+async def test_verify_file_takes_the_table_the_auditor_expects(
+    db_url: str, played: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    export = tmp_path / "cli-b.json"
+    status, _ = await doko(capsys, "export", "cli-b", "-o", str(export), "--database-url", db_url)
+    assert status == 0
+    keys = await saved_keys(capsys, db_url, tmp_path / "keys.json")
+    verify = ["verify", "--file", str(export), "--public-key", str(keys)]
+
+    # a genuinely signed file of another table (a look-alike of cli-a)
+    status, out = await doko(capsys, *verify, "--table", "cli-a")
+    assert status == 1
+    assert "cli-b: FAILED: table: the file is of table cli-b, not of cli-a" in out
+    status, out = await doko(capsys, *verify, "--table", "cli-b")
+    assert status == 0, out
+    assert "cli-b table: the file is of table cli-b, as expected" in out
+
+    status = await asyncio.to_thread(main, verify)
+    err = capsys.readouterr().err
+    assert status == 0
+    assert "WARNING: NOT PINNED: nothing says this file is of the table you mean" in err
+    assert await asyncio.to_thread(main, [*verify, "--created-at", "2026-12-01T10:00Z"]) == 2
+    assert capsys.readouterr().err.startswith("--created-at goes with --table")
+    with pytest.raises(SystemExit):
+        main([*verify, "--table", "cli-b", "--created-at", "2026-12-01T10:00"])
+    assert "has no offset (say Z for UTC)" in capsys.readouterr().err
+
+
 async def test_projections_rebuild(
     db_url: str, pool: asyncpg.Pool, played: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,20 +8,20 @@ witness of the chain heads published live catches even the holder of the key.
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
 import msgspec
 import pytest
 
-from infra.audit import TableReport, export_session, verify_file
+from infra.audit import Expected, TableReport, export_session, verify_file
 from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.signing import KeyStatus, PublicKey, Signer
 from infra.tables import Tables
 from infra.witness import ArchiveError, read_archive
-from tests.infra.forgery import Document, encoded, forge_move, resign, unsigned
+from tests.infra.forgery import Document, encoded, forge_move, rechain, resign, unsigned
 from tests.infra.test_projections import execute_all, play_table
 
 SIGNER, RETIRED, STRANGER = Signer.generate(), Signer.generate(), Signer.generate()
@@ -137,7 +137,25 @@ def test_a_changed_recorded_at_fails(log: list[StoredEvent]) -> None:
 
     report = verify_file(encoded(document), KEYS)
 
-    assert failed(report) == ["signature"]
+    # the link of version 41 covers its time (chain version 2), so does the deal's check
+    assert failed(report) == ["signature", "chain", "chain"]
+    assert report.first_bad_version == 41
+
+
+def test_a_key_holder_who_shifts_every_time_is_caught_by_the_witness(
+    log: list[StoredEvent],
+) -> None:
+    witnessed = read_archive(feed_lines(log))
+    document = export(log)
+    for event in document["events"]:
+        at = datetime.fromisoformat(event["recorded_at"]) + timedelta(days=1)
+        event["recorded_at"] = at.isoformat().replace("+00:00", "Z")
+    shifted = resign(rechain(document), SIGNER)
+
+    report = verify_file(encoded(shifted), KEYS, witnessed=witnessed)
+    assert failed(report) == ["witness"]
+    assert report.first_bad_version == min(e.version for e in log if e.type in WITNESSED)
+    assert detail(report, "chain") == f"{len(log)} hashes chained (v2 for versions 1-{len(log)})"
 
 
 @pytest.mark.parametrize(
@@ -202,3 +220,70 @@ def test_a_witness_of_nothing_or_of_more_fails(log: list[StoredEvent]) -> None:
 def test_an_unreadable_archive_is_refused(data: bytes) -> None:
     with pytest.raises(ArchiveError):
         read_archive(data)
+
+
+def test_a_file_that_names_a_member_twice_is_refused(log: list[StoredEvent]) -> None:
+    genuine = encoded(export(log))
+    forged = export(log)
+    forge_move(forged, lambda e: e["type"] == "card_played" and e["version"] > 300)
+    # the file: a forged "events" first (chain recomputed), then the genuine
+    # document, whose signature covers the last "events" only
+    first = b'{"events":' + msgspec.json.encode(forged["events"]) + b","
+    report = verify_file(first + genuine[1:], KEYS)
+    assert failed(report) == ["strict"]
+    assert detail(report, "strict") == (
+        "the file has no single reading: the member 'events' appears twice in one object"
+    )
+
+    nested = genuine.replace(b'"type":"card_played"', b'"type":"x","type":"card_played"', 1)
+    assert failed(verify_file(nested, KEYS)) == ["strict"]
+
+
+def test_a_member_the_format_does_not_know_is_refused(log: list[StoredEvent]) -> None:
+    document = export(log)
+    document["events"][40]["shown"] = {"card": "9S"}
+    report = verify_file(encoded(resign(document, SIGNER)), KEYS)
+
+    assert failed(report) == ["strict"]
+    assert detail(report, "strict") == (
+        "the file is not in its canonical form: $.events[40].shown is not part of the format"
+    )
+    assert detail(verify_file(encoded(export(log)), KEYS), "strict") == (
+        "one reading, in the canonical form"
+    )
+
+
+def test_a_file_is_checked_against_the_table_the_auditor_expects(log: list[StoredEvent]) -> None:
+    data = encoded(export(log))
+    created = log[0].recorded_at
+
+    pinned = verify_file(data, KEYS, expected=Expected("signed", created.replace(microsecond=0)))
+    assert pinned.ok, pinned.failures
+    assert detail(pinned, "table") == "the file is of table signed, as expected"
+
+    lookalike = verify_file(data, KEYS, expected=Expected("friday-league-3"))
+    assert failed(lookalike) == ["table"]
+    assert detail(lookalike, "table") == "the file is of table signed, not of friday-league-3"
+
+    later = created.replace(microsecond=0) + timedelta(seconds=1)
+    report = verify_file(data, KEYS, expected=Expected("signed", later))
+    assert failed(report) == ["table"]
+    assert detail(report, "table").endswith(f"not at {later.isoformat()}")
+
+
+def test_a_log_begun_in_chain_version_1_verifies_and_says_so(log: list[StoredEvent]) -> None:
+    n = len(log)
+    document = export(log)
+    for event in document["events"][:7]:  # as written before chain version 2
+        event["chain"] = 1
+    report = verify_file(encoded(resign(rechain(document), SIGNER)), KEYS)
+    assert report.ok, report.failures
+    assert (
+        detail(report, "chain")
+        == f"{n} hashes chained (v1 for versions 1-7, v2 for versions 8-{n})"
+    )
+
+    document["events"][20]["chain"] = 1  # back to the version that does not cover the time
+    report = verify_file(encoded(resign(rechain(document), SIGNER)), KEYS)
+    assert failed(report) == ["chain", "chain"]
+    assert report.first_bad_version == 21

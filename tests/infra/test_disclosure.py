@@ -1,0 +1,114 @@
+"""What an export holds (issue 17): what verification needs, nothing derived from a credential,
+no seed of a deal not scored; and it still verifies."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import asyncpg
+import msgspec
+import pytest
+
+from domain import table
+from domain.table import Visibility
+from infra.audit import export_session, verify_file
+from infra.disclosure import disclosed
+from infra.event_store import EventStore, StoredEvent
+from infra.projections import project
+from infra.signing import PublicKey, Signer
+from infra.tables import Tables
+from tests.infra.forgery import rechain, resign, seal
+from tests.infra.test_projections import execute_all, play_table
+from tests.service.knowledge import Log
+
+SIGNER = Signer.generate()
+KEYS = {SIGNER.kid: PublicKey(SIGNER.kid, SIGNER.public)}
+
+
+@pytest.fixture(scope="module")
+async def abandoned(pool: asyncpg.Pool) -> tuple[bytes, Log]:
+    """A private table with a host, abandoned in its third deal: its export and its log."""
+    tables = Tables(EventStore(pool), project)
+    commands, _ = play_table(random.Random(17), "abandoned", stop=160)
+    create = msgspec.structs.replace(
+        commands[0],
+        host_token_hash="host-token-hash",
+        visibility=Visibility.PRIVATE,
+        invitation_hash="invitation-hash",
+    )
+    await execute_all(tables, "abandoned", [create, *commands[1:], table.AbandonSession()])
+    pairs = await tables.events("abandoned")
+    stored, events = [s for s, _ in pairs], [e for _, e in pairs]
+    log = Log([msgspec.json.decode(s.payload) | {"type": s.type} for s in stored])
+    return export_session(stored, events, signer=SIGNER), log
+
+
+def test_an_export_holds_no_credential_hash_and_no_seed_of_a_deal_not_scored(
+    abandoned: tuple[bytes, Log],
+) -> None:
+    data, log = abandoned
+    last = len(log.events) - 1
+    scored = len(log.facts[last].sheet)
+    assert scored == 2  # the session was abandoned in deal 3
+    secrets = log.secrets(last)
+    assert {"host-token-hash", "invitation-hash"} < secrets and len(secrets) == 4 + 2 + 10
+
+    shown = [secret for secret in secrets if secret.encode() in data]
+    assert shown == []
+    seeds = log.facts[last].created["server_seeds"]
+    assert all(seed.encode() in data for seed in seeds[:scored])  # revealed: scored
+
+
+def test_the_export_verifies(abandoned: tuple[bytes, Log]) -> None:
+    data, _ = abandoned
+    report = verify_file(data, KEYS)
+
+    assert report.ok, report.failures
+    assert [d.deal_no for d in report.deals] == [1, 2, 3]
+
+
+def test_a_scored_deal_whose_seed_is_withheld_fails(abandoned: tuple[bytes, Log]) -> None:
+    data, _ = abandoned
+    document = msgspec.json.decode(data)
+    dealt = next(e for e in document["events"] if e["type"] == "deal_dealt")
+    dealt["payload"]["dealing"]["seed"] = seal(dealt["payload"]["dealing"]["seed"])
+    # the link covers the seal only: the chain still verifies, the deal does not
+    report = verify_file(msgspec.json.encode(resign(document, SIGNER)), KEYS)
+
+    assert [c.name for c in report.failures] == ["commitment"]
+    assert report.first_bad_version == dealt["version"]
+    withheld = verify_file(data, KEYS).deals[-1]
+    assert [c.detail for c in withheld.checks if c.name == "hands"] == [
+        "not checked: the deal was not scored, its seed is withheld"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "why"),
+    [
+        ("turn_seconds", 3, "the rules do not create this table: a turn clock runs 5-600"),
+        ("commitments", ["00"], "the rules do not create it so"),
+    ],
+)
+def test_a_creation_with_sealed_seeds_is_still_re_decided(
+    abandoned: tuple[bytes, Log], member: str, value: object, why: str
+) -> None:
+    document = msgspec.json.decode(abandoned[0])
+    document["events"][0]["payload"][member] = value
+    report = verify_file(msgspec.json.encode(resign(rechain(document), SIGNER)), KEYS)
+
+    replayed = next(c for c in report.checks if c.name == "replay")
+    assert not replayed.ok and replayed.version == 1
+    assert why in replayed.detail
+
+
+def test_a_version_1_event_is_exported_as_stored() -> None:
+    payload = b'{"seat": 0, "name": "ann", "token_hash": "ab"}'
+    at = datetime(2026, 12, 1, tzinfo=UTC)
+    taken = StoredEvent(1, "t", 2, "seat_taken", 1, payload, None, None, None, at, bytes(32))
+    linked = msgspec.structs.replace(taken, chain=2)
+
+    assert disclosed([taken], []) == [taken]  # its link covers the hash as it is
+    (shown,) = disclosed([linked], [])
+    assert msgspec.json.decode(shown.payload)["token_hash"] == seal("ab")

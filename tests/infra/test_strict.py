@@ -1,0 +1,38 @@
+"""Strict JSON: one reading, and what the canonical form would not reproduce (issue 17)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from infra.strict import NotStrict, difference, loads
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (b'{"a": 1, "b": {"c": 1, "c": 2}}', "the member 'c' appears twice in one object"),
+        (b'{"a": NaN}', "NaN is not JSON"),
+        (b'[{"x": 1}, {"x": 1, "x": 1}]', "the member 'x' appears twice in one object"),
+    ],
+)
+def test_a_text_without_one_reading_is_refused(text: bytes, why: str) -> None:
+    with pytest.raises(NotStrict, match=why):
+        loads(text)
+
+
+@pytest.mark.parametrize(
+    ("given", "canonical", "found"),
+    [
+        ({"a": [1, 2]}, {"a": [1, 2], "default": 0}, None),
+        ({"a": [1, 2]}, {"a": [1]}, "$.a has 2 items, the canonical form 1"),
+        ({"a": [{"t": "1"}]}, {"a": [{"t": 1}]}, "$.a[0].t reads '1', the canonical form 1"),
+        ({"a": True}, {"a": 1}, "$.a reads True, the canonical form 1"),
+        ({"a": {"b": 1}}, {"a": {}}, "$.a.b is not part of the format"),
+    ],
+)
+def test_what_the_canonical_form_does_not_reproduce_is_named(
+    given: Any, canonical: Any, found: str | None
+) -> None:
+    assert difference(given, canonical) == found
