@@ -389,8 +389,9 @@ async def seat_bot(
     request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[SeatBotRequest]
 ) -> BotSeatedResponse:
     svc = services(request)
+    token = bearer(request) or ""  # before the table: a private one is no more than an unknown one
     loaded: Loaded = await svc.tables.load(table_id)
-    authorize_host(loaded.state, bearer(request) or "")
+    authorize_host(loaded.state, token)
     seat = Seat(data.seat) if data.seat is not None else None
     name = data.name or f"{data.kind.value} bot"
     command = TakeSeat(name, token_hash(new_token()), seat, bot=data.kind.value)
