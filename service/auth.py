@@ -49,11 +49,9 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def bearer(
-    request: Request[Any, Any, Any], *, required: bool = True, query: bool = False
-) -> str | None:
-    """The Bearer token of the request; with ``query`` (the event streams, for EventSource,
-    which cannot send headers) its ``token`` query parameter when there is no header.
+def bearer(request: Request[Any, Any, Any], *, required: bool = True) -> str | None:
+    """The Bearer token of the request's Authorization header: never one in its URL (a
+    stream opened from a browser takes a ticket instead: `service.tickets`).
 
     Anything that cannot be a token is 401, as is a missing one when ``required``.
     """
@@ -63,8 +61,6 @@ def bearer(
         if scheme.lower() != "bearer" or not token.strip():
             raise ServiceError(401, "unauthorized", "use Authorization: Bearer <token>")
         token = token.strip()
-    elif query and "token" in request.query_params:
-        token = request.query_params["token"]
     elif required:
         raise ServiceError(401, "unauthorized", "send Authorization: Bearer <seat token>")
     else:

@@ -788,7 +788,7 @@ async def stream_table(
     svc = services(request)
     query_numbers(request, {"after": MAX_VERSION})
     cursor = _cursor(last_event_id, after, MAX_VERSION)
-    opened = await stream_viewer(request, table_id)
+    opened = await stream_viewer(request, table_id, ticket)
     loaded, viewer = opened.loaded, opened.seat
     left: list[int] = []  # the version at which the viewer's player left, or its code went
 

@@ -125,7 +125,9 @@ class StreamViewer(msgspec.Struct, frozen=True):
         return self.by_invitation and isinstance(event, InvitationRotated)
 
 
-async def stream_viewer(request: Request[Any, Any, Any], table_id: str) -> StreamViewer:
+async def stream_viewer(
+    request: Request[Any, Any, Any], table_id: str, ticket: str | None
+) -> StreamViewer:
     """Who opens the stream: the credential of the ``ticket`` (used up), else of the
     Authorization header, else none; a credential in the URL (``?token=``) is refused."""
     if "token" in request.query_params:
@@ -135,7 +137,6 @@ async def stream_viewer(request: Request[Any, Any, Any], table_id: str) -> Strea
             "a credential in a URL reaches logs: send it in the Authorization header, or "
             "open the stream with a ticket (POST /tables/{id}/stream-tickets)",
         )
-    ticket = request.query_params.get("ticket")
     if ticket is not None:
         digest = await request.app.state.services.tickets.use(table_id, ticket)
     else:

@@ -204,8 +204,9 @@ async def test_a_player_leaves_mid_deal_and_a_bot_finishes_for_them(
     api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool
 ) -> None:
     """T2.2, T2.4: a player leaves during deal 1; the seat is vacant and its token void at
-    once (its view, its commands, its stream: at this private table it finds no table); the host seats a bot there, which plays
-    on with the seat's cards; the scoresheet and the deal record name both players."""
+    once (its view, its commands, its stream: at this private table it finds no table,
+    T1.1); the host seats a bot there, which plays on with the seat's cards; the
+    scoresheet and the deal record name both players."""
     table = await api.create_table("leaving", first_dealer=0)
     seats = [await table.take_seat(f"p{s}", seat=s) for s in SEATS]
     await _in_play(seats, tricks=3, seed=5)
