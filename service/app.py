@@ -82,8 +82,8 @@ class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
-    verifications, the requests' idempotency keys, the stream tickets, and whether the
-    LISTEN connection is up."""
+    verifications, the requests' idempotency keys, the stream tickets, which tables are
+    public, and whether the LISTEN connection is up."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -97,6 +97,7 @@ class Services(msgspec.Struct):
     verifications: Verifications
     idempotency: IdempotencyKeys
     tickets: Tickets
+    visibilities: Visibilities
     listening: bool = False
 
 
@@ -182,6 +183,7 @@ def create_app(
                     pool, retention=RETENTION, lease=timedelta(seconds=2 * settings.db_timeout)
                 ),
                 Tickets(pool, now),
+                visibilities,
             )
             app.state.services = services
             heard = asyncio.Event()

@@ -701,9 +701,10 @@ async def verify_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealVerification:
     svc = services(request)
-    await _scored(request, table_id, deal_no)  # also when the verification is kept (T1.1)
+    if not await svc.visibilities.public([table_id]):  # T1.1, also when the report is kept
+        await _watched(request, table_id)
     verification: DealVerification = await svc.verifications.of(
-        table_id, deal_no, lambda: svc.store.read_stream(table_id)
+        table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
     )
     return await signed(svc.keys, verification)
 

@@ -35,10 +35,11 @@ TICKET_SECONDS = 60
 
 
 class FakeNow:
-    """The service's clock, set by the test (`service.app.create_app`'s ``now``)."""
+    """The service's clock, set by the test (`service.app.create_app`'s ``now``); it starts
+    at the host's time, as the other servers on the database read it."""
 
     def __init__(self) -> None:
-        self.at = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+        self.at = datetime.now(UTC)
 
     def __call__(self) -> datetime:
         return self.at
