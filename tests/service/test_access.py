@@ -295,7 +295,7 @@ async def test_every_answer_says_nosniff_and_pages_keep_their_window(
     assert [a.status_code for a in answers] == [404, 404, 200, 200, 200, 200, 200, 200, 431]
     for answer in answers:
         assert answer.headers.get("x-content-type-options") == "nosniff", answer.url
-    pages = [await http.get(path) for path in ("/", "/t/x", "/t/x/deals/1", "/rules")]
+    pages = [await http.get(path) for path in ("/", "/t/x", "/t/x/deals/1", "/rules", "/schema")]
     for page in pages:
         assert page.headers["content-type"].startswith("text/html")
         assert page.headers["cross-origin-opener-policy"] == "same-origin"
