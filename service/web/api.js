@@ -155,7 +155,8 @@ const REOPEN_MS = 2000;
  * itself after a lost connection and sends Last-Event-ID; with one, a lost stream is opened
  * again here at once with a new ticket (a ticket opens a stream once). Either way the
  * service resumes after the last event received: nothing is missed and nothing comes twice.
- * A stream that could not be opened (no ticket, refused) is tried again after a while.
+ * A stream that could not be reached is tried again after a while ('reconnecting'); one
+ * the service refused, or that got no ticket, too, after saying 'lost'.
  * `onEvent({id, type, data})` gets each event; `onStatus(status)` gets 'live' (each time
  * the stream is (re)opened), 'reconnecting' or 'lost'.
  * @returns {{close(): void}}
@@ -199,17 +200,19 @@ export function follow(path, { token, secret, after, types, onEvent, onStatus })
       onStatus('live');
     };
     current.onerror = () => {
-      if (!credential && current.readyState !== EventSource.CLOSED) {
-        onStatus('reconnecting');
+      const refused = current.readyState === EventSource.CLOSED; // an error answer
+      if (!credential && !refused) {
+        onStatus('reconnecting'); // the browser reconnects by itself
         return;
       }
       current.close();
-      if (credential && opened) {
-        onStatus('reconnecting');
-        open();
-      } else {
+      if (refused) {
         reopen();
+        return;
       }
+      onStatus('reconnecting'); // lost, or not reached: with a new ticket
+      if (opened) open();
+      else timer = setTimeout(open, REOPEN_MS);
     };
     for (const type of types) {
       current.addEventListener(type, (message) => deliver(type, Number(message.lastEventId), message.data));
