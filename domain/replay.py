@@ -100,6 +100,8 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
         )
     if isinstance(event, table.SeatLeft):
         return table.LeaveSeat(event.seat, event.by_host)
+    if isinstance(event, table.InvitationRotated):
+        return table.RotateInvitation(event.invitation_hash)
     if isinstance(event, table.TurnTimedOut):
         return table.TimeOut(event.seat, event.deadline, event.at)
     if isinstance(event, table.SeatBack):

@@ -12,7 +12,9 @@ any token or invitation hash.
 The table rules (the platform's house rules around the game; RULES.md covers the game):
 
 - T1 Who may sit. T1.1 A public table is open to anyone; a private table to holders of
-  its invitation code (the service checks the code; only its hash is recorded).
+  its invitation code (the service checks the code; only its hash is recorded). T1.2 The
+  host may replace a private table's invitation code with a new one: the old code stops
+  at once for sitting down and watching; the seated players keep their seats.
 - T2 Leaving and replacing. T2.1 Before the session starts a player who leaves frees the
   seat. T2.2 During the session the seat is *vacant*: play waits for it (a turn clock, if
   set, still runs and its stand-in acts for the seat) until someone takes it, as anyone
@@ -99,6 +101,12 @@ class LeaveOnTurn(DomainError):
     """A seat does not leave while it is the one to act: it acts first (T2.3)."""
 
     code = "leave_on_turn"
+
+
+class NotPrivate(DomainError):
+    """A public table has no invitation code to replace (T1.2)."""
+
+    code = "table_public"
 
 
 class NoTurnClock(DomainError):
@@ -212,6 +220,13 @@ class SeatLeft(msgspec.Struct, frozen=True, tag_field="type", tag="seat_left"):
     by_host: bool = False
 
 
+class InvitationRotated(msgspec.Struct, frozen=True, tag_field="type", tag="invitation_rotated"):
+    """T1.2: the host replaced the private table's invitation code; ``invitation_hash`` is
+    the new code's hash (never shown), and the old code opens the table no more."""
+
+    invitation_hash: str
+
+
 class TurnTimedOut(msgspec.Struct, frozen=True, tag_field="type", tag="turn_timed_out"):
     """T3.2: ``seat``'s time in deal ``deal_no`` ran out at ``deadline`` (UTC); the stand-in
     took ``action`` (its events follow) when the service's clock read ``at``. A named
@@ -284,6 +299,12 @@ class LeaveSeat(msgspec.Struct, frozen=True, tag_field="command", tag="leave_sea
     by_host: bool = False
 
 
+class RotateInvitation(msgspec.Struct, frozen=True, tag_field="command", tag="rotate_invitation"):
+    """T1.2: replace the private table's invitation code by the one hashed ``invitation_hash``."""
+
+    invitation_hash: str
+
+
 class TimeOut(msgspec.Struct, frozen=True, tag_field="command", tag="time_out"):
     """T3.2: ``seat``'s turn ran out at ``deadline``; the service's clock reads ``now``."""
 
@@ -310,6 +331,7 @@ TableEvent = (
     TableCreated
     | SeatTaken
     | SeatLeft
+    | InvitationRotated
     | TurnTimedOut
     | SeatAway
     | SeatBack
@@ -318,12 +340,21 @@ TableEvent = (
     | Event
 )
 TableCommand = (
-    CreateTable | TakeSeat | LeaveSeat | TimeOut | ComeBack | CloseTable | AbandonSession | Command
+    CreateTable
+    | TakeSeat
+    | LeaveSeat
+    | RotateInvitation
+    | TimeOut
+    | ComeBack
+    | CloseTable
+    | AbandonSession
+    | Command
 )
 TABLE_EVENTS = (
     TableCreated,
     SeatTaken,
     SeatLeft,
+    InvitationRotated,
     TurnTimedOut,
     SeatAway,
     SeatBack,
@@ -349,6 +380,8 @@ Lineup = tuple[tuple[str, ...], ...]
 class TableState(msgspec.Struct, frozen=True):
     """A table: its seats, its dealing material, its session and its life.
 
+    ``invitation_hash`` is the hash of the private table's invitation code in force: the
+    one it was created with (`TableCreated`), or the last that replaced it (T1.2).
     ``timeouts`` counts each seat's consecutive timeouts and ``away`` marks the seats the
     stand-in plays at once (T3.3); ``lineup`` says who held each seat in the current deal,
     ``lineups`` the same for every scored deal (T2.2).
@@ -363,6 +396,7 @@ class TableState(msgspec.Struct, frozen=True):
     abandoned: bool = False
     lineup: Lineup = ((), (), (), ())
     lineups: tuple[Lineup, ...] = ()
+    invitation_hash: str = ""
 
     @property
     def status(self) -> TableStatus:
@@ -453,6 +487,8 @@ def decide(state: TableState, command: TableCommand) -> tuple[TableEvent, ...]:
         return _take_seat(state, created, command)
     if isinstance(command, LeaveSeat):
         return (_leave(state, command),)
+    if isinstance(command, RotateInvitation):
+        return (_rotate(created, command),)
     if isinstance(command, TimeOut):
         return _time_out(state, created, command)
     if isinstance(command, ComeBack):
@@ -571,6 +607,14 @@ def _leave(state: TableState, command: LeaveSeat) -> SeatLeft:
     return SeatLeft(seat, player.name, command.by_host)
 
 
+def _rotate(created: TableCreated, command: RotateInvitation) -> InvitationRotated:
+    """T1.2: only a private table has an invitation code to replace (also once its session
+    is over: its records stay open to the code's holders)."""
+    if created.visibility is not Visibility.PRIVATE:
+        raise NotPrivate("a public table is open to anyone: it has no invitation", rule="T1.2")
+    return InvitationRotated(command.invitation_hash)
+
+
 def _time_out(state: TableState, created: TableCreated, command: TimeOut) -> tuple[TableEvent, ...]:
     """T3.2, T3.3: the stand-in acts for the seat whose time ran out; its third timeout in
     a row marks it away."""
@@ -658,7 +702,9 @@ def evolve(state: TableState, event: TableEvent) -> TableState:
 def _evolve_table(state: TableState, event: TableEvent) -> TableState:
     replace = msgspec.structs.replace
     if isinstance(event, TableCreated):
-        return replace(state, created=event)
+        return replace(state, created=event, invitation_hash=event.invitation_hash)
+    if isinstance(event, InvitationRotated):
+        return replace(state, invitation_hash=event.invitation_hash)
     if isinstance(event, SeatTaken):
         player = Player(event.name, event.token_hash, event.entropy, event.bot)
         seat = event.seat

@@ -20,6 +20,7 @@ from domain.observations import Observation, observe
 from domain.seats import SEATS, Seat
 from domain.table import (
     DealingMethod,
+    InvitationRotated,
     Player,
     SeatTaken,
     TableCreated,
@@ -133,7 +134,7 @@ def redact(event: TableEvent, viewer: Seat | None) -> TableEvent | None:
     (R4.3), also when the stand-in named it (T3.2); a silent solo looks like a normal game
     to all but its soloist (R4.5).
     """
-    if isinstance(event, TableCreated | SeatTaken):
+    if isinstance(event, TableCreated | SeatTaken | InvitationRotated):
         return without_secrets(event)
     if (
         isinstance(event, TurnTimedOut)
@@ -166,4 +167,6 @@ def without_secrets(event: TableEvent) -> TableEvent:
         )
     if isinstance(event, SeatTaken):
         return msgspec.structs.replace(event, token_hash="")
+    if isinstance(event, InvitationRotated):
+        return InvitationRotated("")
     return event

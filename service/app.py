@@ -29,6 +29,7 @@ from infra.projections import project
 from infra.tables import Tables
 from service.bots import Bots
 from service.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
+from service.headers import secure_headers
 from service.health import DatabaseWatch, keep_embedded
 from service.idempotency import RETENTION, idempotent, purge
 from service.keys import load_signer
@@ -41,6 +42,7 @@ from service.records import Verifications
 from service.refusals import REFUSALS
 from service.streams import Hub
 from service.supervisor import Supervisor
+from service.tickets import Tickets
 from service.visibility import Visibilities
 
 
@@ -80,8 +82,8 @@ class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
-    verifications, the requests' idempotency keys, and whether the LISTEN connection is
-    up."""
+    verifications, the requests' idempotency keys, the stream tickets, which tables are
+    public, and whether the LISTEN connection is up."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -94,6 +96,8 @@ class Services(msgspec.Struct):
     supervisor: Supervisor
     verifications: Verifications
     idempotency: IdempotencyKeys
+    tickets: Tickets
+    visibilities: Visibilities
     listening: bool = False
 
 
@@ -178,6 +182,8 @@ def create_app(
                 IdempotencyKeys(
                     pool, retention=RETENTION, lease=timedelta(seconds=2 * settings.db_timeout)
                 ),
+                Tickets(pool, now),
+                visibilities,
             )
             app.state.services = services
             heard = asyncio.Event()
@@ -235,8 +241,8 @@ def create_app(
         settings.rate_expensive,
         settings.max_streams_per_address,
     )
-    app.asgi_handler = guard(
-        app.asgi_handler, limits, access_log, settings.cors_origins, rate_clock
+    app.asgi_handler = secure_headers(
+        guard(app.asgi_handler, limits, access_log, settings.cors_origins, rate_clock)
     )
     return app
 

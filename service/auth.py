@@ -3,7 +3,8 @@
 A seat token acts for its seat only, for as long as its player holds the seat (T2.2);
 the host token belongs to the table's creator. A private table's invitation code
 (T1.1) seats whoever holds it; it and the table's tokens are the credentials that
-open a private table to a viewer. Comparison is constant-time. What cannot be a
+open a private table to a viewer; to a caller holding none of them a private table does
+not exist (404, as an unknown table: `TableHidden`). Comparison is constant-time. What cannot be a
 token (longer than the 43 characters of every issued one, or with characters no
 issued one has) is refused with 401 before it is hashed or remembered.
 """
@@ -22,7 +23,7 @@ from litestar import Request
 from domain.seats import SEATS, Seat
 from domain.table import TableState, Visibility
 from service.draws import fresh_secret
-from service.problems import ServiceError
+from service.problems import ServiceError, TableHidden
 
 TOKEN_BYTES = 32
 TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{len(secrets.token_urlsafe(TOKEN_BYTES))}}}")
@@ -48,11 +49,9 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def bearer(
-    request: Request[Any, Any, Any], *, required: bool = True, query: bool = False
-) -> str | None:
-    """The Bearer token of the request; with ``query`` (the event streams, for EventSource,
-    which cannot send headers) its ``token`` query parameter when there is no header.
+def bearer(request: Request[Any, Any, Any], *, required: bool = True) -> str | None:
+    """The Bearer token of the request's Authorization header: never one in its URL (a
+    stream opened from a browser takes a ticket instead: `service.tickets`).
 
     Anything that cannot be a token is 401, as is a missing one when ``required``.
     """
@@ -62,8 +61,6 @@ def bearer(
         if scheme.lower() != "bearer" or not token.strip():
             raise ServiceError(401, "unauthorized", "use Authorization: Bearer <token>")
         token = token.strip()
-    elif query and "token" in request.query_params:
-        token = request.query_params["token"]
     elif required:
         raise ServiceError(401, "unauthorized", "send Authorization: Bearer <seat token>")
     else:
@@ -73,9 +70,8 @@ def bearer(
     return token
 
 
-def seat_of(state: TableState, token: str) -> Seat | None:
-    """The seat whose token this is, if any."""
-    digest = token_hash(token)
+def seat_with(state: TableState, digest: str) -> Seat | None:
+    """The seat whose token has this hash, if any."""
     for seat in SEATS:
         player = state.players[seat]
         if player is not None and hmac.compare_digest(player.token_hash, digest):
@@ -83,10 +79,38 @@ def seat_of(state: TableState, token: str) -> Seat | None:
     return None
 
 
+def seat_of(state: TableState, token: str) -> Seat | None:
+    """The seat whose token this is, if any."""
+    return seat_with(state, token_hash(token))
+
+
+def opens(state: TableState, digest: str) -> bool:
+    """T1.1, T1.2: whether the credential with this hash is one of the table's: a seated
+    player's token, the host token, or the invitation code in force."""
+    created = state.created
+    assert created is not None
+    known = (created.host_token_hash, state.invitation_hash)
+    return seat_with(state, digest) is not None or any(_same(h, digest) for h in known)
+
+
+def private(state: TableState) -> bool:
+    created = state.created
+    return created is not None and created.visibility is Visibility.PRIVATE
+
+
+def hide_unless_known(state: TableState, token: str | None) -> None:
+    """T1.1: to a caller holding no credential of a private table (none, or one that does
+    not `open` it) the table does not exist: `TableHidden`, answered as an unknown table."""
+    if private(state) and (token is None or not opens(state, token_hash(token))):
+        raise TableHidden()
+
+
 def authorize_seat(state: TableState, token: str, seat: Seat) -> None:
-    """The token must be that seat's: another seat's token is 403, an unknown one 401."""
+    """The token must be that seat's: another seat's token is 403, an unknown one 401 (at a
+    private table, unless it is another credential of it, 404: `hide_unless_known`)."""
     holder = seat_of(state, token)
     if holder is None:
+        hide_unless_known(state, token)
         raise ServiceError(401, "unauthorized", "this token belongs to no seat at this table")
     if holder is not seat:
         raise ServiceError(
@@ -95,64 +119,66 @@ def authorize_seat(state: TableState, token: str, seat: Seat) -> None:
 
 
 def viewer_of(state: TableState, token: str | None) -> Seat | None:
-    """The seat a (possibly absent) credential views as: a seat token its seat; the host
-    token or the invitation code, or nothing at a public table, a spectator. Anything
-    else is 401, as is no credential at a private table (`authorize_viewer`)."""
-    seat = seat_of(state, token) if token is not None else None
-    if seat is None:
-        authorize_viewer(state, token, any_token=token is not None)
+    """The seat a (possibly absent) credential views as (`viewer_with`)."""
+    return viewer_with(state, token_hash(token) if token is not None else None)
+
+
+def viewer_with(state: TableState, digest: str | None) -> Seat | None:
+    """The seat a credential (by its hash; None: none) views as: a seat token its seat; the
+    host token or the invitation code, or nothing at a public table, a spectator. Another
+    credential is 401 at a public table; at a private one, it or none is `TableHidden`."""
+    seat = seat_with(state, digest) if digest is not None else None
+    if seat is None and not (digest is not None and opens(state, digest)):
+        if private(state):
+            raise TableHidden()
+        if digest is not None:
+            raise ServiceError(401, "unauthorized", "this is no token or invitation of this table")
     return seat
 
 
+def _same(digest: str, other: str) -> bool:
+    return bool(digest) and hmac.compare_digest(digest, other)
+
+
 def _is(digest: str, token: str) -> bool:
-    return bool(digest) and hmac.compare_digest(digest, token_hash(token))
+    return _same(digest, token_hash(token))
 
 
-def authorize_viewer(state: TableState, token: str | None, *, any_token: bool = False) -> None:
-    """T1.1: a public table is open to anyone; a private one to a seat token, the host token
-    or the invitation code (401 otherwise). With ``any_token`` a given token must be one
-    of these at a public table too."""
-    created = state.created
-    assert created is not None
-    private = created.visibility is Visibility.PRIVATE
-    if token is None:
-        if private:
-            raise ServiceError(
-                401, "unauthorized", "a private table: send a token of the table or its invitation"
-            )
-        return
-    if not (private or any_token):
-        return
-    known = (created.host_token_hash, created.invitation_hash)
-    if seat_of(state, token) is None and not any(_is(h, token) for h in known):
-        raise ServiceError(401, "unauthorized", "this is no token or invitation of this table")
+def _sent(request: Request[Any, Any, Any]) -> str | None:
+    """The Bearer token, or None where there is none or what is sent cannot be one."""
+    try:
+        return bearer(request, required=False)
+    except ServiceError:
+        return None
 
 
 def authorize_spectator(request: Request[Any, Any, Any], state: TableState) -> None:
     """T1.1: what a spectator may see of a private table takes a credential of the table
-    (`authorize_viewer`); a public table asks for none."""
-    created = state.created
-    if created is not None and created.visibility is Visibility.PRIVATE:
-        authorize_viewer(state, bearer(request, required=False))
+    (the Bearer token: a seat's, the host's or the invitation code); without one the table
+    does not exist (`hide_unless_known`). A public table asks for none."""
+    if private(state):
+        hide_unless_known(state, _sent(request))
 
 
 def authorize_invitation(
     request: Request[Any, Any, Any], state: TableState, code: str | None
 ) -> None:
-    """T1.1: sitting at a private table takes its invitation code (``code``, or else the
-    Bearer token): none is 401 ``invitation_required``, another is 403
-    ``invitation_invalid``. A public table asks for none."""
-    created = state.created
-    assert created is not None
-    if created.visibility is not Visibility.PRIVATE:
+    """T1.1: sitting at a private table takes its invitation code in force (T1.2; ``code``,
+    or else the Bearer token). A caller with no credential of the table at all is told it
+    does not exist (`TableHidden`); a seat's or the host's token without a code is 401
+    ``invitation_required``, with another code 403 ``invitation_invalid``. A public table
+    asks for none."""
+    if not private(state):
         return
-    code = code or bearer(request, required=False)
+    token = _sent(request)
+    if _is(state.invitation_hash, code or token or ""):
+        return
+    hide_unless_known(state, token)
     if not code:
         raise ServiceError(
             401, "invitation_required", "a private table: send its invitation code to sit down"
         )
-    if not _is(created.invitation_hash, code):
-        raise ServiceError(403, "invitation_invalid", "this is not the table's invitation code")
+    raise ServiceError(403, "invitation_invalid", "this is not the table's invitation code")
 
 
 def is_host(state: TableState, token: str) -> bool:
@@ -162,6 +188,8 @@ def is_host(state: TableState, token: str) -> bool:
 
 
 def authorize_host(state: TableState, token: str) -> None:
-    """The token must be the table creator's host token (401 otherwise)."""
+    """The token must be the table creator's host token (401 otherwise; at a private table,
+    404 unless it is another credential of it: `hide_unless_known`)."""
     if not is_host(state, token):
+        hide_unless_known(state, token)
         raise ServiceError(401, "unauthorized", "this is not the table's host token")

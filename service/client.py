@@ -96,6 +96,11 @@ class _TableCreated(msgspec.Struct):
     invitation: str | None = None
 
 
+class _InvitationReplaced(msgspec.Struct):
+    invitation: str
+    version: int
+
+
 class _SeatTaken(msgspec.Struct):
     table_id: str
     seat: int
@@ -288,6 +293,26 @@ class TableClient:
     async def abandon(self) -> CommandResult:
         """As the host, abandon the running session (T4.2)."""
         return await self._as_host("POST", f"{self.path}/abandon")
+
+    async def replace_invitation(self) -> str:
+        """As the host, replace the private table's invitation code (T1.2): the old one
+        stops at once; the client holds the new one, which it returns."""
+        headers = {"authorization": f"Bearer {self.host_token}"} if self.host_token else {}
+        response = await self.api.http.post(f"{self.path}/invitation", headers=headers)
+        raise_for_problem(response)
+        replaced = msgspec.json.decode(response.content, type=_InvitationReplaced)
+        self.api.record(Received(None, "invitation_rotated", replaced.version, response.content))
+        self.invitation = replaced.invitation
+        return replaced.invitation
+
+    async def stream_ticket(self, token: str | None = None) -> str:
+        """A ticket that opens the table's stream once (``?ticket=``), as the holder of
+        ``token`` (a seat token), else of the client's host token or invitation."""
+        headers = {"authorization": f"Bearer {token}"} if token else self.credential
+        response = await self.api.http.post(f"{self.path}/stream-tickets", headers=headers)
+        raise_for_problem(response)
+        ticket: str = response.json()["ticket"]
+        return ticket
 
     def seat(self, seat: int, token: str) -> SeatClient:
         """A client acting for ``seat`` with its token."""

@@ -123,6 +123,7 @@ def refusal(status: int, code: str, detail: str, retry_after: int | None = None)
         b"content-type: " + PROBLEM_JSON.encode() + b"\r\n",
         b"content-length: " + str(len(body)).encode() + b"\r\n",
         b"connection: close\r\n",
+        b"x-content-type-options: nosniff\r\n",
         *([b"retry-after: " + str(retry_after).encode() + b"\r\n"] if retry_after else []),
         b"\r\n",
     ]

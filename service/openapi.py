@@ -23,6 +23,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import ControllerRouterHandler
 
+from service.access import ACCESS_ROUTES
 from service.conditional import conditional, tag_of
 from service.idempotency import declare
 from service.lobby import LOBBY_ROUTES
@@ -31,7 +32,12 @@ from service.seating import SEATING_ROUTES
 
 VERSION = "0.1.0"
 
-API_ROUTES: list[ControllerRouterHandler] = [*ROUTES, *LOBBY_ROUTES, *SEATING_ROUTES]
+API_ROUTES: list[ControllerRouterHandler] = [
+    *ROUTES,
+    *LOBBY_ROUTES,
+    *SEATING_ROUTES,
+    *ACCESS_ROUTES,
+]
 """The routes of the API: those the document describes (the pages are not part of it)."""
 
 

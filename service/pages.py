@@ -32,9 +32,9 @@ _HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'",
     "Referrer-Policy": "same-origin",
-    "X-Content-Type-Options": "nosniff",
 }
-"""Pages load nothing from elsewhere, run no inline script and may not be framed."""
+"""Pages load nothing from elsewhere, run no inline script and may not be framed (every
+answer's other headers: `service.headers`)."""
 
 _TITLES = {
     "lobby": "doko",

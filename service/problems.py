@@ -66,6 +66,15 @@ class ServiceError(HTTPException):
         self.errors = errors
 
 
+class TableHidden(ServiceError):
+    """T1.1: a private table, to a caller holding no credential of it. It is answered
+    exactly as a table that does not exist (404 ``table_not_found``, the same body), so
+    that the answer does not tell whether the table exists (a 401 would)."""
+
+    def __init__(self) -> None:
+        super().__init__(404, "table_not_found", "a private table")
+
+
 def problem(
     request: Request[Any, Any, Any],
     status: int,
@@ -117,6 +126,10 @@ def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[
 
 def table_not_found(request: Request[Any, Any, Any], exc: TableNotFound) -> Response[Problem]:
     return problem(request, HTTP_404_NOT_FOUND, "table_not_found", str(exc))
+
+
+def table_hidden(request: Request[Any, Any, Any], exc: TableHidden) -> Response[Problem]:
+    return table_not_found(request, TableNotFound(request.path_params.get("table_id", "")))
 
 
 def version_mismatch(request: Request[Any, Any, Any], exc: VersionMismatch) -> Response[Problem]:
@@ -205,6 +218,7 @@ def etag(version: int) -> str:
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     DomainError: domain_error,
     TableNotFound: table_not_found,
+    TableHidden: table_hidden,
     VersionMismatch: version_mismatch,
     ConcurrencyConflict: concurrency_conflict,
     IdempotencyKeyReused: idempotency_key_reused,

@@ -44,7 +44,6 @@ from service.auth import (
     new_token,
     seat_of,
     token_hash,
-    viewer_of,
 )
 from service.draws import fresh_id
 from service.dto import (
@@ -74,6 +73,7 @@ from service.parsing import last_event_id as last_event_id_of
 from service.problems import RETRY_AFTER, Problem, ServiceError, etag
 from service.records import DealVerification, deal_record_of, decoded, export_of
 from service.streams import ALL, message, sse_messages
+from service.tickets import stream_viewer
 
 TableId = Annotated[
     str,
@@ -183,8 +183,9 @@ LIFE_PROBLEMS = {
     "invitation_invalid": _example_problem(
         403, "invitation_invalid", "this is not the table's invitation code"
     ),
-    "private": _example_problem(
-        401, "unauthorized", "a private table: send a token of the table or its invitation"
+    "private": _example_problem(404, "table_not_found", "no table '4f1c'"),
+    "table_public": _example_problem(
+        409, "table_public", "a public table is open to anyone: it has no invitation", "T1.2"
     ),
     "seat_unavailable": _example_problem(409, "seat_unavailable", "seat 2 is taken", "R1.1"),
     "seat_vacant": _example_problem(409, "seat_vacant", "nobody sits on seat 2", "T2.1"),
@@ -209,7 +210,8 @@ LIFE_PROBLEMS = {
     ),
     "session_over": _example_problem(409, "session_over", "the session is over already", "T4.2"),
 }
-"""Example problems of the table's life (T1-T4), by what they answer."""
+"""Example problems of the table's life (T1-T4), by what they answer (``private``: a private
+table, to a caller holding no credential of it, is answered as an unknown table, T1.1)."""
 
 
 def _success(model: Any, shown: list[Example], description: str) -> ResponseSpec:
@@ -356,7 +358,12 @@ async def take_seat(
     token = new_token()
     seat = Seat(data.seat) if data.seat is not None else None
     command = TakeSeat(data.name, token_hash(token), seat, bytes.fromhex(data.entropy))
-    done = await tables.execute(table_id, command, actor="player")
+    done = await tables.execute(
+        table_id,
+        command,
+        actor="player",
+        check=lambda state: authorize_invitation(request, state, data.invitation),
+    )
     taken = done.events[0]
     assert isinstance(taken, SeatTaken)
     return SeatTakenResponse(
@@ -382,8 +389,9 @@ async def seat_bot(
     request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[SeatBotRequest]
 ) -> BotSeatedResponse:
     svc = services(request)
+    token = bearer(request) or ""  # before the table: a private one is no more than an unknown one
     loaded: Loaded = await svc.tables.load(table_id)
-    authorize_host(loaded.state, bearer(request) or "")
+    authorize_host(loaded.state, token)
     seat = Seat(data.seat) if data.seat is not None else None
     name = data.name or f"{data.kind.value} bot"
     command = TakeSeat(name, token_hash(new_token()), seat, bot=data.kind.value)
@@ -693,6 +701,8 @@ async def verify_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealVerification:
     svc = services(request)
+    if not await svc.visibilities.public([table_id]):  # T1.1, also when the report is kept
+        await _watched(request, table_id)
     verification: DealVerification = await svc.verifications.of(
         table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
     )
@@ -753,13 +763,15 @@ def _cursor(last_event_id: str | None, after: int | None, limit: int) -> int:
     summary="Live table events (Server-Sent Events)",
     description="Each event as the viewer may see it (seat token: that seat's view; none, "
     "the host token or the invitation code: public; a private table needs one of these, "
-    "T1.1). Event ids are table versions; send Last-Event-ID (or `after`) to resume "
-    "without gaps or repeats. EventSource clients may pass the token as `token` (on this "
-    "route only: every other route takes it in the Authorization header). A seat's "
-    "stream ends with the event of its player leaving (T2.2). `deal_scored` and "
+    "T1.1). Send the credential as the Bearer token, or, from an EventSource (which cannot "
+    "send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a "
+    "credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table "
+    "versions; send Last-Event-ID (or `after`) to resume without gaps or repeats. A seat's "
+    "stream ends with the event of its player leaving (T2.2), one opened with the "
+    "invitation code with the code's replacement (T1.2). `deal_scored` and "
     "`session_finished` data carry one more member, `chain_head`: the hash chain value at "
     "that version (hex), a witness of the table's history.",
-    responses=_problems(404, shown=[LIFE_PROBLEMS["private"]]),
+    responses=_problems(400, 401, 404, shown=[LIFE_PROBLEMS["private"]]),
     media_type="text/event-stream",
 )
 async def stream_table(
@@ -769,15 +781,17 @@ async def stream_table(
     after: Annotated[
         int | None, Parameter(ge=0, le=MAX_VERSION, schema_extra=ZERO_MINIMUM, required=False)
     ] = None,
-    token: Annotated[str | None, Parameter(required=False, description="seat token")] = None,
+    ticket: Annotated[
+        str | None,
+        Parameter(required=False, description="a stream ticket (single use, short-lived)"),
+    ] = None,
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_VERSION})
     cursor = _cursor(last_event_id, after, MAX_VERSION)
-    token = bearer(request, required=False, query=True)
-    loaded = await _current(request, table_id, token=token)
-    viewer = viewer_of(loaded.state, token)
-    left: list[int] = []  # the version at which the viewer's player left the seat
+    opened = await stream_viewer(request, table_id, ticket)
+    loaded, viewer = opened.loaded, opened.seat
+    left: list[int] = []  # the version at which the viewer's player left, or its code went
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         recorded = await svc.hub.events_after(table_id, cursor)
@@ -788,7 +802,8 @@ async def stream_table(
                 data = with_chain_head(msgspec.json.encode(shown), record)
                 messages.append(message(record, record.version, data))
             mine = record.version > loaded.version  # not an earlier player's leaving
-            if isinstance(event, SeatLeft) and event.seat is viewer and mine:
+            gone = isinstance(event, SeatLeft) and event.seat is viewer
+            if (gone or opened.shut_out_by(event)) and mine:
                 left.append(record.version)
         return messages, recorded[-1][0].version if recorded else cursor
 
@@ -799,7 +814,8 @@ async def stream_table(
 async def _until_left(
     messages: AsyncIterator[ServerSentEventMessage], left: list[int]
 ) -> AsyncIterator[ServerSentEventMessage]:
-    """A seat's stream up to its player's leaving (T2.2): the token no longer sees the seat."""
+    """A seat's stream up to its player's leaving (T2.2): the token no longer sees the seat;
+    the same for a stream opened with an invitation code up to its replacement (T1.2)."""
     async for sent in messages:
         yield sent
         if left and sent.id is not None and int(sent.id) >= left[0]:

@@ -1,7 +1,7 @@
 // The doko API as every page uses it: requests with problem+json errors, the credentials
 // this browser holds for a table (seat token, host token, invitation code), and live
 // streams that resume where they stopped. A credential goes in a header, never in a URL
-// (but a seat token in a stream's, which an EventSource cannot send otherwise).
+// (a stream is opened with a single-use ticket obtained with it, see `follow`).
 // The pages never decide a rule: what is legal comes from the views the server sends.
 
 /** An answer with status >= 400 (or no answer at all: status 0), with its RFC 9457 problem. */
@@ -83,8 +83,7 @@ const storageKey = (table) => `${PREFIX}${table}`;
  * What this browser holds for a table: {seat, token} once seated, {host} for its host,
  * {invitation} for a private table's invitation code.
  * Kept in localStorage, per table: a seat and the host role survive closing the tab, a new
- * tab and a restart of the browser, until `forget`. Never sent but in a header (or a seat
- * token in a stream's URL, see `follow`).
+ * tab and a restart of the browser, until `forget`. Never sent but in a header.
  * @returns {{seat?: number, token?: string, host?: string, invitation?: string}}
  */
 export function held(table) {
@@ -143,26 +142,31 @@ export function schema() {
   return schemaAnswer;
 }
 
-/** How long to wait before opening a stream again that the server closed. */
+/** How long to wait before opening a stream again that could not be opened. */
 const REOPEN_MS = 2000;
 
 /**
- * Follow a Server-Sent Events stream from the event after `after`, as the holder of
- * `token` (a seat token: an EventSource cannot send headers, so it goes in the URL's
- * `token`), of `secret` (a host token or an invitation code, which never goes in a URL:
- * the stream is read with fetch, the secret in the Authorization header), or of neither.
- * The browser's EventSource reconnects by itself after a lost connection and sends
- * Last-Event-ID, so the service resumes after the last event received: nothing is missed
- * and nothing comes twice. When the server refuses a reconnection (the stream is closed
- * for good), or a fetched stream ends, it is opened again here from the last id received.
+ * Follow a table's Server-Sent Events stream (`…/events`) from the event after `after`, as
+ * the holder of `token` (a seat token) or `secret` (a host token or an invitation code), or
+ * of neither. A credential never goes in a URL: each time the stream is opened, it is sent
+ * in the Authorization header for a stream ticket (`…/stream-tickets`: it opens the stream
+ * once, within a minute), and the EventSource opens the stream with `ticket` and `after` =
+ * the last id received. Without a credential the browser's EventSource reconnects by
+ * itself after a lost connection and sends Last-Event-ID; with one, a lost stream is opened
+ * again here at once with a new ticket (a ticket opens a stream once). Either way the
+ * service resumes after the last event received: nothing is missed and nothing comes twice.
+ * A stream that could not be reached is tried again after a while ('reconnecting'); one
+ * the service refused, or that got no ticket, too, after saying 'lost'.
  * `onEvent({id, type, data})` gets each event; `onStatus(status)` gets 'live' (each time
  * the stream is (re)opened), 'reconnecting' or 'lost'.
  * @returns {{close(): void}}
  */
 export function follow(path, { token, secret, after, types, onEvent, onStatus }) {
+  const credential = token ?? secret;
   let last = after;
-  let stop = null;
+  let source = null;
   let timer = null;
+  let closed = false;
   const deliver = (type, id, data) => {
     if (!types.includes(type)) return;
     last = id;
@@ -172,74 +176,54 @@ export function follow(path, { token, secret, after, types, onEvent, onStatus })
     onStatus('lost');
     timer = setTimeout(open, REOPEN_MS);
   };
-  const withSource = () => {
+  const ticket = async () => {
+    const answer = await call('POST', path.replace(/\/events$/, '/stream-tickets'), { token: credential });
+    return answer.data.ticket;
+  };
+  const open = async () => {
     const url = new URL(path, location.origin);
-    if (token) url.searchParams.set('token', token);
     url.searchParams.set('after', String(last));
-    const source = new EventSource(url);
-    source.onopen = () => onStatus('live');
-    source.onerror = () => {
-      if (source.readyState !== EventSource.CLOSED) {
-        onStatus('reconnecting');
+    if (credential) {
+      try {
+        url.searchParams.set('ticket', await ticket());
+      } catch {
+        if (!closed) reopen();
         return;
       }
-      reopen();
+    }
+    if (closed) return;
+    let opened = false;
+    const current = new EventSource(url);
+    source = current;
+    current.onopen = () => {
+      opened = true;
+      onStatus('live');
+    };
+    current.onerror = () => {
+      const refused = current.readyState === EventSource.CLOSED; // an error answer
+      if (!credential && !refused) {
+        onStatus('reconnecting'); // the browser reconnects by itself
+        return;
+      }
+      current.close();
+      if (refused) {
+        reopen();
+        return;
+      }
+      onStatus('reconnecting'); // lost, or not reached: with a new ticket
+      if (opened) open();
+      else timer = setTimeout(open, REOPEN_MS);
     };
     for (const type of types) {
-      source.addEventListener(type, (message) => deliver(type, Number(message.lastEventId), message.data));
+      current.addEventListener(type, (message) => deliver(type, Number(message.lastEventId), message.data));
     }
-    return () => source.close();
-  };
-  const withFetch = () => {
-    const abort = new AbortController();
-    const headers = { accept: 'text/event-stream', 'last-event-id': String(last) };
-    send('GET', path, { token: secret, headers, signal: abort.signal })
-      .then((response) => {
-        onStatus('live');
-        return readEvents(response.body, deliver);
-      })
-      .catch(() => null)
-      .finally(() => {
-        if (!abort.signal.aborted) reopen();
-      });
-    return () => abort.abort();
-  };
-  const open = () => {
-    stop = secret ? withFetch() : withSource();
   };
   open();
   return {
     close() {
+      closed = true;
       clearTimeout(timer);
-      stop?.();
+      source?.close();
     },
   };
-}
-
-/** Read a text/event-stream body (RFC-like SSE: `event:`, `id:` and `data:` lines, a blank
- * line ends a message, `:` lines are comments), calling `onMessage(type, id, data)`. */
-async function readEvents(body, onMessage) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let rest = '';
-  let message = { type: 'message', id: 0, data: [] };
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    const lines = (rest + value).split(/\r?\n/);
-    rest = lines.pop();
-    for (const line of lines) {
-      if (line === '') {
-        if (message.data.length) onMessage(message.type, message.id, message.data.join('\n'));
-        message = { type: 'message', id: message.id, data: [] };
-        continue;
-      }
-      const colon = line.indexOf(':');
-      if (colon === 0) continue;
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') message.type = text;
-      else if (field === 'data') message.data.push(text);
-      else if (field === 'id') message.id = Number(text);
-    }
-  }
 }

@@ -105,8 +105,9 @@ function forgetSeat() {
   state.version = 0;
 }
 
-/** Whether a request failed because this tab's seat token no longer opens the seat. */
-const seatGone = (error) => seated() && (error.status === 401 || error.status === 403);
+/** Whether a request failed because this tab's seat token no longer opens the seat (at a
+ * private table, where a token that opens nothing finds no table: 404, T1.1). */
+const seatGone = (error) => seated() && [401, 403, 404].includes(error.status);
 
 let refreshing = false;
 let again = false;
@@ -837,8 +838,9 @@ setInterval(() => {
   }
 }, 250);
 
-/** The page of a table this tab may not see: the problem, and for a private table a field
- * for its invitation link (T1.1). */
+/** The page of a table this tab may not see: the problem, and, for what may be a private
+ * table (which answers 404 to whoever holds none of its credentials, as an unknown table
+ * does, T1.1), a field for its invitation link. */
 function door(error) {
   const problem = problemOf(error);
   // a private table answers a caller without its credentials 401 (or 404): ask for the link

@@ -31,10 +31,13 @@ from domain.table import (
     DealingMethod,
     EntropyNotUsed,
     InvalidTableOption,
+    InvitationRotated,
     LeaveOnTurn,
     LeaveSeat,
     NotAway,
+    NotPrivate,
     NoTurnClock,
+    RotateInvitation,
     SeatAway,
     SeatBack,
     SeatLeft,
@@ -218,6 +221,7 @@ REJECTED = [
         InvalidTableOption,
         "T1.1",
     ),
+    ("T1.2-no-invitation-at-a-public-table", seated, RotateInvitation("new"), NotPrivate, "T1.2"),
     ("T4.1-sit-at-a-closed-table", closed, TakeSeat("x", "h"), PhaseClosed, "T4.1"),
     ("T4.1-close-twice", closed, CloseTable(), PhaseClosed, "T4.1"),
     ("T4.1-close-a-running-session", seated, CloseTable(), PhaseClosed, "T4.1"),
@@ -445,6 +449,19 @@ def test_t1_1_no_invitation_or_token_hash_is_shown() -> None:
     view = table_view(table.fold([event]), None)
     assert view.visibility is Visibility.PRIVATE
     assert b"inv" not in msgspec.json.encode(view)
+
+
+def test_t1_2_the_host_replaces_the_invitation_and_the_seated_stay() -> None:
+    """T1.2: the new invitation hash is the one in force (the last of several); the seated
+    players keep their seats; nobody is shown the new hash; the log replays."""
+    state, events = run(seated(PRIVATE), RotateInvitation("new"))
+    assert events[-1] == InvitationRotated("new")
+    assert state.invitation_hash == "new" and all(state.players)
+    assert redact(events[-1], Seat.EAST) == InvitationRotated("")
+    twice, _ = run(created(PRIVATE), RotateInvitation("second"), RotateInvitation("third"))
+    assert twice.invitation_hash == "third"
+    log = [*table.decide(TableState(), PRIVATE), *run(created(PRIVATE), RotateInvitation("x"))[1]]
+    assert replay(log, TABLE).ok
 
 
 def test_t4_1_a_closed_table_is_closed() -> None:

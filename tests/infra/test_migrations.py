@@ -19,6 +19,7 @@ TABLES = {
     "lobby",
     "signing_keys",
     "idempotency_keys",
+    "stream_tickets",
 }
 
 

@@ -15,7 +15,8 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   soloist (R4.5);
 * everything else (declarations, cards played, tricks, announcements (R6.8), marriage
   clarification, scores (R4.3: a scored deal is public), the session's end, the table's
-  life: visibility and turn clock (T1.1, T3.1), seats left (T2), timeouts with their
+  life: visibility and turn clock (T1.1, T3.1), that an invitation was replaced (T1.2: the
+  new code's hash is a secret like every other), seats left (T2), timeouts with their
   declaration or card (T3.2), seats away and back (T3.3), closing and abandoning (T4)) is
   public;
 * the messages of ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no
@@ -346,6 +347,7 @@ RULES: dict[str, EventRule] = {
     ),
     "seat_taken": EventRule(blanked("token_hash"), fold=_seated),
     "seat_left": EventRule(public, fold=_left),
+    "invitation_rotated": EventRule(blanked("invitation_hash")),
     "turn_timed_out": EventRule(contract_action_to_its_seat),
     "seat_away": EventRule(public, fold=_away),
     "seat_back": EventRule(public, fold=_back),

@@ -400,10 +400,18 @@ def _misc_cases() -> list[Case]:
             None,
         ),
         Case(
-            "a 44-character ?token= on a stream",
+            "?token= on a stream (a credential in a URL)",
             "GET",
-            "/tables/{table}/events?token=" + "A" * 44,
-            *unauthorized,
+            "/tables/{table}/events?token={token1}",
+            400,
+            "token_in_url",
+        ),
+        Case(
+            "a 44-character ?ticket= on a stream",
+            "GET",
+            "/tables/{table}/events?ticket=" + "A" * 44,
+            401,
+            "ticket_invalid",
         ),
         # entity tags
         public_view("If-None-Match: * (any version)", "*", 304, None),

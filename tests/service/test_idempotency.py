@@ -175,6 +175,15 @@ async def abandon(api: DokoClient, _app: Litestar) -> Prepared:
     )
 
 
+async def replace_invitation(api: DokoClient, _app: Litestar) -> Prepared:
+    table = await api.create_table("private")
+    return Prepared(
+        Request("POST", f"{table.path}/invitation", table.host_token),
+        Request("POST", f"{table.path}/close", table.host_token),
+        table.table_id,
+    )
+
+
 ROUTES: dict[tuple[str, str], Setup] = {
     ("post", "/tables"): create,
     ("post", "/tables/{table_id}/seats"): sit,
@@ -195,6 +204,7 @@ ROUTES: dict[tuple[str, str], Setup] = {
     ("delete", "/tables/{table_id}/seats/{seat}"): leave,
     ("post", "/tables/{table_id}/close"): close,
     ("post", "/tables/{table_id}/abandon"): abandon,
+    ("post", "/tables/{table_id}/invitation"): replace_invitation,
 }
 """Every POST and DELETE route, and how to make its request one the table accepts."""
 
@@ -222,6 +232,11 @@ async def writes(pool: asyncpg.Pool, table_id: str | None) -> int:
     return int(await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1", table_id))
 
 
+NO_TABLE_WRITE = {("post", "/tables/{table_id}/stream-tickets")}
+"""Unsafe routes that write nothing to a table (a stream ticket): not in `ROUTES`, whose
+checks count a table's writes (issue 17 item 12: to be brought under the key's checks)."""
+
+
 def test_every_unsafe_route_is_in_the_table() -> None:
     operations = {
         (method, path)
@@ -229,7 +244,7 @@ def test_every_unsafe_route_is_in_the_table() -> None:
         for method in item
         if method in ("post", "delete")
     }
-    assert operations == set(ROUTES)
+    assert operations - NO_TABLE_WRITE == set(ROUTES)
 
 
 @pytest.fixture(params=list(ROUTES), ids=lambda r: f"{r[0]} {r[1]}")

@@ -143,14 +143,16 @@ async def test_reconnecting_streams_get_exactly_the_missed_events(
         assert not differences(received.json(), item), differences(received.json(), item)
 
 
-async def test_after_and_token_query_parameters_resume_too(api: DokoClient) -> None:
-    """EventSource cannot send headers: ``after`` and ``token`` do what the headers do."""
+async def test_after_and_a_ticket_resume_too(api: DokoClient) -> None:
+    """EventSource cannot send headers: ``after`` does what Last-Event-ID does, and a stream
+    ticket obtained with the seat token opens the seat's stream."""
     game = await new_game(api)
     seat = game.seats[2]
     path = f"/tables/{game.table.table_id}/events"
+    ticket = await game.table.stream_ticket(seat.token)
     async with (
         asyncio.timeout(WAIT),
-        api.http.stream("GET", path, params={"after": "5", "token": seat.token}) as response,
+        api.http.stream("GET", path, params={"after": "5", "ticket": ticket}) as response,
     ):
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
@@ -162,8 +164,8 @@ async def test_after_and_token_query_parameters_resume_too(api: DokoClient) -> N
                 assert '"hands":[[],[],[' in line.replace(" ", "")  # seat 2's own hand only
                 break
         assert got == ["6", "7"]
-    response = await api.http.get(path, params={"token": "nobody"})
-    assert response.status_code == 401
+    response = await api.http.get(path, params={"ticket": "nobody"})
+    assert (response.status_code, response.json()["code"]) == (401, "ticket_invalid")
 
 
 async def test_a_connected_stream_gets_new_events_as_they_happen(api: DokoClient) -> None:

@@ -66,30 +66,41 @@ async def log(pool: asyncpg.Pool, table_id: str) -> list[TableEvent]:
 # -- T1: private tables and invitations ---------------------------------------------------
 
 
+_GUESSED = {"invitation": "guessed"}
+
+
 async def test_a_private_table_is_filled_by_invitation_only(
     api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool
 ) -> None:
     """T1.1: a private table (the default) seats only holders of its invitation code; it is
-    shown only to a credential of it (a seat token, the host token, the code); it is in
-    no lobby and not in the feed. What its seats and a spectator with the code receive
-    (whole streams, views) passes the secrecy oracle: no invitation or token hash."""
+    shown only to a credential of it (a seat token, the host token, the code), and does not
+    exist to anyone else (404); it is in no lobby and not in the feed. What its seats and
+    a spectator with the code receive (whole streams, views) passes the secrecy oracle: no
+    invitation or token hash."""
     transcript: list[Received] = []
     table = await api.create_table("friends")
     assert table.invitation and table.host_token
     stranger = api.table(table.table_id)
     wrong = api.table(table.table_id, invitation="guessed")
+    host = {"authorization": f"Bearer {table.host_token}"}
     async with unchanged(pool, table.table_id):
-        with pytest.raises(ProblemError) as missing:
-            await stranger.take_seat("stranger")
-        assert problem(missing) == (401, "invitation_required", None)
-        with pytest.raises(ProblemError) as guessed:
-            await wrong.take_seat("stranger")
-        assert problem(guessed) == (403, "invitation_invalid", None)
+        for client in (stranger, wrong):
+            with pytest.raises(ProblemError) as hidden:
+                await client.take_seat("stranger")
+            assert problem(hidden) == (404, "table_not_found", None)
+        for body, refused in (
+            ({}, (401, "invitation_required")),
+            (_GUESSED, (403, "invitation_invalid")),
+        ):
+            response = await http.post(
+                f"{table.path}/seats", json={"name": "x", **body}, headers=host
+            )
+            assert (response.status_code, response.json()["code"]) == refused
         for path in ("", "/scoresheet", "/events"):
             response = await http.get(f"{table.path}{path}")
-            assert (response.status_code, response.json()["code"]) == (401, "unauthorized")
+            assert (response.status_code, response.json()["code"]) == (404, "table_not_found")
             response = await http.get(f"{table.path}{path}", headers=wrong.credential)
-            assert response.status_code == 401
+            assert response.status_code == 404
     seats: list[SeatClient] = []
     for seat in SEATS:  # each player with their own client, knowing only the code
         friend = DokoClient(api.http, transcript)
@@ -193,8 +204,9 @@ async def test_a_player_leaves_mid_deal_and_a_bot_finishes_for_them(
     api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool
 ) -> None:
     """T2.2, T2.4: a player leaves during deal 1; the seat is vacant and its token void at
-    once (its view, its commands, its stream); the host seats a bot there, which plays
-    on with the seat's cards; the scoresheet and the deal record name both players."""
+    once (its view, its commands, its stream: at this private table it finds no table,
+    T1.1); the host seats a bot there, which plays on with the seat's cards; the
+    scoresheet and the deal record name both players."""
     table = await api.create_table("leaving", first_dealer=0)
     seats = [await table.take_seat(f"p{s}", seat=s) for s in SEATS]
     await _in_play(seats, tricks=3, seed=5)
@@ -213,9 +225,10 @@ async def test_a_player_leaves_mid_deal_and_a_bot_finishes_for_them(
         for attempt in (leaver.view(), leaver.leave(), leaver.send(PlayCard(leaver.seat, "QC"))):  # type: ignore[arg-type]
             with pytest.raises(ProblemError) as void:
                 await attempt
-            assert (void.value.status, void.value.code) == (401, "unauthorized")
+            # a private table: a token that opens nothing finds no table (T1.1)
+            assert (void.value.status, void.value.code) == (404, "table_not_found")
         response = await http.get(f"{table.path}/events", headers=leaver.auth)
-        assert response.status_code == 401
+        assert response.status_code == 404
     assert await table.seat_bot("greedy", seat=leaver.seat) == leaver.seat
     others = [s for s in seats if s is not leaver]
     players = [p for s, p in zip(seats, random_players(6), strict=True) if s is not leaver]
@@ -257,7 +270,7 @@ async def test_leaving_answers_its_problems_and_writes_nothing(
         response = await http.delete(f"{path}/0", headers=seats[3].auth)
         assert (response.status_code, response.json()["code"]) == (403, "forbidden")
         response = await http.delete(f"{path}/0", headers={"authorization": "Bearer nobody"})
-        assert (response.status_code, response.json()["code"]) == (401, "unauthorized")
+        assert (response.status_code, response.json()["code"]) == (404, "table_not_found")
         response = await http.delete(f"{path}/0")
         assert response.status_code == 401
         response = await http.delete(f"{path}/7", headers=seats[3].auth)

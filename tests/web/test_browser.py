@@ -187,8 +187,9 @@ async def test_no_page_ever_shows_a_card_before_its_seat_has_played_it(
 
 
 async def test_the_page_asks_only_for_what_its_seat_may_see(session: Session) -> None:
-    """Only the seat's own view and stream (with its own token) and public routes are
-    asked for; the browser's storage holds this table's seat token and host token only."""
+    """Only the seat's own view and stream (with tickets got with its own token, which is in
+    no URL) and public routes are asked for; the browser's storage holds this table's seat
+    token and host token only."""
     table = f"/tables/{session.table_id}"
     own = f"{table}/seats/{session.seat}"
     for tab, viewer in ((session.player, session.seat), (session.spectator, None)):
@@ -200,8 +201,13 @@ async def test_the_page_asks_only_for_what_its_seat_may_see(session: Session) ->
         await session.player.page.evaluate(f"localStorage.getItem('doko:{session.table_id}')")
     )
     assert set(token) == {"seat", "token", "host"} and token["seat"] == session.seat
-    streams = [r.url for r in session.player.requests if "/events" in r.url]
-    assert streams and all(httpx.URL(u).params["token"] == token["token"] for u in streams)
+    streams = [httpx.URL(r.url) for r in session.player.requests if "/events" in r.url]
+    assert streams and all("ticket" in u.params and "token" not in u.params for u in streams)
+    assert all(token["token"] not in str(u) for u in streams)
+    tickets = [r for r in session.player.requests if r.url.endswith("/stream-tickets")]
+    assert len(tickets) >= len(streams)
+    for ticket in tickets:
+        assert (await ticket.all_headers())["authorization"] == f"Bearer {token['token']}"
     assert await session.player.page.evaluate("localStorage.length") == 1
     assert await session.spectator.page.evaluate("localStorage.length") == 0
     for tab in (session.player, session.spectator):
@@ -211,9 +217,10 @@ async def test_the_page_asks_only_for_what_its_seat_may_see(session: Session) ->
 async def test_a_restart_of_the_service_leaves_no_gap_and_no_repeat_in_the_pages(
     session: Session, pool: asyncpg.Pool
 ) -> None:
-    """The streams resumed after the restart with Last-Event-ID: each page's log holds every
-    event its viewer may see, once, in order (contracts named by others stay hidden, R4.3),
-    including those committed while the page was disconnected."""
+    """The streams resumed after the restart (the spectator's with Last-Event-ID, the seat's
+    with a new ticket and ``after``): each page's log holds every event its viewer may see,
+    once, in order (contracts named by others stay hidden, R4.3), including those
+    committed while the page was disconnected."""
     log = await full_log(pool, session.table_id)
     # the card clicked right after the restart was answered while the stream was still down:
     # its events, and the bots' answers to it, reached the page only through the resumption
@@ -223,8 +230,13 @@ async def test_a_restart_of_the_service_leaves_no_gap_and_no_repeat_in_the_pages
         start = int(await tab.page.get_attribute("#log ol", "data-from") or -1)
         assert ids == visible_versions(log, viewer, start, ids[-1])
         assert start < session.restarted_before < ids[-1]
-        resumed = [await r.all_headers() for r in tab.requests if "/events" in r.url]
-        assert any(int(h.get("last-event-id", 0)) >= session.restarted_before for h in resumed)
+        resumed = [
+            max(int((await r.all_headers()).get("last-event-id", 0)), int(after or 0))
+            for r in tab.requests
+            if "/events" in r.url
+            for after in [httpx.URL(r.url).params.get("after")]
+        ]
+        assert max(resumed) >= session.restarted_before
 
 
 async def test_the_pages_are_accessible_and_fit_a_phone(session: Session) -> None:
@@ -388,7 +400,7 @@ async def test_a_visitor_sits_down_from_the_table_page(
 ) -> None:
     """A public table opened elsewhere (here through the API): its link shows the free seats; a
     visitor names themself and takes seat 2; the page then plays that seat (its token kept
-    in this browser's local storage, its stream opened with it)."""
+    in this browser's local storage, its stream opened with a ticket got with it)."""
     table = await api.create_table("sit down", visibility="public")
     tab = await open_tab(browser, service.url)
     page = tab.page
@@ -403,8 +415,10 @@ async def test_a_visitor_sits_down_from_the_table_page(
     await page.wait_for_function(
         "() => document.querySelector('#status').dataset.connection === 'live'"
     )
-    streams = [httpx.URL(r.url).params.get("token") for r in tab.requests if "/events" in r.url]
-    assert streams[0] is None and streams[-1] == held["token"]
+    streams = [httpx.URL(r.url).params.get("ticket") for r in tab.requests if "/events" in r.url]
+    assert streams[0] is None and streams[-1] is not None  # a spectator's needs no ticket
+    last = [r for r in tab.requests if r.url.endswith("/stream-tickets")][-1]
+    assert (await last.all_headers())["authorization"] == f"Bearer {held['token']}"
     assert tab.errors == []
     await tab.close()
 

@@ -255,19 +255,23 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
 async def test_a_private_table_is_joined_through_its_invitation_link_only(life: Life) -> None:
     """The host sees the invitation link (its code in the fragment), the guest joins with it;
     no request of any page carries the code in its path or query: it goes in a header or
-    a body. The address bar drops the fragment once the tab keeps the code. Without it the
-    table is closed to a visitor (401), who opens it by pasting the link."""
+    a body; nor does a seat token: a stream is opened with a ticket. The address bar drops
+    the fragment once the tab keeps the code. Without it the table does not exist to a
+    visitor (404, T1.1), who is asked for the link and opens the table by pasting it."""
     assert life.link.endswith(f"/t/{life.table_id}#invitation={life.code}") and life.code
     for tab in (life.host, life.guest, life.visitor):
         assert urls_with(tab, life.code) == []
+    assert urls_with(life.host, life.held["host"]["token"]) == []
+    streams = [r.url for r in life.host.requests if "/events" in r.url]
+    assert streams and all("ticket=" in url and "token=" not in url for url in streams)
     assert "#" not in life.guest_url
-    assert life.door["code"] == "unauthorized" and "401" in life.door["status"]
+    assert life.door["code"] == "table_not_found" and "404" in life.door["status"]
     assert life.held["guest"] == {"invitation": life.code}  # the seat was left
     assert life.held["visitor"] == {"invitation": life.code}
     assert set(life.held["host"]) == {"host", "invitation", "seat", "token"}
     assert life.held["host"]["seat"] == 0
-    # the guest followed the table before sitting with the code as the Bearer token
-    headers = [await r.all_headers() for r in life.guest.requests if "/events" in r.url]
+    # the guest followed the table before sitting: a ticket got with the code as the Bearer token
+    headers = [await r.all_headers() for r in life.guest.requests if "/stream-tickets" in r.url]
     bearers = {h.get("authorization") for h in headers}
     assert f"Bearer {life.code}" in bearers
     sat = next(r for r in life.guest.requests if r.method == "POST" and r.url.endswith("/seats"))

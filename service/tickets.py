@@ -1,0 +1,149 @@
+"""Stream tickets: a table's stream opened without a credential in its URL.
+
+An ``EventSource`` cannot send headers, and a credential in a URL reaches proxies' and
+servers' logs. So a client asks for a ticket with its credential in the Authorization
+header (`POST /tables/{id}/stream-tickets`: a seat token, the host token, the invitation
+code, or none at a public table) and opens the stream with ``?ticket=``. A ticket:
+
+- opens the stream of that table once, as the credential it was obtained with would: a
+  second use, another table's stream, or a ticket that expired is 401;
+- expires `TICKET_SECONDS` after it was issued (by the service's clock, the injectable
+  ``now`` of `service.app.create_app`);
+- stands for its credential when the stream opens: if the credential no longer opens the
+  table then (its player left, the invitation was replaced, T1.2), neither does the ticket;
+- is a random secret (256 bits) of which the database keeps only the SHA-256 hash
+  (``stream_tickets``, deleted when the ticket is used), so every service process of the
+  deployment accepts a ticket issued by another, once; the access log never shows query
+  strings (`service.logs`).
+
+A credential in the stream's URL (``?token=``) is refused (400 ``token_in_url``) before the
+table is looked at, whatever table it names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+import msgspec
+from litestar import Request
+
+from domain.seats import Seat
+from domain.table import InvitationRotated, TableEvent
+from infra.tables import Loaded
+from service.auth import TOKEN, bearer, token_hash, viewer_with
+from service.clock import Now
+from service.problems import ServiceError
+
+TICKET_SECONDS = 60
+"""How long a stream ticket stays valid after it was issued."""
+
+_ISSUE = """
+    WITH expired AS (DELETE FROM stream_tickets WHERE expires_at <= $5)
+    INSERT INTO stream_tickets (ticket_hash, stream_id, credential_hash, expires_at)
+    VALUES ($1, $2, $3, $4)
+"""
+_USE = """
+    DELETE FROM stream_tickets WHERE ticket_hash = $1 AND stream_id = $2
+    RETURNING credential_hash, expires_at
+"""
+
+
+class StreamTicket(msgspec.Struct, frozen=True):
+    """A ticket that opens the table's stream once (``?ticket=``), until ``expires_at``."""
+
+    ticket: str
+    expires_at: datetime
+    seconds: int = TICKET_SECONDS
+
+
+class Tickets:
+    """Issues stream tickets and takes them back when they are used (module docstring)."""
+
+    def __init__(self, pool: asyncpg.Pool, now: Now) -> None:
+        self._pool = pool
+        self._now = now
+
+    async def issue(self, table_id: str, credential: str | None) -> StreamTicket:
+        """A new ticket for the table's stream, standing for ``credential`` (None: none)."""
+        ticket = secrets.token_urlsafe(32)
+        now = self._now()
+        expires = now + timedelta(seconds=TICKET_SECONDS)
+        digest = token_hash(credential) if credential is not None else ""
+        await self._pool.execute(_ISSUE, _hash(ticket), table_id, digest, expires, now)
+        return StreamTicket(ticket, expires)
+
+    async def use(self, table_id: str, ticket: str) -> str | None:
+        """The hash of the credential the ticket stands for (None: none); the ticket is
+        used up. One not issued for this table, used already or expired is 401."""
+        found = await self._pool.fetchrow(_USE, _hash(ticket), table_id) if _looks(ticket) else None
+        if found is None:
+            raise ServiceError(
+                401, "ticket_invalid", "no such ticket for this stream: get a new one"
+            )
+        if found["expires_at"] <= self._now():
+            raise ServiceError(401, "ticket_expired", "the ticket expired: get a new one")
+        return str(found["credential_hash"]) or None
+
+
+def _looks(ticket: str) -> bool:
+    return bool(TOKEN.fullmatch(ticket))
+
+
+def _hash(ticket: str) -> str:
+    return hashlib.sha256(ticket.encode()).hexdigest()
+
+
+async def admitted(request: Request[Any, Any, Any], table_id: str, digest: str | None) -> Loaded:
+    """The table, if the credential (by its hash; None: none) opens it (`viewer_with`): as
+    the cache has it unless it does not know the credential (a seat taken through another
+    process), then as the log has it."""
+    tables = request.app.state.services.tables
+    loaded: Loaded = await tables.load(table_id)
+    try:
+        viewer_with(loaded.state, digest)
+    except ServiceError:
+        loaded = await tables.load(table_id, fresh=True)
+        viewer_with(loaded.state, digest)
+    return loaded
+
+
+class StreamViewer(msgspec.Struct, frozen=True):
+    """Who opens a table's stream: the table then, the seat it sees as (None: a
+    spectator's view) and whether it came in with the invitation code in force."""
+
+    loaded: Loaded
+    seat: Seat | None
+    by_invitation: bool
+
+    def shut_out_by(self, event: TableEvent) -> bool:
+        """T1.2: a replaced invitation code stops opening the table, its streams included."""
+        return self.by_invitation and isinstance(event, InvitationRotated)
+
+
+async def stream_viewer(
+    request: Request[Any, Any, Any], table_id: str, ticket: str | None
+) -> StreamViewer:
+    """Who opens the stream: the credential of the ``ticket`` (used up), else of the
+    Authorization header, else none; a credential in the URL (``?token=``) is refused."""
+    if "token" in request.query_params:
+        raise ServiceError(
+            400,
+            "token_in_url",
+            "a credential in a URL reaches logs: send it in the Authorization header, or "
+            "open the stream with a ticket (POST /tables/{id}/stream-tickets)",
+        )
+    if ticket is not None:
+        digest = await request.app.state.services.tickets.use(table_id, ticket)
+    else:
+        token = bearer(request, required=False)
+        digest = token_hash(token) if token is not None else None
+    loaded = await admitted(request, table_id, digest)
+    seat = viewer_with(loaded.state, digest)
+    invitation = loaded.state.invitation_hash
+    by_invitation = bool(invitation) and hmac.compare_digest(digest or "", invitation)
+    return StreamViewer(loaded, seat, seat is None and by_invitation)
