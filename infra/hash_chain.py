@@ -75,6 +75,7 @@ CURRENT = V2
 SEALED: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "table_created": (("host_token_hash",), ("invitation_hash",), ("server_seeds",)),
     "seat_taken": (("token_hash",),),
+    "invitation_rotated": (("invitation_hash",),),
     "deal_dealt": (("dealing", "seed"),),
 }
 """Event type -> the paths of its members sealed in a version-2 link (a list: each item;

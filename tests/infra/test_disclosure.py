@@ -28,7 +28,8 @@ KEYS = {SIGNER.kid: PublicKey(SIGNER.kid, SIGNER.public)}
 
 @pytest.fixture(scope="module")
 async def abandoned(pool: asyncpg.Pool) -> tuple[bytes, Log]:
-    """A private table with a host, abandoned in its third deal: its export and its log."""
+    """A private table with a host, its invitation replaced (T1.2), abandoned in its third
+    deal: its export and its log."""
     tables = Tables(EventStore(pool), project)
     commands, _ = play_table(random.Random(17), "abandoned", stop=160)
     create = msgspec.structs.replace(
@@ -37,7 +38,7 @@ async def abandoned(pool: asyncpg.Pool) -> tuple[bytes, Log]:
         visibility=Visibility.PRIVATE,
         invitation_hash="invitation-hash",
     )
-    await execute_all(tables, "abandoned", [create, *commands[1:], table.AbandonSession()])
+    await execute_all(tables, "abandoned", [create, *commands[1:], table.RotateInvitation("rotated-hash"), table.AbandonSession()])
     pairs = await tables.events("abandoned")
     stored, events = [s for s, _ in pairs], [e for _, e in pairs]
     log = Log([msgspec.json.decode(s.payload) | {"type": s.type} for s in stored])
@@ -52,7 +53,8 @@ def test_an_export_holds_no_credential_hash_and_no_seed_of_a_deal_not_scored(
     scored = len(log.facts[last].sheet)
     assert scored == 2  # the session was abandoned in deal 3
     secrets = log.secrets(last)
-    assert {"host-token-hash", "invitation-hash"} < secrets and len(secrets) == 4 + 2 + 10
+    credentials = {"host-token-hash", "invitation-hash", "rotated-hash"}
+    assert credentials < secrets and len(secrets) == 4 + 3 + 10  # seats, host, invitations
 
     shown = [secret for secret in secrets if secret.encode() in data]
     assert shown == []
