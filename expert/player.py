@@ -20,6 +20,18 @@ from expert.search import Budget, announcement, evaluate
 DEFAULT_BUDGET = Budget()
 
 
+def acts_now(observation: Observation) -> bool:
+    """Whether the expert has something to decide now: only on its own turn (to declare,
+    name a contract or play; it announces before its card)."""
+    options = observation.options
+    return bool(options.declarations or options.contracts or options.cards)
+
+
+def decide(observation: Observation, seed: str) -> DealCommand | None:
+    """`expert_action` with chance from ``random.Random(seed)``: what a process pool runs."""
+    return expert_action(observation, random.Random(seed))
+
+
 def expert_action(
     observation: Observation, chooser: Chooser, budget: Budget = DEFAULT_BUDGET
 ) -> DealCommand | None:
@@ -42,7 +54,7 @@ def expert_action(
         if not allowed:
             return NameContract(seat, options.contracts[0])
         return NameContract(seat, max(allowed, key=means.__getitem__))
-    if not options.cards:
+    if not acts_now(observation):
         return None
     if len(options.cards) == 1 and not options.announcements:
         return PlayCard(seat, options.cards[0])

@@ -46,8 +46,8 @@ class Budget(msgspec.Struct, frozen=True):
     """The search's budget: ``samples`` determinizations, ``iterations`` rollouts on each
     (shared among the legal cards, at least one per card)."""
 
-    samples: int = 6
-    iterations: int = 12
+    samples: int = 8
+    iterations: int = 16
 
 
 CHANCE_NEEDED: dict[int, float] = {1: 0.7, 2: 0.8, 3: 0.88, 4: 0.94, 5: 0.98}
