@@ -115,9 +115,12 @@ async def _table(
 
 
 async def _records(api: DokoClient, table: TableClient, deals: int) -> list[DealRecord]:
-    """The table's first ``deals`` deal records, once its session is over."""
-    while (await table.view()).winners is None:
+    """The table's first ``deals`` deal records, once they are scored; a session that
+    still runs then is abandoned (T4.2), so that its bots stop."""
+    while len((view := await table.view()).scoresheet) < deals and view.winners is None:
         await asyncio.sleep(POLL_SECONDS)
+    if view.winners is None:
+        await table.abandon()
     records = []
     for n in range(1, deals + 1):
         response = await api.http.get(f"{table.path}/deals/{n}", headers=table.credential)

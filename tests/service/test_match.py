@@ -1,0 +1,43 @@
+"""`doko match` (issue 20): a duplicate match over the service, its value per deal pair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from service.cli import main
+from service.match import interval, pair_value, play_match
+
+
+def test_a_deal_pair_is_a_minus_b_averaged_over_both_tables() -> None:
+    """A at seats 0, 2 of the first table and 1, 3 of the second; a table's value is A's
+    mean entry (R10) minus B's. Entries 3 -3 3 -3: A 3, B -3, so 6; then 1 -1 1 -1 at the
+    second table: A -1, B 1, so -2; the pair: 2."""
+    assert pair_value((3, -3, 3, -3), (1, -1, 1, -1)) == pytest.approx(2.0)
+    assert pair_value((3, -3, 3, -3), (-1, 1, -1, 1)) == pytest.approx(4.0)
+    assert pair_value((6, -2, -2, -2), (-2, -2, 6, -2)) == pytest.approx(0.0)  # 4 and -4
+    mean, low, high = interval([1.0, 3.0])
+    assert (mean, low, high) == pytest.approx((2.0, 2 - 1.96, 2 + 1.96))  # stdev sqrt(2), n 2
+
+
+async def test_a_match_plays_both_tables_of_a_session(base_url: str, tmp_path: Path) -> None:
+    result = await play_match(base_url, "greedy", "random", 3, seed=3, progress=Console())
+    assert result["deal_pairs"] == 3  # both tables of one session, abandoned after deal 3
+    pairs = result["pairs"]
+    assert isinstance(pairs, list) and len(pairs) == 3
+    assert result["ci_low"] < result["mean"] < result["ci_high"]  # type: ignore[operator]
+    kinds = result["kinds"]
+    assert isinstance(kinds, dict) and list(kinds) == ["greedy", "random"]
+    assert kinds["greedy"]["marriage"] == 0.0  # greedy never reserves
+    for rates in kinds.values():
+        assert all(0.0 <= v <= 1.0 for v in rates.values())
+
+
+def test_the_command_checks_its_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["match", "--a", "expert", "--b", "nobody", "--deals", "12"])
+    with pytest.raises(SystemExit):
+        main(["match", "--a", "expert", "--b", "greedy", "--deals", "0"])
+    assert "is not at least 1" in capsys.readouterr().err
