@@ -136,9 +136,7 @@ def _deal(
     rng.shuffle(pool)
     for seat, n in needed.items():
         for _ in range(n):
-            if QC not in pool or room[seat] == 0:
-                return None
-            pool.remove(QC)
+            pool.remove(QC)  # there: the observation is consistent
             dealt[seat].append(QC)
             room[seat] -= 1
 

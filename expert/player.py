@@ -50,10 +50,8 @@ def expert_action(
     if options.contracts:
         rng = random.Random(chooser.randrange(1 << 30))
         means = contract_means(observation, rng, budget)
-        allowed = [g for g in options.contracts if g in means]
-        if not allowed:
-            return NameContract(seat, options.contracts[0])
-        return NameContract(seat, max(allowed, key=means.__getitem__))
+        weighed = [g for g in options.contracts if g in means]  # those it reserved for
+        return NameContract(seat, max(weighed or options.contracts, key=lambda g: means.get(g, 0)))
     if not acts_now(observation):
         return None
     if len(options.cards) == 1 and not options.announcements:

@@ -148,8 +148,7 @@ def announcement(observation: Observation, evaluation: Evaluation) -> Word | Non
     viewer = observation.viewer
     assert viewer is not None
     party = observation.parties[viewer]
-    if party is None or not evaluation.rollouts:
-        return None
+    assert party is not None  # a seat that may announce knows its party (R6.9)
     side = 1 if party is Party.RE else -1
     base = sum(_entry(f, int(viewer)) for f in evaluation.rollouts)
     chosen = None

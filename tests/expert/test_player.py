@@ -7,24 +7,29 @@ club player reads at a glance.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 
 import msgspec
+import pytest
 
 from domain.cards import Card
 from domain.commands import Declaration, Declare, NameContract, PlayCard
 from domain.deal import DealState
-from domain.game_types import SOLOS, order_of
+from domain.game_types import SOLOS, GameType, order_of
 from domain.observations import observe
 from domain.players import random_action
 from domain.seats import SEATS, Seat
 from domain.simulation import next_command
-from expert.player import expert_action
+from expert.inference import sample
+from expert.player import decide, expert_action
+from expert.reservations import candidates
 from expert.search import Budget
-from tests.domain.builders import deal_state, fill, run, start_play
+from tests.domain.builders import deal_state, fill, hand, run, start_play
 
 BUDGET = Budget(samples=4, iterations=8)
+SMALL = Budget(samples=1, iterations=2)
 
 
 def _midgame(seed: int) -> tuple[DealState, Seat]:
@@ -106,3 +111,39 @@ def test_it_reserves_by_the_hand() -> None:
     declared, named = _reserve("9C 9C KC KS KS 9S 9S 9H 9H KH KH 9D")
     assert declared.declaration is Declaration.HEALTHY
     assert named is None
+
+
+def test_it_plays_marriages_and_solos_to_the_end() -> None:
+    """Four experts play a marriage (R4.6) and a clubs solo (R5.2) through the rules: every
+    action they choose is accepted, and the deal is scored after 12 tricks."""
+    for contracts in ({Seat(1): GameType.MARRIAGE}, {Seat(2): GameType.CLUBS_SOLO}):
+        state, _ = start_play(deal_state(fill({Seat(1): "QC QC"})), contracts)
+        assert state.game_type is next(iter(contracts.values()))
+        rng = random.Random(5)
+        while state.score is None:
+            command = next_command(state, rng, functools.partial(expert_action, budget=SMALL))
+            assert command is not None
+            state, _ = run(state, command)
+        assert len(state.tricks) == 12
+
+
+def test_the_pool_runs_the_same_decision() -> None:
+    """`decide` (what a worker process runs) is `expert_action` seeded by the string."""
+    state, viewer = _midgame(2)
+    observation = observe(state, viewer)
+    assert decide(observation, "t:7:1") == expert_action(observation, random.Random("t:7:1"))
+
+
+def test_a_marriage_is_weighed_with_both_qc() -> None:
+    """R4.2: only a hand with both QC may name a marriage, so only then is it weighed."""
+    assert GameType.MARRIAGE in candidates(hand("QC QC 9C 9C KC KS KS 9S 9S 9H 9H KH"))
+    assert GameType.MARRIAGE not in candidates(hand("QC QS 9C 9C KC KS KS 9S 9S 9H 9H KH"))
+
+
+def test_an_inconsistent_observation_has_no_deal() -> None:
+    """The other seats said to hold no card while cards are unseen: no deal fits."""
+    state, viewer = _midgame(3)
+    observation = observe(state, viewer)
+    sizes = tuple(0 if s is not viewer else n for s, n in enumerate(observation.hand_sizes))
+    with pytest.raises(ValueError, match="no deal"):
+        sample(msgspec.structs.replace(observation, hand_sizes=sizes), random.Random(1))
