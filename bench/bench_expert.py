@@ -57,13 +57,15 @@ def _deal(seed: int, players: list[Player]) -> tuple[int, ...]:
     state = apply(SessionState(), StartSession(Seat(seed % 4))).after
     state = apply(state, DealSeeded(random.Random(seed).randbytes(32))).after
     chance = random.Random(seed + 1_000_003)
-    assert state.deal is not None
-    while state.deal.score is None:
-        command = next_command(state.deal, chance, players)
+    deal = state.deal
+    assert deal is not None
+    while deal.score is None:
+        command = next_command(deal, chance, players)
         assert command is not None
         state = apply(state, command).after
-        assert state.deal is not None
-    return state.deal.score.score.entries
+        deal = state.deal
+        assert deal is not None
+    return deal.score.score.entries
 
 
 def _quantile(values: list[float], q: float) -> float:

@@ -22,42 +22,40 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
 
-from service.client import DokoClient, ProblemError, random_players
+from domain.commands import DealCommand
+from service.client import CommandResult, DokoClient, SeatClient, play_session, random_players
 from service.demo import QUIET_LOGGERS, local_service
+
+
+class TimedSeat(SeatClient):
+    """A seat client that keeps the seconds of every command it sends."""
+
+    def __init__(self, seat: SeatClient, timings: list[float]) -> None:
+        super().__init__(seat.table, seat.seat, seat.token)
+        self.version = seat.version
+        self.timings = timings
+
+    async def send(self, command: DealCommand, **kwargs: Any) -> CommandResult:
+        start = time.perf_counter()
+        result = await super().send(command, **kwargs)
+        self.timings.append(time.perf_counter() - start)
+        return result
 
 
 async def _human_table(api: DokoClient, deals: int, seed: int) -> list[float]:
     """Play ``deals`` deals at a table of four HTTP clients; each command's seconds."""
     table = await api.create_table("people")
-    seats = [await table.take_seat(f"person {n}") for n in range(4)]
-    players = random_players(seed)
     timings: list[float] = []
-    while True:
-        acted = False
-        for seat, player in zip(seats, players, strict=True):
-            view = await seat.view(max(s.version for s in seats))
-            if len(view.scoresheet) >= deals:
-                await table.abandon()
-                return timings
-            command = player(view.deal) if view.deal is not None else None
-            if command is None:
-                continue
-            start = time.perf_counter()
-            try:
-                await seat.send(command, if_match=seat.version)
-            except ProblemError as error:
-                if error.code != "version_mismatch":
-                    raise
-                continue
-            timings.append(time.perf_counter() - start)
-            acted = True
-        if not acted:
-            await asyncio.sleep(0.01)
+    seats = [TimedSeat(await table.take_seat(f"person {n}"), timings) for n in range(4)]
+    await play_session(seats, random_players(seed), deals=deals)
+    await table.abandon()
+    return timings
 
 
 def _p99(values: list[float]) -> float:
