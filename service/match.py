@@ -17,12 +17,15 @@ driver takes the tables in turn.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import random
 import statistics
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import msgspec
@@ -32,7 +35,7 @@ from rich.table import Table
 from domain.game_types import SOLOS, GameType
 from domain.parties import Party
 from infra.projections import DealRecord
-from service.client import DokoClient, TableClient
+from service.client import DokoClient, ProblemError, TableClient, raise_for_problem
 from service.demo import QUIET_LOGGERS, local_service
 
 DEALS_PER_SESSION = 12
@@ -40,6 +43,28 @@ AT_ONCE = 8
 """Session pairs played at the same time."""
 POLL_SECONDS = 0.5
 Z95 = 1.96
+RETRIES = 20
+"""Attempts at a request that failed in transport or was answered 503 (a match runs for
+hours: a connection the server closed while idle, or a database wait cut off, must not
+end it)."""
+
+T = TypeVar("T")
+
+
+async def retrying(call: Callable[[], Awaitable[T]], wait: float = POLL_SECONDS) -> T:
+    """``call()``, again after ``wait`` seconds (doubling, up to 10) while it fails in
+    transport or with 503, up to `RETRIES` attempts."""
+    for _ in range(RETRIES - 1):
+        try:
+            return await call()
+        except httpx.TransportError:
+            pass
+        except ProblemError as error:
+            if error.status != 503:
+                raise
+        await asyncio.sleep(wait)
+        wait = min(2 * wait, 10.0)
+    return await call()
 
 
 class KindStats(msgspec.Struct):
@@ -108,24 +133,32 @@ def interval(values: list[float]) -> tuple[float, float, float]:
 async def _table(
     api: DokoClient, kinds: tuple[str, ...], seeds: list[str], dealer: int
 ) -> TableClient:
-    table = await api.create_table("match", seeds=seeds, first_dealer=dealer)
+    table = await retrying(lambda: api.create_table("match", seeds=seeds, first_dealer=dealer))
     for seat, kind in enumerate(kinds):
-        await table.seat_bot(kind, seat=seat, name=f"{kind} {seat}")
+        await retrying(functools.partial(table.seat_bot, kind, seat=seat, name=f"{kind} {seat}"))
     return table
 
 
 async def _records(api: DokoClient, table: TableClient, deals: int) -> list[DealRecord]:
     """The table's first ``deals`` deal records, once they are scored; a session that
     still runs then is abandoned (T4.2), so that its bots stop."""
-    while len((view := await table.view()).scoresheet) < deals and view.winners is None:
+    while len((view := await retrying(table.view)).scoresheet) < deals and view.winners is None:
         await asyncio.sleep(POLL_SECONDS)
     if view.winners is None:
-        await table.abandon()
+        try:
+            await retrying(table.abandon)
+        except ProblemError as error:  # a retried abandon that had been written (T4.2)
+            if error.status != 409:
+                raise
     records = []
     for n in range(1, deals + 1):
-        response = await api.http.get(f"{table.path}/deals/{n}", headers=table.credential)
-        response.raise_for_status()
-        records.append(msgspec.json.decode(response.content, type=DealRecord))
+
+        async def record(n: int = n) -> DealRecord:
+            response = await api.http.get(f"{table.path}/deals/{n}", headers=table.credential)
+            raise_for_problem(response)
+            return msgspec.json.decode(response.content, type=DealRecord)
+
+        records.append(await retrying(record))
     return records
 
 

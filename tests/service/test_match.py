@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 from rich.console import Console
 
 from service.cli import main
-from service.match import interval, pair_value, play_match
+from service.client import ProblemError
+from service.match import interval, pair_value, play_match, retrying
 
 
 def test_a_deal_pair_is_a_minus_b_averaged_over_both_tables() -> None:
@@ -33,6 +35,32 @@ async def test_a_match_plays_both_tables_of_a_session(base_url: str, tmp_path: P
     assert kinds["greedy"]["marriage"] == 0.0  # greedy never reserves
     for rates in kinds.values():
         assert all(0.0 <= v <= 1.0 for v in rates.values())
+
+
+async def test_a_request_is_retried_after_a_transport_error_or_a_503() -> None:
+    """A long match outlives a closed connection or a cut-off database wait; any other
+    problem (a 409) ends it at once."""
+    failures: list[Exception] = [
+        httpx.ReadError("closed"),
+        ProblemError(503, {"code": "database_unavailable"}, httpx.Headers()),
+    ]
+    calls = 0
+
+    async def flaky() -> str:
+        nonlocal calls
+        calls += 1
+        if failures:
+            raise failures.pop(0)
+        return "answer"
+
+    assert await retrying(flaky, wait=0) == "answer"
+    assert calls == 3
+
+    async def refused() -> str:
+        raise ProblemError(409, {"code": "session_over"}, httpx.Headers())
+
+    with pytest.raises(ProblemError):
+        await retrying(refused, wait=0)
 
 
 def test_the_command_checks_its_arguments(capsys: pytest.CaptureFixture[str]) -> None:
