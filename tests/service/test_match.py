@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
 import pytest
-from rich.console import Console
 
 from service.cli import main
 from service.client import ProblemError
-from service.match import interval, pair_value, play_match, retrying
+from service.match import interval, match, pair_value, retrying
 
 
 def test_a_deal_pair_is_a_minus_b_averaged_over_both_tables() -> None:
@@ -24,12 +24,21 @@ def test_a_deal_pair_is_a_minus_b_averaged_over_both_tables() -> None:
     assert (mean, low, high) == pytest.approx((2.0, 2 - 1.96, 2 + 1.96))  # stdev sqrt(2), n 2
 
 
-async def test_a_match_plays_both_tables_of_a_session(base_url: str, tmp_path: Path) -> None:
-    result = await play_match(base_url, "greedy", "random", 3, seed=3, progress=Console())
+async def test_a_match_plays_both_tables_of_a_session(
+    base_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    written = tmp_path / "match.json"
+    status = await match(base_url, None, a="greedy", b="random", deals=3, seed=3, json_file=written)
+    assert status == 0
+    result = json.loads(written.read_text())
+    assert (
+        f"greedy - random: {result['mean']:+.3f} points per deal per player"
+        in capsys.readouterr().out
+    )
     assert result["deal_pairs"] == 3  # both tables of one session, abandoned after deal 3
     pairs = result["pairs"]
     assert isinstance(pairs, list) and len(pairs) == 3
-    assert result["ci_low"] < result["mean"] < result["ci_high"]  # type: ignore[operator]
+    assert result["ci_low"] < result["mean"] < result["ci_high"]
     kinds = result["kinds"]
     assert isinstance(kinds, dict) and list(kinds) == ["greedy", "random"]
     assert kinds["greedy"]["marriage"] == 0.0  # greedy never reserves
