@@ -27,7 +27,7 @@ from infra.keyring import Keyring
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
-from service.bots import Bots
+from service.bots import HUMAN_PACE, Bots
 from service.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
 from service.headers import secure_headers
 from service.health import DatabaseWatch, keep_embedded
@@ -42,6 +42,7 @@ from service.records import Verifications
 from service.refusals import REFUSALS
 from service.streams import Hub
 from service.supervisor import Supervisor
+from service.thinking import Thinking
 from service.tickets import Tickets
 from service.visibility import Visibilities
 
@@ -58,7 +59,9 @@ class Settings(msgspec.Struct, frozen=True):
     ``max_streams_per_address`` the event streams a client address may hold open.
     ``embedded_data_dir`` is set when the service started the embedded PostgreSQL itself:
     it then starts it again if it stops. ``turn_clock_tick`` and ``turn_clock_rescan``
-    pace the turn clock (`service.clock`).
+    pace the turn clock (`service.clock`). ``bot_delay`` is how long an `expert` bot
+    waits before acting at a table with people (none at an all-bot table); ``bot_workers``
+    the processes its searches run in (none: one per core, `service.thinking`).
     """
 
     database_url: str
@@ -76,6 +79,8 @@ class Settings(msgspec.Struct, frozen=True):
     embedded_data_dir: str | None = None
     turn_clock_tick: float = TICK_SECONDS
     turn_clock_rescan: float = RESCAN_SECONDS
+    bot_delay: float = HUMAN_PACE
+    bot_workers: int | None = None
 
 
 class Services(msgspec.Struct):
@@ -156,7 +161,9 @@ def create_app(
             tables = Tables(store, project)
             visibilities = Visibilities(pool)
             hub = Hub(store, public=visibilities.public)
-            bots = Bots(tables, pool)
+            bots = Bots(
+                tables, pool, delay=settings.bot_delay, thinking=Thinking(settings.bot_workers)
+            )
             keys = Keyring(pool, signer, folder)
             await keys.start()
             clock = TurnClock(
@@ -221,6 +228,7 @@ def create_app(
                 yield
             finally:
                 await supervisor.stop()
+                bots.thinking.close()
 
     app = Litestar(
         route_handlers=[*API_ROUTES, *PAGES, serve_document],

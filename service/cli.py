@@ -131,6 +131,8 @@ def serve(args: argparse.Namespace) -> int:
         rate_expensive=args.rate_expensive,
         max_streams_per_address=args.max_streams_per_address,
         embedded_data_dir=str(pgdata) if pgdata is not None else None,
+        bot_delay=args.bot_delay,
+        bot_workers=args.bot_workers,
     )
     edge = Edge(
         max_header_bytes=args.max_header_bytes,
@@ -210,6 +212,13 @@ def register_serve(subparsers: Subparsers) -> None:
             int,
             defaults.max_streams_per_address,
             "open event streams per client address (429 beyond)",
+        ),
+        ("--bot-delay", float, defaults.bot_delay, "seconds an expert bot waits near people"),
+        (
+            "--bot-workers",
+            int,
+            defaults.bot_workers,
+            "processes bots search in (None: a core each)",
         ),
     ]
     for flag, kind, default, meaning in options:
@@ -754,11 +763,55 @@ def register_demo(subparsers: Subparsers) -> None:
     parser.set_defaults(handler=run_demo)
 
 
+def run_match(args: argparse.Namespace) -> int:
+    """Play a duplicate match between two bot kinds and print the interval."""
+    from infra.database import database_url
+    from service.match import match
+
+    url = None if args.url else database_url(args.database_url, data_dir=args.data_dir)
+    return asyncio.run(
+        match(
+            args.url,
+            url,
+            a=args.a,
+            b=args.b,
+            deals=args.deals,
+            seed=args.seed,
+            json_file=args.json,
+        )
+    )
+
+
+def _positive(text: str) -> int:
+    """A whole number of at least 1 (an argparse type)."""
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not at least 1")
+    return number
+
+
+def register_match(subparsers: Subparsers) -> None:
+    """``doko match --a KIND --b KIND --deals N [--seed S] [--url URL] [--json FILE]``."""
+    from service.bots import BotKind
+
+    kinds = [k.value for k in BotKind]
+    parser = subparsers.add_parser("match", help="a duplicate match between two bot kinds")
+    add_database_options(parser)
+    parser.add_argument("--a", required=True, choices=kinds, help="the first bot kind")
+    parser.add_argument("--b", required=True, choices=kinds, help="the second bot kind")
+    parser.add_argument("--deals", type=_positive, required=True, help="deal pairs to play")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the deals")
+    parser.add_argument("--url", help="use a running service instead of starting one")
+    parser.add_argument("--json", type=Path, help="write the result to this file")
+    parser.set_defaults(handler=run_match)
+
+
 COMMANDS: list[Callable[[Subparsers], None]] = [
     register_db,
     register_serve,
     register_openapi,
     register_demo,
+    register_match,
     register_projections,
     register_replay,
     register_verify,

@@ -1,0 +1,196 @@
+"""The lean simulation core of the search: bit sets over the 48 cards (R2.1).
+
+A hand is an ``int`` whose bits ``2 * code`` and ``2 * code + 1`` are the two copies of
+the card ``CODES[code]`` (the order of `domain.cards.Card`). Each game type's order
+(R3.1, R3.2, R5.2-R5.5) is precomputed from `domain.game_types.ORDERS` into a `Tables`:
+one mask per category for following (R3.3) and one key per card for winning (R3.4).
+Scoring (R7-R10) works on the tricks as codes. The property test
+``tests/expert/test_core.py`` keeps all of it equal to `domain/` on random states.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.cards import CARD_POINTS, Card, Suit
+from domain.game_types import TRUMP, GameType, order_of
+
+CODES: tuple[Card, ...] = tuple(Card)
+CODE: dict[Card, int] = {c: i for i, c in enumerate(CODES)}
+POINTS: tuple[int, ...] = tuple(CARD_POINTS[c] for c in CODES)
+QC = CODE[Card.QC]
+JC = CODE[Card.JC]
+AD = CODE[Card.AD]
+PAIR: tuple[int, ...] = tuple(3 << (2 * i) for i in range(len(CODES)))
+"""The two bits of each code."""
+
+TRUMP_CATEGORY = 0
+_CATEGORIES = {TRUMP: 0, Suit.CLUBS.value: 1, Suit.SPADES.value: 2, Suit.HEARTS.value: 3}
+_CATEGORIES[Suit.DIAMONDS.value] = 4
+
+
+class Tables(msgspec.Struct, frozen=True):
+    """A game type's order as arrays: ``category[code]`` (0 trump, 1-4 C S H D),
+    ``masks[category]`` (every bit of that category), ``key[code]`` (higher wins; trumps
+    above every plain card) and ``cheap[code]`` (the rollout's "cheapest card" rank)."""
+
+    game_type: GameType
+    category: tuple[int, ...]
+    masks: tuple[int, ...]
+    key: tuple[int, ...]
+    cheap: tuple[int, ...]
+
+
+def _tables(game_type: GameType) -> Tables:
+    order = order_of(game_type)
+    category = tuple(_CATEGORIES[order.category[c]] for c in CODES)
+    key = tuple(order.strength[c] + (1000 if order.is_trump(c) else 0) for c in CODES)
+    masks = tuple(sum(PAIR[i] for i in range(len(CODES)) if category[i] == cat) for cat in range(5))
+    cheap = tuple(POINTS[i] * 10000 + key[i] for i in range(len(CODES)))
+    return Tables(game_type, category, masks, key, cheap)
+
+
+TABLES: dict[GameType, Tables] = {g: _tables(g) for g in GameType}
+"""R5.6: the precomputed order of every game type."""
+
+
+def mask_of(cards: tuple[Card, ...] | list[Card]) -> int:
+    """The bit set of some cards (each card at most twice)."""
+    hand = 0
+    for c in cards:
+        pair = PAIR[CODE[c]]
+        low = pair & -pair
+        hand |= low if not hand & low else low << 1
+    return hand
+
+
+def codes_of(hand: int) -> list[int]:
+    """The distinct codes in a bit set, lowest first."""
+    codes = []
+    while hand:
+        code = ((hand & -hand).bit_length() - 1) >> 1
+        codes.append(code)
+        hand &= ~PAIR[code]
+    return codes
+
+
+def count(hand: int, code: int) -> int:
+    """How many copies of ``code`` the bit set holds (0-2)."""
+    return (hand >> (2 * code) & 3).bit_count()
+
+
+def without(hand: int, code: int) -> int:
+    """The bit set with one copy of ``code`` taken out (the higher bit first)."""
+    high = 2 << (2 * code)
+    return hand ^ high if hand & high else hand ^ (high >> 1)
+
+
+def legal(hand: int, led: int | None, tables: Tables) -> int:
+    """R3.3: the bits the hand may play: of the led card's category if it holds one."""
+    if led is None:
+        return hand
+    following = hand & tables.masks[tables.category[led]]
+    return following or hand
+
+
+def winning_index(cards: list[int] | tuple[int, ...], tables: Tables) -> int:
+    """R3.4: the index of the winning card; a later identical card does not beat it."""
+    category, key = tables.category, tables.key
+    led = category[cards[0]]
+    best, best_key = 0, key[cards[0]]
+    for i in range(1, len(cards)):
+        c = cards[i]
+        cat = category[c]
+        if (cat in (TRUMP_CATEGORY, led)) and key[c] > best_key:
+            best, best_key = i, key[c]
+    return best
+
+
+class Facts(msgspec.Struct, frozen=True):
+    """A finished deal in codes: ``tricks`` as (leader, four codes), ``re`` the Re seats
+    (after a marriage's clarification), ``solo`` whether it is scored as a solo, and each
+    party's announced level (0-5)."""
+
+    game_type: GameType
+    tricks: tuple[tuple[int, tuple[int, ...]], ...]
+    re: frozenset[int]
+    solo: bool
+    re_level: int
+    kontra_level: int
+
+
+_OWN_TARGET = (0, 0, 151, 181, 211)
+_AGAINST_TARGET = (0, 0, 90, 60, 30)
+_REACHED = ((2, 120), (3, 90), (4, 60), (5, 30))
+
+
+def _reaches(
+    own: int, opposing: int, pts: int, won: int, lost: int, re: bool, only_k: bool
+) -> bool:
+    """R7.1-R7.4: whether a party with ``pts`` card points and ``won`` tricks (the
+    opponents ``lost``) reached its target."""
+    if own >= 2:
+        return lost == 0 if own == 5 else pts >= _OWN_TARGET[own]
+    if opposing >= 2:
+        return won >= 1 if opposing == 5 else pts >= _AGAINST_TARGET[opposing]
+    if re:
+        return pts >= (120 if only_k else 121)
+    return pts >= (121 if only_k else 120)
+
+
+def _under(pts: int, tricks: int) -> int:
+    """R8.1: 1 each for ending under 90, 60, 30 and with no trick."""
+    return (pts < 90) + (pts < 60) + (pts < 30) + (tricks == 0)
+
+
+def outcome(facts: Facts) -> tuple[int | None, int]:
+    """R7-R9: who won (1 Re, -1 Kontra, None: nobody, R7.5) and the game value from Re's
+    side, as `domain.scoring.score` has them."""
+    re_seats = facts.re
+    tables = TABLES[facts.game_type]
+    re_pts = re_tricks = extras = 0
+    last = len(facts.tricks) - 1
+    for n, (leader, cards) in enumerate(facts.tricks):
+        best = winning_index(cards, tables)
+        pts = POINTS[cards[0]] + POINTS[cards[1]] + POINTS[cards[2]] + POINTS[cards[3]]
+        re_won = (leader + best) % 4 in re_seats
+        if re_won:
+            re_pts += pts
+            re_tricks += 1
+        if facts.solo:
+            continue
+        sign = 1 if re_won else -1
+        extras += sign * (pts >= 40)
+        for i, c in enumerate(cards):
+            if c == AD and (((leader + i) % 4) in re_seats) != re_won:
+                extras += sign
+        if n == last and cards[best] == JC:
+            extras += sign
+    ko_pts, ko_tricks = 240 - re_pts, 12 - re_tricks
+    rl, kl = facts.re_level, facts.kontra_level
+    only_k = kl >= 1 and rl == 0
+    if _reaches(rl, kl, re_pts, re_tricks, ko_tricks, True, only_k):
+        winner: int | None = 1
+    elif _reaches(kl, rl, ko_pts, ko_tricks, re_tricks, False, only_k):
+        winner = -1
+    else:
+        winner = None
+    total = 0
+    if winner is not None:
+        loser_pts, loser_tricks = (ko_pts, ko_tricks) if winner == 1 else (re_pts, re_tricks)
+        announced = 2 * (rl >= 1) + 2 * (kl >= 1) + max(rl - 1, 0) + max(kl - 1, 0)
+        total += winner * (1 + _under(loser_pts, loser_tricks) + announced)
+        if winner == -1 and not facts.solo:
+            extras -= 1  # R9.1 against the old ladies
+    else:
+        total += _under(ko_pts, ko_tricks) - _under(re_pts, re_tricks)
+    for level, threshold in _REACHED:
+        total += (kl >= level and re_pts >= threshold) - (rl >= level and ko_pts >= threshold)
+    return winner, total + extras
+
+
+def entry(facts: Facts, seat: int, game_value: int) -> int:
+    """R10: the seat's scoresheet entry for a game value from Re's side."""
+    if seat in facts.re:
+        return 3 * game_value if facts.solo else game_value
+    return -game_value

@@ -1,0 +1,64 @@
+"""The expert player: decides from the seat's `Observation` alone (issue 20).
+
+Reservations by playing the hand's contracts out (`expert.reservations`), cards and
+announcements by determinized search (`expert.search`). Chance comes in through the
+chooser only (it seeds the search's generator), and the budget is a count, so the same
+observation, chooser state and budget give the same decision.
+"""
+
+from __future__ import annotations
+
+import random
+
+from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
+from domain.observations import Observation
+from domain.players import Chooser
+from expert.core import CODES
+from expert.reservations import best_contract, contract_means
+from expert.search import Budget, announcement, evaluate
+
+DEFAULT_BUDGET = Budget()
+
+
+def acts_now(observation: Observation) -> bool:
+    """Whether the expert has something to decide now: only on its own turn (to declare,
+    name a contract or play; it announces before its card)."""
+    options = observation.options
+    return bool(options.declarations or options.contracts or options.cards)
+
+
+def decide(observation: Observation, seed: str) -> DealCommand | None:
+    """`expert_action` with chance from ``random.Random(seed)``: what a process pool runs."""
+    return expert_action(observation, random.Random(seed))
+
+
+def expert_action(
+    observation: Observation, chooser: Chooser, budget: Budget = DEFAULT_BUDGET
+) -> DealCommand | None:
+    """The expert's action for the viewing seat, or None when it has nothing to do now.
+
+    It announces only on its own turn, before its card (R6.2's deadlines count its own
+    cards, so a turn is always early enough when the word is allowed at all).
+    """
+    seat = observation.viewer
+    assert seat is not None
+    options = observation.options
+    if options.declarations:
+        rng = random.Random(chooser.randrange(1 << 30))
+        contract = best_contract(contract_means(observation, rng, budget))
+        return Declare(seat, Declaration.HEALTHY if contract is None else Declaration.RESERVATION)
+    if options.contracts:
+        rng = random.Random(chooser.randrange(1 << 30))
+        means = contract_means(observation, rng, budget)
+        weighed = [g for g in options.contracts if g in means]  # those it reserved for
+        return NameContract(seat, max(weighed or options.contracts, key=lambda g: means.get(g, 0)))
+    if not acts_now(observation):
+        return None
+    if len(options.cards) == 1 and not options.announcements:
+        return PlayCard(seat, options.cards[0])
+    rng = random.Random(chooser.randrange(1 << 30))
+    evaluation = evaluate(observation, rng, budget)
+    word = announcement(observation, evaluation) if options.announcements else None
+    if word is not None:
+        return Announce(seat, word)
+    return PlayCard(seat, CODES[evaluation.best])

@@ -1,0 +1,109 @@
+"""Reservations and contracts (R4, R5): a solo or a marriage when the hand is worth it.
+
+The hand is evaluated, not drawn by chance: every contract the hand could carry (a solo
+with enough of that solo's trumps, a marriage with both QC) and the game without
+reservation (normal, or a silent solo with both QC, R4.5) are played out on the same
+determinizations with the same rollout seeds, and the contract with the best mean
+scoresheet entry wins; a solo must beat the game without reservation by `SOLO_MARGIN`,
+since its entries count three times (R10.2) and the rollouts are optimistic.
+"""
+
+from __future__ import annotations
+
+import random
+
+from domain.cards import Card, Rank
+from domain.game_types import SOLOS, GameType
+from domain.observations import Observation
+from expert.core import QC, TABLES, TRUMP_CATEGORY, count, entry, mask_of, outcome
+from expert.inference import sample
+from expert.playout import Position, play_out
+from expert.search import Budget, position
+
+SOLO_MARGIN = 1.5
+"""How much more a solo must be expected to score than the game without reservation."""
+
+SOLO_TRUMPS: dict[GameType, int] = {
+    GameType.DIAMONDS_SOLO: 8,
+    GameType.HEARTS_SOLO: 8,
+    GameType.SPADES_SOLO: 8,
+    GameType.CLUBS_SOLO: 8,
+    GameType.QUEEN_SOLO: 4,
+    GameType.JACK_SOLO: 4,
+}
+"""The fewest trumps of a solo's own order for it to be considered (R5.2-R5.4)."""
+
+FLEISCHLOS_ACES = 3
+"""The fewest aces for a fleischloser to be considered (R5.5)."""
+
+
+def candidates(hand: tuple[Card, ...]) -> list[GameType]:
+    """The contracts worth playing out for this hand (R4.2: a marriage needs both QC)."""
+    bits = mask_of(list(hand))
+    found = []
+    for game_type, fewest in SOLO_TRUMPS.items():
+        trumps = (bits & TABLES[game_type].masks[TRUMP_CATEGORY]).bit_count()
+        if trumps >= fewest:
+            found.append(game_type)
+    if sum(c.rank is Rank.ACE for c in hand) >= FLEISCHLOS_ACES:
+        found.append(GameType.FLEISCHLOS)
+    if count(bits, QC) == 2:
+        found.append(GameType.MARRIAGE)
+    return found
+
+
+def _start(observation: Observation, game_type: GameType, hands: tuple[int, ...]) -> Position:
+    """The deal before its first lead, played as ``game_type`` by the viewer."""
+    viewer = observation.viewer
+    assert viewer is not None
+    first = int(observation.dealer.left())
+    if game_type is GameType.NORMAL:
+        return position(observation, hands)
+    marriage = int(viewer) if game_type is GameType.MARRIAGE else None
+    return Position(
+        TABLES[game_type],
+        game_type,
+        hands,
+        (),
+        first,
+        (),
+        frozenset({int(viewer)}),
+        marriage,
+        game_type in SOLOS,
+        0,
+        0,
+    )
+
+
+def contract_means(
+    observation: Observation, rng: random.Random, budget: Budget
+) -> dict[GameType, float]:
+    """The mean entry of every candidate contract and of `GameType.NORMAL` (no reservation)."""
+    viewer = observation.viewer
+    assert viewer is not None
+    games = [GameType.NORMAL, *candidates(observation.hand)]
+    if len(games) == 1:
+        return {GameType.NORMAL: 0.0}
+    totals = dict.fromkeys(games, 0)
+    per_sample = max(1, budget.iterations // len(games))
+    for _ in range(budget.samples):
+        hands = sample(observation, rng)
+        seeds = [rng.randrange(1 << 30) for _ in range(per_sample)]
+        for game_type in games:
+            start = _start(observation, game_type, hands)
+            for seed in seeds:
+                facts = play_out(start, None, random.Random(seed))
+                totals[game_type] += entry(facts, int(viewer), outcome(facts)[1])
+    n = budget.samples * per_sample
+    return {g: totals[g] / n for g in games}
+
+
+def best_contract(means: dict[GameType, float]) -> GameType | None:
+    """The contract to name, or None to play without reservation."""
+    normal = means[GameType.NORMAL]
+    best, best_mean = None, normal
+    for game_type, mean in means.items():
+        margin = SOLO_MARGIN if game_type in SOLOS else 0.0
+        if game_type is not GameType.NORMAL and mean > best_mean and mean > normal + margin:
+            best, best_mean = game_type, mean
+    return best

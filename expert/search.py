@@ -1,0 +1,171 @@
+"""Determinized search: which card to play, and whether an announcement pays.
+
+**The choice: perfect-information Monte-Carlo (PIMC) with flat rollouts at the root.**
+Sievers & Helmert ("A Doppelkopf Player Based on UCT", KI 2015; silvansievers/doko,
+``uct.cpp``) run UCT on about 10 determinized card assignments with 1,000 rollouts each,
+in C++; FreeDoko's AI plays heuristics first and then Monte-Carlo / virtual games over
+hands inferred from what was played; Information Set MCTS (Cowling, Powley & Whitehouse
+2012) searches one tree over all determinizations and so avoids *strategy fusion*, but
+needs many thousands of iterations before its tree means more than its root. A decision
+here must take about 100 ms in Python, which buys some hundred rollouts: too few for any
+tree to grow past its root, whether UCT per determinization or ISMCTS. So the tree is the
+root alone: each legal card is scored by rollouts on every determinization (the same
+determinizations and the same rollout seeds for every card: common random numbers, so
+cards are compared on the same luck), and the card with the best mean scoresheet entry
+of the viewer is played. The rollout policy is FreeDoko's lesson, a cheap heuristic
+player instead of random cards (`expert.playout.policy`); the evaluator is the deal's
+own score (`expert.core.outcome`, R7-R10), kept apart from both. The known weakness of
+PIMC, that the rollouts see all hands, is the price of the budget; the inference
+(`expert.inference`) at least never deals a hand the observation rules out.
+
+The same rollouts price the announcements (R6): a rollout's play does not depend on what
+was announced, so each finished rollout is scored again as if the party had also said
+the word, which gives the chance of making it and the expected gain at stake.
+
+Pure and reproducible: chance comes from the ``random.Random`` the caller seeds from its
+chooser, and the budget is a count (determinizations x rollouts), never a clock.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+
+from domain.announcements import Word
+from domain.game_types import SOLOS, GameType
+from domain.observations import Observation
+from domain.parties import Party
+from domain.seats import SEATS
+from expert.core import CODE, QC, TABLES, Facts, count, entry, outcome
+from expert.inference import played_cards, sample
+from expert.playout import Position, play_out
+
+
+class Budget(msgspec.Struct, frozen=True):
+    """The search's budget: ``samples`` determinizations, ``iterations`` rollouts on each
+    (shared among the legal cards, at least one per card)."""
+
+    samples: int = 8
+    iterations: int = 16
+
+
+CHANCE_NEEDED: dict[int, float] = {1: 0.7, 2: 0.8, 3: 0.88, 4: 0.94, 5: 0.98}
+"""The estimated chance of winning a party needs before it adds an announcement of each
+level (1 re/kontra ... 5 schwarz): a lost announcement costs the opponents' points too."""
+
+
+class Evaluation(msgspec.Struct, frozen=True):
+    """The search's answer: the best card's code, the mean entry of every searched card,
+    and the best card's finished rollouts (to price announcements)."""
+
+    best: int
+    means: dict[int, float]
+    rollouts: tuple[Facts, ...]
+
+
+def levels(observation: Observation) -> tuple[int, int]:
+    """Re's and Kontra's announced levels (R6: words included)."""
+    level = {Party.RE: 0, Party.KONTRA: 0}
+    for a in observation.announcements:
+        level[a.party] = max(level[a.party], *(w.level for w in a.words))
+    return level[Party.RE], level[Party.KONTRA]
+
+
+def position(observation: Observation, hands: tuple[int, ...]) -> Position:
+    """The determinized deal: the observation with these hands (R4.4-R4.6, R5.1)."""
+    game_type = observation.game_type or GameType.NORMAL
+    tricks = played_cards(observation)
+    qcs = [count(hands[s], QC) for s in range(4)]
+    for leader, cards in tricks:
+        for i, c in enumerate(cards):
+            if c == QC:
+                qcs[(leader + i) % 4] += 1
+    marriage = None
+    declarer = observation.declarer
+    if game_type is GameType.NORMAL and 2 in qcs:
+        game_type = GameType.SILENT_SOLO
+        re, solo = frozenset({qcs.index(2)}), True
+    elif game_type is GameType.NORMAL:
+        re, solo = frozenset(s for s in range(4) if qcs[s]), False
+    elif game_type is GameType.MARRIAGE and observation.marriage_clarified_in is None:
+        assert declarer is not None
+        re, solo, marriage = frozenset({int(declarer)}), False, int(declarer)
+    elif game_type is GameType.MARRIAGE:
+        re = frozenset(int(s) for s in SEATS if observation.parties[s] is Party.RE)
+        solo = len(re) == 1
+    else:
+        assert declarer is not None and (game_type in SOLOS or game_type is GameType.SILENT_SOLO)
+        re, solo = frozenset({int(declarer)}), True
+    complete = tuple(tricks[: len(observation.tricks)])
+    current = tricks[len(observation.tricks)] if observation.trick else None
+    leader = (
+        current[0]
+        if current
+        else (observation.tricks[-1].winner if observation.tricks else observation.dealer.left())
+    )
+    re_level, kontra_level = levels(observation)
+    return Position(
+        TABLES[game_type],
+        game_type,
+        hands,
+        complete,
+        int(leader),
+        current[1] if current else (),
+        re,
+        marriage,
+        solo,
+        re_level,
+        kontra_level,
+    )
+
+
+def evaluate(observation: Observation, rng: random.Random, budget: Budget) -> Evaluation:
+    """Score every legal card by rollouts on determinizations (see the module docstring)."""
+    viewer = observation.viewer
+    assert viewer is not None
+    cards = [CODE[c] for c in observation.options.cards]
+    per_card = max(1, budget.iterations // len(cards))
+    totals = dict.fromkeys(cards, 0)
+    rollouts: dict[int, list[Facts]] = {c: [] for c in cards}
+    for _ in range(budget.samples):
+        pos = position(observation, sample(observation, rng))
+        seeds = [rng.randrange(1 << 30) for _ in range(per_card)]
+        for c in cards:
+            for seed in seeds:
+                facts = play_out(pos, c, random.Random(seed))
+                totals[c] += entry(facts, int(viewer), outcome(facts)[1])
+                rollouts[c].append(facts)
+    n = budget.samples * per_card
+    means = {c: totals[c] / n for c in cards}
+    best = max(cards, key=lambda c: (means[c], -c))
+    return Evaluation(best, means, tuple(rollouts[best]))
+
+
+def announcement(observation: Observation, evaluation: Evaluation) -> Word | None:
+    """R6: the highest allowed word whose estimated chance of winning reaches
+    `CHANCE_NEEDED` for its level and whose expected entry beats saying nothing."""
+    viewer = observation.viewer
+    assert viewer is not None
+    party = observation.parties[viewer]
+    assert party is not None  # a seat that may announce knows its party (R6.9)
+    side = 1 if party is Party.RE else -1
+    base = sum(_entry(f, int(viewer)) for f in evaluation.rollouts)
+    chosen = None
+    for allowance in observation.options.announcements:
+        level = allowance.word.level
+        said = [
+            msgspec.structs.replace(f, re_level=level)
+            if side == 1
+            else msgspec.structs.replace(f, kontra_level=level)
+            for f in evaluation.rollouts
+        ]
+        wins = sum(outcome(f)[0] == side for f in said)
+        gain = sum(_entry(f, int(viewer)) for f in said) - base
+        if wins >= CHANCE_NEEDED[level] * len(said) and gain > 0:
+            chosen = allowance.word
+    return chosen
+
+
+def _entry(facts: Facts, seat: int) -> int:
+    return entry(facts, seat, outcome(facts)[1])

@@ -1,0 +1,149 @@
+"""The expert player (issue 20): it never cheats, it is reproducible, it reserves by the hand.
+
+The deals are hand-made (`tests.domain.builders`) or played on by the domain's random
+player; the expectations come from what a seat may know (R3.3, R4.4) and from hands a
+club player reads at a glance.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+
+import msgspec
+import pytest
+
+from domain.cards import Card
+from domain.commands import Declaration, Declare, NameContract, PlayCard
+from domain.deal import DealState
+from domain.game_types import SOLOS, GameType, order_of
+from domain.observations import observe
+from domain.players import random_action
+from domain.seats import SEATS, Seat
+from domain.simulation import next_command
+from expert.inference import sample
+from expert.player import decide, expert_action
+from expert.reservations import candidates
+from expert.search import Budget
+from tests.domain.builders import deal_state, fill, hand, run, start_play
+
+BUDGET = Budget(samples=4, iterations=8)
+SMALL = Budget(samples=1, iterations=2)
+
+
+def _midgame(seed: int) -> tuple[DealState, Seat]:
+    """A normal game after four random tricks, at a turn with a choice of cards."""
+    state, _ = start_play(deal_state(fill({Seat(0): "QC", Seat(2): "QC"})))
+    rng = random.Random(seed)
+    while True:
+        turn = state.turn
+        assert turn is not None
+        if len(state.tricks) >= 4 and len(observe(state, turn).options.cards) > 1:
+            return state, turn
+        command = next_command(state, rng, random_action)
+        assert command is not None
+        state, _ = run(state, command)
+
+
+def _swap_hidden(state: DealState, viewer: Seat) -> DealState:
+    """The state with a card of one other seat swapped for a different card of the same
+    category of another (no QC, so the parties stay; no void changes): hidden from the
+    viewer."""
+    assert state.game_type is not None
+    category = order_of(state.game_type).category
+    others = [s for s in SEATS if s is not viewer]
+    for a, b in itertools.combinations(others, 2):
+        for x, y in itertools.product(state.hands[a], state.hands[b]):
+            if x != y and category[x] == category[y] and Card.QC not in (x, y):
+                hands = list(state.hands)
+                hands[a] = tuple(y if c is x else c for c in hands[a])
+                hands[b] = tuple(x if c is y else c for c in hands[b])
+                return msgspec.structs.replace(state, hands=tuple(hands))
+    raise AssertionError("no card to swap")
+
+
+def test_it_never_cheats() -> None:
+    """Two states that differ only in hidden cards, one observation: the same decision."""
+    for seed in range(3):
+        state, viewer = _midgame(seed)
+        other = _swap_hidden(state, viewer)
+        assert other.hands != state.hands
+        assert observe(other, viewer) == observe(state, viewer)
+        first = expert_action(observe(state, viewer), random.Random(seed), BUDGET)
+        second = expert_action(observe(other, viewer), random.Random(seed), BUDGET)
+        assert first is not None
+        assert first == second
+        if isinstance(first, PlayCard):
+            assert first.card in observe(state, viewer).options.cards
+
+
+def test_it_is_reproducible() -> None:
+    """The same observation, seed and budget give the same decision, every time."""
+    state, viewer = _midgame(11)
+    decisions = {expert_action(observe(state, viewer), random.Random(7), BUDGET) for _ in range(3)}
+    assert len(decisions) == 1
+
+
+def _reserve(cards: str) -> tuple[Declare, NameContract | None]:
+    """Seat 1's declaration on this hand (it declares first), and its contract if it
+    reserved while the others said healthy."""
+    state = deal_state(fill({Seat(1): cards}), dealer=Seat.NORTH)
+    declared = expert_action(observe(state, Seat(1)), random.Random(1), BUDGET)
+    assert isinstance(declared, Declare)
+    if declared.declaration is Declaration.HEALTHY:
+        return declared, None
+    state, _ = run(
+        state,
+        declared,
+        *(Declare(s, Declaration.HEALTHY) for s in (Seat(2), Seat(3), Seat(0))),
+    )
+    named = expert_action(observe(state, Seat(1)), random.Random(1), BUDGET)
+    assert isinstance(named, NameContract)
+    return declared, named
+
+
+def test_it_reserves_by_the_hand() -> None:
+    """Six queens, both JC and three aces: a solo (R5); a hand of nines and kings: healthy."""
+    declared, named = _reserve("QS QS QH QH QD QD JC JC AC AC AS AH")
+    assert declared.declaration is Declaration.RESERVATION
+    assert named is not None and named.contract in SOLOS
+    declared, named = _reserve("9C 9C KC KS KS 9S 9S 9H 9H KH KH 9D")
+    assert declared.declaration is Declaration.HEALTHY
+    assert named is None
+
+
+def test_it_plays_marriages_and_solos_to_the_end() -> None:
+    """Four experts play a marriage (R4.6) and a clubs solo (R5.2) through the rules: every
+    action they choose is accepted, and the deal is scored after 12 tricks."""
+    for contracts in ({Seat(1): GameType.MARRIAGE}, {Seat(2): GameType.CLUBS_SOLO}):
+        state, _ = start_play(deal_state(fill({Seat(1): "QC QC"})), contracts)
+        assert state.game_type is next(iter(contracts.values()))
+        rng = random.Random(5)
+        while state.score is None:
+            command = next_command(state, rng, functools.partial(expert_action, budget=SMALL))
+            assert command is not None
+            state, _ = run(state, command)
+        assert len(state.tricks) == 12
+
+
+def test_the_pool_runs_the_same_decision() -> None:
+    """`decide` (what a worker process runs) is `expert_action` seeded by the string."""
+    state, viewer = _midgame(2)
+    observation = observe(state, viewer)
+    assert decide(observation, "t:7:1") == expert_action(observation, random.Random("t:7:1"))
+
+
+def test_a_marriage_is_weighed_with_both_qc() -> None:
+    """R4.2: only a hand with both QC may name a marriage, so only then is it weighed."""
+    assert GameType.MARRIAGE in candidates(hand("QC QC 9C 9C KC KS KS 9S 9S 9H 9H KH"))
+    assert GameType.MARRIAGE not in candidates(hand("QC QS 9C 9C KC KS KS 9S 9S 9H 9H KH"))
+
+
+def test_an_inconsistent_observation_has_no_deal() -> None:
+    """The other seats said to hold no card while cards are unseen: no deal fits."""
+    state, viewer = _midgame(3)
+    observation = observe(state, viewer)
+    sizes = tuple(0 if s is not viewer else n for s, n in enumerate(observation.hand_sizes))
+    with pytest.raises(ValueError, match="no deal"):
+        sample(msgspec.structs.replace(observation, hand_sizes=sizes), random.Random(1))
