@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,6 +36,7 @@ from domain.table import InvitationRotated, TableEvent
 from infra.tables import Loaded
 from service.auth import TOKEN, bearer, token_hash, viewer_with
 from service.clock import Now
+from service.draws import fresh_secret
 from service.problems import ServiceError
 
 TICKET_SECONDS = 60
@@ -46,6 +46,7 @@ _ISSUE = """
     WITH expired AS (DELETE FROM stream_tickets WHERE expires_at <= $5)
     INSERT INTO stream_tickets (ticket_hash, stream_id, credential_hash, expires_at)
     VALUES ($1, $2, $3, $4)
+    ON CONFLICT (ticket_hash) DO NOTHING
 """
 _USE = """
     DELETE FROM stream_tickets WHERE ticket_hash = $1 AND stream_id = $2
@@ -69,8 +70,10 @@ class Tickets:
         self._now = now
 
     async def issue(self, table_id: str, credential: str | None) -> StreamTicket:
-        """A new ticket for the table's stream, standing for ``credential`` (None: none)."""
-        ticket = secrets.token_urlsafe(32)
+        """A new ticket for the table's stream, standing for ``credential`` (None: none);
+        drawn like a token (`service.draws`), so that a request with an Idempotency-Key run
+        again after its answer was lost issues the same ticket."""
+        ticket = fresh_secret(32)
         now = self._now()
         expires = now + timedelta(seconds=TICKET_SECONDS)
         digest = token_hash(credential) if credential is not None else ""
