@@ -77,6 +77,7 @@ def settings(db_url: str, **overrides: Any) -> Settings:
         "rate_expensive": UNLIMITED,
         "migrate": False,
         "pool_size": 6,
+        "bot_delay": 0.0,  # expert bots act at once (their human pace: test_expert_bots)
     }
     values.update(overrides)
     return Settings(**values)
