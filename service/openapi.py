@@ -28,6 +28,7 @@ from service.idempotency import declare
 from service.lobby import LOBBY_ROUTES
 from service.routes import ROUTES, IfNoneMatch
 from service.seating import SEATING_ROUTES
+from service.stream_schemas import describe_streams
 
 VERSION = "0.1.0"
 
@@ -58,7 +59,7 @@ def openapi_document() -> dict[str, Any]:
     declares Idempotency-Key (`service.idempotency.declare`)."""
     app = Litestar(API_ROUTES, openapi_config=openapi_config())
     declare(app)
-    return app.openapi_schema.to_schema()
+    return describe_streams(app.openapi_schema.to_schema())
 
 
 def render(document: dict[str, Any]) -> str:
