@@ -24,11 +24,12 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import ControllerRouterHandler
 
 from service.conditional import conditional, tag_of
+from service.document import finish
 from service.idempotency import declare
 from service.lobby import LOBBY_ROUTES
 from service.routes import ROUTES, IfNoneMatch
+from service.document import finish
 from service.seating import SEATING_ROUTES
-from service.stream_schemas import describe_streams
 
 VERSION = "0.1.0"
 
@@ -59,7 +60,7 @@ def openapi_document() -> dict[str, Any]:
     declares Idempotency-Key (`service.idempotency.declare`)."""
     app = Litestar(API_ROUTES, openapi_config=openapi_config())
     declare(app)
-    return describe_streams(app.openapi_schema.to_schema())
+    return finish(app.openapi_schema.to_schema())
 
 
 def render(document: dict[str, Any]) -> str:

@@ -27,6 +27,7 @@ from domain.table import InvalidTableOption
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.tables import TableNotFound, VersionMismatch
+from service.validation import described, reworded
 
 RETRY_AFTER = 1
 """Seconds a client is told to wait before retrying while the database is unavailable."""
@@ -141,12 +142,13 @@ def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[
     status = exc.status_code
     code = getattr(exc, "code", None) or _CODES.get(status, "http_error")
     errors = getattr(exc, "errors", None)
+    detail = exc.detail if not isinstance(exc, NotFoundException) else "no such resource"
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
-        errors = [e if isinstance(e, dict) else {"message": str(e)} for e in exc.extra]
+        errors = [reworded(e if isinstance(e, dict) else {"message": str(e)}) for e in exc.extra]
+        detail = described(errors)
     headers = dict(exc.headers or {})
     if status == 429 and "Retry-After" not in headers:
         headers["Retry-After"] = headers.get("RateLimit-Reset", "1")
-    detail = exc.detail if not isinstance(exc, NotFoundException) else "no such resource"
     return problem(request, status, code, detail, errors=errors, headers=headers)
 
 

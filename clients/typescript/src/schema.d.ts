@@ -505,7 +505,7 @@ export interface components {
         };
         /**
          * Card
-         * @description One of the 24 card codes; its value is the code (``"QC"``, ``"10H"``).
+         * @description One of the 24 card codes; its value is the code (`"QC"`, `"10H"`).
          * @example 10H
          * @enum {string}
          */
@@ -656,10 +656,10 @@ export interface components {
          * DealingMethod
          * @description How a table's deals come about (R2.2), known to everyone before anyone sits.
          *
-         *         ``seeded``: server seeds, committed to when the table is created and mixed with the
-         *         players' entropy, so that no one alone controls the hands. ``host_seeded``: seeds
+         *         `seeded`: server seeds, committed to when the table is created and mixed with the
+         *         players' entropy, so that no one alone controls the hands. `host_seeded`: seeds
          *         chosen by the host (shared between tables for identical hands): whoever chose them
-         *         can know every hand, and no entropy is taken. ``preset``: hands set by a tournament
+         *         can know every hand, and no entropy is taken. `preset`: hands set by a tournament
          *         director.
          * @enum {string}
          */
@@ -1007,8 +1007,8 @@ export interface components {
         };
         /**
          * SeatStatus
-         * @description A seat: ``free`` before the session, ``vacant`` during it (T2.1, T2.2), ``seated``, or
-         *         ``away`` (its turns played by the stand-in at once, T3.3).
+         * @description A seat: `free` before the session, `vacant` during it (T2.1, T2.2), `seated`, or
+         *         `away` (its turns played by the stand-in at once, T3.3).
          * @default seated
          * @enum {string}
          */
@@ -1144,8 +1144,8 @@ export interface components {
         TableEvent: components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"];
         /**
          * TableStatus
-         * @description Where a table is in its life: seats free (``open``), ``playing``, ``finished``
-         *         (R1.3), ``abandoned`` (T4.2), or ``closed`` before it started (T4.1).
+         * @description Where a table is in its life: seats free (`open`), `playing`, `finished`
+         *         (R1.3), `abandoned` (T4.2), or `closed` before it started (T4.1).
          * @default open
          * @enum {string}
          */
@@ -1317,11 +1317,11 @@ export interface operations {
     streamFeed: {
         parameters: {
             query?: {
-                after?: number | null;
+                after?: number;
             };
             header?: {
                 /** @description resume after this id */
-                "Last-Event-ID"?: string | null;
+                "Last-Event-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1466,15 +1466,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only tables with this status (repeatable) */
-                status?: components["schemas"]["TableStatus"][] | null;
+                status?: components["schemas"]["TableStatus"][];
                 /** @description the `next` of the previous page */
-                before?: number | null;
+                before?: number;
                 /** @description tables per page */
                 limit?: number;
             };
             header?: {
                 /** @description ETag of the view you hold */
-                "If-None-Match"?: string | null;
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1566,6 +1566,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description problem */
             429: {
                 headers: {
@@ -1590,11 +1599,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
-                min_version?: number | null;
+                min_version?: number;
             };
             header?: {
                 /** @description ETag of the view you hold */
-                "If-None-Match"?: string | null;
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -1807,6 +1816,15 @@ export interface operations {
             };
             /** @description problem */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2151,13 +2169,13 @@ export interface operations {
     streamTable: {
         parameters: {
             query?: {
-                after?: number | null;
+                after?: number;
                 /** @description seat token */
-                token?: string | null;
+                token?: string;
             };
             header?: {
                 /** @description resume after this id */
-                "Last-Event-ID"?: string | null;
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2304,11 +2322,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
-                min_version?: number | null;
+                min_version?: number;
             };
             header?: {
                 /** @description ETag of the view you hold */
-                "If-None-Match"?: string | null;
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2460,6 +2478,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description problem */
             429: {
                 headers: {
@@ -2484,11 +2511,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
-                min_version?: number | null;
+                min_version?: number;
             };
             header?: {
                 /** @description ETag of the view you hold */
-                "If-None-Match"?: string | null;
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2577,9 +2604,9 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
-                "If-Match"?: string | null;
+                "If-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2670,9 +2697,9 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
-                "If-Match"?: string | null;
+                "If-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2751,6 +2778,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description problem */
             422: {
                 headers: {
@@ -2785,9 +2821,9 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
-                "If-Match"?: string | null;
+                "If-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2878,9 +2914,9 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
-                "If-Match"?: string | null;
+                "If-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2959,6 +2995,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description problem */
             422: {
                 headers: {
@@ -2993,9 +3038,9 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
-                "If-Match"?: string | null;
+                "If-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -3074,6 +3119,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description problem */
             422: {
                 headers: {
@@ -3108,9 +3162,9 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
-                "If-Match"?: string | null;
+                "If-Match"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -3182,6 +3236,15 @@ export interface operations {
             };
             /** @description problem */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,83 @@
+"""The OpenAPI document as code generators read it: litestar's, finished.
+
+`finish` turns the document litestar builds into the one doko publishes:
+
+* the streams' messages are described (`service.stream_schemas`);
+* a parameter is sent or not, never ``null``: an optional parameter's ``X | null``
+  schema is ``X`` (headers are strings, ``Idempotency-Key`` and ``If-Match`` included);
+* integer bounds are integers (``maximum: 3``, not ``3.0``);
+* every operation that takes a body documents its 415 ``unsupported_media_type``;
+* descriptions are Markdown (CommonMark): the reStructuredText ````code```` of docstrings
+  becomes ```code```.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from service.stream_schemas import describe_streams
+
+UNSUPPORTED_MEDIA_TYPE = {
+    "type": "urn:doko:problem:unsupported_media_type",
+    "title": "unsupported media type",
+    "status": 415,
+    "code": "unsupported_media_type",
+    "detail": "send the body as application/json, not text/plain",
+}
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """``{"oneOf": [X, {"type": "null"}], ...}`` -> ``{**X, ...}``."""
+    options = schema.get("oneOf") or schema.get("anyOf") or []
+    kept = [o for o in options if o != {"type": "null"}]
+    if len(options) == 2 and len(kept) == 1:
+        rest = {k: v for k, v in schema.items() if k not in ("oneOf", "anyOf")}
+        return {**kept[0], **rest}
+    return schema
+
+
+def _tidy(node: Any) -> Any:
+    """Integer bounds as integers and Markdown code spans, everywhere in ``node``."""
+    if isinstance(node, list):
+        return [_tidy(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    tidy = {k: _tidy(v) for k, v in node.items()}
+    for bound in BOUNDS:
+        value = tidy.get(bound)
+        if isinstance(value, float) and value.is_integer() and tidy.get("type") == "integer":
+            tidy[bound] = int(value)
+    for text in ("description", "summary"):
+        if isinstance(tidy.get(text), str):
+            tidy[text] = tidy[text].replace("``", "`")
+    return tidy
+
+
+def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [op for item in document["paths"].values() for op in item.values()]
+
+
+def finish(document: dict[str, Any]) -> dict[str, Any]:
+    """The published document (see the module's docstring); ``document`` is left as it was."""
+    document = _tidy(describe_streams(copy.deepcopy(document)))
+    for operation in _operations(document):
+        for parameter in operation.get("parameters", []):
+            parameter["schema"] = _not_null(parameter["schema"])
+        if "requestBody" in operation:
+            operation["responses"]["415"] = {
+                "description": "the body is not application/json",
+                "content": {
+                    "application/problem+json": {
+                        "schema": {"$ref": "#/components/schemas/Problem"},
+                        "examples": {
+                            "unsupported_media_type": {
+                                "summary": "unsupported_media_type",
+                                "value": UNSUPPORTED_MEDIA_TYPE,
+                            }
+                        },
+                    }
+                },
+            }
+    return document
