@@ -28,7 +28,6 @@ from service.document import finish
 from service.idempotency import declare
 from service.lobby import LOBBY_ROUTES
 from service.routes import ROUTES, IfNoneMatch
-from service.document import finish
 from service.seating import SEATING_ROUTES
 
 VERSION = "0.1.0"
