@@ -7,6 +7,7 @@
   schema is ``X`` (headers are strings, ``Idempotency-Key`` and ``If-Match`` included);
 * integer bounds are integers (``maximum: 3``, not ``3.0``);
 * every operation that takes a body documents its 415 ``unsupported_media_type``;
+* every operation is under one tag, its resource (`TAGS`);
 * descriptions are Markdown (CommonMark): the reStructuredText ````code```` of docstrings
   becomes ```code```.
 """
@@ -25,6 +26,35 @@ UNSUPPORTED_MEDIA_TYPE = {
     "code": "unsupported_media_type",
     "detail": "send the body as application/json, not text/plain",
 }
+TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "tables": (
+        "Tables: open one, find them in the lobby, read the public view and the scoresheet",
+        ("createTable", "listTables", "getTable", "getScoresheet"),
+    ),
+    "seats": (
+        "Seats: sit down, seat a bot, read a seat's own view, leave (T1, T2)",
+        ("takeSeat", "seatBot", "getSeatView", "leaveSeat"),
+    ),
+    "play": (
+        "Play: reservations, contracts, cards and announcements (R3-R6)",
+        ("declare", "nameContract", "playCard", "announce"),
+    ),
+    "life": (
+        "The table's life: coming back after timeouts, closing, abandoning (T3, T4)",
+        ("comeBack", "closeTable", "abandonSession"),
+    ),
+    "streams": (
+        "Server-Sent Events: a table's events and the feed of every public table",
+        ("streamTable", "streamFeed"),
+    ),
+    "audit": (
+        "Scored deals, their replay and verification, the signed session export",
+        ("getDeal", "replayDeal", "verifyDeal", "exportSession"),
+    ),
+    "keys": ("The deployment's public signing keys (RFC 7517)", ("signingKeys",)),
+    "health": ("Liveness and readiness probes", ("health", "live", "ready")),
+}
+"""Tag -> its description and the operations under it."""
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
@@ -62,7 +92,10 @@ def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The published document (see the module's docstring); ``document`` is left as it was."""
     document = _tidy(describe_streams(copy.deepcopy(document)))
+    tag_of = {op: tag for tag, (_, ops) in TAGS.items() for op in ops}
+    document["tags"] = [{"name": tag, "description": text} for tag, (text, _) in TAGS.items()]
     for operation in _operations(document):
+        operation["tags"] = [tag_of[operation["operationId"]]]
         for parameter in operation.get("parameters", []):
             parameter["schema"] = _not_null(parameter["schema"])
         if "requestBody" in operation:
