@@ -7,6 +7,7 @@
   schema is ``X`` (headers are strings, ``Idempotency-Key`` and ``If-Match`` included);
 * integer bounds are integers (``maximum: 3``, not ``3.0``);
 * every operation that takes a body documents its 415 ``unsupported_media_type``;
+* the problem codes are the closed list of `service.codes`, each with its meaning;
 * every operation is under one tag, its resource (`TAGS`);
 * descriptions are Markdown (CommonMark): the reStructuredText ````code```` of docstrings
   becomes ```code```.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from service.codes import enum_schema
 from service.stream_schemas import describe_streams
 
 UNSUPPORTED_MEDIA_TYPE = {
@@ -92,6 +94,7 @@ def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     """The published document (see the module's docstring); ``document`` is left as it was."""
     document = _tidy(describe_streams(copy.deepcopy(document)))
+    document["components"]["schemas"]["ProblemCode"] = enum_schema()
     tag_of = {op: tag for tag, (_, ops) in TAGS.items() for op in ops}
     document["tags"] = [{"name": tag, "description": text} for tag, (text, _) in TAGS.items()]
     for operation in _operations(document):

@@ -27,6 +27,7 @@ from domain.table import InvalidTableOption
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.tables import TableNotFound, VersionMismatch
+from service.codes import ProblemCode
 from service.validation import described, reworded
 
 RETRY_AFTER = 1
@@ -42,7 +43,7 @@ class Problem(msgspec.Struct, omit_defaults=True):
     type: str
     title: str
     status: int
-    code: str
+    code: ProblemCode
     detail: str | None = None
     rule: str | None = None
     instance: str | None = None
@@ -96,7 +97,7 @@ def problem_of(
         type=f"urn:doko:problem:{code}",
         title=code.replace("_", " "),
         status=status,
-        code=code,
+        code=ProblemCode(code),
         detail=detail,
         rule=rule,
         instance=instance,

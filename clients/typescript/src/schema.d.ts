@@ -888,7 +888,7 @@ export interface components {
         };
         /** Problem */
         Problem: {
-            code: string;
+            code: components["schemas"]["ProblemCode"];
             detail?: string | null;
             errors?: {
                 [key: string]: unknown;
@@ -899,6 +899,12 @@ export interface components {
             title: string;
             type: string;
         };
+        /**
+         * ProblemCode
+         * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
+         * @enum {string}
+         */
+        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "rate_limited" | "too_many_connections" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];

@@ -16,3 +16,16 @@ export function chainHead(data: TableStreamData): string | undefined {
   // @ts-expect-error: only the witnessed events carry a chain head
   return data.chain_head;
 }
+
+export function retry(problem: Schemas["Problem"]): boolean {
+  switch (problem.code) {
+    case "rate_limited":
+    case "database_unavailable":
+      return true;
+    // @ts-expect-error: no such problem code
+    case "try_again":
+      return true;
+    default:
+      return false;
+  }
+}
