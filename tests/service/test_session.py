@@ -8,6 +8,7 @@ session is scored and auditable, and nothing secret was ever disclosed.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -20,9 +21,11 @@ from domain.dealing import verify_deal
 from domain.events import DealDealt, DealScored, SessionFinished
 from domain.replay import TABLE, replay
 from domain.seats import SEATS
+from domain.table import TableEvent
 from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.client import DokoClient, Received, play_session, random_players
+from service.messages import feed_item, table_message
 from tests.service.knowledge import Deal
 from tests.service.sessions import (
     Recorded,
@@ -290,6 +293,14 @@ def test_every_stream_message_of_a_session_is_typed_by_the_document(
     transcript = [*random_session.transcript, *silent_solo_session.transcript]
     assert not schemas.failures(transcript)
     assert schemas.types >= DEAL_EVENTS, DEAL_EVENTS - schemas.types
+    typed = [table_message(i.version, i.body) for i in transcript if i.source == "sse"]
+    fed = [feed_item(i.body) for i in transcript if i.source == "feed"]
+    assert {type(m.event).__struct_config__.tag for m in typed} >= DEAL_EVENTS
+    assert all(
+        (m.chain_head is not None) == isinstance(m.event, DealScored | SessionFinished)
+        for m in typed
+    )
+    assert fed and all(isinstance(f.event, TableEvent.__args__) for f in fed)  # type: ignore[attr-defined]
     scored = next(i for i in transcript if i.source == "sse" and i.event == "deal_scored")
     unwitnessed = {k: v for k, v in json.loads(scored.body).items() if k != "chain_head"}
     planted = msgspec.structs.replace(scored, body=json.dumps(unwitnessed).encode())
