@@ -32,6 +32,7 @@ class ProblemCode(StrEnum):
     VERSION_MISMATCH = "version_mismatch"
     VERSION_CONFLICT = "version_conflict"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+    IDEMPOTENCY_KEY_IN_FLIGHT = "idempotency_key_in_flight"
     DEAL_NOT_SCORED = "deal_not_scored"
     SESSION_NOT_FINISHED = "session_not_finished"
     # the rules of play (domain.errors)
@@ -64,6 +65,8 @@ class ProblemCode(StrEnum):
     # limits and the service's state
     RATE_LIMITED = "rate_limited"
     TOO_MANY_CONNECTIONS = "too_many_connections"
+    TOO_MANY_CONNECTIONS_FROM_ADDRESS = "too_many_connections_from_address"
+    TOO_MANY_STREAMS = "too_many_streams"
     DATABASE_UNAVAILABLE = "database_unavailable"
     SIGNING_KEY_UNAVAILABLE = "signing_key_unavailable"
     NOT_READY = "not_ready"
@@ -90,6 +93,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.VERSION_MISMATCH: (409, "If-Match named another version than the table's"),
     C.VERSION_CONFLICT: (409, "the table kept changing: retry"),
     C.IDEMPOTENCY_KEY_REUSED: (422, "the Idempotency-Key was used for another request"),
+    C.IDEMPOTENCY_KEY_IN_FLIGHT: (409, "the key's first request is still running: retry"),
     C.DEAL_NOT_SCORED: (409, "the deal stays hidden until it is scored"),
     C.SESSION_NOT_FINISHED: (409, "a session is exported once it is over"),
     C.INVALID_CARD: (400, "no such card"),
@@ -119,6 +123,8 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.NOT_AWAY: (409, "the seat is not away"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
+    C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),
+    C.TOO_MANY_STREAMS: (429, "the client address holds too many open streams"),
     C.DATABASE_UNAVAILABLE: (503, "the database is unavailable: retry after Retry-After"),
     C.SIGNING_KEY_UNAVAILABLE: (503, "the signing key cannot be loaded"),
     C.NOT_READY: (503, "a readiness check failed (see errors)"),

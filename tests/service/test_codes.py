@@ -21,6 +21,7 @@ CODE_ARGUMENT = {
     "problem_of": 1,
     "refusal": 0,
     "_refuse": 0,
+    "_refuse_at_once": 0,
     "_example_problem": 1,
 }
 """The calls that name a problem's code, and which of their arguments is the code."""
@@ -48,8 +49,10 @@ def raised_in_source() -> Iterator[tuple[str, int | None, str]]:
                 numbers = [
                     a.value for a in args if isinstance(a, ast.Constant) and type(a.value) is int
                 ]
-                if isinstance(node, ast.Tuple) and not (numbers and texts and len(args) == 3):
-                    continue  # `(status, code, detail)` tuples only
+                if isinstance(node, ast.Tuple) and not (
+                    len(args) in (2, 3) and numbers and 400 <= numbers[0] < 600 and texts
+                ):
+                    continue  # `(status, code)` and `(status, code, detail)` tuples only
                 if texts and texts[0].value.isidentifier():
                     where = f"{path.relative_to(ROOT)}:{node.lineno}"
                     yield texts[0].value, numbers[0] if numbers else None, where

@@ -8,7 +8,6 @@ session is scored and auditable, and nothing secret was ever disclosed.
 from __future__ import annotations
 
 import json
-import typing
 from collections.abc import Callable
 from typing import Any
 

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * The public keys that sign exports and reports (a JWK set)
-         * @description Every Ed25519 key of the deployment as a JWK (RFC 7517, RFC 8037; `kid` is the RFC 7638 thumbprint) with its `status`: `current` signs new exports and reports, `retired` no longer does and what it signed still verifies. Save it to check files offline: `doko verify --file F --public-key KEYS`.
+         * @description Every Ed25519 key of the deployment as a JWK (RFC 7517, RFC 8037; `kid` is the RFC 7638 thumbprint) with its `status` and validity: `current` signs new exports and reports, `retired` no longer does and what it signed before `retired` still verifies, `revoked` is compromised from `revoked_from` on (what it signed before is flagged). A signature dated outside its key's validity, or more than 5 minutes in the future, is refused. Save it to check files offline: `doko verify --file F --public-key KEYS`.
          */
         get: operations["signingKeys"];
         put?: never;
@@ -754,6 +754,7 @@ export interface components {
         Jwk: {
             /** @default EdDSA */
             alg?: string;
+            /** @description signatures dated before are refused */
             created?: string | null;
             /** @default Ed25519 */
             crv?: string;
@@ -761,8 +762,11 @@ export interface components {
             kid: string;
             /** @default OKP */
             kty?: string;
+            /** @description signatures dated after are refused */
             retired?: string | null;
-            /** @description current: signs new documents; retired: signs no more */
+            /** @description compromised from then: signatures dated then or after are refused, those dated before are flagged */
+            revoked_from?: string | null;
+            /** @description current: signs new documents; retired: signs no more; revoked: compromised from revoked_from on */
             status: components["schemas"]["KeyStatus"];
             /** @default sig */
             use?: string;
@@ -775,10 +779,10 @@ export interface components {
         };
         /**
          * KeyStatus
-         * @description current: signs new documents; retired: signs no more
+         * @description current: signs new documents; retired: signs no more; revoked: compromised from revoked_from on
          * @enum {string}
          */
-        KeyStatus: "current" | "retired";
+        KeyStatus: "current" | "retired" | "revoked";
         /** LobbyOptions */
         LobbyOptions: {
             dealing_method: components["schemas"]["DealingMethod"];
@@ -904,7 +908,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "rate_limited" | "too_many_connections" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1535,7 +1539,10 @@ export interface operations {
     createTable: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1564,6 +1571,15 @@ export interface operations {
                 };
             };
             /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1574,6 +1590,15 @@ export interface operations {
             };
             /** @description the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1685,7 +1710,10 @@ export interface operations {
     abandonSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the table's id */
                 table_id: string;
@@ -1740,6 +1768,15 @@ export interface operations {
                 };
             };
             /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1762,7 +1799,10 @@ export interface operations {
     seatBot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the table's id */
                 table_id: string;
@@ -1839,6 +1879,15 @@ export interface operations {
                 };
             };
             /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1861,7 +1910,10 @@ export interface operations {
     closeTable: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the table's id */
                 table_id: string;
@@ -1908,6 +1960,15 @@ export interface operations {
             };
             /** @description problem */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2408,7 +2469,10 @@ export interface operations {
     takeSeat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the table's id */
                 table_id: string;
@@ -2486,6 +2550,15 @@ export interface operations {
             };
             /** @description the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2609,10 +2682,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
                 "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2679,6 +2752,15 @@ export interface operations {
                 };
             };
             /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2702,10 +2784,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
                 "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2826,10 +2908,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
                 "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -2896,6 +2978,15 @@ export interface operations {
                 };
             };
             /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2919,10 +3010,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
                 "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -3043,10 +3134,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
                 "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description the table's id */
@@ -3167,10 +3258,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request returns the first result and writes nothing; the same key with another request is 422 `idempotency_key_reused` */
-                "Idempotency-Key"?: string;
                 /** @description the table version you expect */
                 "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description the table's id */
