@@ -8,6 +8,7 @@ session is scored and auditable, and nothing secret was ever disclosed.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -299,7 +300,7 @@ def test_every_stream_message_of_a_session_is_typed_by_the_document(
         (m.chain_head is not None) == isinstance(m.event, DealScored | SessionFinished)
         for m in typed
     )
-    assert fed and all(isinstance(f.event, TableEvent.__args__) for f in fed)  # type: ignore[attr-defined]
+    assert fed and all(isinstance(f.event, typing.get_args(TableEvent)) for f in fed)
     scored = next(i for i in transcript if i.source == "sse" and i.event == "deal_scored")
     unwitnessed = {k: v for k, v in json.loads(scored.body).items() if k != "chain_head"}
     planted = msgspec.structs.replace(scored, body=json.dumps(unwitnessed).encode())
