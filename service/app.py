@@ -17,7 +17,7 @@ import asyncpg
 import msgspec
 from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
-from litestar.exceptions import ClientException
+from litestar.exceptions import ClientException, SerializationException
 
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
@@ -37,7 +37,7 @@ from service.limits import Limits, guard
 from service.logs import AccessLog
 from service.openapi import API_ROUTES, serve_document
 from service.pages import PAGES
-from service.problems import EXCEPTION_HANDLERS
+from service.problems import EXCEPTION_HANDLERS, ServiceError
 from service.records import Verifications
 from service.refusals import REFUSALS
 from service.streams import Hub
@@ -122,16 +122,28 @@ def _settle_garbage_collector() -> None:
     gc.set_threshold(7000, 10, 10)
 
 
+JSON = "application/json"
+
+
 class BoundedRequest(Request[Any, Any, Any]):
-    """litestar's request, whose JSON body may be nested only as deep as the decoder
-    follows it (Python's recursion limit, about a thousand levels; doko's bodies need
-    four): deeper is a 400, not an error of the service."""
+    """litestar's request, whose body must be JSON: sent as another media type it is 415
+    ``unsupported_media_type`` (no ``Content-Type`` is taken as JSON), not JSON at all a 400;
+    and it may be nested only as deep as the decoder follows it (Python's recursion limit,
+    about a thousand levels; doko's bodies need four): deeper is a 400, not an error of
+    the service."""
 
     async def json(self) -> Any:
+        media_type = self.headers.get("content-type", JSON).partition(";")[0].strip().lower()
+        if media_type != JSON and not media_type.endswith("+json") and await self.body():
+            raise ServiceError(
+                415, "unsupported_media_type", f"send the body as {JSON}, not {media_type}"
+            )
         try:
             return await super().json()
         except RecursionError as error:
             raise ClientException("the JSON body is nested too deeply") from error
+        except SerializationException as error:
+            raise ServiceError(400, "malformed_request", "the body is not valid JSON") from error
 
 
 def create_app(

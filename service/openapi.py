@@ -25,6 +25,7 @@ from litestar.types import ControllerRouterHandler
 
 from service.access import ACCESS_ROUTES
 from service.conditional import conditional, tag_of
+from service.document import finish
 from service.idempotency import declare
 from service.lobby import LOBBY_ROUTES
 from service.routes import ROUTES, IfNoneMatch
@@ -64,7 +65,7 @@ def openapi_document() -> dict[str, Any]:
     declares Idempotency-Key (`service.idempotency.declare`)."""
     app = Litestar(API_ROUTES, openapi_config=openapi_config())
     declare(app)
-    return app.openapi_schema.to_schema()
+    return finish(app.openapi_schema.to_schema())
 
 
 def render(document: dict[str, Any]) -> str:

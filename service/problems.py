@@ -27,6 +27,8 @@ from domain.table import InvalidTableOption
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.tables import TableNotFound, VersionMismatch
+from service.codes import ProblemCode
+from service.validation import described, reworded
 
 RETRY_AFTER = 1
 """Seconds a client is told to wait before retrying while the database is unavailable."""
@@ -41,7 +43,7 @@ class Problem(msgspec.Struct, omit_defaults=True):
     type: str
     title: str
     status: int
-    code: str
+    code: ProblemCode
     detail: str | None = None
     rule: str | None = None
     instance: str | None = None
@@ -104,7 +106,7 @@ def problem_of(
         type=f"urn:doko:problem:{code}",
         title=code.replace("_", " "),
         status=status,
-        code=code,
+        code=ProblemCode(code),
         detail=detail,
         rule=rule,
         instance=instance,
@@ -154,12 +156,13 @@ def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[
     status = exc.status_code
     code = getattr(exc, "code", None) or _CODES.get(status, "http_error")
     errors = getattr(exc, "errors", None)
+    detail = exc.detail if not isinstance(exc, NotFoundException) else "no such resource"
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
-        errors = [e if isinstance(e, dict) else {"message": str(e)} for e in exc.extra]
+        errors = [reworded(e if isinstance(e, dict) else {"message": str(e)}) for e in exc.extra]
+        detail = described(errors)
     headers = dict(exc.headers or {})
     if status == 429 and "Retry-After" not in headers:
         headers["Retry-After"] = headers.get("RateLimit-Reset", "1")
-    detail = exc.detail if not isinstance(exc, NotFoundException) else "no such resource"
     return problem(request, status, code, detail, errors=errors, headers=headers)
 
 

@@ -175,8 +175,9 @@ _SIGNED_PROBLEMS = [
 
 LIFE_PROBLEMS = {
     "turn_seconds": _example_problem(
-        400, "malformed_request", "Expected `int` >= 5 - at `$.turn_seconds`"
-    ),
+        400, "malformed_request", "the request is not valid: #/turn_seconds must be at least 5"
+    )
+    | {"errors": [{"pointer": "#/turn_seconds", "detail": "must be at least 5"}]},
     "invitation_required": _example_problem(
         401, "invitation_required", "a private table: send its invitation code to sit down"
     ),

@@ -38,7 +38,11 @@ async def abandoned(pool: asyncpg.Pool) -> tuple[bytes, Log]:
         visibility=Visibility.PRIVATE,
         invitation_hash="invitation-hash",
     )
-    await execute_all(tables, "abandoned", [create, *commands[1:], table.RotateInvitation("rotated-hash"), table.AbandonSession()])
+    await execute_all(
+        tables,
+        "abandoned",
+        [create, *commands[1:], table.RotateInvitation("rotated-hash"), table.AbandonSession()],
+    )
     pairs = await tables.events("abandoned")
     stored, events = [s for s, _ in pairs], [e for _, e in pairs]
     log = Log([msgspec.json.decode(s.payload) | {"type": s.type} for s in stored])

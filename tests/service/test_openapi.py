@@ -365,3 +365,47 @@ def test_the_document_describes_every_route_the_service_serves() -> None:
         if handler.resolve_include_in_schema()
     }
     assert served == set(openapi_document()["paths"])
+
+
+RESOURCES = {"tables", "seats", "play", "life", "streams", "audit", "keys", "health"}
+"""The tags of issue 21, by hand."""
+
+
+def test_every_operation_is_under_one_resource_tag() -> None:
+    document = json.loads(OPENAPI_FILE.read_text())
+    assert {t["name"] for t in document["tags"]} == RESOURCES
+    for path, method, operation in operations(document):
+        assert len(operation.get("tags", [])) == 1, (method, path)
+        assert operation["tags"][0] in RESOURCES, (method, path)
+    assert all(t["description"] for t in document["tags"])
+
+
+def test_the_document_is_as_generators_read_it() -> None:
+    """No parameter is ``null`` (a header is a string), integer bounds are integers,
+    descriptions are Markdown (no ``double backticks``), every body may be refused 415."""
+    document = json.loads(OPENAPI_FILE.read_text())
+    for path, method, operation in operations(document):
+        for parameter in operation.get("parameters", []):
+            assert {"type": "null"} not in parameter["schema"].get("oneOf", []), parameter
+            if parameter["in"] == "header":
+                assert parameter["schema"]["type"] == "string", (path, parameter["name"])
+        if "requestBody" in operation:
+            assert "415" in operation["responses"], (method, path)
+    text = OPENAPI_FILE.read_text()
+    assert "``" not in text
+    bounds = [
+        value
+        for schema in _schemas(document)
+        if schema.get("type") == "integer"
+        for key, value in schema.items()
+        if key in ("minimum", "maximum")
+    ]
+    assert bounds and all(isinstance(b, int) for b in bounds)
+
+
+def _schemas(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, list):
+        return [s for n in node for s in _schemas(n)]
+    if not isinstance(node, dict):
+        return []
+    return [node, *(s for v in node.values() for s in _schemas(v))]

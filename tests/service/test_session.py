@@ -8,6 +8,7 @@ session is scored and auditable, and nothing secret was ever disclosed.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -20,9 +21,11 @@ from domain.dealing import verify_deal
 from domain.events import DealDealt, DealScored, SessionFinished
 from domain.replay import TABLE, replay
 from domain.seats import SEATS
+from domain.table import TableEvent
 from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.client import DokoClient, Received, play_session, random_players
+from service.messages import feed_item, table_message
 from tests.service.knowledge import Deal
 from tests.service.sessions import (
     Recorded,
@@ -30,6 +33,7 @@ from tests.service.sessions import (
     quiet_soloist,
     record_session,
 )
+from tests.service.stream_schemas import StreamSchemas
 from tests.service.truth import Auditor, Truth
 
 
@@ -261,3 +265,47 @@ async def test_http_players_and_server_bots_share_a_table(api: DokoClient) -> No
     view = await play_session(seats, random_players(3)[:2], deals=2)
     assert len(view.scoresheet) >= 2
     assert all(sum(row) == 0 for row in view.scoresheet)
+
+
+DEAL_EVENTS = {
+    "session_started",
+    "deal_dealt",
+    "declared",
+    "game_type_fixed",
+    "card_played",
+    "trick_won",
+    "announced",
+    "deal_scored",
+    "session_finished",
+    "seat_taken",
+    "table_created",
+}
+"""The event types every whole session sends (RULES.md R1-R8; the table's T1.1, T1.2)."""
+
+
+def test_every_stream_message_of_a_session_is_typed_by_the_document(
+    random_session: Recorded, silent_solo_session: Recorded
+) -> None:
+    """Each table stream and feed message of two whole sessions validates against its
+    stream's schema in openapi/openapi.json (closed objects: no member it does not name),
+    and the sessions sent every event type a session has."""
+    schemas = StreamSchemas()
+    transcript = [*random_session.transcript, *silent_solo_session.transcript]
+    assert not schemas.failures(transcript)
+    assert schemas.types >= DEAL_EVENTS, DEAL_EVENTS - schemas.types
+    typed = [table_message(i.version, i.body) for i in transcript if i.source == "sse"]
+    fed = [feed_item(i.body) for i in transcript if i.source == "feed"]
+    assert {type(m.event).__struct_config__.tag for m in typed} >= DEAL_EVENTS
+    assert all(
+        (m.chain_head is not None) == isinstance(m.event, DealScored | SessionFinished)
+        for m in typed
+    )
+    assert fed and all(isinstance(f.event, typing.get_args(TableEvent)) for f in fed)
+    scored = next(i for i in transcript if i.source == "sse" and i.event == "deal_scored")
+    unwitnessed = {k: v for k, v in json.loads(scored.body).items() if k != "chain_head"}
+    planted = msgspec.structs.replace(scored, body=json.dumps(unwitnessed).encode())
+    extra = msgspec.structs.replace(scored, body=scored.body[:-1] + b',"seed":"00"}')
+    renamed = msgspec.structs.replace(scored, event="trick_won")
+    assert len(schemas.failures([planted])) >= 1, "a deal_scored without its chain head"
+    assert len(schemas.failures([extra])) >= 1, "a member the document does not name"
+    assert any("is not 'deal_scored'" in f for f in schemas.failures([renamed]))

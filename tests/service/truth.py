@@ -20,6 +20,9 @@
 * and, whatever the field: no string the viewer may not know (token and invitation hashes,
   the server seeds of deals not yet scored) and no card code it neither holds nor saw
   played.
+
+Every stream and feed message is also held against the streams' schemas of the OpenAPI
+document as committed (`tests.service.stream_schemas`).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from tests.service.knowledge import (
     message,
     shown,
 )
+from tests.service.stream_schemas import STREAM_SCHEMAS
 
 CARD_CODES = frozenset(c.value for c in Card)
 SECRET_KEYS = ("token_hash", "host_token_hash", "invitation_hash", "server_seeds", "presets")
@@ -217,6 +221,8 @@ class Auditor:
                 f"{source} stream of {_who(viewer)}",
                 f"delivered versions {_ranges(versions)}, expected {_ranges(due)}",
             )
+        for failure in STREAM_SCHEMAS.failures(transcript):
+            self.fail("openapi", failure)
 
     def secrets(self, version: int, raw: Any, where: str) -> None:
         leaked = strings_in(raw) & self.truth.log.secrets(version)

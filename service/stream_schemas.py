@@ -1,0 +1,115 @@
+"""The streams' messages in the OpenAPI document: what an SSE client receives, typed.
+
+A Server-Sent Events message has an ``event`` name, an ``id`` and ``data``. doko's
+streams send JSON ``data`` of one schema per event type, the type named in the data's
+``type`` member (equal to the message's ``event`` name), so the document describes the
+``text/event-stream`` content by the schema of the data: a ``oneOf`` of the event schemas
+with ``type`` as the discriminator (OpenAPI 3.1; code generators such as
+openapi-typescript turn it into a tagged union). Comment lines (heartbeats, "database
+unavailable: retrying") carry no data and are not messages.
+
+* ``GET /tables/{table_id}/events``: `TableStreamData`, each table event as the viewer may
+  see it; ids are table versions. The witnessed events (`infra.witness.WITNESSED`:
+  ``deal_scored``, ``session_finished``) carry one more member, ``chain_head``.
+* ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id`` and
+  ``version``; ids are global positions.
+
+The schemas are derived from the event types themselves (`domain.table.TableEvent`), so a
+new event type is in the document as soon as it exists.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing
+from typing import Any
+
+import msgspec
+
+from domain.table import TableEvent
+from infra.witness import WITNESSED
+from service.streams import FeedItem
+
+REF = "#/components/schemas/{name}"
+TABLE_STREAM = "/tables/{table_id}/events"
+FEED = "/feed"
+CHAIN_HEAD = {
+    "type": "string",
+    "pattern": "^[0-9a-f]{64}$",
+    "description": "the table's hash chain value at this event's version (hex): a witness "
+    "of the table's history to hold an export against (`doko verify --witness`)",
+}
+
+
+def event_types() -> list[type[msgspec.Struct]]:
+    """Every table event type, in the order of the `TableEvent` union."""
+    return list(typing.get_args(TableEvent))
+
+
+def tag(event_type: type[msgspec.Struct]) -> str:
+    return str(event_type.__struct_config__.tag)
+
+
+def witnessed_name(event_type: type[msgspec.Struct]) -> str:
+    """The component of a witnessed event as the table stream sends it."""
+    return f"Witnessed{event_type.__name__}"
+
+
+def _union(mapping: dict[str, str]) -> dict[str, Any]:
+    """A tagged union of the components ``mapping`` names (tag -> component name)."""
+    refs = {value: REF.format(name=name) for value, name in mapping.items()}
+    return {
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
+        "discriminator": {"propertyName": "type", "mapping": refs},
+    }
+
+
+def _witnessed(component: dict[str, Any], name: str) -> dict[str, Any]:
+    """The event's schema with the ``chain_head`` member the table stream adds to it."""
+    schema = copy.deepcopy(component)
+    schema["title"] = name
+    schema["properties"]["chain_head"] = CHAIN_HEAD
+    schema["required"] = sorted([*schema.get("required", []), "chain_head"])
+    return schema
+
+
+def _stream_content(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"text/event-stream": {"schema": schema}}
+
+
+def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with the streams' messages described (see the module's docstring);
+    ``document`` is left as it was."""
+    document = copy.deepcopy(document)
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    _, generated = msgspec.json.schema_components([FeedItem, TableEvent], ref_template=REF)
+    for name, schema in generated.items():
+        schemas.setdefault(name, schema)
+    events = {tag(t): t.__name__ for t in event_types()}
+    table = dict(events)
+    for event_type in event_types():
+        if tag(event_type) in WITNESSED:
+            name = witnessed_name(event_type)
+            schemas[name] = _witnessed(schemas[event_type.__name__], name)
+            table[tag(event_type)] = name
+    schemas["TableEvent"] = {"title": "TableEvent", **_union(events)}
+    schemas["TableStreamData"] = {
+        "title": "TableStreamData",
+        "description": "The data of a table stream message: one table event as the viewer "
+        "may see it (the message's `event` is its `type`, the `id` its table version).",
+        **_union(table),
+    }
+    schemas["FeedItem"]["properties"]["event"] = {"$ref": REF.format(name="TableEvent")}
+    schemas["FeedItem"]["description"] = (
+        "The data of a feed message: one public event of a public table (the message's "
+        "`event` is the event's `type`, the `id` its global position)."
+    )
+    streams = {TABLE_STREAM: "TableStreamData", FEED: "FeedItem"}
+    for path, name in streams.items():
+        ok = document["paths"][path]["get"]["responses"]["200"]
+        ok["description"] = (
+            "A text/event-stream whose messages' data is described by this schema; "
+            "comment lines (heartbeats) carry none."
+        )
+        ok["content"] = _stream_content({"$ref": REF.format(name=name)})
+    return document
