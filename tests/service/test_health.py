@@ -157,6 +157,7 @@ async def test_liveness_and_readiness(db_url: str) -> None:
                 "access log",
                 "refusal log",
                 "database watch",
+                "idempotency purge",
             ],
             True,
         )
