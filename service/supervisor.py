@@ -20,13 +20,14 @@ outage once for everyone) and logged as one line, without a traceback.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
 import msgspec
 
 log = logging.getLogger("doko.supervisor")
+STOP_SECONDS = 5.0
+"""How long `Supervisor.stop` waits for a cancelled task to end before leaving it behind."""
 
 Task = Callable[[], Awaitable[None]]
 
@@ -91,8 +92,9 @@ class Supervisor:
             task = self._tasks.pop(name)
             del self._states[name]
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            done, _ = await asyncio.wait({task}, timeout=STOP_SECONDS)
+            if not done:
+                log.warning("%s did not stop within %s s: left behind", name, STOP_SECONDS)
 
     async def _keep(self, name: str, run: Task) -> None:
         loop = asyncio.get_running_loop()
