@@ -529,9 +529,10 @@ class SecretsError(ValueError):
 
 
 def finished(events: Sequence[TableEvent]) -> bool:
-    """Whether the table's session is over (its last event is `SessionFinished`, or
-    `SessionAbandoned`: no deal of it will be played any more, T4.2)."""
-    return bool(events) and isinstance(events[-1], _ENDS)
+    """Whether the table's session is over: its log holds `SessionFinished` (R1.2) or
+    `SessionAbandoned` (T4.2), so no deal of it will be played any more. Events may follow
+    the end (a new invitation code, T1.2); they deal nothing."""
+    return any(isinstance(e, _ENDS) for e in reversed(events))
 
 
 def scored_numbers(events: Sequence[TableEvent]) -> list[int]:

@@ -15,12 +15,16 @@ from domain.cards import Card
 from domain.events import CardPlayed, DealDealt, DealScored
 from domain.table import (
     AbandonSession,
+    CreateTable,
+    InvitationRotated,
+    RotateInvitation,
     SeatAway,
     SessionAbandoned,
     TableCreated,
     TableEvent,
     TimeOut,
     TurnTimedOut,
+    Visibility,
     turn_of,
 )
 from infra.audit import (
@@ -390,3 +394,26 @@ def test_an_abandoned_session_exports_and_verifies_offline(
     report = verify_file(path, KEYS)
     assert report.ok, report.failures
     assert [d.deal_no for d in report.deals] == [1, 2, 3]
+
+
+async def test_a_finished_session_exports_after_a_new_invitation(
+    tables: Tables, tmp_path: Path
+) -> None:
+    """T1.2 leaves a finished session's table open to a new invitation code; its log then
+    ends with `InvitationRotated`, yet the session is over (R1.2: 12 deals): it exports
+    without ``unfinished`` and verifies offline."""
+    commands, _ = play_table(random.Random(5), "rotated")
+    created = commands[0]
+    assert isinstance(created, CreateTable)
+    private = msgspec.structs.replace(
+        created, visibility=Visibility.PRIVATE, invitation_hash="a" * 64
+    )
+    await execute_all(tables, "rotated", [private, *commands[1:]])
+    await tables.execute("rotated", RotateInvitation("b" * 64))
+    pairs = await tables.events("rotated")
+    assert isinstance(pairs[-1][1], InvitationRotated)
+    data = export_session([s for s, _ in pairs], [e for _, e in pairs], signer=SIGNER)
+    (tmp_path / "rotated.json").write_bytes(data)
+    report = verify_file(tmp_path / "rotated.json", KEYS)
+    assert report.ok, report.failures
+    assert len(report.deals) == 12
