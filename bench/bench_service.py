@@ -704,7 +704,7 @@ def subscriber_process(
 async def _open_streams(
     streams: list[Any], heard: Callable[[int, Any], None], errors: Counter[str]
 ) -> list[asyncio.Task[None]]:
-    """Open every stream (`service.client.EventStream`s), each in a task that calls
+    """Open every stream (`service.tools.client.EventStream`s), each in a task that calls
     ``heard(k, message)`` for each message with an id; return the tasks once every stream
     is open or has failed (counted in ``errors``; 120 s at most)."""
     opened = 0
@@ -752,7 +752,7 @@ async def _subscribers(
     window_values: Any,
     results: Any,
 ) -> None:
-    from service.client import DokoClient
+    from service.tools.client import DokoClient
 
     received: list[tuple[str, int, float]] = []
     errors: Counter[str] = Counter()
@@ -784,7 +784,7 @@ def feed_process(base_url: str, n: int, after: int, ready: Any, stop: Any, resul
 async def _feed_subscribers(
     base_url: str, n: int, after: int, ready: Any, stop: Any, results: Any
 ) -> None:
-    from service.client import DokoClient
+    from service.tools.client import DokoClient
 
     received = 0
     errors: Counter[str] = Counter()
@@ -921,7 +921,7 @@ class Server:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._log = open(log, "wb")  # noqa: SIM115 - closed in stop()
         doko = Path(sys.executable).parent / "doko"
-        command = [str(doko)] if doko.exists() else [sys.executable, "-m", "service.cli"]
+        command = [str(doko)] if doko.exists() else [sys.executable, "-m", "service.tools.cli"]
         self.process = subprocess.Popen(
             [*command, "serve", "--database-url", url, "--port", str(self.port), *WORKER_ARGS],
             stdout=self._log,
@@ -1109,7 +1109,7 @@ def _layer(frames: list[str]) -> str:
         ("litestar", "litestar (routing, middleware, responses)"),
         ("anyio", "litestar (routing, middleware, responses)"),
         ("logging", "logging (access log)"),
-        ("service/logs.py", "logging (access log)"),
+        ("service/edge/logs.py", "logging (access log)"),
         ("json", "logging (access log)"),
         ("asyncio", "asyncio event loop"),
         ("domain", "domain (decide, fold, views)"),
@@ -1139,7 +1139,7 @@ _INCLUSIVE = (
     ("rate limit store (MemoryStore get/set under anyio lock)", "stores/memory.py"),
     ("SSE: sse_messages / fetch", "sse_messages ("),
     ("LISTEN notifications (Hub.notify)", "Hub.notify ("),
-    ("bots driver", "service/bots.py"),
+    ("bots driver", "service/workers/bots.py"),
 )
 
 

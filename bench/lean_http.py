@@ -1,7 +1,7 @@
 """A lean HTTP/1.1 client of the doko API for the service benchmark's load generator.
 
 `bench_service` plays many tables at once from one client process. With ``httpx`` +
-`service.client.DokoClient` the clients used about as much CPU per command as the server
+`service.tools.client.DokoClient` the clients used about as much CPU per command as the server
 (1.4-1.9 ms, the seat's GET included), so on a small machine the load generator, not the
 server, set the measured rate. This client sends the same requests for about a tenth of
 that (0.17-0.18 ms per command, see bench/README.md):
@@ -11,13 +11,13 @@ that (0.17-0.18 ms per command, see bench/README.md):
 - request bytes written by hand from per-seat prefixes (request line, Host,
   Authorization), plus If-Match / If-None-Match, Content-Type and Content-Length;
 - responses parsed by httptools: only the status, the ETag and the body are kept;
-- bodies decoded by msgspec decoders built once, into the types `service.client` decodes
-  them into (`domain.table_view.TableView`, `service.client.CommandResult`, ...).
+- bodies decoded by msgspec decoders built once, into the types `service.tools.client` decodes
+  them into (`domain.table_view.TableView`, `service.tools.client.CommandResult`, ...).
 
 A `Player` is one such connection: a person at a front end, with a source address of
 their own. A `LeanSeat` is a player sitting at a table with the seat token; it behaves as
-`service.client.SeatClient` does for `view` (a conditional GET on the version held) and
-`send` (the command's endpoint and JSON body from `service.client.command_request`).
+`service.tools.client.SeatClient` does for `view` (a conditional GET on the version held) and
+`send` (the command's endpoint and JSON body from `service.tools.client.command_request`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import msgspec
 from domain.commands import DealCommand
 from domain.seats import Seat
 from domain.table_view import TableView
-from service.client import CommandResult, _SeatTaken, _TableCreated, command_request
+from service.tools.client import CommandResult, _SeatTaken, _TableCreated, command_request
 
 TIMEOUT = 60.0
 """Seconds a request may take before it fails (as the httpx client's timeout did)."""
@@ -221,7 +221,7 @@ class LeanSeat:
     """A seat played through a `Player`'s connection, knowing only its own token.
 
     ``version`` and ``held`` are the seat's own view and the table version it shows, as
-    `service.client.SeatClient` keeps them.
+    `service.tools.client.SeatClient` keeps them.
     """
 
     def __init__(

@@ -1,7 +1,7 @@
 """What an export discloses: what verification needs, nothing derived from a credential.
 
 A table's log holds secrets the service needs and no auditor does: every seat's
-``token_hash``, the ``host_token_hash`` and the ``invitation_hash`` (`service.auth`), and
+``token_hash``, the ``host_token_hash`` and the ``invitation_hash`` (`service.edge.auth`), and
 in ``table_created`` the server seeds of all 12 deals, of which only those of deals
 scored at the table are public (R2.2; seeds may be shared by several tables).
 

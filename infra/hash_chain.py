@@ -39,7 +39,7 @@ each server seed, the seed of each deal dealt) by its seal,
 they are. The link thus commits to the secret without holding it, and an export may show
 either the secret or its seal (`infra.disclosure`): the chain verifies alike, while nothing
 derived from a credential, and no seed of a deal not scored, leaves the service. A
-credential is 128 random bits or more (`service.auth`), so a seal cannot be inverted or
+credential is 128 random bits or more (`service.edge.auth`), so a seal cannot be inverted or
 tried; a seed is bound by its published commitment too.
 
 The payload is decoded before hashing so that the hash depends on the JSON *value*, not on

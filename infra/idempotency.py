@@ -13,7 +13,7 @@ store answers a command id it knows with its first result (`infra.event_store`).
 
 What the row holds is no secret: ``key_id`` and ``fingerprint`` are hashes, and the answer
 is sealed by the caller with a key derived from the request's own secrets and ``salt``
-(`service.idempotency`).
+(`service.edge.idempotency`).
 """
 
 from __future__ import annotations

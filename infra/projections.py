@@ -16,8 +16,8 @@ Four projections, each a function of a table's events:
     one row per table (migration 0005): its `LobbyEntry` (name, status, visibility,
     seats, deal number, options), written with every append (its ``version`` is the
     table's), and the ``position`` and ``created_at`` of the table's first event. The
-    lobby lists the public rows (`service.lobby`); the turn clock finds the clocked
-    tables in play there (`service.clock`). Tables created before this projection existed
+    lobby lists the public rows (`service.routes.lobby`); the turn clock finds the clocked
+    tables in play there (`service.workers.clock`). Tables created before this projection existed
     have a lobby row once they change again, or after ``doko projections rebuild``.
 
 `project` is a `infra.tables.Projector`: it folds the appended events onto the state

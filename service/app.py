@@ -27,24 +27,24 @@ from infra.keyring import Keyring
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
-from service.bots import HUMAN_PACE, Bots
-from service.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
-from service.headers import secure_headers
+from service.edge.headers import secure_headers
+from service.edge.idempotency import RETENTION, idempotent, purge
+from service.edge.limits import Limits, guard
+from service.edge.logs import AccessLog
+from service.edge.problems import EXCEPTION_HANDLERS, ServiceError
+from service.edge.refusals import REFUSALS
+from service.edge.tickets import Tickets
 from service.health import DatabaseWatch, keep_embedded
-from service.idempotency import RETENTION, idempotent, purge
 from service.keys import load_signer
-from service.limits import Limits, guard
-from service.logs import AccessLog
 from service.openapi import API_ROUTES, serve_document
-from service.pages import PAGES
-from service.problems import EXCEPTION_HANDLERS, ServiceError
 from service.records import Verifications
-from service.refusals import REFUSALS
+from service.routes.pages import PAGES
 from service.streams import Hub
-from service.supervisor import Supervisor
-from service.thinking import Thinking
-from service.tickets import Tickets
 from service.visibility import Visibilities
+from service.workers.bots import HUMAN_PACE, Bots
+from service.workers.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
+from service.workers.supervisor import Supervisor
+from service.workers.thinking import Thinking
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -59,9 +59,9 @@ class Settings(msgspec.Struct, frozen=True):
     ``max_streams_per_address`` the event streams a client address may hold open.
     ``embedded_data_dir`` is set when the service started the embedded PostgreSQL itself:
     it then starts it again if it stops. ``turn_clock_tick`` and ``turn_clock_rescan``
-    pace the turn clock (`service.clock`). ``bot_delay`` is how long an `expert` bot
+    pace the turn clock (`service.workers.clock`). ``bot_delay`` is how long an `expert` bot
     waits before acting at a table with people (none at an all-bot table); ``bot_workers``
-    the processes its searches run in (none: one per core, `service.thinking`).
+    the processes its searches run in (none: one per core, `service.workers.thinking`).
     """
 
     database_url: str
@@ -253,7 +253,7 @@ def create_app(
         else None,
         request_max_body_size=settings.max_body_bytes,
         request_class=BoundedRequest,
-        logging_config=None,  # `doko serve` configures logging (service.logs.log_config)
+        logging_config=None,  # `doko serve` configures logging (service.edge.logs.log_config)
     )
     limits = Limits(
         settings.rate_per_token,

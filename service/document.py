@@ -7,7 +7,7 @@
   schema is ``X`` (headers are strings, ``Idempotency-Key`` and ``If-Match`` included);
 * integer bounds are integers (``maximum: 3``, not ``3.0``);
 * every operation that takes a body documents its 415 ``unsupported_media_type``;
-* the problem codes are the closed list of `service.codes`, each with its meaning;
+* the problem codes are the closed list of `service.edge.codes`, each with its meaning;
 * every operation is under one tag, its resource (`TAGS`);
 * descriptions are Markdown (CommonMark): the reStructuredText ````code```` of docstrings
   becomes ```code```.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from service.codes import enum_schema
+from service.edge.codes import enum_schema
 from service.stream_schemas import describe_streams
 
 UNSUPPORTED_MEDIA_TYPE = {

@@ -15,7 +15,7 @@ from domain.game_types import GameType
 from domain.table import TURN_SECONDS, Visibility
 from domain.table_view import TableView
 from infra.projections import LobbyEntry
-from service.bots import BotKind
+from service.workers.bots import BotKind
 
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
 NO_CONTROLS = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"

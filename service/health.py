@@ -9,7 +9,7 @@ it lasted. A full disk (or another shortage of SQLSTATE class 53 or 58) shows on
 write that needs what is short, never in a round trip: after such a refusal the outage
 lasts until a commit is heard (`DatabaseWatch.committed`) or ``hold`` seconds pass without
 another refusal. Requests meanwhile get 503 ``database_unavailable`` with ``Retry-After``
-(`service.problems`), without a log line each.
+(`service.edge.problems`), without a log line each.
 
 `readiness` is what ``/health/ready`` reports: a database round trip that finds the
 database accepting writes (not read-only, not a standby in recovery), the LISTEN
@@ -31,7 +31,7 @@ import asyncpg
 import msgspec
 
 from infra.database import UNAVAILABLE, embedded_running, revive_embedded
-from service.supervisor import Supervisor, cause_of
+from service.workers.supervisor import Supervisor, cause_of
 
 log = logging.getLogger("doko.health")
 

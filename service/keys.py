@@ -13,7 +13,7 @@ import msgspec
 
 from infra.keyring import Keyring, NoSigningKey
 from infra.signing import KeyFileError, PublicKey, Signer, read_keys, signature_of
-from service.problems import ServiceError
+from service.edge.problems import ServiceError
 
 KEYS_PATH = "/.well-known/doko-keys"
 """Where the service publishes its public keys (a JWK set)."""

@@ -6,8 +6,8 @@ which encode it anew for every request and whose pages (``/schema/redoc``, ``/sw
 ...) load scripts and fonts from CDNs: the served app has no OpenAPI config, so it has none
 of those routes. The served bytes are built once per process, at the first request, and
 are the very bytes of ``openapi/openapi.json``, with a strong ``ETag`` (If-None-Match:
-304). Like every route, it is under the rate limits (`service.limits`). The page that draws
-the document is ``/schema`` (`service.pages`).
+304). Like every route, it is under the rate limits (`service.edge.limits`). The page that draws
+the document is ``/schema`` (`service.routes.pages`).
 """
 
 from __future__ import annotations
@@ -23,21 +23,34 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import ControllerRouterHandler
 
-from service.access import ACCESS_ROUTES
-from service.conditional import conditional, tag_of
 from service.document import finish
-from service.idempotency import declare
-from service.lobby import LOBBY_ROUTES
-from service.routes import ROUTES, IfNoneMatch
-from service.seating import SEATING_ROUTES
+from service.edge.conditional import conditional, tag_of
+from service.edge.idempotency import declare
+from service.routes.access import ACCESS_ROUTES
+from service.routes.audit import AUDIT_ROUTES
+from service.routes.health import HEALTH_ROUTES
+from service.routes.keys import KEYS_ROUTES
+from service.routes.life import LIFE_ROUTES
+from service.routes.lobby import LOBBY_ROUTES
+from service.routes.play import PLAY_ROUTES
+from service.routes.seats import SEATS_ROUTES
+from service.routes.shared import IfNoneMatch
+from service.routes.streams import STREAMS_ROUTES
+from service.routes.tables import TABLES_ROUTES
 
 VERSION = "0.1.0"
 
 API_ROUTES: list[ControllerRouterHandler] = [
-    *ROUTES,
+    *TABLES_ROUTES,
     *LOBBY_ROUTES,
-    *SEATING_ROUTES,
+    *SEATS_ROUTES,
+    *PLAY_ROUTES,
+    *LIFE_ROUTES,
     *ACCESS_ROUTES,
+    *AUDIT_ROUTES,
+    *KEYS_ROUTES,
+    *STREAMS_ROUTES,
+    *HEALTH_ROUTES,
 ]
 """The routes of the API: those the document describes (the pages are not part of it)."""
 
@@ -62,7 +75,7 @@ def openapi_config() -> OpenAPIConfig:
 
 def openapi_document() -> dict[str, Any]:
     """The API's OpenAPI document (no database needed to build it); every POST and DELETE
-    declares Idempotency-Key (`service.idempotency.declare`)."""
+    declares Idempotency-Key (`service.edge.idempotency.declare`)."""
     app = Litestar(API_ROUTES, openapi_config=openapi_config())
     declare(app)
     return finish(app.openapi_schema.to_schema())

@@ -2,7 +2,7 @@
 
 Each replays or encodes a table's whole log: milliseconds of CPU that would hold every
 other request up. The work runs in a worker thread (`asyncio.to_thread`), and the routes
-that ask for it have their own, lower rate limit (`service.limits`). Measured with eight
+that ask for it have their own, lower rate limit (`service.edge.limits`). Measured with eight
 clients asking for replays, the thread kept ``/health`` at about 12 ms p50 instead of
 18 ms on the event loop; a process pool took three times as long per call (the log is
 pickled both ways) for no better latency.

@@ -22,8 +22,8 @@ from litestar import Request
 
 from domain.seats import SEATS, Seat
 from domain.table import TableState, Visibility
-from service.draws import fresh_secret
-from service.problems import ServiceError, TableHidden
+from service.edge.draws import fresh_secret
+from service.edge.problems import ServiceError, TableHidden
 
 TOKEN_BYTES = 32
 TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{len(secrets.token_urlsafe(TOKEN_BYTES))}}}")
@@ -32,7 +32,7 @@ TOKEN = re.compile(rf"[A-Za-z0-9_-]{{1,{len(secrets.token_urlsafe(TOKEN_BYTES))}
 
 def new_token() -> str:
     """A fresh secret token (256 bits, URL-safe; the same again when a request with an
-    Idempotency-Key runs again, `service.draws`)."""
+    Idempotency-Key runs again, `service.edge.draws`)."""
     return fresh_secret(TOKEN_BYTES)
 
 
@@ -51,7 +51,7 @@ def token_hash(token: str) -> str:
 
 def bearer(request: Request[Any, Any, Any], *, required: bool = True) -> str | None:
     """The Bearer token of the request's Authorization header: never one in its URL (a
-    stream opened from a browser takes a ticket instead: `service.tickets`).
+    stream opened from a browser takes a ticket instead: `service.edge.tickets`).
 
     Anything that cannot be a token is 401, as is a missing one when ``required``.
     """

@@ -1,7 +1,7 @@
 """The closed list of problem codes: every ``code`` a doko problem+json answer can carry.
 
 Each code has one HTTP status and a one-line meaning (`MEANINGS`). The OpenAPI document
-types `service.problems.Problem`'s ``code`` as this enum, so a client can switch over the
+types `service.edge.problems.Problem`'s ``code`` as this enum, so a client can switch over the
 codes exhaustively; the README's table of codes is `markdown_table` (kept equal by a test,
 as is the list to the codes the source can answer and the domain's errors).
 """

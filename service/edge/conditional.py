@@ -9,7 +9,7 @@ from typing import Any
 
 from litestar import Response
 
-from service.parsing import entity_tags
+from service.edge.parsing import entity_tags
 
 
 def tag_of(body: bytes) -> str:

@@ -1,6 +1,6 @@
 """The secrets a request draws (tokens, invitation codes, table ids): random, or, for a
 request that holds an Idempotency-Key, derived, so that the request run again draws the
-same ones (`service.idempotency`).
+same ones (`service.edge.idempotency`).
 
 A derived draw is HMAC-SHA256 of the request's secret (`Derived`) and the draw's number:
 the request's n-th draw is the same whenever it runs. That secret is made from what the

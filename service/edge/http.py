@@ -15,7 +15,7 @@ ones, `HEALTH_RESERVE` more are taken for the health probes alone (their request
 connection is answered 503 ``too_many_connections`` and closed at once. So a liveness or
 readiness probe is answered while clients hold every other slot. Every such answer, and
 uvicorn's own 400 for a request it cannot parse, is problem+json like the application's,
-and counted in `service.refusals.REFUSALS` (logged once an interval, not once a refusal).
+and counted in `service.edge.refusals.REFUSALS` (logged once an interval, not once a refusal).
 After such an answer the connection is closed for writing at once, and for good after
 ``LINGER`` seconds, while what the client still sends is read and dropped: closed with
 unread data, the connection would be reset, and a client still sending (a 1 MB header)
@@ -38,8 +38,8 @@ import msgspec
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-from service.problems import PROBLEM_JSON, problem_of
-from service.refusals import REFUSALS
+from service.edge.problems import PROBLEM_JSON, problem_of
+from service.edge.refusals import REFUSALS
 
 HEALTH_RESERVE = 10
 """Connections beyond ``max_connections`` taken for the health probes alone."""

@@ -17,7 +17,7 @@ document: a new route has both by construction. What a request with a key gets:
   one that answered 5xx or never answered may have written: the next run of the same
   request takes its place and, since its writes carry the first run's command id
   (`infra.idempotency`), writes nothing the first one wrote, and draws the same tokens
-  (`service.draws`), so its answer is the first one's.
+  (`service.edge.draws`), so its answer is the first one's.
 
 Keys are scoped to the credential they come with (the ``Authorization`` Bearer token:
 a seat, host or invitation): one credential's key never meets another's. A request
@@ -64,10 +64,9 @@ from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Se
 
 from infra.database import UNAVAILABLE
 from infra.idempotency import Answered, Claim, IdempotencyKeys, InFlight, Reused, hold, release_hold
-from service.auth import bearer, token_hash
-from service.draws import DERIVED, Derived, derive
-from service.problems import PROBLEM_JSON, RETRY_AFTER, ServiceError
-from service.routes import _example_problem
+from service.edge.auth import bearer, token_hash
+from service.edge.draws import DERIVED, Derived, derive
+from service.edge.problems import PROBLEM_JSON, RETRY_AFTER, ServiceError, example_problem
 
 UNSAFE = frozenset({"POST", "DELETE"})
 """The methods whose requests honour an Idempotency-Key."""
@@ -86,10 +85,10 @@ PAUSES = (0.05, 0.1, 0.2, 0.4, *(0.5,) * 8)
 process that holds its key (about 4.75 s in all; a run of this process is waited for until
 its lease ends)."""
 
-REUSED = _example_problem(
+REUSED = example_problem(
     422, "idempotency_key_reused", "this Idempotency-Key was used for another request"
 )
-IN_FLIGHT = _example_problem(
+IN_FLIGHT = example_problem(
     409,
     "idempotency_key_in_flight",
     "the first request with this Idempotency-Key is still running: retry in 1 s",

@@ -4,13 +4,13 @@ client address, and the access log.
 One plain ASGI middleware does these jobs on every HTTP request, because it runs on
 every request: a fixed one-second window counted in a dict (the event loop is single
 threaded, so no lock is needed), and one access line per request (client address, method, path
-without the query string, status, milliseconds) kept by a `service.logs.AccessLog`.
+without the query string, status, milliseconds) kept by a `service.edge.logs.AccessLog`.
 
 - Each bearer token may send ``per_token`` requests a second, and each client address
   ``per_address`` requests a second, counting all of that address's requests. A token
   counts as the same key whether it comes in the ``Authorization`` header or, on the
   event streams, in the ``token`` query parameter; what cannot be a token (longer than
-  any issued one, or with other characters: see `service.auth.TOKEN`) counts under one
+  any issued one, or with other characters: see `service.edge.auth.TOKEN`) counts under one
   shared key. A request beyond either limit is refused with 429 ``rate_limited`` and
   ``Retry-After`` (the seconds until the window ends, rounded up: 1). A refused request
   still counts.
@@ -24,11 +24,11 @@ without the query string, status, milliseconds) kept by a `service.logs.AccessLo
   ``streams_per_address`` streams (``/feed``, ``/tables/{id}/events``) open at once: one
   more is refused with 429 ``too_many_streams`` and ``Retry-After`` (a client holding
   every stream would otherwise hold every connection of the process).
-- A request on a connection of the health reserve (`service.http.HEALTH_ONLY`: the
+- A request on a connection of the health reserve (`service.edge.http.HEALTH_ONLY`: the
   process holds as many connections as it may) is served only for the health paths;
   any other is refused with 503 ``too_many_connections`` and ``Retry-After``.
 
-Every refusal is counted in `service.refusals.REFUSALS` (one log line an
+Every refusal is counted in `service.edge.refusals.REFUSALS` (one log line an
 interval); each refused request also has its access line.
 
 The window is a second of ``clock()`` (`time.monotonic` unless the app was given another,
@@ -45,11 +45,11 @@ from urllib.parse import parse_qs
 import msgspec
 from litestar.types import ASGIApp, Message, Receive, Send
 
-from service.auth import TOKEN
-from service.http import HEALTH_ONLY
-from service.logs import AccessLog
-from service.problems import PROBLEM_JSON, problem_of
-from service.refusals import REFUSALS
+from service.edge.auth import TOKEN
+from service.edge.http import HEALTH_ONLY
+from service.edge.logs import AccessLog
+from service.edge.problems import PROBLEM_JSON, problem_of
+from service.edge.refusals import REFUSALS
 
 EXPENSIVE_PATHS = ("/verification", "/replay", "/export")
 """Path endings of the routes that replay a table's log."""

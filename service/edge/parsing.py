@@ -15,7 +15,7 @@ from typing import Any
 
 from litestar import Request
 
-from service.problems import ServiceError
+from service.edge.problems import ServiceError
 
 MAX_VERSION = 2**31 - 1
 """The largest table version (``events.version`` is an ``integer``)."""

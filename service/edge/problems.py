@@ -27,8 +27,8 @@ from domain.table import InvalidTableOption
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.tables import TableNotFound, VersionMismatch
-from service.codes import ProblemCode
-from service.validation import described, reworded
+from service.edge.codes import ProblemCode
+from service.edge.validation import described, reworded
 
 RETRY_AFTER = 1
 """Seconds a client is told to wait before retrying while the database is unavailable."""
@@ -229,3 +229,13 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     **dict.fromkeys(UNAVAILABLE, database_unavailable),
     Exception: unexpected,
 }
+
+
+def example_problem(status: int, code: str, detail: str, rule: str | None = None) -> dict[str, Any]:
+    """A problem as the OpenAPI document shows it in an example."""
+    problem = {
+        "type": f"urn:doko:problem:{code}",
+        "title": code.replace("_", " "),
+        "status": status,
+    }
+    return {**problem, "code": code, "detail": detail, **({"rule": rule} if rule else {})}

@@ -9,8 +9,8 @@ counts per code and the addresses refused most, and once more when it is stopped
 interval without refusals logs nothing. A client holding a thousand streams open
 therefore costs the log one line every ten seconds.
 
-The counts are per process, kept in `REFUSALS`, which the HTTP protocol (`service.http`)
-and the application's guard (`service.limits`) share.
+The counts are per process, kept in `REFUSALS`, which the HTTP protocol (`service.edge.http`)
+and the application's guard (`service.edge.limits`) share.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from service.logs import flush_every
+from service.edge.logs import flush_every
 
 log = logging.getLogger("doko.edge")
 

@@ -14,7 +14,7 @@ code, or none at a public table) and opens the stream with ``?ticket=``. A ticke
 - is a random secret (256 bits) of which the database keeps only the SHA-256 hash
   (``stream_tickets``, deleted when the ticket is used), so every service process of the
   deployment accepts a ticket issued by another, once; the access log never shows query
-  strings (`service.logs`).
+  strings (`service.edge.logs`).
 
 A credential in the stream's URL (``?token=``) is refused (400 ``token_in_url``) before the
 table is looked at, whatever table it names.
@@ -34,10 +34,10 @@ from litestar import Request
 from domain.seats import Seat
 from domain.table import InvitationRotated, TableEvent
 from infra.tables import Loaded
-from service.auth import TOKEN, bearer, token_hash, viewer_with
-from service.clock import Now
-from service.draws import fresh_secret
-from service.problems import ServiceError
+from service.edge.auth import TOKEN, bearer, token_hash, viewer_with
+from service.edge.draws import fresh_secret
+from service.edge.problems import ServiceError
+from service.workers.clock import Now
 
 TICKET_SECONDS = 60
 """How long a stream ticket stays valid after it was issued."""
@@ -71,7 +71,7 @@ class Tickets:
 
     async def issue(self, table_id: str, credential: str | None) -> StreamTicket:
         """A new ticket for the table's stream, standing for ``credential`` (None: none);
-        drawn like a token (`service.draws`), so that a request with an Idempotency-Key run
+        drawn like a token (`service.edge.draws`), so that a request with an Idempotency-Key run
         again after its answer was lost issues the same ticket."""
         ticket = fresh_secret(32)
         now = self._now()

@@ -1,4 +1,4 @@
-"""Routes of who may open a table: stream tickets (`service.tickets`) and the host's
+"""Routes of who may open a table: stream tickets (`service.edge.tickets`) and the host's
 replacing of a private table's invitation code (T1.2).
 
 A stream ticket lets a client that cannot send headers on a stream (a browser's
@@ -18,10 +18,10 @@ from litestar import Request, Response, post
 from domain.table import RotateInvitation, TableState
 from domain.table_view import TableView, table_view
 from infra.tables import Loaded
-from service.auth import authorize_host, bearer, new_invitation, token_hash
-from service.problems import etag
-from service.routes import LIFE_PROBLEMS, TableId, _problems, services
-from service.tickets import TICKET_SECONDS, StreamTicket, admitted
+from service.edge.auth import authorize_host, bearer, new_invitation, token_hash
+from service.edge.problems import etag
+from service.edge.tickets import TICKET_SECONDS, StreamTicket, admitted
+from service.routes.shared import LIFE_PROBLEMS, TableId, problem_responses, services
 
 
 class InvitationReplaced(msgspec.Struct, frozen=True):
@@ -44,7 +44,7 @@ class InvitationReplaced(msgspec.Struct, frozen=True):
     f"It opens the stream once, within {TICKET_SECONDS} s, while the credential still opens "
     "the table; then get a new one (to resume, too). A credential is never put in a URL.",
     security=[{"seat_token": []}],
-    responses=_problems(401, 404, shown=[LIFE_PROBLEMS["private"]]),
+    responses=problem_responses(401, 404, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def stream_ticket(request: Request[Any, Any, Any], table_id: TableId) -> StreamTicket:
     token = bearer(request, required=False)
@@ -62,7 +62,7 @@ async def stream_ticket(request: Request[Any, Any, Any], table_id: TableId) -> S
     "players; the seated players keep their seats. A public table has none (`table_public`).",
     security=[{"seat_token": []}],
     status_code=200,
-    responses=_problems(401, 404, shown=[LIFE_PROBLEMS["table_public"]]),
+    responses=problem_responses(401, 404, shown=[LIFE_PROBLEMS["table_public"]]),
 )
 async def replace_invitation(
     request: Request[Any, Any, Any], table_id: TableId

@@ -18,23 +18,23 @@ from domain.table import AbandonSession, CloseTable, ComeBack, LeaveSeat, TableC
 from domain.table_view import table_view
 from infra.tables import Check, Loaded
 from service import examples
-from service.auth import authorize_host, authorize_seat, bearer, is_host
 from service.dto import CommandResponse
-from service.parsing import expected_version
-from service.problems import etag
-from service.routes import (
-    _COMMAND_RESPONSES,
+from service.edge.auth import authorize_host, authorize_seat, bearer, is_host
+from service.edge.parsing import expected_version
+from service.edge.problems import etag
+from service.routes.shared import (
+    COMMAND_RESPONSES,
     LIFE_PROBLEMS,
     IfMatch,
     SeatParam,
     TableId,
-    _act,
-    _problems,
-    _success,
+    act,
+    problem_responses,
     services,
+    success,
 )
 
-_PUBLIC_RESULT = _success(
+_PUBLIC_RESULT = success(
     CommandResponse, examples.TABLE_RESULT, "the table's new version and its public view"
 )
 
@@ -77,7 +77,7 @@ async def _execute(
     status_code=200,
     responses={
         200: _PUBLIC_RESULT,
-        **_problems(
+        **problem_responses(
             401,
             403,
             404,
@@ -125,8 +125,10 @@ async def leave_seat(
     security=[{"seat_token": []}],
     status_code=200,
     responses={
-        200: _COMMAND_RESPONSES[200],
-        **_problems(401, 403, 404, shown=[LIFE_PROBLEMS["not_away"], LIFE_PROBLEMS["seat_vacant"]]),
+        200: COMMAND_RESPONSES[200],
+        **problem_responses(
+            401, 403, 404, shown=[LIFE_PROBLEMS["not_away"], LIFE_PROBLEMS["seat_vacant"]]
+        ),
     },
 )
 async def come_back(
@@ -136,7 +138,7 @@ async def come_back(
     if_match: IfMatch = None,
 ) -> Response[CommandResponse]:
     command = ComeBack(Seat(seat))
-    return await _act(request, table_id, seat, command, if_match)
+    return await act(request, table_id, seat, command, if_match)
 
 
 def _host_command(
@@ -168,7 +170,7 @@ def _host_command(
         description=description,
         security=[{"seat_token": []}],
         status_code=200,
-        responses={200: _PUBLIC_RESULT, **_problems(401, 404, shown=problems)},
+        responses={200: _PUBLIC_RESULT, **problem_responses(401, 404, shown=problems)},
     )(handler)
 
 
@@ -193,4 +195,4 @@ abandon_session = _host_command(
 )
 
 
-SEATING_ROUTES = [leave_seat, come_back, close_table, abandon_session]
+LIFE_ROUTES = [leave_seat, come_back, close_table, abandon_session]

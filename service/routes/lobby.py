@@ -19,9 +19,9 @@ from litestar.params import Parameter
 
 from domain.table import TableStatus
 from infra.projections import LobbyEntry
-from service.conditional import conditional, tag_of
 from service.dto import LobbyPage, LobbyTable
-from service.routes import _NOT_MODIFIED, IfNoneMatch, _problems, services
+from service.edge.conditional import conditional, tag_of
+from service.routes.shared import NOT_MODIFIED, IfNoneMatch, problem_responses, services
 
 LISTED = (TableStatus.OPEN, TableStatus.PLAYING, TableStatus.FINISHED, TableStatus.ABANDONED)
 """The statuses the lobby lists (a closed table has left it, T4.1)."""
@@ -46,8 +46,8 @@ _END = 2**63 - 1
     "while tables are created. Private and closed tables are never listed. ETag/If-None-Match.",
     responses={
         200: ResponseSpec(LobbyPage, description="a page of the lobby", generate_examples=False),
-        **_NOT_MODIFIED,
-        **_problems(400, 429),
+        **NOT_MODIFIED,
+        **problem_responses(400, 429),
     },
 )
 async def list_tables(

@@ -26,7 +26,7 @@ from litestar.types import ControllerRouterHandler
 
 from domain.table import TableEvent
 
-WEB = Path(__file__).parent / "web"
+WEB = Path(__file__).parents[1] / "web"
 
 _HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; "
@@ -34,7 +34,7 @@ _HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 """Pages load nothing from elsewhere, run no inline script and may not be framed (every
-answer's other headers: `service.headers`)."""
+answer's other headers: `service.edge.headers`)."""
 
 _TITLES = {
     "lobby": "doko",

@@ -109,9 +109,9 @@ def serve(args: argparse.Namespace) -> int:
     from infra.key_folder import key_dir
     from infra.signing import KeyFileError
     from service.app import Settings
-    from service.http import Config, Edge, HttpProtocol
+    from service.edge.http import Config, Edge, HttpProtocol
+    from service.edge.logs import log_config
     from service.keys import key_file, load_signer
-    from service.logs import log_config
 
     signing_key = key_file(args.signing_key)
     try:
@@ -175,7 +175,7 @@ def serve(args: argparse.Namespace) -> int:
 def register_serve(subparsers: Subparsers) -> None:
     """``doko serve``."""
     from service.app import Settings
-    from service.http import Edge
+    from service.edge.http import Edge
 
     defaults, edge = Settings(database_url=""), Edge()
     parser = subparsers.add_parser("serve", help="run the HTTP service")
@@ -736,7 +736,7 @@ def register_keys(subparsers: Subparsers) -> None:
 def run_demo(args: argparse.Namespace) -> int:
     """Play a whole session through the HTTP API and print it."""
     from infra.database import database_url
-    from service.demo import demo
+    from service.tools.demo import demo
 
     url = None if args.url else database_url(args.database_url, data_dir=args.data_dir)
     return asyncio.run(
@@ -766,7 +766,7 @@ def register_demo(subparsers: Subparsers) -> None:
 def run_match(args: argparse.Namespace) -> int:
     """Play a duplicate match between two bot kinds and print the interval."""
     from infra.database import database_url
-    from service.match import match
+    from service.tools.match import match
 
     url = None if args.url else database_url(args.database_url, data_dir=args.data_dir)
     return asyncio.run(
@@ -792,7 +792,7 @@ def _positive(text: str) -> int:
 
 def register_match(subparsers: Subparsers) -> None:
     """``doko match --a KIND --b KIND --deals N [--seed S] [--url URL] [--json FILE]``."""
-    from service.bots import BotKind
+    from service.workers.bots import BotKind
 
     kinds = [k.value for k in BotKind]
     parser = subparsers.add_parser("match", help="a duplicate match between two bot kinds")

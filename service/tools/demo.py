@@ -32,7 +32,7 @@ from domain.observations import Observation
 from domain.seats import Seat
 from domain.table_view import SeatInfo
 from infra.projections import DealRecord
-from service.client import (
+from service.tools.client import (
     DokoClient,
     Player,
     ProblemError,
@@ -52,7 +52,7 @@ async def local_service(database_url: str) -> AsyncIterator[str]:
     import uvicorn
 
     from service.app import Settings, create_app
-    from service.http import HttpProtocol
+    from service.edge.http import HttpProtocol
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))

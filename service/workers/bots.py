@@ -13,7 +13,7 @@ Tables take turns: the driver takes the table that has waited longest, lets one 
 act once, and puts the table back at the end of the line, so a table of four bots
 playing a whole session does not keep a human's bots waiting. Several tables take their
 turn at once (a table only one at a time): an `expert` decision is a search that runs in
-the process pool of `service.thinking`, off the event loop, while other tables go on. At
+the process pool of `service.workers.thinking`, off the event loop, while other tables go on. At
 a table with people an `expert` bot acts at a human pace, ``delay`` seconds after it was
 asked (`pace`); at an all-bot table at once. `random` and `greedy` never wait. What the driver keeps
 is bounded by the tables with bots whose session is not over: a finished table is
@@ -42,7 +42,7 @@ from expert.player import acts_now
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict
 from infra.tables import Tables, VersionMismatch
-from service.thinking import Thinking
+from service.workers.thinking import Thinking
 
 log = logging.getLogger("doko.bots")
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from infra.migrate import head_revision
-from service.cli import main
+from service.tools.cli import main
 
 
 def _serve_until_healthy(*options: str, errors: Path | None = None) -> None:
@@ -53,7 +53,7 @@ def test_serve_answers_on_a_database_url(db_url: str) -> None:
 
 
 async def test_every_line_serve_logs_is_a_json_object(empty_db_url: str, tmp_path: Path) -> None:
-    """Structured logs (service.logs): the libraries' records too, such as alembic's while
+    """Structured logs (service.edge.logs): the libraries' records too, such as alembic's while
     it migrates a new database, are JSON objects, one a line, with their logger's name."""
     errors = tmp_path / "stderr"
     await asyncio.to_thread(_serve_until_healthy, "--database-url", empty_db_url, errors=errors)
@@ -133,7 +133,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_db_upgrade_on_the_embedded_server_persists_and_stops(tmp_path: Path) -> None:
     pgdata = tmp_path / "pgdata"
 
-    upgraded = run("-m", "service.cli", "db", "upgrade", "--data-dir", str(pgdata))
+    upgraded = run("-m", "service.tools.cli", "db", "upgrade", "--data-dir", str(pgdata))
     assert "newest schema" in upgraded.stdout
     assert not (pgdata / "postmaster.pid").exists(), "server left running"
 

@@ -22,7 +22,7 @@ from domain.events import CardPlayed
 from infra.event_store import EventStore
 from infra.projections import project
 from infra.tables import CODEC, Tables
-from service.cli import main
+from service.tools.cli import main
 from tests.infra.test_audit import tamper
 from tests.infra.test_projections import execute_all, play_table
 
@@ -155,10 +155,10 @@ async def test_projections_rebuild(
 
 
 def doko_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m service.cli`` in a fresh process without DATABASE_URL."""
+    """Run ``python -m service.tools.cli`` in a fresh process without DATABASE_URL."""
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args],
+        [sys.executable, "-m", "service.tools.cli", *args],
         env=env,
         capture_output=True,
         text=True,

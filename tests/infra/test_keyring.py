@@ -27,7 +27,7 @@ from infra.keyring import (
 )
 from infra.migrate import alembic_config, head_revision, upgrade
 from infra.signing import KeyFileError, KeyStatus, Signer
-from service.cli import main
+from service.tools.cli import main
 
 
 @pytest.fixture

@@ -328,7 +328,7 @@ def auth(taken: dict[str, Any], **headers: str) -> dict[str, str]:
 async def test_a_newer_if_none_match_is_answered_from_the_log(apps: TwoApps) -> None:
     """A client that names a version newer than the serving process has cached (it saw it
     through another process) gets that process to read the log: the newest view, or 304
-    when it holds that; never a view behind what it saw (`service.routes._current`)."""
+    when it holds that; never a view behind what it saw (`service.routes.shared.current_table`)."""
     table_id = await new_table(apps.a)
     north = await take(apps.a, table_id, 0)
     view = f"/tables/{table_id}/seats/0"

@@ -15,8 +15,8 @@ import uvicorn
 from litestar import Litestar
 
 from service.app import Settings, create_app
-from service.client import DokoClient
-from service.http import Config, Edge, HttpProtocol
+from service.edge.http import Config, Edge, HttpProtocol
+from service.tools.client import DokoClient
 
 UNLIMITED = 1_000_000
 """Rate limits no test reaches (the rate-limit test builds its own app)."""

@@ -27,7 +27,7 @@ def free_port() -> int:
 def doko_serve(port: int, *options: str, log: Path | None = None) -> subprocess.Popen[bytes]:
     """``doko serve`` on ``port`` with ``options``; its log (at info) in ``log`` if given."""
     environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port), *options]
+    command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port), *options]
     if log is None:
         return subprocess.Popen(
             [*command, "--log-level", "warning"],

@@ -19,7 +19,7 @@ from domain.dealing import deal_from_seed
 from domain.observations import Observation
 from domain.seats import SEATS, Seat
 from domain.table_view import TableView
-from service.client import (
+from service.tools.client import (
     DokoClient,
     EventStream,
     Player,

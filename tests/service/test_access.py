@@ -20,8 +20,8 @@ import pytest
 from domain.table import InvitationRotated
 from infra.event_store import EventStore
 from service.app import create_app
-from service.client import DokoClient, ProblemError, SseMessage, TableClient
-from service.logs import JsonFormatter
+from service.edge.logs import JsonFormatter
+from service.tools.client import DokoClient, ProblemError, SseMessage, TableClient
 from tests.service.conftest import Records, serve, settings
 from tests.service.knowledge import differences, message
 from tests.service.test_errors import assert_problem

@@ -29,8 +29,8 @@ from infra.key_folder import KeyFolder
 from infra.signing import KeyFileError, KeyStatus, Signer, b64url, check_signature, read_keys
 from infra.sse import SseMessage, SseParser
 from service.app import create_app
-from service.cli import main
-from service.client import DokoClient
+from service.tools.cli import main
+from service.tools.client import DokoClient
 from tests.infra.forgery import Document, encoded, forge_move, resign, unsigned
 from tests.service.conftest import serve, settings
 

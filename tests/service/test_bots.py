@@ -12,8 +12,8 @@ import pytest
 
 from domain.table_view import TableView
 from service.app import create_app
-from service.client import DokoClient, ProblemError, SeatClient, random_player
-from service.demo import demo
+from service.tools.client import DokoClient, ProblemError, SeatClient, random_player
+from service.tools.demo import demo
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables
 from tests.service.test_errors import assert_problem

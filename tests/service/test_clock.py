@@ -34,9 +34,9 @@ from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.tables import Tables
 from service.app import create_app
-from service.client import DokoClient, ProblemError, SeatClient, TableClient
-from service.clock import TurnClock
-from service.demo import play
+from service.tools.client import DokoClient, ProblemError, SeatClient, TableClient
+from service.tools.demo import play
+from service.workers.clock import TurnClock
 from tests.service.conftest import serve, settings
 from tests.service.sessions import presets_with_both_qc
 from tests.service.truth import Auditor, Truth

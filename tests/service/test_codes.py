@@ -1,4 +1,4 @@
-"""The closed list of problem codes (service.codes) is exactly what doko can answer: every
+"""The closed list of problem codes (service.edge.codes) is exactly what doko can answer: every
 code the source raises, the domain's errors and litestar's statuses, each with its status;
 the OpenAPI document and the README carry the list."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
 from domain.table import InvalidTableOption
-from service.codes import MEANINGS, ProblemCode, markdown_table
-from service.problems import _CODES
+from service.edge.codes import MEANINGS, ProblemCode, markdown_table
+from service.edge.problems import _CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_ARGUMENT = {
@@ -67,14 +67,16 @@ def domain_errors() -> Iterator[type[DomainError]]:
 
 
 MALFORMED = (InvalidDeal, InvalidCard, InvalidTableOption)
-"""The domain errors answered 400 (service.problems.domain_error); the others are 409."""
+"""The domain errors answered 400 (service.edge.problems.domain_error); the others are 409."""
 
 
 def test_every_code_the_source_names_is_listed_with_its_status() -> None:
     found = list(raised_in_source())
     assert len(found) > 30
     for code, status, where in found:
-        assert code in ProblemCode.__members__.values(), f"{where}: {code} is not in service.codes"
+        assert code in ProblemCode.__members__.values(), (
+            f"{where}: {code} is not in service.edge.codes"
+        )
         if status is not None:
             assert MEANINGS[ProblemCode(code)][0] == status, f"{where}: {code} with {status}"
 
@@ -100,5 +102,5 @@ def test_the_document_and_the_readme_carry_the_list() -> None:
     assert schema["enum"] == [c.value for c in ProblemCode]
     assert set(schema["x-enum-descriptions"]) == set(schema["enum"])
     assert markdown_table() in (ROOT / "README.md").read_text(), (
-        "README.md: paste service.codes.markdown_table() into its table of problem codes"
+        "README.md: paste service.edge.codes.markdown_table() into its table of problem codes"
     )

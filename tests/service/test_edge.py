@@ -1,4 +1,4 @@
-"""Limits at the edge (`service.http.Edge`, `service.auth`): slow clients, idle and
+"""Limits at the edge (`service.edge.http.Edge`, `service.edge.auth`): slow clients, idle and
 excess connections, and bearer tokens too large to be tokens.
 
 Timeouts are configured tiny here (the service's defaults are seconds); each test waits
@@ -21,9 +21,9 @@ import psutil
 import pytest
 
 from service.app import create_app
-from service.auth import new_token, token_hash
-from service.http import HEALTH_RESERVE, Edge
-from service.limits import HEALTH_PATHS
+from service.edge.auth import new_token, token_hash
+from service.edge.http import HEALTH_RESERVE, Edge
+from service.edge.limits import HEALTH_PATHS
 from tests.service.conftest import serve, settings
 from tests.service.serving import doko_serve, free_port, logged, wait_ready
 

@@ -8,8 +8,8 @@ import asyncio
 import httpx
 
 from service.app import create_app
-from service.bots import BotKind, pace
-from service.client import DokoClient
+from service.tools.client import DokoClient
+from service.workers.bots import BotKind, pace
 from tests.service.conftest import serve, settings
 
 

@@ -1,4 +1,4 @@
-"""Bots take turns across tables (`service.bots`): while eight tables of four bots play,
+"""Bots take turns across tables (`service.workers.bots`): while eight tables of four bots play,
 the bots at a human's table answer the human within a bounded number of moves made
 elsewhere, not after some other table's whole session.
 
@@ -19,7 +19,7 @@ import asyncpg
 import httpx
 
 from service.app import create_app
-from service.client import DokoClient, ProblemError, SeatClient, random_player
+from service.tools.client import DokoClient, ProblemError, SeatClient, random_player
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables, human_with_bots
 

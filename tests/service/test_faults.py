@@ -39,8 +39,8 @@ from infra.database import _embedded_server, with_database
 from infra.event_store import EventStore
 from infra.tables import Tables
 from service.app import create_app
-from service.client import DokoClient, ProblemError, SeatClient, random_player
-from service.idempotency import key_id
+from service.edge.idempotency import key_id
+from service.tools.client import DokoClient, ProblemError, SeatClient, random_player
 from tests.service.conftest import Records, serve, settings
 from tests.service.serving import doko_serve, free_port, logged, wait_ready
 from tests.service.sessions import all_bot_tables, human_with_bots

@@ -1,4 +1,4 @@
-"""Supervised background tasks and the health endpoints (`service.supervisor`,
+"""Supervised background tasks and the health endpoints (`service.workers.supervisor`,
 `service.health`): a failing task is logged once per cause and restarted with backoff,
 readiness reports it; liveness never touches the database."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from service.app import create_app
 from service.health import DatabaseWatch
-from service.supervisor import Supervisor, TaskState
+from service.workers.supervisor import Supervisor, TaskState
 from tests.service.conftest import Records, serve, settings
 from tests.service.test_errors import assert_problem
 

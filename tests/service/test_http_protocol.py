@@ -1,4 +1,4 @@
-"""`service.http`: each response's header block goes out with its body, in one write.
+"""`service.edge.http`: each response's header block goes out with its body, in one write.
 
 `_HeldWrites` is checked on a transport that records its writes; `HttpProtocol` through a
 live server (the tests' `serve` runs it): raw keep-alive HTTP/1.1 over a socket, the
@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from service.app import create_app
-from service.http import HttpProtocol, _HeldWrites
+from service.edge.http import HttpProtocol, _HeldWrites
 from tests.service import conftest
 from tests.service.conftest import serve, settings
 

@@ -24,8 +24,8 @@ from litestar import Litestar
 from domain.seats import Seat
 from domain.table import TimeOut
 from service.app import create_app
-from service.client import DokoClient, TableClient
 from service.openapi import openapi_document
+from service.tools.client import DokoClient, TableClient
 from tests.service.conftest import serve, settings
 from tests.service.sessions import Game, new_game
 
@@ -329,7 +329,7 @@ async def test_a_first_answer_lost_after_its_write_is_given_again(
     """The first run wrote, then its answer was lost (its process died, or the database
     failed it after the commit: the row has no answer and its lease is over). The retry
     runs again, writes nothing, and answers the same table, tokens and view."""
-    from service.idempotency import key_id  # here: the other tests run on older code too
+    from service.edge.idempotency import key_id  # here: the other tests run on older code too
 
     sent = key()
     first = await prepared.request.send(http, sent)
@@ -369,7 +369,7 @@ async def test_an_expired_key_is_forgotten_and_purged(
 ) -> None:
     """Past its retention a key binds nothing: the same key makes another request; the
     purge deletes the keys past it and no other."""
-    from service.idempotency import key_id
+    from service.edge.idempotency import key_id
 
     path = (await sit(api, app)).request.path
     sent = key()
@@ -412,7 +412,7 @@ async def test_a_key_another_process_holds_is_409_in_flight(
     """A key held by a run that is still running (its lease, here an hour, has not ended;
     the run is another process's, as far as this one knows): the retry waits a bounded
     number of times for its answer, then is 409 with Retry-After, and writes nothing."""
-    from service.idempotency import fingerprint, key_id
+    from service.edge.idempotency import fingerprint, key_id
 
     prepared = await close(api, app)
     request, sent = prepared.request, key()

@@ -1,4 +1,4 @@
-"""Rate limits and the access log (`service.limits`): the counter's window, the limits per
+"""Rate limits and the access log (`service.edge.limits`): the counter's window, the limits per
 token (header or query) and per client address through the live app, the lower limit of
 the routes that replay a log, /schema limited like every route, one access line per request without
 its query string.
@@ -23,9 +23,9 @@ import msgspec
 import pytest
 
 from service.app import create_app
-from service.auth import new_token
-from service.limits import Counter
-from service.logs import AccessLine, AccessLog, JsonFormatter
+from service.edge.auth import new_token
+from service.edge.limits import Counter
+from service.edge.logs import AccessLine, AccessLog, JsonFormatter
 from tests.service.conftest import UNLIMITED, Clock, Records, serve, settings
 from tests.service.test_errors import assert_problem
 

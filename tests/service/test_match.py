@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.cli import main
-from service.client import ProblemError
-from service.match import interval, match, pair_value, retrying
+from service.tools.cli import main
+from service.tools.client import ProblemError
+from service.tools.match import interval, match, pair_value, retrying
 
 
 def test_a_deal_pair_is_a_minus_b_averaged_over_both_tables() -> None:

@@ -35,8 +35,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from service.app import Settings, create_app
-from service.client import DokoClient
 from service.openapi import openapi_document, render
+from service.tools.client import DokoClient
 
 OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 STREAMS = {"streamTable", "streamFeed"}

@@ -19,8 +19,8 @@ from domain.table_view import redact
 from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.app import create_app
-from service.client import DokoClient, SseMessage, read_sse
 from service.streams import FEED_PAGE
+from service.tools.client import DokoClient, SseMessage, read_sse
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables
 

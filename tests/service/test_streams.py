@@ -19,8 +19,8 @@ from domain.commands import Declaration, Declare, NameContract, PlayCard
 from domain.game_types import GameType
 from domain.seats import Seat
 from infra.event_store import EventStore
-from service.client import DokoClient, SseMessage
 from service.streams import Hub, sse_messages
+from service.tools.client import DokoClient, SseMessage
 from tests.service.knowledge import differences, feed_item, message
 from tests.service.sessions import Game, new_game
 from tests.service.truth import Truth

@@ -27,7 +27,7 @@ from infra.audit import verify_file, verify_table
 from infra.event_store import EventStore
 from infra.signing import read_keys
 from infra.tables import Tables
-from service.client import (
+from service.tools.client import (
     DokoClient,
     ProblemError,
     Received,
@@ -35,7 +35,7 @@ from service.client import (
     TableClient,
     random_players,
 )
-from service.client import play_session as play
+from service.tools.client import play_session as play
 from tests.service.truth import Auditor, Truth, cards_in, secrets_in
 
 WAIT = 300.0

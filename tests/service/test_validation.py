@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from service.validation import described, reworded
+from service.edge.validation import described, reworded
 
 # litestar's report -> doko's, by hand
 WORDING = [

@@ -1,7 +1,7 @@
 """The truth of a table (its whole event log) and an audit of what the service delivered.
 
 `Truth` holds a table's stored events; `Auditor` checks everything the service delivered
-(recorded in a transcript of `service.client.Received`) against the oracle of
+(recorded in a transcript of `service.tools.client.Received`) against the oracle of
 `tests.service.knowledge`, which reads the log as plain JSON and knows, independently of
 `domain.table_view`, what each viewer may be shown:
 
@@ -38,7 +38,7 @@ from domain.seats import SEATS
 from domain.table import TableState, evolve
 from infra.event_store import StoredEvent
 from infra.tables import CODEC
-from service.client import Received
+from service.tools.client import Received
 from tests.service.knowledge import (
     RULES_OF_PLAY,
     Deal,

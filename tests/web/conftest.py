@@ -20,8 +20,8 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 
 from service.app import create_app
-from service.client import DokoClient
-from service.clock import system_now
+from service.tools.client import DokoClient
+from service.workers.clock import system_now
 from tests.service.conftest import serve, settings
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from service.pages import RULE_FILES, WEB, rule_texts
+from service.routes.pages import RULE_FILES, WEB, rule_texts
 
 I18N = WEB / "i18n"
 LANGUAGES = ("de", "en")

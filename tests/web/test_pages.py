@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import domain.table
-from service.pages import WEB, rule_texts
+from service.routes.pages import WEB, rule_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {

@@ -16,7 +16,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Index the ``seat_taken`` events that seat a bot (`service.bots.Bots`)."""
+    """Index the ``seat_taken`` events that seat a bot (`service.workers.bots.Bots`)."""
     op.execute(
         "CREATE INDEX events_bot_seats ON events (stream_id)"
         " WHERE type = 'seat_taken' AND coalesce(payload->>'bot', '') <> ''"

@@ -7,7 +7,7 @@ Create Date: 2026-12-01
 ``idempotency_keys``
     One row per Idempotency-Key a client sent with a POST or a DELETE (`infra.idempotency`):
     ``key_id``, the SHA-256 of the key within its scope (the credential it came with, see
-    `service.idempotency`), never the key itself; ``fingerprint``, the SHA-256 of the
+    `service.edge.idempotency`), never the key itself; ``fingerprint``, the SHA-256 of the
     request it was first used for (method, path, canonical body); ``command_id``, the id the
     request's appends carry (``commands``), so that a request run again writes nothing;
     ``salt``, random, with the request's own secrets the input of the key that seals the

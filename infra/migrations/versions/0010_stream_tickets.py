@@ -5,7 +5,7 @@ Revises: 0009
 Create Date: 2026-12-01
 
 ``stream_tickets``
-    One row per ticket issued and not used yet (`service.tickets`): the SHA-256
+    One row per ticket issued and not used yet (`service.edge.tickets`): the SHA-256
     ``ticket_hash`` of the ticket (never the ticket), the table (``stream_id``) whose
     stream it opens, the SHA-256 ``credential_hash`` of the credential it was obtained with
     (empty: none, at a public table) and when it expires. Using a ticket deletes its row,

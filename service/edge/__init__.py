@@ -1,0 +1,1 @@
+"""The service's edge: HTTP and its limits, parsing, authorization, problems, logs."""

@@ -1,0 +1,159 @@
+"""Audit: scored deals, their replay and verification, the signed session export."""
+
+import asyncio
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+
+from domain.table import (
+    TableEvent,
+)
+from domain.table_view import without_secrets
+from infra.audit import Export, deal_events, render_deal
+from infra.event_store import StoredEvent
+from infra.projections import DealRecord
+from infra.tables import Loaded
+from service.edge.auth import (
+    authorize_spectator,
+)
+from service.edge.problems import ServiceError
+from service.keys import KEYS_PATH, signed, signing
+from service.records import DealVerification, deal_record_of, decoded, export_of
+from service.routes.shared import (
+    LIFE_PROBLEMS,
+    SIGNED_PROBLEMS,
+    TableId,
+    problem_responses,
+    services,
+    watched_table,
+)
+
+DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
+
+
+async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) -> None:
+    """Deals are public once scored (R4.3): before that, 409 (and at a private table, to
+    holders of a credential of it, T1.1)."""
+    loaded: Loaded = await services(request).tables.load(table_id, fresh=True)
+    authorize_spectator(request, loaded.state)
+    if len(loaded.state.session.sheet) < deal_no:
+        raise ServiceError(
+            409, "deal_not_scored", f"deal {deal_no} is not scored yet: it stays hidden until then"
+        )
+
+
+async def _scored_log(
+    request: Request[Any, Any, Any], table_id: str, deal_no: int
+) -> list[StoredEvent]:
+    """The table's stored events, once deal ``deal_no`` is scored."""
+    await _scored(request, table_id, deal_no)
+    stored: list[StoredEvent] = await services(request).store.read_stream(table_id)
+    return stored
+
+
+@get(
+    "/tables/{table_id:str}/deals/{deal_no:int}",
+    operation_id="getDeal",
+    summary="A scored deal's full record",
+    description="Hands, every action, the revealed seed with its commitment, and the "
+    "itemized score lines with their rule ids. Only once the deal is scored.",
+    responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
+)
+async def get_deal(
+    request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
+) -> DealRecord:
+    await _scored(request, table_id, deal_no)
+    record: str | None = await services(request).pool.fetchval(
+        "SELECT record::text FROM deal_archive WHERE stream_id = $1 AND deal_no = $2",
+        table_id,
+        deal_no,
+    )
+    if record is not None:
+        return msgspec.json.decode(record, type=DealRecord)
+    # the projection lacks the row (being rebuilt?): the record from the log itself
+    stored = await services(request).store.read_stream(table_id)
+    computed = await asyncio.to_thread(deal_record_of, stored, deal_no)
+    if computed is None:
+        raise ServiceError(409, "deal_not_scored", f"deal {deal_no} is not scored yet")
+    return computed
+
+
+class DealReplay(msgspec.Struct):
+    """A scored deal step by step: its events in order and a readable rendering."""
+
+    deal_no: int
+    events: list[TableEvent]
+    text: str
+
+
+def _replay(stored: list[StoredEvent], deal_no: int) -> DealReplay:
+    """The deal's events (no token or invitation hash in them) and its rendering."""
+    events = decoded(stored)
+    shown = [without_secrets(e) for e in deal_events(events, deal_no)]
+    return DealReplay(deal_no, shown, render_deal(events, deal_no))
+
+
+@get(
+    "/tables/{table_id:str}/deals/{deal_no:int}/replay",
+    operation_id="replayDeal",
+    summary="A scored deal step by step",
+    description="Rate-limited per client address like the other routes that replay a log.",
+    responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
+)
+async def replay_deal(
+    request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
+) -> DealReplay:
+    stored = await _scored_log(request, table_id, deal_no)
+    return await asyncio.to_thread(_replay, stored, deal_no)
+
+
+@get(
+    "/tables/{table_id:str}/deals/{deal_no:int}/verification",
+    operation_id="verifyDeal",
+    summary="Verify a scored deal",
+    description="Commitment and seed, hands recomputed, events replayed by the rules, score "
+    "recomputed, hash chain intact, on the log up to the deal's last event (which later "
+    "events cannot change: the result is computed once and kept); signed by the service's "
+    f"current key (see `{KEYS_PATH}`).",
+    responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"], *SIGNED_PROBLEMS]),
+)
+async def verify_deal(
+    request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
+) -> DealVerification:
+    svc = services(request)
+    if not await svc.visibilities.public([table_id]):  # T1.1, also when the report is kept
+        await watched_table(request, table_id)
+    verification: DealVerification = await svc.verifications.of(
+        table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
+    )
+    return await signed(svc.keys, verification)
+
+
+@get(
+    "/tables/{table_id:str}/export",
+    operation_id="exportSession",
+    summary="The whole session as one portable JSON record",
+    description="Every event with its version, payload and hash, signed by the service's "
+    f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline. Only once the "
+    "session is over (finished, or abandoned: T4.2).",
+    responses={
+        200: ResponseSpec(Export, description="the table's log", generate_examples=False),
+        **problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"], *SIGNED_PROBLEMS]),
+    },
+)
+async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Response[bytes]:
+    tables = services(request).tables
+    loaded: Loaded = await tables.load(table_id, fresh=True)
+    authorize_spectator(request, loaded.state)
+    if not (loaded.state.session.finished or loaded.state.abandoned):
+        raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
+    stored = await tables.store.read_stream(table_id)
+    signer, now = await signing(services(request).keys)
+    body = await asyncio.to_thread(export_of, stored, signer, now)
+    return Response(body, media_type="application/json")
+
+
+AUDIT_ROUTES = [get_deal, replay_deal, verify_deal, export_table]

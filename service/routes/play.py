@@ -1,0 +1,104 @@
+"""Play: reservations, contracts, cards and announcements (R3-R6), each one command
+validated by the domain's table."""
+
+from typing import Any
+
+from litestar import Request, Response, post
+from litestar.params import JSONBody
+
+from domain.cards import Card
+from domain.commands import Announce, Declare, NameContract, PlayCard
+from domain.seats import Seat
+from service.dto import (
+    AnnounceRequest,
+    CommandResponse,
+    ContractRequest,
+    PlayRequest,
+    ReservationRequest,
+)
+from service.routes.shared import (
+    COMMAND_RESPONSES,
+    IfMatch,
+    SeatParam,
+    TableId,
+    act,
+)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/reservation",
+    operation_id="declare",
+    summary="Say healthy or reservation (R4.1)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=COMMAND_RESPONSES,
+)
+async def declare(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: JSONBody[ReservationRequest],
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = Declare(Seat(seat), data.declaration)
+    return await act(request, table_id, seat, command, if_match)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/contract",
+    operation_id="nameContract",
+    summary="Name a contract after a reservation (R4.2)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=COMMAND_RESPONSES,
+)
+async def name_contract(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: JSONBody[ContractRequest],
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = NameContract(Seat(seat), data.contract)
+    return await act(request, table_id, seat, command, if_match)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/play",
+    operation_id="playCard",
+    summary="Play a card (R3)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=COMMAND_RESPONSES,
+)
+async def play_card(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: JSONBody[PlayRequest],
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = PlayCard(Seat(seat), Card(data.card))
+    return await act(request, table_id, seat, command, if_match)
+
+
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/announce",
+    operation_id="announce",
+    summary="Announce re, kontra or a refusal (R6)",
+    security=[{"seat_token": []}],
+    status_code=200,
+    responses=COMMAND_RESPONSES,
+)
+async def announce(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    data: JSONBody[AnnounceRequest],
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = Announce(Seat(seat), data.word)
+    return await act(request, table_id, seat, command, if_match)
+
+
+PLAY_ROUTES = [declare, name_contract, play_card, announce]

@@ -1,0 +1,1 @@
+"""The service's background work: bots, the turn clock, their supervisor."""
