@@ -11,6 +11,7 @@ import type { components, operations, paths } from "./schema.js";
 import { readStream, type StreamMessage, type StreamOptions } from "./stream.js";
 
 export type { components, operations, paths } from "./schema.js";
+export type { AnswerOf, Method, Operation, PathOf, RequestOf } from "./operation.js";
 export { ProblemError, type Problem } from "./problem.js";
 export { parseEventStream, readStream, type StreamMessage, type StreamOptions } from "./stream.js";
 
