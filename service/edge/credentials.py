@@ -80,7 +80,8 @@ def accepts(*kinds: Credential, public: bool = False) -> Requirements:
     """The security of an operation that accepts any one of ``kinds`` (OpenAPI: a list of
     requirements, any one will do) and, where ``public``, none (the empty requirement: a
     public table asks for no credential, T1.1)."""
-    return [{kind.value: []} for kind in kinds] + ([{}] if public else [])
+    some: Requirements = [{kind.value: []} for kind in kinds]
+    return [*some, {}] if public else some
 
 
 AS_SEAT = accepts(Credential.SEAT_TOKEN)
