@@ -19,6 +19,7 @@ from infra.tables import Loaded
 from service.edge.auth import (
     authorize_spectator,
 )
+from service.edge.credentials import AS_SPECTATOR
 from service.edge.problems import ServiceError
 from service.keys import KEYS_PATH, signed, signing
 from service.records import DealVerification, deal_record_of, decoded, export_of
@@ -60,6 +61,7 @@ async def _scored_log(
     summary="A scored deal's full record",
     description="Hands, every action, the revealed seed with its commitment, and the "
     "itemized score lines with their rule ids. Only once the deal is scored.",
+    security=AS_SPECTATOR,
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def get_deal(
@@ -101,6 +103,7 @@ def _replay(stored: list[StoredEvent], deal_no: int) -> DealReplay:
     operation_id="replayDeal",
     summary="A scored deal step by step",
     description="Rate-limited per client address like the other routes that replay a log.",
+    security=AS_SPECTATOR,
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def replay_deal(
@@ -118,6 +121,7 @@ async def replay_deal(
     "recomputed, hash chain intact, on the log up to the deal's last event (which later "
     "events cannot change: the result is computed once and kept); signed by the service's "
     f"current key (see `{KEYS_PATH}`).",
+    security=AS_SPECTATOR,
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"], *SIGNED_PROBLEMS]),
 )
 async def verify_deal(
@@ -139,6 +143,7 @@ async def verify_deal(
     description="Every event with its version, payload and hash, signed by the service's "
     f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline. Only once the "
     "session is over (finished, or abandoned: T4.2).",
+    security=AS_SPECTATOR,
     responses={
         200: ResponseSpec(Export, description="the table's log", generate_examples=False),
         **problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"], *SIGNED_PROBLEMS]),
