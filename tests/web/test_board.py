@@ -82,6 +82,8 @@ class Board:
 
     shown: list[tuple[int, list[tuple[int, str]]]] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    said: list[tuple[str, list[str]]] = field(default_factory=list)
+    """Each announcement the person made (its key) with the badges then at their seat."""
 
 
 async def play_on_board(
@@ -92,8 +94,9 @@ async def play_on_board(
     is finished (12: the last card is played). Before each move the hand, the trick and the
     move's element must be inside ``window``; each finished trick but the last must be on
     the board with its winner marked until the page's clock (installed and paused by the
-    caller) has run for the pause. ``shots``: the screenshots' name, to take them of the
-    first trick and the first finished one."""
+    caller) has run for the pause; each announcement made is then a badge at the person's
+    seat. ``shots``: the screenshots' name, to take them of the first trick and the first
+    finished one."""
     page = tab.page
     board = Board()
     played = 12 - await page.locator("#hand button.card").count()
@@ -103,7 +106,12 @@ async def play_on_board(
         for problem in await outside(page, move, window):
             board.wrong.append(f"deal {deal} {move}: {problem}")
         if not move.startswith("card-"):
-            await tab.move(move)
+            problems = await tab.problems()
+            moved = await tab.move(move)
+            # an announcement not refused (a bot's word may have come first) is at the seat
+            if moved and move.startswith("announce-") and await tab.problems() == problems:
+                badges = page.locator(".seat.bottom .badge.said")
+                board.said.append((move, await badges.all_inner_texts()))
             continue
         if shots and played == 0:
             await screenshot(page, f"board-{shots}-trick", full_page=False)
@@ -139,6 +147,9 @@ WORDS = {
     },
 }
 """A few words of each page in each language, as a player reads them (not the catalogues')."""
+
+SAID = {"announce-re": "Re", "announce-kontra": "Kontra"}
+"""The badge of each announcement the person makes (`browsing.NEXT_MOVE`), in German."""
 
 
 @pytest.mark.parametrize(
@@ -249,18 +260,29 @@ async def test_the_end_of_the_session_shows_the_final_standings(
 async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outlives_the_tab(
     browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
 ) -> None:
-    """The acceptance of issue 18: a person in a German browser on a phone opens a table in
-    the lobby with three bots of the lobby's default kind and plays the whole session of 12
-    deals (R1.1) by clicking, the board inside the window at every move; every finished
-    trick is seen with its winner, every deal's result dialog with the record's score, and
-    closed with "Weiter". In deal 3 the tab is closed; a new one finds the table under "Meine
-    Tische" in the lobby, is still the seat, and plays on; at the end the final standings."""
+    """The acceptance of issue 18: a person in a German browser on a phone (who tries the
+    language switch: English, remembered, and back) opens a table in the lobby with three
+    bots of the lobby's default kind and plays the whole session of 12 deals (R1.1) by
+    clicking, the board inside the window at every move; every finished trick is seen with
+    its winner, the last one looked at again from the board once (without card points), each
+    announcement made is a badge at the seat, every deal's result dialog shows the record's
+    score and is closed with "Weiter". In deal 3 the tab is closed; a new one finds the table
+    under "Meine Tische" in the lobby, is still the seat, and plays on; at the end the final
+    standings."""
     window = SIZES["phone"]
     tab = await open_tab(browser, service.url, window, locale="de-DE")
     page = tab.page
     await page.clock.install()
     await page.goto("/")
     await page.wait_for_selector("#create-button")
+    languages = [await page.get_attribute("html", "lang")]
+    for _ in range(2):  # to English, remembered over a reload, and back to German
+        await page.click("#language")
+        await page.wait_for_selector(f"html[lang='{'en' if languages[-1] == 'de' else 'de'}']")
+        await page.reload()
+        await page.wait_for_selector("#create-button")
+        languages.append(await page.get_attribute("html", "lang"))
+    assert languages == ["de", "en", "de"]
     await page.fill("#player", "Tess")
     await page.select_option("#bots", "3")
     kind = await page.input_value("#kind")
@@ -271,12 +293,22 @@ async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outli
     held = await page.evaluate(f"JSON.parse(localStorage.getItem('doko:{table_id}'))")
     bearer = {"authorization": f"Bearer {held['host']}"}  # a private table (the default)
 
-    shown: dict[int, list[tuple[int, list[tuple[int, str]]]]] = {}
-    wrong: list[str] = []
+    boards: dict[int, Board] = {}
     results: dict[int, dict[str, Any]] = {}
+    errors: list[str] = []
+    peeked: list[Any] = []
     for deal in range(1, 13):
-        board = await play_on_board(tab, deal, window, until=5 if deal == 3 else 12)
+        board = boards[deal] = await play_on_board(
+            tab, deal, window, until={1: 2, 3: 5}.get(deal, 12)
+        )
+        if deal == 1:  # the last trick, looked at from the board
+            await page.click("[data-key='last-trick']")
+            await page.wait_for_selector("#trick[data-finished='2']")
+            peeked = [await page.evaluate(FINISHED), await page.inner_text(".board")]
+            await page.click("[data-key='dismiss-trick']")
+            await page.wait_for_selector("#trick:not([data-finished])")
         if deal == 3:  # the tab is closed mid-deal; a new one comes back through the lobby
+            errors += tab.errors
             context = page.context
             await page.close()
             tab = Tab(await context.new_page())
@@ -285,10 +317,10 @@ async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outli
             assert await page.inner_text("#mine-h") == "Meine Tische"
             await page.click(f"[data-my-table='{table_id}'] a")
             await page.wait_for_selector("#hand [data-card]")
+        if deal in (1, 3):
             more = await play_on_board(tab, deal, window)
-            board.shown += more.shown
-            board.wrong += more.wrong
-        shown[deal], wrong = board.shown, wrong + board.wrong
+            board.shown, board.wrong = board.shown + more.shown, board.wrong + more.wrong
+            board.said += more.said
         await page.wait_for_selector(f"dialog#result[open][data-deal='{deal}'] .last-trick")
         results[deal] = await page.eval_on_selector("dialog#result", SCORE)
         last = await page.get_attribute("dialog#result .last-trick", "data-winner")
@@ -299,15 +331,21 @@ async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outli
     await standings.wait_for()
     assert (await standings.locator("h2").inner_text()).startswith("Die Sitzung ist vorbei")
 
-    assert wrong == []
+    assert [w for board in boards.values() for w in board.wrong] == []
+    said = [(move, texts) for board in boards.values() for move, texts in board.said]
+    assert said and all(SAID[move] in texts for move, texts in said), said
     seats = (await api.http.get(f"/tables/{table_id}", headers=bearer)).json()["seats"]
     assert [seat["bot"] for seat in seats if seat["bot"]] == [kind] * 3
     assert kind == "expert"  # the strongest kind the API offers (BotKind's last value)
     log = await full_log(pool, table_id)
     for deal in range(1, 13):
         tricks = tricks_of(log, deal)
-        assert shown[deal] == tricks[:11], deal
+        assert boards[deal].shown == tricks[:11], deal
         record = (await api.http.get(f"/tables/{table_id}/deals/{deal}", headers=bearer)).json()
         assert results[deal] == {"deal": deal, **recorded(record["score"]), "last": tricks[11][0]}
-    assert tab.errors == []
+    (number, winner, cards, won), text = peeked
+    assert (number, won) == (2, [winner])
+    assert (winner, sorted((seat, code) for seat, code in cards)) == tricks_of(log, 1)[1]
+    assert "Augen" not in text  # no running card points on the board
+    assert errors + tab.errors == []
     await tab.close()
