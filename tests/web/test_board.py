@@ -5,7 +5,9 @@ trick's fourth card the finished trick is shown with its winner until the pause 
 (the page's clock driven by Playwright, not by the machine's speed); the deal ends in the
 result dialog with the record's value, lines and entries, and "Weiter" ("Next") closes it.
 The page speaks the browser's language, and no page (lobby, table, deal viewer, rules) has a
-serious or critical accessibility violation in it."""
+serious or critical accessibility violation in it. The issue's acceptance: a whole session of
+12 deals on a phone in German, the tab closed in deal 3 and the seat found again through the
+lobby's "Meine Tische", to the final standings."""
 
 from __future__ import annotations
 
@@ -266,9 +268,9 @@ async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outli
     clicking, the board inside the window at every move; every finished trick is seen with
     its winner, the last one looked at again from the board once (without card points), each
     announcement made is a badge at the seat, every deal's result dialog shows the record's
-    score and is closed with "Weiter". In deal 3 the tab is closed; a new one finds the table
-    under "Meine Tische" in the lobby, is still the seat, and plays on; at the end the final
-    standings."""
+    score (each line's rule id a link to its text) and is closed with "Weiter". In deal 3
+    the tab is closed; a new one finds the table under "Meine Tische" in the lobby, is still
+    the seat, and plays on; at the end the final standings."""
     window = SIZES["phone"]
     tab = await open_tab(browser, service.url, window, locale="de-DE")
     page = tab.page
@@ -325,6 +327,10 @@ async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outli
         results[deal] = await page.eval_on_selector("dialog#result", SCORE)
         last = await page.get_attribute("dialog#result .last-trick", "data-winner")
         results[deal]["last"] = int(last or -1)
+        results[deal]["links"] = await page.eval_on_selector_all(
+            "dialog#result .lines li",
+            "l => l.map(li => li.querySelector('a').getAttribute('href'))",
+        )
         assert await page.inner_text("dialog#result [data-key='next']") == "Weiter"
         await tab.next_deal()
     standings = page.locator("dialog#standings[open]")
@@ -342,7 +348,9 @@ async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outli
         tricks = tricks_of(log, deal)
         assert boards[deal].shown == tricks[:11], deal
         record = (await api.http.get(f"/tables/{table_id}/deals/{deal}", headers=bearer)).json()
-        assert results[deal] == {"deal": deal, **recorded(record["score"]), "last": tricks[11][0]}
+        links = [f"/rules#{line['rule']}" for line in record["score"]["lines"]]
+        score = {**recorded(record["score"]), "last": tricks[11][0], "links": links}
+        assert results[deal] == {"deal": deal, **score}
     (number, winner, cards, won), text = peeked
     assert (number, won) == (2, [winner])
     assert (winner, sorted((seat, code) for seat, code in cards)) == tricks_of(log, 1)[1]
