@@ -39,9 +39,10 @@ function moments(events) {
   return found;
 }
 
-/** Each seat's dealt cards, those played by the end of trick `step` marked with their trick. */
+/** Each seat's dealt cards, sorted by the server for the deal's game type, those played by
+ * the end of trick `step` marked with their trick. */
 function handsAt(record, step) {
-  return record.hands.map((dealt, seat) => {
+  return record.sorted_hands.map((dealt, seat) => {
     const marks = dealt.map(() => null);
     record.tricks.slice(0, step).forEach((trick) => {
       const played = trick.cards[(seat - trick.leader + 4) % 4];
