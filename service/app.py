@@ -88,7 +88,8 @@ class Services(msgspec.Struct):
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
     verifications, the requests' idempotency keys, the stream tickets, which tables are
-    public, and whether the LISTEN connection is up."""
+    public, whether the LISTEN connection is up, and the service's clock (``now``: the turn
+    clock's time source, the ``server_time`` of views and stream messages)."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -104,6 +105,7 @@ class Services(msgspec.Struct):
     tickets: Tickets
     visibilities: Visibilities
     listening: bool = False
+    now: Now = system_now
 
 
 async def _keep_session(_connection: asyncpg.Connection) -> None:
@@ -203,6 +205,7 @@ def create_app(
                 ),
                 Tickets(pool, now),
                 visibilities,
+                now=now,
             )
             app.state.services = services
             heard = asyncio.Event()
