@@ -11,9 +11,11 @@ Commands
     pure `domain.event.decide` and appends the events at the version it decided on; when
     another writer got there first (`ConcurrencyConflict`) it reads again and decides again,
     a bounded number of times. A rejected command raises the domain's error and writes
-    nothing. A ``command_id`` makes a command idempotent, as for tables: run again (by a
-    retry, or by another process that lost the race), it returns the first run's result
-    with ``duplicate`` set instead of its rejection.
+    nothing. Within a process the commands of one event take turns (a lock per event), as
+    a table's do; between processes the expected version decides. A ``command_id`` makes
+    a command idempotent, as for tables: run again (by a retry, or by another process that
+    lost the race), it returns the first run's result with ``duplicate`` set instead of
+    its rejection.
 
 Rounds, exactly once
     `Events.start_round` starts a round under the command id ``event:round:<r>``, so that of
@@ -34,6 +36,8 @@ Standings
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import Callable, Sequence
 
 import asyncpg
@@ -121,6 +125,7 @@ class Events:
         self.store: EventStore = tables.store
         self.tables = tables
         self._retries = retries
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def _read(self, event_id: str) -> LoadedEvent:
         """The event as its stream has it; version 0 and no state if there is none."""
@@ -149,6 +154,21 @@ class Events:
     ) -> ExecutedEvent:
         """Decide and append one command; see the module docstring. ``check`` runs on the
         state the command is decided on."""
+        turn = self._turns.get(event_id)
+        if turn is None:
+            turn = self._turns[event_id] = asyncio.Lock()
+        async with turn:
+            return await self._execute(event_id, command, command_id, fingerprint, actor, check)
+
+    async def _execute(
+        self,
+        event_id: str,
+        command: EventCommand,
+        command_id: str | None,
+        fingerprint: str | None,
+        actor: str | None,
+        check: Check | None,
+    ) -> ExecutedEvent:
         for _ in range(self._retries):
             current = await self._read(event_id)
             try:
