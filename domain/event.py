@@ -58,6 +58,7 @@ import msgspec
 from domain import seating
 from domain.dealing import SEED_BYTES, commitment, validate_preset
 from domain.errors import DomainError, PhaseClosed
+from domain.replay import Aggregate
 from domain.seating import Seating
 from domain.seats import SEATS, Seat
 from domain.session import DEALS
@@ -535,6 +536,40 @@ def fold(events: Sequence[EventEvent], state: EventState | None = None) -> Event
     for event in events:
         state = evolve(state, event)
     return state
+
+
+def command_of(event: EventEvent) -> EventCommand | None:
+    """The command a recorded event answers, for the audit's replay (`domain.replay`); None
+    for `RoundEnded`, which follows a table's end. A lone `EventFinished` is the
+    director's; one that follows a table's end is that command's."""
+    if isinstance(event, EventCreated):
+        return CreateEvent(
+            name=event.name,
+            rounds=event.rounds,
+            host_token_hash=event.host_token_hash,
+            seating_seed=bytes.fromhex(event.seating_seed),
+            round_seeds=tuple(tuple(bytes.fromhex(s) for s in r) for r in event.round_seeds),
+            presets=event.presets,
+            visibility=event.visibility,
+            invitation_hash=event.invitation_hash,
+            turn_seconds=event.turn_seconds,
+            method=event.method,
+        )
+    if isinstance(event, PlayerRegistered):
+        return RegisterPlayer(event.name, event.token_hash, event.by_director)
+    if isinstance(event, RoundSeated):
+        return SeatRound(event.round_no, event.seating)
+    if isinstance(event, RoundStarted):
+        return StartRound(event.round_no)
+    if isinstance(event, TableEnded):
+        return EndTable(event.round_no, event.table_no, event.deals, event.abandoned)
+    if isinstance(event, EventFinished):
+        return FinishEvent()
+    return None
+
+
+EVENT = Aggregate(EventState(), decide, evolve, command_of)
+"""The event aggregate, for the audit's replay (`domain.replay.replay`)."""
 
 
 def table_name(created: EventCreated, round_no: int, table_no: int) -> str:
