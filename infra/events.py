@@ -53,7 +53,7 @@ from domain.event import (
     StartRound,
     table_commands,
 )
-from domain.standings import Standings, TableSheet, standings
+from domain.standings import Standings, TableSheet, public_deals, standings
 from domain.table import TableState
 from infra.codec import EventCodec
 from infra.event_store import AppendResult, ConcurrencyConflict, EventStore
@@ -76,6 +76,15 @@ Check = Callable[[EventState], None]
 def table_id(event_id: str, round_no: int, table_no: int) -> str:
     """The stream of table ``table_no`` of round ``round_no`` of the event."""
     return f"{event_id}-r{round_no}t{table_no}"
+
+
+class EventTable(msgspec.Struct, frozen=True):
+    """A table's place in an event (``event_tables``): table ``table_no`` of round
+    ``round_no`` of event ``event_id``."""
+
+    event_id: str
+    round_no: int
+    table_no: int
 
 
 class EventNotFound(Exception):
@@ -245,6 +254,19 @@ class Events:
                 found.append(loaded.state)
         return found
 
+    async def table_of(self, stream_id: str) -> EventTable | None:
+        """The event, round and number of a table of an event; None for any other table."""
+        row = await self.pool.fetchrow(
+            "SELECT event_id, round_no, table_no FROM event_tables WHERE table_id = $1", stream_id
+        )
+        return None if row is None else EventTable(row[0], row[1], row[2])
+
+    async def public_deals(self, event_id: str, state: EventState, round_no: int) -> int:
+        """E5.3: how many deals of round ``round_no`` are public now: every table of the round
+        has scored them or is over (and some table scored them). Whoever serves an event
+        table's deal records, replays, verifications or seeds shows none of a later deal."""
+        return public_deals(await self._round_sheets(event_id, state, round_no))
+
     async def notice_ends(self, event_id: str) -> LoadedEvent:
         """E4.2, E4.3: record the end of every table of the running round that is over; the
         event after it."""
@@ -261,14 +283,22 @@ class Events:
                 await self.execute(event_id, command, command_id=key, actor="event")
         return await self.load(event_id)
 
+    async def _round_sheets(
+        self, event_id: str, state: EventState, round_no: int
+    ) -> list[TableSheet | None]:
+        """The scoresheets of the tables of round ``round_no`` (None: not opened)."""
+        tables = await self.round_tables(event_id, state, round_no)
+        return [
+            TableSheet(round_no, n, t.session.sheet, t.over) if t else None
+            for n, t in enumerate(tables, 1)
+        ]
+
     async def sheets(self, event_id: str, state: EventState) -> list[TableSheet]:
         """The scoresheets of every opened table of every round started (`domain.standings`)."""
         sheets: list[TableSheet] = []
         for round_no in range(1, state.round_no + 1):
-            tables = await self.round_tables(event_id, state, round_no)
-            for table_no, at in enumerate(tables, 1):
-                if at is not None:
-                    sheets.append(TableSheet(round_no, table_no, at.session.sheet, at.over))
+            round_sheets = await self._round_sheets(event_id, state, round_no)
+            sheets += [s for s in round_sheets if s is not None]
         return sheets
 
     async def standings(self, event_id: str) -> tuple[LoadedEvent, Standings]:
