@@ -31,7 +31,8 @@ Rounds, exactly once
 Standings
     `Events.standings` computes them from the event's stream and its tables' logs
     (`domain.standings`); `Events.project_standings` stores them in ``event_standings``
-    (migration 0011), and `rebuild_standings` recomputes every event's row from the log.
+    (migration 0011), and `rebuild_projections` recomputes every event's rows (its tables'
+    and its standings) from the log.
 """
 
 from __future__ import annotations
@@ -283,6 +284,21 @@ class Events:
                 await self.execute(event_id, command, command_id=key, actor="event")
         return await self.load(event_id)
 
+    async def settle(self, event_id: str) -> LoadedEvent:
+        """Bring the running round up to date with its tables: open and seat those a crash
+        left unopened or half-seated (`open_round`), record the ends of those over
+        (`notice_ends`); the event after it. For the service to call for every event with
+        a running round when it starts, and for a table's event (`table_of`) whenever that
+        table's session ends."""
+        loaded = await self.load(event_id)
+        state = loaded.state
+        if not state.running:
+            return loaded
+        tables = await self.round_tables(event_id, state, state.round_no)
+        if any(t is None or not t.session.started for t in tables):
+            await self.open_round(event_id, state, state.round_no)
+        return await self.notice_ends(event_id)
+
     async def _round_sheets(
         self, event_id: str, state: EventState, round_no: int
     ) -> list[TableSheet | None]:
@@ -331,9 +347,17 @@ async def event_ids(pool: asyncpg.Pool) -> list[str]:
     return [row[0] for row in rows]
 
 
-async def rebuild_standings(events: Events) -> Sequence[str]:
-    """Recompute every event's row of ``event_standings`` from the log; the events' ids."""
+async def rebuild_projections(events: Events) -> Sequence[str]:
+    """Recompute every event's rows of ``event_tables`` and ``event_standings`` from the
+    log; the events' ids."""
     ids = await event_ids(events.pool)
     for event_id in ids:
+        state = (await events.load(event_id)).state
+        rows = [
+            (table_id(event_id, round_no, table_no), event_id, round_no, table_no)
+            for round_no, seating in enumerate(state.seatings, 1)
+            for table_no in range(1, len(seating) + 1)
+        ]
+        await events.pool.executemany(_REGISTER_TABLE, rows)
         await events.project_standings(event_id)
     return ids

@@ -31,7 +31,7 @@ from domain.seats import Seat
 from domain.simulation import next_command
 from domain.table import AbandonSession, TableCreated, Visibility
 from infra.event_store import EventStore
-from infra.events import CODEC, EventNotFound, Events, EventTable, rebuild_standings, table_id
+from infra.events import CODEC, EventNotFound, Events, EventTable, rebuild_projections, table_id
 from infra.projections import project
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tables import Tables
@@ -111,18 +111,19 @@ async def test_two_processes_start_a_round_once(pool: asyncpg.Pool) -> None:
 async def test_opening_a_round_again_completes_it_and_writes_nothing_twice(
     pool: asyncpg.Pool,
 ) -> None:
-    """A process that died after starting the round: opening it again opens the tables;
-    once more writes nothing."""
+    """A process that died after starting the round: settling the event opens the tables;
+    opening them once more writes nothing."""
     events = events_of(pool)
     event_id, _ = await new_event(events, 5)
     started = await events.execute(event_id, StartRound(1))
     assert await events.store.stream_version(table_id(event_id, 1, 1)) == 0
     _, nothing = await events.standings(event_id)  # no table yet: nothing counts
     assert nothing.public_deals == (0,) and all(line.deals == 0 for line in nothing.lines)
-    await events.open_round(event_id, started.state, 1)
+    await events.settle(event_id)  # as the service does when it starts
     versions = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
     assert all(v > 5 for v in versions)  # created, four seats, the session and deal 1
     await events.open_round(event_id, started.state, 1)
+    await events.settle(event_id)
     again = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
     assert again == versions
 
@@ -139,6 +140,7 @@ async def test_a_rejected_command_leaves_the_log_untouched(pool: asyncpg.Pool) -
         await events.execute(event_id, RegisterPlayer("new", "x"), check=refuse)
     assert await events.store.stream_version(event_id) == before
     assert (await events.notice_ends(event_id)).version == before  # no round runs
+    assert (await events.settle(event_id)).version == before
     with pytest.raises(EventNotFound):
         await events.load(secrets.token_hex(16))
 
@@ -231,6 +233,8 @@ async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool)
     assert await events.stored_standings(event_id) == computed
     assert sum(line.total for line in computed.lines) == 0 and computed.public_deals == (1,)
     await pool.execute("DELETE FROM event_standings")
+    await pool.execute("DELETE FROM event_tables WHERE event_id = $1", event_id)
     assert await events.stored_standings(event_id) is None
-    assert event_id in await rebuild_standings(events)
+    assert event_id in await rebuild_projections(events)
     assert await events.stored_standings(event_id) == computed
+    assert await events.table_of(stream) == EventTable(event_id, 1, 1)
