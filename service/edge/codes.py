@@ -66,6 +66,24 @@ class ProblemCode(StrEnum):
     CLOCK_RUNNING = "clock_running"
     TURN_EXPIRED = "turn_expired"
     NOT_AWAY = "not_away"
+    # the event's rules (domain.event, domain.seating)
+    INVALID_EVENT_OPTION = "invalid_event_option"
+    UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
+    INVALID_PLAYER_NAME = "invalid_player_name"
+    NAME_TAKEN = "name_taken"
+    REGISTRATION_CLOSED = "registration_closed"
+    NO_PLAYERS = "no_players"
+    ROUND_NOT_NEXT = "round_not_next"
+    ROUND_RUNNING = "round_running"
+    NO_ROUND_RUNNING = "no_round_running"
+    EVENT_OVER = "event_over"
+    UNKNOWN_TABLE = "unknown_table"
+    TABLE_NOT_OVER = "table_not_over"
+    TABLE_ENDED = "table_ended"
+    INVALID_SEATING = "invalid_seating"
+    UNKNOWN_PLAYER = "unknown_player"
+    SEATED_TWICE = "seated_twice"
+    LEFT_OUT = "left_out"
     # limits and the service's state
     RATE_LIMITED = "rate_limited"
     TOO_MANY_CONNECTIONS = "too_many_connections"
@@ -129,6 +147,26 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.CLOCK_RUNNING: (409, "the turn has not run out yet"),
     C.TURN_EXPIRED: (409, "the turn ran out: the stand-in acted"),
     C.NOT_AWAY: (409, "the seat is not away"),
+    C.INVALID_EVENT_OPTION: (
+        400,
+        "an event option out of its bounds, or chance of the wrong shape",
+    ),
+    C.UNKNOWN_STANDINGS_METHOD: (400, "no such standings method"),
+    C.INVALID_PLAYER_NAME: (409, "a player needs a name"),
+    C.NAME_TAKEN: (409, "another player of the event has this name"),
+    C.REGISTRATION_CLOSED: (409, "round 1 has started: registration is closed"),
+    C.NO_PLAYERS: (409, "nobody has registered yet"),
+    C.ROUND_NOT_NEXT: (409, "rounds start in order: this one is not the next"),
+    C.ROUND_RUNNING: (409, "a round is running"),
+    C.NO_ROUND_RUNNING: (409, "no round is running"),
+    C.EVENT_OVER: (409, "the event is finished"),
+    C.UNKNOWN_TABLE: (409, "the running round has no such table"),
+    C.TABLE_NOT_OVER: (409, "a table ends after its 12 deals, or abandoned before"),
+    C.TABLE_ENDED: (409, "the table's end is recorded already"),
+    C.INVALID_SEATING: (409, "a seating of the wrong tables, or a table without a player"),
+    C.UNKNOWN_PLAYER: (409, "no player has this number"),
+    C.SEATED_TWICE: (409, "the seating seats a player twice"),
+    C.LEFT_OUT: (409, "the seating leaves a player out"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),
