@@ -29,7 +29,8 @@ The event rules (the platform's house rules around tables, as T1-T4 are around o
   closes when round 1 starts.
 - E3 Seating (`domain.seating`): E3.1 round 1 by lot from the seating seed, E3.2 later
   rounds avoiding repeat opponents, E3.3 or as the director seats the round by hand before
-  it starts, E3.4 bots fill the tables' empty seats and never enter the standings.
+  it starts (also while the round before it runs), E3.4 bots fill the tables' empty seats
+  and never enter the standings.
 - E4 Rounds. E4.1 The director starts the rounds in order (1, 2, ...): not while one runs,
   not before anyone registered, not once the event is finished. E4.2 Each table of the
   running round ends once: finished (all 12 deals scored) or abandoned by the director
@@ -444,8 +445,6 @@ def _register(state: EventState, command: RegisterPlayer) -> PlayerRegistered:
 
 def _next_round(state: EventState, created: EventCreated, round_no: int) -> None:
     """E4.1: round ``round_no`` is the next one, and there is one."""
-    if state.running:
-        raise RoundRunning(f"round {state.round_no} is running", rule="E4.1")
     if not round_no == state.round_no + 1 <= created.rounds:
         raise RoundNotNext(
             f"the next round is {state.round_no + 1} of {created.rounds}, not {round_no}",
@@ -456,7 +455,8 @@ def _next_round(state: EventState, created: EventCreated, round_no: int) -> None
 
 
 def _seat_round(state: EventState, created: EventCreated, command: SeatRound) -> RoundSeated:
-    """E3.3: the director seats the next round by hand, every player exactly once."""
+    """E3.3: the director seats the next round by hand (also while the round before it
+    runs), every player exactly once."""
     _next_round(state, created, command.round_no)
     return RoundSeated(command.round_no, seating.validate(command.seating, len(state.players)))
 
@@ -464,6 +464,8 @@ def _seat_round(state: EventState, created: EventCreated, command: SeatRound) ->
 def _start(state: EventState, created: EventCreated, command: StartRound) -> RoundStarted:
     """E4.1: the next round starts, seated by hand (checked again: players may have
     registered since, E3.3) or by rule (E3.1, E3.2)."""
+    if state.running:
+        raise RoundRunning(f"round {state.round_no} is running", rule="E4.1")
     _next_round(state, created, command.round_no)
     if state.by_hand is not None:
         return RoundStarted(

@@ -172,6 +172,14 @@ def test_the_directors_seating_is_used_and_checked_again_at_the_start() -> None:
     assert (caught.value.code, caught.value.rule) == ("left_out", "E3.3")
 
 
+def test_the_director_seats_the_next_round_while_one_runs() -> None:
+    """E3.3: round 2's seating is given while round 1 runs, and used when round 2 starts."""
+    hand = ((0, 1, 2, 3), (4, 5, 6, 7))
+    state = run(StartRound(1), SeatRound(2, hand), state=registered(8))
+    state = run(EndTable(1, 1, 12), EndTable(1, 2, 12), StartRound(2), state=state)
+    assert state.seatings[1] == hand
+
+
 def test_the_director_finishes_between_rounds() -> None:
     """E4.3: after round 1 of 3, the event finishes; the seating seed is revealed."""
     state = run(StartRound(1), EndTable(1, 1, 12), state=registered(4, rounds=3))
@@ -512,3 +520,4 @@ def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
     forged = replace(first, seating_commitment="00" * 32)
     assert replay([forged, *log[1:]], EVENT).valid == 0
     assert replay([*log[:-3], log[-1]], EVENT).valid == len(log) - 3  # a round's end dropped
+    assert replay([*log[:-3], *log[-2:]], EVENT).valid == len(log) - 3  # a table's end dropped
