@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import asyncpg
 import httpx
 import msgspec
 import pytest
 
+from domain.event import EventState
 from infra.event_store import EventStore
+from infra.events import Events
 from service.tools.client import (
     DokoClient,
     EventPlayer,
@@ -194,13 +196,17 @@ async def test_no_message_to_a_player_of_table_a_carries_deal_1_before_a_scored_
 async def test_the_oracle_catches_a_deal_compared_when_the_first_table_scored_it(
     api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A planted leak: `compareDeal` shows a deal as soon as any table has scored it. The
-    oracle names the seed of deal 1 and the comparison of a deal that is not public."""
+    """A planted leak: a deal is taken for public as soon as the first table of the round
+    has scored it. The oracle names the seed of deal 1 and the comparison of a deal that
+    is not public."""
 
-    def first_table_scored(progress: Sequence[tuple[int, bool]], deal_no: int) -> bool:
-        return any(scored >= deal_no for scored, _ in progress)
+    async def first_table_scored(
+        self: Events, event_id: str, state: EventState, round_no: int
+    ) -> int:
+        tables = await self.round_tables(event_id, state, round_no)
+        return max(len(t.session.sheet) for t in tables if t is not None)
 
-    monkeypatch.setattr("service.routes.events.deal_public", first_table_scored)
+    monkeypatch.setattr(Events, "public_deals", first_table_scored)
     round_ = await b_ahead_of_a(api, http)
     me = round_.a[0].me
     await me.event.compare(1, 1, token=me.token)
