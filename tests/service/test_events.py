@@ -30,6 +30,7 @@ from service.tools.client import (
     play_session,
     random_players,
 )
+from service.tools.demo import demo
 from tests.service.conftest import serve, settings
 
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
@@ -297,3 +298,16 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
         assert public == ([1] if int(message.id or 0) >= both else [0]), message
     verified = await event.verify()
     assert verified.ok and verified.first_failure is None, verified.summary
+
+
+async def test_the_event_demo_plays_two_rounds_and_verifies_the_event(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`doko demo --event 4` (as `--event 8`, one table a round to keep the suite short):
+    the standings after each round and the event's verification are printed."""
+    assert await demo(None, db_url, bots=0, seed=3, event=4) == 0
+    text = capsys.readouterr().out
+    assert "Standings after round 1" in text and "Standings after round 2" in text
+    assert text.count("player 4") >= 4  # seated in both rounds, ranked after each
+    assert "tables: ok 2 tables audited" in text
+    assert ": ok, 2 tables (demo event of 4)" in text
