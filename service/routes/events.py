@@ -77,7 +77,7 @@ EventId = Annotated[
 ]
 RoundNo = Annotated[int, Parameter(ge=1, le=12, description="the round's number, 1-12")]
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
-BEARER = [{"seat_token": []}]
+BEARER: list[dict[str, list[str]]] = [{"seat_token": []}]
 """The event's credentials are Bearer tokens: the director's host token, a player's event
 credential, a private event's invitation code."""
 P = event_examples.PROBLEMS
