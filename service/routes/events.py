@@ -34,7 +34,6 @@ from domain.table import Visibility
 from infra.events import EventNotFound, LoadedEvent, table_id
 from infra.idempotency import holding
 from service import event_examples
-from service.dto import ZERO_MINIMUM
 from service.edge.auth import new_invitation, new_token, token_hash
 from service.edge.draws import fresh_bytes, fresh_id
 from service.edge.parsing import MAX_POSITION, query_numbers
@@ -61,6 +60,7 @@ from service.event_dto import (
 )
 from service.event_stream import EventFeed
 from service.routes.shared import (
+    AfterPosition,
     LastEventId,
     problem_responses,
     scored_record,
@@ -394,9 +394,7 @@ async def stream_event(
     request: Request[Any, Any, Any],
     event_id: EventId,
     last_event_id: LastEventId = None,
-    after: Annotated[
-        int | None, Parameter(ge=0, le=MAX_POSITION, schema_extra=ZERO_MINIMUM, required=False)
-    ] = None,
+    after: AfterPosition = None,
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_POSITION})
