@@ -482,7 +482,7 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
     The clock is pinned before every deadline otherwise: the test, not the machine's speed,
     decides when a turn runs out. (30 s turns: the countdown has time to be seen counting,
     however slow the machine.)"""
-    service.workers.clock.pinned = LONG_AGO
+    service.clock.pinned = LONG_AGO
     tab = await open_tab(browser, service.url)
     try:
         page = tab.page
@@ -497,7 +497,7 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
         for count in (1, 2, 3):
             deadline = await until_turn_of_seat_0(table, others)
             await page.wait_for_function(SHOWS_DEADLINE, arg=deadline.timestamp() * 1000)
-            service.workers.clock.pinned = deadline + timedelta(milliseconds=1)
+            service.clock.pinned = deadline + timedelta(milliseconds=1)
             await tab.page.wait_for_function(
                 "(n) => document.querySelectorAll('#log li[data-type=turn_timed_out]').length >= n",
                 arg=count,
@@ -505,7 +505,7 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
             )
             if count < 3:  # the third makes the seat away: its next turns go at once (T3.3)
                 assert len(await timeouts(pool, table_id)) == count
-        service.workers.clock.pinned = LONG_AGO
+        service.clock.pinned = LONG_AGO
         await page.wait_for_selector("[data-key='back']")
         assert await page.get_attribute("[data-seat-box='0']", "data-status") == "away"
         assert await grave_violations(page) == []
@@ -516,7 +516,7 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
         log = await full_log(pool, table_id)
         await page.wait_for_selector(f"#log li[data-id='{log[-1][0].version}']", state="attached")
     finally:
-        service.workers.clock.pinned = None
+        service.clock.pinned = None
     clocked = [e for _, e in log if isinstance(e, TurnTimedOut | SeatAway | SeatBack)]
     stand_in = [e for e in clocked if isinstance(e, TurnTimedOut)]
     assert [(e.seat, e.deal_no) for e in stand_in[:3]] == [(Seat(0), 1)] * 3

@@ -11,6 +11,7 @@ import type { components, operations, paths } from "./schema.js";
 import { readStream, type StreamMessage, type StreamOptions } from "./stream.js";
 
 export type { components, operations, paths } from "./schema.js";
+export type { AnswerOf, Method, Operation, PathOf, RequestOf } from "./operation.js";
 export { ProblemError, type Problem } from "./problem.js";
 export { parseEventStream, readStream, type StreamMessage, type StreamOptions } from "./stream.js";
 
@@ -24,8 +25,10 @@ export type FeedItem = Schemas["FeedItem"];
 export type EventStreamData = Schemas["EventStreamData"];
 export type DokoClient = Client<paths>;
 
-/** A typed client of every operation; `token` (a seat or host token) goes in the
- * `Authorization` header of every request. */
+/** A typed client of every operation; `token` goes in the `Authorization` header of every
+ * request: a seat token, the host token or a private table's invitation code (the
+ * document's `seatToken`, `hostToken` and `invitationCode` schemes; each operation's
+ * `security` says which it takes). */
 export function createDokoClient(
   baseUrl: string,
   options: { token?: string } & Omit<ClientOptions, "baseUrl"> = {},
@@ -49,7 +52,8 @@ function authorized<T>(
   return readStream<T>(url(baseUrl, path), { ...rest, headers: { ...auth, ...headers } });
 }
 
-/** A table's events as `token`'s viewer may see them (public without a token). */
+/** A table's events as `token`'s viewer may see them: a seat token, that seat's; the host
+ * token, the invitation code (a private table) or none (a public one), a spectator's. */
 export function tableEvents(
   baseUrl: string,
   tableId: string,
