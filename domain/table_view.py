@@ -16,6 +16,7 @@ import msgspec
 from domain.commands import NameContract
 from domain.events import ContractNamed, DealDealt, GameTypeFixed
 from domain.game_types import GameType
+from domain.life import Permission
 from domain.observations import Observation, observe
 from domain.seats import SEATS, Seat
 from domain.table import (
@@ -59,7 +60,11 @@ class TableView(msgspec.Struct, frozen=True):
     ``preset``. ``status`` is the table's place in its life, ``visibility`` who may join
     (T1.1); ``turn_seconds`` is its turn clock (T3.1) and ``clock`` the running turn: whose
     it is and its deadline (UTC, T3.2; null where the time of the last event is not known,
-    as in the stored projection)."""
+    as in the stored projection). ``actions`` are the life actions the viewer's role may take
+    now, each allowed or refused with its code and rule (`domain.life`: a seat's player's,
+    the host's; none for a spectator); ``server_time`` is the service's clock when it
+    rendered the view (UTC: the domain reads no clock; null where none was given, as in the
+    stored projection)."""
 
     name: str
     viewer: Seat | None
@@ -77,6 +82,8 @@ class TableView(msgspec.Struct, frozen=True):
     visibility: Visibility = Visibility.PUBLIC
     turn_seconds: int | None = None
     clock: Turn | None = None
+    actions: tuple[Permission, ...] = ()
+    server_time: datetime | None = None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -99,10 +106,16 @@ def seat_infos(state: TableState) -> tuple[SeatInfo, ...]:
 
 
 def table_view(
-    state: TableState, viewer: Seat | None, last_event_at: datetime | None = None
+    state: TableState,
+    viewer: Seat | None,
+    last_event_at: datetime | None = None,
+    actions: tuple[Permission, ...] = (),
+    now: datetime | None = None,
 ) -> TableView:
     """The table as ``viewer`` sees it; the current deal through `observe`. The running
-    turn's deadline needs the time the log recorded for the last event (``last_event_at``)."""
+    turn's deadline needs the time the log recorded for the last event (``last_event_at``);
+    the viewer's life ``actions`` (`domain.life.life_actions`) and the service's time
+    ``now`` are given."""
     created = state.created
     assert created is not None
     current = state.session
@@ -123,6 +136,8 @@ def table_view(
         created.visibility,
         created.turn_seconds,
         turn_of(state, last_event_at),
+        actions,
+        now,
     )
 
 

@@ -90,8 +90,9 @@ class Services(msgspec.Struct):
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
     verifications, the requests' idempotency keys, the stream tickets, which tables are
-    public, the events (`infra.events`) and the watch of their rounds, and whether the
-    LISTEN connection is up."""
+    public, the events (`infra.events`) and the watch of their rounds, whether the LISTEN
+    connection is up, and the service's clock (``now``: the turn clock's time source, the
+    ``server_time`` of views and stream messages)."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -109,6 +110,7 @@ class Services(msgspec.Struct):
     events: Events
     rounds: RoundWatch
     listening: bool = False
+    now: Now = system_now
 
 
 async def _keep_session(_connection: asyncpg.Connection) -> None:
@@ -212,6 +214,7 @@ def create_app(
                 visibilities,
                 events,
                 rounds,
+                now=now,
             )
             app.state.services = services
             heard = asyncio.Event()

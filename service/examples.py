@@ -14,6 +14,7 @@ from litestar.openapi.spec import Example
 
 from domain import table
 from domain.commands import Declaration, Declare
+from domain.life import life_actions
 from domain.seats import Seat
 from domain.table import CreateTable, TableState, TakeSeat, Visibility
 from domain.table_view import table_view
@@ -49,12 +50,20 @@ _STATE = example_table()
 _VERSION = 9
 _LAST_EVENT_AT = datetime(2026, 12, 4, 19, 30, tzinfo=UTC)
 """When the example table's last event was recorded: its turn runs 30 seconds from then."""
+_SERVER_TIME = datetime(2026, 12, 4, 19, 30, 12, 250000, tzinfo=UTC)
+"""The service's time when it answered: 12.25 seconds into the turn."""
 
 
-def view(viewer: Seat | None) -> dict[str, Any]:
-    """The example table as ``viewer`` sees it, as JSON values."""
-    rendered: dict[str, Any] = msgspec.to_builtins(table_view(_STATE, viewer, _LAST_EVENT_AT))
+def _rendered(state: TableState, viewer: Seat | None, *, host: bool = False) -> dict[str, Any]:
+    actions = life_actions(state, viewer, host=host)
+    shown = table_view(state, viewer, _LAST_EVENT_AT, actions, _SERVER_TIME)
+    rendered: dict[str, Any] = msgspec.to_builtins(shown)
     return rendered
+
+
+def view(viewer: Seat | None, *, host: bool = False) -> dict[str, Any]:
+    """The example table as ``viewer`` (or, ``host``, its host) sees it, as JSON values."""
+    return _rendered(_STATE, viewer, host=host)
 
 
 def examples(summary: str, value: dict[str, Any]) -> list[Example]:
@@ -68,7 +77,7 @@ COMMAND_RESULT = examples(
     "after seat 3 said healthy",
     {
         "version": _VERSION + 1,
-        "view": msgspec.to_builtins(table_view(_AFTER, Seat(3), _LAST_EVENT_AT)),
+        "view": _rendered(_AFTER, Seat(3)),
     },
 )
 TABLE_CREATED = examples(
@@ -78,7 +87,7 @@ TABLE_CREATED = examples(
         "host_token": "h0st-t0ken-shown-once",
         "commitments": list(_STATE.created.commitments if _STATE.created else ()),
         "version": 1,
-        "view": view(None),
+        "view": view(None, host=True),
         "invitation": "1nv1tat10n-shown-once",
     },
 )
@@ -93,6 +102,6 @@ SEAT_TAKEN = examples(
     },
 )
 TABLE_RESULT = examples(
-    "the table after the command, as a spectator sees it",
-    {"version": _VERSION, "view": view(None)},
+    "the table after the host's command, with the host's life actions",
+    {"version": _VERSION, "view": view(None, host=True)},
 )

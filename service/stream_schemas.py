@@ -9,10 +9,11 @@ openapi-typescript turn it into a tagged union). Comment lines (heartbeats, "dat
 unavailable: retrying") carry no data and are not messages.
 
 * ``GET /tables/{table_id}/events``: `TableStreamData`, each table event as the viewer may
-  see it; ids are table versions. The witnessed events (`infra.witness.WITNESSED`:
-  ``deal_scored``, ``session_finished``) carry one more member, ``chain_head``.
-* ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id`` and
-  ``version``; ids are global positions.
+  see it, with the member ``server_time`` (``Streamed<Event>``); ids are table versions.
+  The witnessed events (`infra.witness.WITNESSED`: ``deal_scored``, ``session_finished``)
+  carry one more member, ``chain_head`` (``Witnessed<Event>``).
+* ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
+  ``version`` and ``server_time``; ids are global positions.
 * ``GET /events/{event_id}/events``: `EventStreamData`, each event of the event's stream
   (`domain.event.EventEvent`, its secrets emptied) with ``chain_head``, the tables'
   ``table_scored`` and ``table_finished`` and the ``standings`` (`service.event_stream`);
@@ -40,6 +41,11 @@ REF = "#/components/schemas/{name}"
 TABLE_STREAM = "/tables/{table_id}/events"
 FEED = "/feed"
 EVENT_STREAM = "/events/{event_id}/events"
+SERVER_TIME = {
+    "type": "string",
+    "format": "date-time",
+    "description": "the service's time (UTC) when the stream sent the message",
+}
 CHAIN_HEAD = {
     "type": "string",
     "pattern": "^[0-9a-f]{64}$",
@@ -66,9 +72,10 @@ def tag(event_type: type[msgspec.Struct]) -> str:
     return str(event_type.__struct_config__.tag)
 
 
-def witnessed_name(event_type: type[msgspec.Struct]) -> str:
-    """The component of a witnessed event as the table stream sends it."""
-    return f"Witnessed{event_type.__name__}"
+def streamed_name(event_type: type[msgspec.Struct]) -> str:
+    """The component of an event as the table stream sends it."""
+    witnessed = tag(event_type) in WITNESSED
+    return f"{'Witnessed' if witnessed else 'Streamed'}{event_type.__name__}"
 
 
 def _union(mapping: dict[str, str]) -> dict[str, Any]:
@@ -80,12 +87,14 @@ def _union(mapping: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _witnessed(component: dict[str, Any], name: str) -> dict[str, Any]:
-    """The event's schema with the ``chain_head`` member the table stream adds to it."""
+def _streamed(component: dict[str, Any], name: str, witnessed: bool) -> dict[str, Any]:
+    """The event's schema with the members the table stream adds to it: ``server_time``,
+    and ``chain_head`` if it is ``witnessed``."""
     schema = copy.deepcopy(component)
     schema["title"] = name
-    schema["properties"]["chain_head"] = CHAIN_HEAD
-    schema["required"] = sorted([*schema.get("required", []), "chain_head"])
+    added = {"server_time": SERVER_TIME, **({"chain_head": CHAIN_HEAD} if witnessed else {})}
+    schema["properties"].update(added)
+    schema["required"] = sorted([*schema.get("required", []), *added])
     return schema
 
 
@@ -102,20 +111,23 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     for name, schema in generated.items():
         schemas.setdefault(name, schema)
     events = {tag(t): t.__name__ for t in event_types()}
-    table = dict(events)
+    table = {}
     for event_type in event_types():
-        if tag(event_type) in WITNESSED:
-            name = witnessed_name(event_type)
-            schemas[name] = _witnessed(schemas[event_type.__name__], name)
-            table[tag(event_type)] = name
+        name = streamed_name(event_type)
+        witnessed = tag(event_type) in WITNESSED
+        schemas[name] = _streamed(schemas[event_type.__name__], name, witnessed)
+        table[tag(event_type)] = name
     schemas["TableEvent"] = {"title": "TableEvent", **_union(events)}
     schemas["TableStreamData"] = {
         "title": "TableStreamData",
         "description": "The data of a table stream message: one table event as the viewer "
-        "may see it (the message's `event` is its `type`, the `id` its table version).",
+        "may see it, with the `server_time` it was sent at (the message's `event` is its "
+        "`type`, the `id` its table version).",
         **_union(table),
     }
     schemas["FeedItem"]["properties"]["event"] = {"$ref": REF.format(name="TableEvent")}
+    schemas["FeedItem"]["properties"]["server_time"] = SERVER_TIME
+    schemas["FeedItem"]["required"] = sorted([*schemas["FeedItem"]["required"], "server_time"])
     schemas["FeedItem"]["description"] = (
         "The data of a feed message: one public event of a public table (the message's "
         "`event` is the event's `type`, the `id` its global position)."
@@ -127,12 +139,15 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         schemas.setdefault(name, schema)
     mapping = {}
     for event_type in event_event_types():
-        name = witnessed_name(event_type)
-        schemas[name] = _witnessed(schemas[event_type.__name__], name)
-        schemas[name]["properties"]["chain_head"] = {
+        name = f"Witnessed{event_type.__name__}"
+        schema = copy.deepcopy(schemas[event_type.__name__])
+        schema["title"] = name
+        schema["properties"]["chain_head"] = {
             **CHAIN_HEAD,
             "description": "the event stream's hash chain value at this event (hex)",
         }
+        schema["required"] = sorted([*schema.get("required", []), "chain_head"])
+        schemas[name] = schema
         mapping[tag(event_type)] = name
     mapping.update({tag(t): t.__name__ for t in EVENT_STREAM_EXTRA})
     schemas["EventStreamData"] = {

@@ -8,6 +8,11 @@ are read once per commit and shared: a table's by its subscribers, the whole
 log's by every feed subscriber (a feed subscriber further behind reads its own
 way up to them). While the database is unavailable a stream waits and tries
 again (sending a comment line each time), instead of ending.
+
+Every message's data ends with ``server_time``: the service's clock (UTC, RFC 3339) when the
+stream read the message for its subscriber, a reference for the turn clock's deadlines that
+needs no ``Date`` header. It is the last member, added to data encoded without it (the
+feed's, encoded once for all subscribers, get it as they are sent: `Stamped`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Annotated
 
 import msgspec
@@ -53,6 +59,21 @@ class FeedItem(msgspec.Struct, omit_defaults=True):
             "this version (hex), to hold an export against (`doko verify --witness`)"
         ),
     ] = None
+    server_time: Annotated[
+        datetime | None,
+        msgspec.Meta(description="the service's time (UTC) when the stream sent the message"),
+    ] = None
+
+
+def time_member(now: datetime) -> bytes:
+    """The end of a message's data: its last member ``server_time`` (``now``) and the
+    closing brace."""
+    return b',"server_time":%s}' % msgspec.json.encode(now)
+
+
+def with_server_time(data: bytes, now: datetime) -> bytes:
+    """A message's data (a JSON object) with ``now`` as its last member ``server_time``."""
+    return data[:-1] + time_member(now)
 
 
 def message(record: StoredEvent, event_id: int, data: bytes) -> ServerSentEventMessage:
@@ -70,6 +91,29 @@ class SharedMessage(ServerSentEventMessage):
         if self.encoded is None:
             self.encoded = super().encode()
         return self.encoded
+
+
+@dataclass
+class Stamped(ServerSentEventMessage):
+    """A message (a `SharedMessage`: encoded once) as one subscriber is sent it: with the
+    ``server_time`` member (`time_member`) spliced in before its data's closing brace (its
+    data, a JSON object on one line, is the last field of the encoding: no ``retry``)."""
+
+    shared: ServerSentEventMessage | None = None
+    stamp: bytes = b"}"
+
+    def encode(self) -> bytes:
+        assert self.shared is not None
+        whole = self.shared.encode()
+        end = 2 * len(self.shared.sep)  # the data line's end and the message's
+        return whole[: -end - 1] + self.stamp + whole[-end:]
+
+
+def stamped(shared: ServerSentEventMessage, now: datetime) -> Stamped:
+    """``shared`` as sent at ``now``."""
+    return Stamped(
+        data=None, event=shared.event, id=shared.id, shared=shared, stamp=time_member(now)
+    )
 
 
 def feed_message(record: StoredEvent, event: TableEvent) -> ServerSentEventMessage | None:

@@ -16,13 +16,13 @@ import msgspec
 from litestar import Request, Response, post
 
 from domain.table import RotateInvitation, TableState
-from domain.table_view import TableView, table_view
+from domain.table_view import TableView
 from infra.tables import Loaded
 from service.edge.auth import authorize_host, bearer, new_invitation, token_hash
 from service.edge.credentials import AS_HOST, AS_SPECTATOR
 from service.edge.problems import etag
 from service.edge.tickets import TICKET_SECONDS, StreamTicket, admitted
-from service.routes.shared import LIFE_PROBLEMS, TableId, problem_responses, services
+from service.routes.shared import LIFE_PROBLEMS, TableId, problem_responses, services, view_for
 
 
 class InvitationReplaced(msgspec.Struct, frozen=True):
@@ -79,7 +79,8 @@ async def replace_invitation(
     code = new_invitation()
     command = RotateInvitation(token_hash(code))
     done = await tables.execute(table_id, command, actor="host", check=authorize)
-    body = InvitationReplaced(code, done.version, table_view(done.state, None, done.recorded_at))
+    view = view_for(request, done.state, None, done.recorded_at, token)
+    body = InvitationReplaced(code, done.version, view)
     return Response(body, headers={"ETag": etag(done.version)})
 
 

@@ -15,7 +15,6 @@ from litestar.handlers import HTTPRouteHandler
 
 from domain.seats import Seat
 from domain.table import AbandonSession, CloseTable, ComeBack, LeaveSeat, TableCommand, TableState
-from domain.table_view import table_view
 from infra.tables import Check, Loaded
 from service import examples
 from service.dto import CommandResponse
@@ -33,6 +32,7 @@ from service.routes.shared import (
     problem_responses,
     services,
     success,
+    view_for,
 )
 
 _PUBLIC_RESULT = success(
@@ -60,7 +60,8 @@ async def _execute(
         expected_version=expected_version(if_match),
         check=authorize,
     )
-    body = CommandResponse(done.version, table_view(done.state, None, done.recorded_at))
+    view = view_for(request, done.state, None, done.recorded_at, bearer(request))
+    body = CommandResponse(done.version, view)
     return Response(body, headers={"ETag": etag(done.version)})
 
 

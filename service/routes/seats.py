@@ -10,7 +10,7 @@ from domain.table import (
     SeatTaken,
     TakeSeat,
 )
-from domain.table_view import TableView, table_view
+from domain.table_view import TableView
 from infra.tables import Loaded
 from service import examples
 from service.dto import (
@@ -45,6 +45,7 @@ from service.routes.shared import (
     services,
     success,
     versioned_view,
+    view_for,
 )
 
 
@@ -90,7 +91,7 @@ async def take_seat(
         seat=int(taken.seat),
         token=token,
         version=done.version,
-        view=table_view(done.state, taken.seat, done.recorded_at),
+        view=view_for(request, done.state, taken.seat, done.recorded_at, token),
     )
 
 
@@ -147,7 +148,9 @@ async def get_seat_view(
     loaded = await current_table(request, table_id, held, token, min_version)
     authorize_seat(loaded.state, token, Seat(seat))
     return versioned_view(
-        loaded.version, held, lambda: table_view(loaded.state, Seat(seat), loaded.recorded_at)
+        loaded.version,
+        held,
+        lambda: view_for(request, loaded.state, Seat(seat), loaded.recorded_at, token),
     )
 
 

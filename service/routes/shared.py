@@ -3,6 +3,7 @@ table as a route reads it."""
 
 import asyncio
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -11,9 +12,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import HeaderParameter, Parameter
 
+from domain.life import life_actions
 from domain.seats import Seat
-from domain.table import TableCommand
-from domain.table_view import table_view
+from domain.table import TableCommand, TableState
+from domain.table_view import TableView, table_view
 from infra.projections import DealRecord
 from infra.tables import Loaded
 from service import examples
@@ -25,6 +27,7 @@ from service.edge.auth import (
     authorize_seat,
     authorize_spectator,
     bearer,
+    is_host,
     seat_of,
 )
 from service.edge.parsing import (
@@ -236,11 +239,45 @@ async def watched_table(
 
 def versioned_view(version: int, held: NoneMatch, render: Callable[[], Any]) -> Response[Any]:
     """A view with ``ETag`` = the table version; 304 when the client holds that version
-    (compared weakly, RFC 9110 13.1.2: ``W/"12"`` matches ``"12"``; ``*`` matches any)."""
+    (compared weakly, RFC 9110 13.1.2: ``W/"12"`` matches ``"12"``; ``*`` matches any).
+
+    What a view shows is a function of the table version and the credential sent (``Vary:
+    Authorization``): a private table's existence, the seat's hand, the life ``actions`` of
+    the role the credential stands for; so the version is its validator, per credential.
+    The view's ``server_time`` is not part of what the ETag validates: it says when the
+    answer was made, as ``Date`` does. A 304 keeps the body the client holds, its
+    ``server_time`` included, which was true when it came: a client reckons the service's
+    clock as its own plus the offset it saw then (the web client does), which a 304 leaves
+    as good as it was; re-rendering every view for a fresh time would cost every 304."""
     tag = etag(version)
+    headers = {"ETag": tag, "Vary": "Authorization"}
     if held.matches(version):
-        return Response(content=None, status_code=304, headers={"ETag": tag})
-    return Response(render(), headers={"ETag": tag})
+        return Response(content=None, status_code=304, headers=headers)
+    return Response(render(), headers=headers)
+
+
+def sent_token(request: Request[Any, Any, Any]) -> str | None:
+    """The Bearer token sent, if it can be one (else None: no role)."""
+    try:
+        return bearer(request, required=False)
+    except ServiceError:
+        return None
+
+
+def view_for(
+    request: Request[Any, Any, Any],
+    state: TableState,
+    viewer: Seat | None,
+    recorded_at: datetime | None,
+    token: str | None,
+) -> TableView:
+    """The table as ``viewer`` sees it, with the life actions of the role ``token`` stands
+    for (a seat's player, the host, or none: a spectator; `domain.life`) and the service's
+    time (``server_time``)."""
+    seat = seat_of(state, token) if token is not None else None
+    host = token is not None and is_host(state, token)
+    actions = life_actions(state, seat, host=host)
+    return table_view(state, viewer, recorded_at, actions, services(request).now())
 
 
 async def act(
@@ -269,7 +306,8 @@ async def act(
         expected_version=expected,
         check=lambda state: authorize_seat(state, token, Seat(seat)),
     )
-    answer = CommandResponse(done.version, table_view(done.state, Seat(seat), done.recorded_at))
+    view = view_for(request, done.state, Seat(seat), done.recorded_at, token)
+    answer = CommandResponse(done.version, view)
     return Response(answer, headers={"ETag": etag(done.version)})
 
 

@@ -32,7 +32,7 @@ from service.routes.shared import (
     problem_responses,
     services,
 )
-from service.streams import ALL, message, sse_messages
+from service.streams import ALL, message, sse_messages, stamped, with_server_time
 
 
 def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
@@ -54,7 +54,8 @@ def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
     "stream ends with the event of its player leaving (T2.2), one opened with the "
     "invitation code with the code's replacement (T1.2). `deal_scored` and "
     "`session_finished` data carry one more member, `chain_head`: the hash chain value at "
-    "that version (hex), a witness of the table's history.",
+    "that version (hex), a witness of the table's history. Every message's data ends with "
+    "`server_time`: the service's time (UTC) when it sent the message.",
     security=AS_STREAM_READER,
     responses=problem_responses(400, 401, 404, shown=[LIFE_PROBLEMS["private"]]),
     media_type="text/event-stream",
@@ -81,11 +82,12 @@ async def stream_table(
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         recorded = await svc.hub.events_after(table_id, cursor)
         messages = []
+        now = svc.now()
         for record, event in recorded:
             shown = redact(event, viewer)
             if shown is not None and not left:
                 data = with_chain_head(msgspec.json.encode(shown), record)
-                messages.append(message(record, record.version, data))
+                messages.append(message(record, record.version, with_server_time(data, now)))
             mine = record.version > loaded.version  # not an earlier player's leaving
             gone = isinstance(event, SeatLeft) and event.seat is viewer
             if (gone or opened.shut_out_by(event)) and mine:
@@ -113,8 +115,9 @@ async def _until_left(
     summary="Integration feed of public events across all tables (Server-Sent Events)",
     description="Every public table's public events from a global position on, finished deals "
     "with their itemized scores included, `deal_scored` and `session_finished` with their "
-    "`chain_head`; private tables are left out (T1.1). Event ids are global positions; "
-    "resume with Last-Event-ID or `after`.",
+    "`chain_head`; every item with `server_time`, the service's time when it sent it. Private "
+    "tables are left out (T1.1). Event ids are global positions; resume with Last-Event-ID "
+    "or `after`.",
     responses=problem_responses(429),
     media_type="text/event-stream",
 )
@@ -127,7 +130,10 @@ async def stream_feed(
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         rendered = await svc.hub.feed_after(cursor)
-        messages = [message for _, message in rendered if message is not None]
+        now = svc.now()
+        messages: list[ServerSentEventMessage] = [
+            stamped(message, now) for _, message in rendered if message is not None
+        ]
         return messages, rendered[-1][0] if rendered else cursor
 
     query_numbers(request, {"after": MAX_POSITION})

@@ -11,7 +11,7 @@ from domain.table import (
     CreateTable,
     Visibility,
 )
-from domain.table_view import TableView, table_view
+from domain.table_view import TableView
 from infra.projections import Scoresheet, scoresheet_of
 from infra.witness import scored_heads, witnessed_sheet
 from service import examples
@@ -39,9 +39,11 @@ from service.routes.shared import (
     MinVersion,
     TableId,
     problem_responses,
+    sent_token,
     services,
     success,
     versioned_view,
+    view_for,
     watched_table,
 )
 
@@ -99,7 +101,7 @@ async def create_table(
         host_token=host,
         commitments=list(created.commitments if created else ()),
         version=done.version,
-        view=table_view(done.state, None, done.recorded_at),
+        view=view_for(request, done.state, None, done.recorded_at, host),
         invitation=invitation,
     )
 
@@ -127,8 +129,11 @@ async def get_table(
     query_numbers(request, {"min_version": MAX_VERSION})
     held = NoneMatch(if_none_match)
     loaded = await watched_table(request, table_id, held, min_version)
+    token = sent_token(request)
     return versioned_view(
-        loaded.version, held, lambda: table_view(loaded.state, None, loaded.recorded_at)
+        loaded.version,
+        held,
+        lambda: view_for(request, loaded.state, None, loaded.recorded_at, token),
     )
 
 

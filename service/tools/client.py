@@ -87,7 +87,8 @@ class Received(msgspec.Struct, frozen=True):
     (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``; of an
     event: ``event_created``, ``event`` for an answer of its routes, ``event_sse``),
     ``version`` the table version it reflects (for ``feed`` and ``event_sse``: the global
-    position; 0 for an answer of an event's routes).
+    position; 0 for an answer of an event's routes); ``host``: asked with the host token (a
+    view's life actions are the host's).
     """
 
     viewer: Seat | None
@@ -95,6 +96,7 @@ class Received(msgspec.Struct, frozen=True):
     version: int
     body: bytes
     event: str | None = None
+    host: bool = False
 
 
 class CommandResult(msgspec.Struct, frozen=True):
@@ -197,7 +199,7 @@ class DokoClient:
         response = await self.http.post("/tables", json=body)
         raise_for_problem(response)
         created = msgspec.json.decode(response.content, type=_TableCreated)
-        self.record(Received(None, "table_created", created.version, response.content))
+        self.record(Received(None, "table_created", created.version, response.content, host=True))
         table = TableClient(self, created.table_id, invitation=created.invitation)
         table.host_token = created.host_token
         table.commitments = tuple(created.commitments)
@@ -391,7 +393,14 @@ class TableClient:
         """The public view; a conditional GET, so an unchanged table costs no rendering.
         ``min_version``: a table version the caller knows of (from any service process)."""
         view, self.version = await _get_view(
-            self.api, self.path, self.credential, self._view, self.version, None, min_version
+            self.api,
+            self.path,
+            self.credential,
+            self._view,
+            self.version,
+            None,
+            min_version,
+            host=self.host_token is not None,
         )
         self._view = view
         return view
@@ -432,7 +441,7 @@ class TableClient:
     async def _as_host(self, method: str, path: str) -> CommandResult:
         """A host's command; the table's new version and public view."""
         headers = {"authorization": f"Bearer {self.host_token}"} if self.host_token else {}
-        return await _command(self.api, method, path, headers, None)
+        return await _command(self.api, method, path, headers, None, host=True)
 
     async def vacate(self, seat: int) -> CommandResult:
         """As the host, vacate a bot's or an away seat (T2.4)."""
@@ -453,7 +462,9 @@ class TableClient:
         response = await self.api.http.post(f"{self.path}/invitation", headers=headers)
         raise_for_problem(response)
         replaced = msgspec.json.decode(response.content, type=_InvitationReplaced)
-        self.api.record(Received(None, "invitation_rotated", replaced.version, response.content))
+        self.api.record(
+            Received(None, "invitation_rotated", replaced.version, response.content, host=True)
+        )
         self.invitation = replaced.invitation
         return replaced.invitation
 
@@ -547,13 +558,20 @@ class SeatClient:
 
 
 async def _command(
-    api: DokoClient, method: str, path: str, headers: dict[str, str], viewer: Seat | None
+    api: DokoClient,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    viewer: Seat | None,
+    *,
+    host: bool = False,
 ) -> CommandResult:
-    """A command without a body: the table's new version and ``viewer``'s view."""
+    """A command without a body: the table's new version and ``viewer``'s view (``host``:
+    given with the host token)."""
     response = await api.http.request(method, path, headers=headers)
     raise_for_problem(response)
     result = msgspec.json.decode(response.content, type=CommandResult)
-    api.record(Received(viewer, "command", result.version, response.content))
+    api.record(Received(viewer, "command", result.version, response.content, host=host))
     return result
 
 
@@ -565,6 +583,8 @@ async def _get_view(
     version: int,
     viewer: Seat | None,
     min_version: int,
+    *,
+    host: bool = False,
 ) -> tuple[TableView, int]:
     if held is not None:
         headers = {**headers, "if-none-match": f'"{version}"'}
@@ -574,7 +594,7 @@ async def _get_view(
         return held, version
     raise_for_problem(response)
     version = version_of(response)
-    api.record(Received(viewer, "view", version, response.content))
+    api.record(Received(viewer, "view", version, response.content, host=host))
     return msgspec.json.decode(response.content, type=TableView), version
 
 

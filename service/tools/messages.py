@@ -2,11 +2,14 @@
 `TableStreamData` and `FeedItem`, `service.stream_schemas`).
 
 ``table_message(message.id, message.data)`` of a table stream message is a `TableMessage`:
-the table version, the event as the viewer may see it, and the chain head of a witnessed
-event; ``feed_item(message.data)`` of a feed message is a `service.streams.FeedItem`.
+the table version, the event as the viewer may see it, the chain head of a witnessed
+event and the service's time when it was sent; ``feed_item(message.data)`` of a feed
+message is a `service.streams.FeedItem`.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 import msgspec
 
@@ -15,27 +18,32 @@ from service.streams import FeedItem
 
 
 class TableMessage(msgspec.Struct, frozen=True):
-    """One table stream message: its version, its event and (deal_scored,
-    session_finished) the table's chain head at that version."""
+    """One table stream message: its version, its event, (deal_scored, session_finished)
+    the table's chain head at that version, and the service's time when it was sent."""
 
     version: int
     event: TableEvent
     chain_head: str | None = None
+    server_time: datetime | None = None
 
 
-class _Witness(msgspec.Struct):
+class _Added(msgspec.Struct):
+    """What the table stream adds to an event's members."""
+
     chain_head: str | None = None
+    server_time: datetime | None = None
 
 
 _EVENT = msgspec.json.Decoder(TableEvent)
-_WITNESS = msgspec.json.Decoder(_Witness)
+_ADDED = msgspec.json.Decoder(_Added)
 _FEED = msgspec.json.Decoder(FeedItem)
 
 
 def table_message(event_id: str | int, data: str | bytes) -> TableMessage:
     """A table stream message's id and data, decoded (a `msgspec.ValidationError` if the
     data is not one of the table's events)."""
-    return TableMessage(int(event_id), _EVENT.decode(data), _WITNESS.decode(data).chain_head)
+    added = _ADDED.decode(data)
+    return TableMessage(int(event_id), _EVENT.decode(data), added.chain_head, added.server_time)
 
 
 def feed_item(data: str | bytes) -> FeedItem:

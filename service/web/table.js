@@ -4,8 +4,10 @@
 // controls: bots, vacating, the invitation link, closing and abandoning (T2, T4).
 // State = the last view the server sent + the stream's events since; everything drawn
 // comes from that state. What may be played or said now is the view's `options`, whose turn
-// runs until when is its `clock`: the page decides no rule, and the server referees every
-// click.
+// runs until when is its `clock` (counted down by the service's time, the `server_time` of
+// views and events), which life actions (leave, come back; the host's vacate, close,
+// abandon, new invitation) are allowed or why not its `actions`: the page decides no rule,
+// and the server referees every click.
 import {
   call, download, follow, forget, held, hold, invitationIn, invitationLink, meta, schema, takeInvitation,
 } from './api.js';
@@ -54,6 +56,9 @@ const state = {
   botKind: null,
   rules: {},
   types: [],
+  skew: 0, // the service's clock minus this browser's (ms), from the last `server_time`
+  hosted: null, // the host's life actions, for a host who sits too (its view is the seat's)
+  hostedVersion: undefined, // the version they are of
 };
 
 /** The path parameters of this table's operations, of a seat's. */
@@ -78,21 +83,28 @@ const SHEET_EVENTS = new Set([
 
 // --- talking to the service ------------------------------------------------------------
 
-/** The view as this tab may see it: the seat's own, or the public one. */
-function fetchView() {
+/** The view as this tab may see it: the seat's own, or the public one (and, for a host who
+ * sits too, the host's life actions first: `fetchHosted`). */
+async function fetchView() {
   const query = { min_version: state.latest || undefined };
   const version = state.view ? state.version : undefined;
-  if (seated()) {
-    return call('GET', '/tables/{table_id}/seats/{seat}', {
-      params: { ...atSeat(state.mine.seat), query }, version, token: state.mine.token,
-    });
-  }
-  return call('GET', '/tables/{table_id}', { params: { ...at, query }, version, token: pass() });
+  if (!seated()) return call('GET', '/tables/{table_id}', { params: { ...at, query }, version, token: pass() });
+  if (state.mine.host) await fetchHosted();
+  return call('GET', '/tables/{table_id}/seats/{seat}', {
+    params: { ...atSeat(state.mine.seat), query }, version, token: state.mine.token,
+  });
+}
+
+/** What the service's clock said at `time` (its `server_time`) against this browser's now.
+ * @param {string | null | undefined} time */
+function tell(time) {
+  if (time) state.skew = Date.parse(time) - Date.now();
 }
 
 /** Take a newer view: the events it includes are no longer "since". */
 function accept(version, view) {
   if (!view || version < state.version) return;
+  tell(view.server_time);
   state.view = view;
   state.version = version;
   state.latest = Math.max(state.latest, version);
@@ -143,6 +155,32 @@ async function refresh() {
     } while (again);
   });
   refreshing = false;
+}
+
+/** The host's life actions for a host who also sits (the seat's view has the seat's): the
+ * public view as the host token sees it, at the version the seat's view will be at least. */
+async function fetchHosted() {
+  const answer = await call('GET', '/tables/{table_id}', {
+    params: { ...at, query: { min_version: state.latest || undefined } }, version: state.hostedVersion, token: state.mine.host,
+  });
+  if (answer.status === 304) return;
+  state.hosted = answer.data.actions;
+  state.hostedVersion = answer.version;
+}
+
+/** The life action `action` (on `seat`, for `vacate`) as the service allows or refuses it
+ * to this tab (the view's `actions`; the host's of a seated host apart), or undefined. */
+function permission(view, action, seat = null) {
+  const host = ['vacate', 'close', 'abandon', 'rotate_invitation'].includes(action);
+  const actions = host && seated() ? state.hosted : view.actions;
+  return actions?.find((a) => a.action === action && (a.seat ?? null) === seat);
+}
+
+/** A life action's button that the service refuses now: disabled, with the reason (from the
+ * refusal's code) and its rule. */
+function refused(key, label, why) {
+  return [h('button', { type: 'button', 'data-key': key, 'data-code': why.code, disabled: true, 'aria-describedby': `${key}-why` }, label),
+    ' ', h('span', { id: `${key}-why`, class: 'why' }, t(`problem.${why.code}`, {}, why.code), ' ', rule(why.rule, state.rules))];
 }
 
 /** Run `work`; if it fails, the failure is shown as the page's problem. */
@@ -234,6 +272,15 @@ const asHost = (request) => command(async () => {
   await made((await request(state.mine.host)).data.version);
 });
 
+/** As the host, replace the private table's invitation code (T1.2): the old link opens
+ * nothing any more; this tab keeps the new one. */
+const rotateInvitation = () => command(async () => {
+  const answer = (await call('POST', '/tables/{table_id}/invitation', { params: at, token: state.mine.host })).data;
+  hold(table, { invitation: answer.invitation });
+  state.mine = held(table);
+  await made(answer.version);
+});
+
 const seatBots = (seats) => command(async () => {
   for (const seat of seats) {
     await made((await call('POST', '/tables/{table_id}/bots', { params: at, token: state.mine.host, body: { kind: state.botKind, seat } })).data.version);
@@ -270,6 +317,7 @@ function connect() {
 }
 
 function received(event) {
+  tell(event.data?.server_time);
   if (event.type === 'deal_dealt') state.deal = event.data.deal_no;
   state.log.push({ ...event, deal: state.deal });
   state.streamed = event.id;
@@ -311,7 +359,7 @@ function timer(view, clock) {
   return h('span', {
     class: 'timer', role: 'timer', 'data-deadline': clock.deadline, 'data-clock-seat': clock.seat,
     'aria-label': t('clock.left_for', { who: seatName(view.seats, clock.seat) }),
-  }, timeLeft(clock.deadline));
+  }, timeLeft(clock.deadline, state.skew));
 }
 
 /** What happened to the table, if its life is over (T4, R1.3). */
@@ -381,16 +429,13 @@ function seatLine(view, info) {
     h('span', { class: `seat-status ${info.status}` }, term('seat_status', info.status)), mine ? ` ${t('seats.you')}` : '');
 }
 
-/** Leaving the seat (T2), after a "yes". Not while this seat is the one to act (its view
- * offers it a declaration, a contract or a card): then the button is disabled, with the
- * reason and its rule (T2.3). */
+/** Leaving the seat (T2), after a "yes", when the view's `actions` allow it; else the button
+ * is disabled, with the service's reason and its rule (T2.3: not while the seat is the one
+ * to act). */
 function leaveButton(view) {
-  const options = view.deal?.options;
-  const acting = options && (options.declarations.length || options.contracts.length || options.cards.length);
-  if (acting) {
-    return [h('button', { type: 'button', 'data-key': 'leave', disabled: true, 'aria-describedby': 'leave-why' }, t('seats.leave')),
-      ' ', h('span', { id: 'leave-why', class: 'why' }, t('seats.leave_on_turn'), ' ', rule('T2.3', state.rules))];
-  }
+  const allowance = permission(view, 'leave');
+  if (!allowance) return null;
+  if (!allowance.allowed) return refused('leave', t('seats.leave'), allowance);
   return confirmable('leave', t('seats.leave'), t(view.status === 'playing' ? 'seats.leave_vacant' : 'seats.leave_free'),
     t('seats.leave_yes'), leave);
 }
@@ -411,7 +456,7 @@ function seating(view) {
   }),
   empty.map((s) => h('button', { type: 'submit', value: s.seat, 'data-key': `sit-${s.seat}` },
     t(s.status === 'vacant' ? 'seats.take_vacant' : 'seats.sit', { seat: s.seat }))));
-  const leaving = seated() && running(view) && h('p', { class: 'mine' }, leaveButton(view));
+  const leaving = seated() && running(view) && permission(view, 'leave') && h('p', { class: 'mine' }, leaveButton(view));
   return h('section', { class: 'panel', id: 'seats', 'aria-labelledby': 'seating-h' },
     h('h2', { id: 'seating-h' }, t('menu.seats')),
     facts(view),
@@ -423,13 +468,14 @@ function seating(view) {
 }
 
 /** The host's controls (with the host token): bots for the empty seats, vacating a bot's or
- * an away seat (T2.4), the invitation link of a private table, closing (T4.1) and
- * abandoning (T4.2). Which seats are empty, bots or away is the view's. */
+ * an away seat (T2.4), the invitation link of a private table and a new one (T1.2), closing
+ * (T4.1) and abandoning (T4.2). Which seats are empty is the view's, which life actions the
+ * service allows the host its `actions`. */
 function hosting(view) {
   if (!state.mine.host || !running(view)) return null;
   const empty = view.seats.filter((s) => s.status === 'free' || s.status === 'vacant');
   // this tab's own seat leaves with "Leave the seat"
-  const replaceable = view.seats.filter((s) => (s.bot || s.status === 'away') && !(seated() && s.seat === state.mine.seat));
+  const replaceable = view.seats.filter((s) => permission(view, 'vacate', s.seat)?.allowed && !(seated() && s.seat === state.mine.seat));
   const bots = empty.length > 0 && h('form', {
     class: 'bots',
     onsubmit: (e) => {
@@ -450,11 +496,14 @@ function hosting(view) {
     replaceable.length ? h('p', { class: 'vacate' }, replaceable.map((s) => button(`vacate-${s.seat}`,
       t(s.status === 'away' ? 'host.vacate_away' : 'host.vacate', { seat: s.seat, name: s.name }),
       () => asHost((token) => call('DELETE', '/tables/{table_id}/seats/{seat}', { params: atSeat(s.seat), token }))))) : null,
-    h('p', {}, view.status === 'open'
+    h('p', {}, permission(view, 'close')?.allowed
       ? confirmable('close', t('host.close'), t('host.close_question'), t('host.close_yes'),
         () => asHost((token) => call('POST', '/tables/{table_id}/close', { params: at, token })))
-      : confirmable('abandon', t('host.abandon'), t('host.abandon_question'), t('host.abandon_yes'),
-        () => asHost((token) => call('POST', '/tables/{table_id}/abandon', { params: at, token })))));
+      : null,
+    permission(view, 'abandon')?.allowed
+      ? confirmable('abandon', t('host.abandon'), t('host.abandon_question'), t('host.abandon_yes'),
+        () => asHost((token) => call('POST', '/tables/{table_id}/abandon', { params: at, token })))
+      : null));
 }
 
 /** The invitation link of a private table, for its host to share (T1.1). */
@@ -477,7 +526,10 @@ function invitation(view) {
       onfocus: (e) => e.target.select(),
     })),
   h('p', {}, button('copy', t('invite.copy'), () => copy(link, 'invitation-link')), ' ',
-    h('span', { role: 'status' }, state.copied === 'invitation-link' ? state.copiedText : '')));
+    h('span', { role: 'status' }, state.copied === 'invitation-link' ? state.copiedText : '')),
+  permission(view, 'rotate_invitation')?.allowed
+    ? h('p', {}, confirmable('rotate', t('invite.rotate'), t('invite.rotate_question'), t('invite.rotate_yes'), rotateInvitation))
+    : null);
 }
 
 /** Copy a link to the clipboard (or select its field, for Ctrl+C); `field` is its input's id. */
@@ -643,9 +695,10 @@ function actions(view, deal) {
   const cardsHeld = deal.hand.length;
   const groups = [];
   const me = view.seats[state.mine.seat];
-  if (me.status === 'away') {
+  const back = permission(view, 'come_back');
+  if (back?.allowed) {
     groups.push(h('div', { class: 'group away' },
-      h('p', {}, t('move.away'), ' ', rule('T3.3', state.rules, false)),
+      h('p', {}, t(me.status === 'away' ? 'move.away' : 'move.timed_out'), ' ', rule('T3.3', state.rules, false)),
       button('back', t('move.back'), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/back', seat)))));
   }
   if (options.declarations.length) {
@@ -849,7 +902,7 @@ document.addEventListener('focusin', (e) => {
 /** The running turn's time left, counted down between views. */
 setInterval(() => {
   for (const element of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-deadline]'))) {
-    const left = timeLeft(element.dataset.deadline);
+    const left = timeLeft(element.dataset.deadline, state.skew);
     if (element.textContent !== left) element.textContent = left;
   }
 }, 250);

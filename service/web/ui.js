@@ -212,10 +212,11 @@ export function describe(event, seats, deal) {
   }
 }
 
-/** The seconds left until `deadline` (an ISO date-time, UTC) by this browser's clock, as
- * `0:23`; `0:00` once it has passed. */
-export function timeLeft(deadline) {
-  const seconds = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
+/** The seconds left until `deadline` (an ISO date-time, UTC) by the service's clock (this
+ * browser's plus `skew`, in ms, from the service's `server_time`), as `0:23`; `0:00` once it
+ * has passed. */
+export function timeLeft(deadline, skew = 0) {
+  const seconds = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now() - skew) / 1000));
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 

@@ -21,7 +21,12 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   public;
 * the messages of ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no
   other, carry the stored hash chain value of their version as ``chain_head`` (issue 12);
-  the feed leaves private tables out (T1.1).
+  the feed leaves private tables out (T1.1);
+* every view and stream message carries ``server_time``, the service's clock when it
+  answered: it tells nothing of the table, so any time is expected as long as it is one
+  (an RFC 3339 date-time in UTC: `with_server_time`); a view's life ``actions`` are public to
+  the role that asked (a seat's player, the host) and follow from the facts by T1.2 and
+  T2-T4 (`expected_actions`).
 
 An event type without an entry in `RULES` fails the audit (`UnknownEvent`): a new event
 needs its line there, e.g. ``"table_renamed": EventRule(public, fold=_renamed)``.
@@ -30,6 +35,7 @@ needs its line there, e.g. ``"table_renamed": EventRule(public, fold=_renamed)``
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -156,6 +162,7 @@ class Table:
     deal: Deal | None = None
     closed: bool = False
     abandoned: bool = False
+    timeouts: list[int] = field(default_factory=lambda: [0] * 4)
 
     @property
     def status(self) -> str:
@@ -234,13 +241,19 @@ def _created(table: Table, event: Json) -> None:
 def _seated(table: Table, event: Json) -> None:
     """R1.1, T2.2: a newcomer during a deal plays on with the seat's cards."""
     seat = event["seat"]
-    table.seats[seat], table.away[seat] = event, False
+    table.seats[seat], table.away[seat], table.timeouts[seat] = event, False, 0
     if table.deal is not None and not table.deal.scored:
         table.deal.played_by[seat].append(event["name"])
 
 
 def _left(table: Table, event: Json) -> None:
     table.seats[event["seat"]], table.away[event["seat"]] = None, False
+    table.timeouts[event["seat"]] = 0
+
+
+def _timed_out(table: Table, event: Json) -> None:
+    """T3.3: the seat's timeouts in a row, counted until its player is back."""
+    table.timeouts[event["seat"]] += 1
 
 
 def _away(table: Table, event: Json) -> None:
@@ -248,7 +261,7 @@ def _away(table: Table, event: Json) -> None:
 
 
 def _back(table: Table, event: Json) -> None:
-    table.away[event["seat"]] = False
+    table.away[event["seat"]], table.timeouts[event["seat"]] = False, 0
 
 
 def _closed(table: Table, event: Json) -> None:
@@ -348,7 +361,7 @@ RULES: dict[str, EventRule] = {
     "seat_taken": EventRule(blanked("token_hash"), fold=_seated),
     "seat_left": EventRule(public, fold=_left),
     "invitation_rotated": EventRule(blanked("invitation_hash")),
-    "turn_timed_out": EventRule(contract_action_to_its_seat),
+    "turn_timed_out": EventRule(contract_action_to_its_seat, fold=_timed_out),
     "seat_away": EventRule(public, fold=_away),
     "seat_back": EventRule(public, fold=_back),
     "table_closed": EventRule(public, fold=_closed),
@@ -484,14 +497,79 @@ def expected_clock(table: Table, turn: int | None, last_event_at: datetime | Non
     return {"seat": turn, "seconds": grace, "deadline": msgspec.to_builtins(deadline)}
 
 
+SERVER_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
+"""An RFC 3339 date-time in UTC, as the service writes one."""
+
+
+def with_server_time(expected: Json | None, got: Any) -> Json | None:
+    """``expected`` with the ``server_time`` of what was received (``got``), if it is a
+    time in UTC: it reveals nothing, and any moment is the service's to tell; if it is not
+    one, a placeholder that no message matches."""
+    if expected is None:
+        return None
+    told = got.get("server_time") if isinstance(got, dict) else None
+    ok = isinstance(told, str) and SERVER_TIME.fullmatch(told)
+    return {**expected, "server_time": told if ok else "an RFC 3339 time in UTC"}
+
+
+def _permission(action: str, refusal: tuple[str, str] | None, seat: int | None = None) -> Json:
+    code, rule_id = refusal or (None, None)
+    allowed = refusal is None
+    return {"action": action, "allowed": allowed, "code": code, "rule": rule_id, "seat": seat}
+
+
+def expected_actions(table: Table, seat: Viewer, host: bool, turn: int | None) -> list[Json]:
+    """The life actions of the player of ``seat`` (leave, come back) and of the ``host``
+    (vacate each seat, close, abandon, replace the invitation), each allowed or refused
+    with its code and rule, by T1.2, T2-T4 (a closed table refuses all by T4.1, an
+    abandoned one by T4.2; ``turn``: the seat to act); none for a spectator."""
+    created = table.created
+    assert created is not None
+    over = ("phase_closed", "T4.1") if table.closed else None
+    over = ("session_over", "T4.2") if table.abandoned else over
+    finished = table.winners is not None
+    running = table.started and not finished
+    found = []
+    if seat is not None:
+        leave = ("session_over", "T2.2") if finished else None
+        leave = leave or (("leave_on_turn", "T2.3") if turn == seat else None)
+        back = None if running else ("phase_closed", "T3.3")
+        back = back or (("not_away", "T3.3") if not table.timeouts[seat] else None)
+        found += [_permission("leave", over or leave), _permission("come_back", over or back)]
+    if host:
+        for s, player in enumerate(table.seats):
+            vacate = ("seat_vacant", "T2.1") if player is None else None
+            if player is not None and not (player["bot"] or table.away[s]):
+                vacate = ("seat_occupied", "T2.4")
+            vacate = ("session_over", "T2.2") if finished else vacate
+            found.append(_permission("vacate", over or vacate, s))
+        close = ("phase_closed", "T4.1") if table.started else None
+        abandon = None if table.started else ("phase_closed", "T4.2")
+        abandon = ("session_over", "T4.2") if finished else abandon
+        public_table = created.get("visibility", "public") == "public"
+        rotate = ("table_public", "T1.2") if public_table else None
+        found += [
+            _permission("close", over or close),
+            _permission("abandon", over or abandon),
+            _permission("rotate_invitation", over or rotate),
+        ]
+    return found
+
+
 def expected_view(
-    table: Table, viewer: Viewer, turn: int | None, last_event_at: datetime | None
+    table: Table,
+    viewer: Viewer,
+    turn: int | None,
+    last_event_at: datetime | None,
+    actions: list[Json] | None = None,
 ) -> Json:
     """Every field of a table view as the viewer may see it, but ``deal.phase``,
     ``deal.turn``, ``deal.trick_leader`` and ``deal.options`` (which follow from the rules of
     play, not from what may be known: the audit checks them apart) and ``deal.hand`` (its
     order is the view's choice: the audit compares it as a multiset). The clock needs the
-    seat to act (``turn``, from the rules of play) and the time of the last event."""
+    seat to act (``turn``, from the rules of play) and the time of the last event; the
+    life ``actions`` are the asker's (`expected_actions`; none: a spectator's). The
+    ``server_time`` is added from what was received (`with_server_time`)."""
     created = table.created
     assert created is not None
     sheet = table.sheet
@@ -520,6 +598,7 @@ def expected_view(
         "visibility": created.get("visibility", "public"),
         "turn_seconds": created.get("turn_seconds"),
         "clock": expected_clock(table, turn, last_event_at),
+        "actions": actions or [],
     }
 
 

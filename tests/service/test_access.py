@@ -23,7 +23,7 @@ from service.app import create_app
 from service.edge.logs import JsonFormatter
 from service.tools.client import DokoClient, ProblemError, SseMessage, TableClient
 from tests.service.conftest import Records, serve, settings
-from tests.service.knowledge import differences, message
+from tests.service.knowledge import differences, message, with_server_time
 from tests.service.test_errors import assert_problem
 from tests.service.test_table_life import log, problem, unchanged
 from tests.service.truth import Truth
@@ -165,8 +165,11 @@ async def test_the_host_replaces_the_invitation_and_the_old_code_opens_nothing(
     truth = Truth(table.table_id, await EventStore(pool).read_stream(table.table_id))
     rotated = truth.log.events[int(stream[-1].id or 0)]
     assert rotated["type"] == "invitation_rotated" and rotated["invitation_hash"]
-    expected = message(rotated, None, truth.chain_head(int(stream[-1].id or 0)))
-    assert not differences(stream[-1].json(), expected), differences(stream[-1].json(), expected)
+    told = stream[-1].json()
+    expected = with_server_time(
+        message(rotated, None, truth.chain_head(int(stream[-1].id or 0))), told
+    )
+    assert not differences(told, expected), differences(told, expected)
     assert stream[-1].json()["invitation_hash"] == ""
 
     former = DokoClient(http).table(table.table_id, invitation=old)

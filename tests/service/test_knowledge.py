@@ -14,10 +14,12 @@ from tests.service.knowledge import (
     Log,
     UnknownEvent,
     differences,
+    expected_actions,
     expected_view,
     feed_item,
     message,
     shown,
+    with_server_time,
 )
 
 HANDS = [[f"{r}{s}" for r in ("A", "K")] for s in "CSHD"]
@@ -213,6 +215,51 @@ def test_a_views_life_fields_follow_the_log() -> None:
     assert deal is not None and deal.played_by == [["p0"], ["p1"], ["p2"], ["p3", "new"]]
     assert log.taken_at(8) == 10
     assert log.secrets(12) == {"h", "t0", "t1", "t2", "t3", "t9", "5e"}
+
+
+def test_the_life_actions_and_the_server_time_follow_the_log() -> None:
+    """T2.3, T3.3, T2.4, T4.1, T4.2, T1.2 on the log of `_life`: seat 1, to act, may not
+    leave; after its timeouts it may come back; the host may vacate only the away seat
+    and abandon; a spectator has no action. Any UTC time is the service's to tell."""
+    log = Log(_life())
+
+    def allowed(actions: list[dict[str, Any]]) -> list[tuple[str, int | None, bool]]:
+        return [(a["action"], a["seat"], a["allowed"]) for a in actions]
+
+    dealt = log.facts[7]
+    assert allowed(expected_actions(dealt, 1, False, 1)) == [
+        ("leave", None, False),
+        ("come_back", None, False),
+    ]
+    assert expected_actions(dealt, 1, False, 1)[0]["rule"] == "T2.3"
+    away = log.facts[10]  # seat 1's card played for it; seat 2 to act
+    assert allowed(expected_actions(away, 1, True, 2)) == [
+        ("leave", None, True),
+        ("come_back", None, True),
+        ("vacate", 0, False),
+        ("vacate", 1, True),
+        ("vacate", 2, False),
+        ("vacate", 3, False),
+        ("close", None, False),
+        ("abandon", None, True),
+        ("rotate_invitation", None, False),
+    ]
+    assert expected_actions(away, None, False, 2) == []
+    opened = expected_actions(log.facts[2], 0, True, None)
+    assert [(a["code"], a["rule"]) for a in opened if not a["allowed"]] == [
+        ("phase_closed", "T3.3"),
+        ("seat_occupied", "T2.4"),
+        ("seat_vacant", "T2.1"),
+        ("seat_vacant", "T2.1"),
+        ("seat_vacant", "T2.1"),
+        ("phase_closed", "T4.2"),
+        ("table_public", "T1.2"),
+    ]
+    card = {"type": "card_played", "seat": 0, "card": "QC"}
+    told = {**card, "server_time": "2026-12-01T12:00:00.5Z"}
+    assert with_server_time(card, told) == told
+    assert with_server_time(card, {**card, "server_time": "2026-12-01T13:00:00+01:00"}) != told
+    assert with_server_time(None, told) is None
 
 
 def test_a_timeout_whose_action_is_not_taken_is_found() -> None:

@@ -115,6 +115,7 @@ def audit(recorded: Recorded, truth: Truth) -> Auditor:
     assert seen.stream_messages > 5 * 12 * 48
     assert seen.feed_messages > 12 * 48
     assert seen.hidden_hands_checked > 500
+    assert seen.actions > 500, "views with the asker's life actions"
     assert seen.parties_shown_to_others > 0
     assert seen.parties_hidden_from_others > 0
     # 12 deal_scored and a session_finished on four seat streams, the public one, the feed

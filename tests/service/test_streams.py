@@ -21,7 +21,7 @@ from domain.seats import Seat
 from infra.event_store import EventStore
 from service.streams import Hub, sse_messages
 from service.tools.client import DokoClient, SseMessage
-from tests.service.knowledge import differences, feed_item, message
+from tests.service.knowledge import differences, feed_item, message, with_server_time
 from tests.service.sessions import Game, new_game
 from tests.service.truth import Truth
 
@@ -54,10 +54,11 @@ def assert_as_seen_by(truth: Truth, viewer: Seat | None, messages: list[SseMessa
         assert received.id is not None
         version = int(received.id)
         logged = truth.log.events[version]
-        expected = message(logged, viewer, truth.chain_head(version))
+        told = received.json()
+        expected = with_server_time(message(logged, viewer, truth.chain_head(version)), told)
         assert expected is not None, f"a withheld {logged['type']} delivered to {viewer}"
         assert received.event == logged["type"]
-        assert not differences(received.json(), expected), differences(received.json(), expected)
+        assert not differences(told, expected), differences(told, expected)
 
 
 async def go_on(game: Game, plays: int) -> None:
@@ -139,7 +140,7 @@ async def test_reconnecting_streams_get_exactly_the_missed_events(
     assert ids(feed_first) == [p for p in public if p <= feed_cut]
     assert ids(feed_again) == [p for p in public if p > feed_cut]
     for received in feed_first + feed_again:
-        item = items[int(received.id or 0)]
+        item = with_server_time(items[int(received.id or 0)], received.json())
         assert not differences(received.json(), item), differences(received.json(), item)
 
 
@@ -177,7 +178,10 @@ async def test_a_connected_stream_gets_new_events_as_they_happen(api: DokoClient
         await seats[1].send(Declare(Seat(1), Declaration.HEALTHY))
         message = await anext(aiter(messages))
         assert (message.id, message.event) == (str(latest + 1), "declared")
-        assert message.json() == {"type": "declared", "seat": 1, "declaration": "healthy"}
+        told = message.json()
+        assert told == {"type": "declared", "seat": 1, "declaration": "healthy"} | {
+            "server_time": told.get("server_time", "missing")
+        }
 
 
 async def test_heartbeats_are_comments_without_data(pool: asyncpg.Pool) -> None:

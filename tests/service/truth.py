@@ -17,6 +17,9 @@
   the leader of an empty trick) are compared with the domain's fold of the log, the hand
   as a multiset, and the options must lie within the viewer's hand and turn; the turn
   clock's seat is that turn, its deadline the log's time of the last event plus the grace;
+  the life actions are those the log's facts allow the asker (`knowledge.expected_actions`:
+  a seat's player, the host, none for a spectator), with the seat to act from that fold;
+* every view and message carries a ``server_time`` in UTC (`knowledge.with_server_time`);
 * and, whatever the field: no string the viewer may not know (token and invitation hashes,
   the server seeds of deals not yet scored) and no card code it neither holds nor saw
   played.
@@ -47,11 +50,13 @@ from tests.service.knowledge import (
     Viewer,
     differences,
     event_shown,
+    expected_actions,
     expected_view,
     feed_item,
     message,
     public_deals,
     shown,
+    with_server_time,
 )
 from tests.service.stream_schemas import STREAM_SCHEMAS
 
@@ -164,6 +169,7 @@ class Coverage(msgspec.Struct):
     chain_heads: int = 0
     timeouts: int = 0
     clocks: int = 0
+    actions: int = 0
 
 
 class Auditor:
@@ -200,18 +206,18 @@ class Auditor:
                 version = raw["version"]
                 streams.setdefault(("feed", None), []).append(version)
                 self.coverage.feed_messages += 1
-                expected = self.truth.feed_item(version)
+                expected = with_server_time(self.truth.feed_item(version), raw)
                 self.event_message(None, version, item.event, raw, expected, where)
             elif item.source == "sse":
                 streams.setdefault(("sse", viewer), []).append(item.version)
                 self.coverage.stream_messages += 1
-                expected = self.truth.message(item.version, viewer)
+                expected = with_server_time(self.truth.message(item.version, viewer), raw)
                 self.event_message(viewer, item.version, item.event, raw, expected, where)
             else:
                 view_raw = raw if item.source == "view" else raw["view"]
                 self.coverage.views += 1
                 self.secrets(item.version, raw, where)
-                self.view(viewer, item.version, view_raw, where)
+                self.view(viewer, item.version, view_raw, where, host=item.host)
         for (source, viewer), versions in streams.items():
             if source == "feed":
                 due = self.truth.feed_versions()
@@ -287,12 +293,18 @@ class Auditor:
 
     # -- views ---------------------------------------------------------------------------
 
-    def view(self, viewer: Viewer, version: int, raw: dict[str, Any], where: str) -> None:
+    def view(
+        self, viewer: Viewer, version: int, raw: dict[str, Any], where: str, *, host: bool
+    ) -> None:
         table = self.truth.log.facts[version]
         state = self.truth.states[version].session.deal
         turn = None if state is None or state.turn is None else int(state.turn)
         recorded_at = self.truth.stored[version - 1].recorded_at
-        expected = expected_view(table, viewer, turn, recorded_at)
+        actions = expected_actions(table, viewer, host, self.truth.states[version].turn)
+        if actions:
+            self.coverage.actions += 1
+        expected = with_server_time(expected_view(table, viewer, turn, recorded_at, actions), raw)
+        assert expected is not None
         if expected["clock"] is not None:
             self.coverage.clocks += 1
         seen = raw.get("deal")

@@ -38,6 +38,7 @@ from domain.table import (
 )
 from infra.audit import verify_file
 from infra.signing import read_keys
+from service.routes.pages import WEB
 from service.tools.client import DokoClient, SeatClient, TableClient
 from tests.web.browsing import (
     DESKTOP,
@@ -182,6 +183,8 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     reason = guest.page.locator("#leave-why")
     lived.refusal = {
         "disabled": await guest.page.locator("[data-key='leave']").is_disabled(),
+        "code": await guest.page.get_attribute("[data-key='leave']", "data-code"),
+        "reason": " ".join((await reason.inner_text()).split()),
         "rule": await reason.locator("[data-rule]").get_attribute("data-rule"),
         "text": " ".join((await reason.locator(".rule-text").inner_text()).split()),
         "link": await reason.locator("a[href='/rules#T2.3']").count(),
@@ -281,12 +284,18 @@ async def test_a_private_table_is_joined_through_its_invitation_link_only(life: 
 
 
 async def test_leaving_on_ones_own_turn_is_not_offered_and_says_why(life: Life) -> None:
-    """T2.3: on the guest's own turn the Leave button is disabled, with the reason: the
-    rule's id, its link and its text as domain/table.py states it."""
+    """T2.3: on the guest's own turn the Leave button is disabled, as the seat view's
+    `actions` refuse it (code ``leave_on_turn``), with the reason: the refusal's words from
+    the catalogue, the rule's id, its link and its text as domain/table.py states it."""
+    text = table_rules_of_the_domain()["T2.3"].replace("`", "")
+    words = json.loads((WEB / "i18n" / "en.json").read_text(encoding="utf-8"))
+    reason = life.refusal.pop("reason")
+    assert reason.startswith(f"{words['problem.leave_on_turn']} T2.3"), reason
     assert life.refusal == {
         "disabled": True,
+        "code": "leave_on_turn",
         "rule": "T2.3",
-        "text": table_rules_of_the_domain()["T2.3"].replace("`", ""),
+        "text": text,
         "link": 1,
     }
 
@@ -492,6 +501,10 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
         table = api.table(table_id)
         others = {seat: await table.take_seat(name, seat) for seat, name in enumerate("ABC", 1)}
         first = await page.inner_text(".your-clock [role=timer]")
+        # the page counts by the service's clock (`server_time`), pinned long before the
+        # deadline: more than the turn's 30 s are left, as no browser clock would say
+        minutes, seconds = first.split(":")
+        assert 60 * int(minutes) + int(seconds) > 30, first
         await page.wait_for_function(COUNTED_DOWN, arg=first, timeout=30_000)
         assert await page.get_attribute("#clock [role=timer]", "data-clock-seat") == "0"
         for count in (1, 2, 3):

@@ -213,7 +213,7 @@ export interface paths {
         };
         /**
          * Integration feed of public events across all tables (Server-Sent Events)
-         * @description Every public table's public events from a global position on, finished deals with their itemized scores included, `deal_scored` and `session_finished` with their `chain_head`; private tables are left out (T1.1). Event ids are global positions; resume with Last-Event-ID or `after`.
+         * @description Every public table's public events from a global position on, finished deals with their itemized scores included, `deal_scored` and `session_finished` with their `chain_head`; every item with `server_time`, the service's time when it sent it. Private tables are left out (T1.1). Event ids are global positions; resume with Last-Event-ID or `after`.
          */
         get: operations["streamFeed"];
         put?: never;
@@ -457,7 +457,7 @@ export interface paths {
         };
         /**
          * Live table events (Server-Sent Events)
-         * @description Each event as the viewer may see it (seat token: that seat's view; none, the host token or the invitation code: public; a private table needs one of these, T1.1). Send the credential as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table versions; send Last-Event-ID (or `after`) to resume without gaps or repeats. A seat's stream ends with the event of its player leaving (T2.2), one opened with the invitation code with the code's replacement (T1.2). `deal_scored` and `session_finished` data carry one more member, `chain_head`: the hash chain value at that version (hex), a witness of the table's history.
+         * @description Each event as the viewer may see it (seat token: that seat's view; none, the host token or the invitation code: public; a private table needs one of these, T1.1). Send the credential as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table versions; send Last-Event-ID (or `after`) to resume without gaps or repeats. A seat's stream ends with the event of its player leaving (T2.2), one opened with the invitation code with the code's replacement (T1.2). `deal_scored` and `session_finished` data carry one more member, `chain_head`: the hash chain value at that version (hex), a witness of the table's history. Every message's data ends with `server_time`: the service's time (UTC) when it sent the message.
          */
         get: operations["streamTable"];
         put?: never;
@@ -1098,6 +1098,11 @@ export interface components {
              */
             chain_head?: string | null;
             event: components["schemas"]["TableEvent"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
             table_id: string;
             version: number;
         };
@@ -1170,6 +1175,14 @@ export interface components {
          * @enum {string}
          */
         KeyStatus: "current" | "retired" | "revoked";
+        /**
+         * LifeAction
+         * @description A life action of the table: `leave` the seat (T2.1-T2.3), `come_back` after the
+         *         clock acted for it (T3.3); as the host, `vacate` a seat (T2.4), `close` the table
+         *         (T4.1), `abandon` the session (T4.2), `rotate_invitation` (T1.2).
+         * @enum {string}
+         */
+        LifeAction: "leave" | "come_back" | "vacate" | "close" | "abandon" | "rotate_invitation";
         /** LobbyOptions */
         LobbyOptions: {
             dealing_method: components["schemas"]["DealingMethod"];
@@ -1252,6 +1265,14 @@ export interface components {
          * @enum {string}
          */
         Party: "re" | "kontra";
+        /** Permission */
+        Permission: {
+            action: components["schemas"]["LifeAction"];
+            allowed: boolean;
+            code?: string | null;
+            rule?: string | null;
+            seat?: components["schemas"]["Seat"] | null;
+        };
         /**
          * Phase
          * @description R4, R3: the phases of a deal, each with its own legal actions.
@@ -1625,6 +1646,308 @@ export interface components {
             seconds?: number;
             ticket: string;
         };
+        /** StreamedAnnounced */
+        StreamedAnnounced: {
+            cards: number;
+            /** @default false */
+            late_reply?: boolean;
+            party: components["schemas"]["Party"];
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "announced";
+            word: components["schemas"]["Word"];
+            words: components["schemas"]["Word"][];
+        };
+        /** StreamedCardPlayed */
+        StreamedCardPlayed: {
+            card: components["schemas"]["Card"];
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_played";
+        };
+        /** StreamedContractNamed */
+        StreamedContractNamed: {
+            contract: components["schemas"]["GameType"];
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "contract_named";
+        };
+        /** StreamedDealDealt */
+        StreamedDealDealt: {
+            deal_no: number;
+            dealer: components["schemas"]["Seat"];
+            dealing: components["schemas"]["Dealing"];
+            hands: components["schemas"]["Card"][][];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deal_dealt";
+        };
+        /** StreamedDeclared */
+        StreamedDeclared: {
+            declaration: components["schemas"]["Declaration"];
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "declared";
+        };
+        /** StreamedGameTypeFixed */
+        StreamedGameTypeFixed: {
+            declarer?: components["schemas"]["Seat"] | null;
+            game_type: components["schemas"]["GameType"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_type_fixed";
+        };
+        /** StreamedInvitationRotated */
+        StreamedInvitationRotated: {
+            invitation_hash: string;
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invitation_rotated";
+        };
+        /** StreamedMarriageClarified */
+        StreamedMarriageClarified: {
+            partner: components["schemas"]["Seat"] | null;
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            trick_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "marriage_clarified";
+        };
+        /** StreamedSeatAway */
+        StreamedSeatAway: {
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_away";
+        };
+        /** StreamedSeatBack */
+        StreamedSeatBack: {
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_back";
+        };
+        /** StreamedSeatLeft */
+        StreamedSeatLeft: {
+            /** @default false */
+            by_host?: boolean;
+            name: string;
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_left";
+        };
+        /** StreamedSeatTaken */
+        StreamedSeatTaken: {
+            /** @default  */
+            bot?: string;
+            /** @default  */
+            entropy?: string;
+            name: string;
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            token_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_taken";
+        };
+        /** StreamedSessionAbandoned */
+        StreamedSessionAbandoned: {
+            deals: number;
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            totals: number[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session_abandoned";
+        };
+        /** StreamedSessionStarted */
+        StreamedSessionStarted: {
+            /** @default 12 */
+            deals?: number;
+            first_dealer: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session_started";
+        };
+        /** StreamedTableClosed */
+        StreamedTableClosed: {
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_closed";
+        };
+        /** StreamedTableCreated */
+        StreamedTableCreated: {
+            /** @default [] */
+            commitments?: string[];
+            first_dealer: components["schemas"]["Seat"];
+            /** @default false */
+            first_dealer_fixed?: boolean;
+            /** @default  */
+            host_token_hash?: string;
+            /** @default  */
+            invitation_hash?: string;
+            name: string;
+            /** @default [] */
+            presets?: components["schemas"]["Card"][][][];
+            /** @default [] */
+            server_seeds?: string[];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /** @default false */
+            shared_seeds?: boolean;
+            turn_seconds?: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_created";
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /** StreamedTrickWon */
+        StreamedTrickWon: {
+            points: number;
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            trick_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trick_won";
+            winner: components["schemas"]["Seat"];
+        };
+        /** StreamedTurnTimedOut */
+        StreamedTurnTimedOut: {
+            action: components["schemas"]["Declare"] | components["schemas"]["NameContract"] | components["schemas"]["PlayCard"] | null;
+            /** Format: date-time */
+            at: string;
+            /** Format: date-time */
+            deadline: string;
+            deal_no: number;
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn_timed_out";
+        };
         /** TableClosed */
         TableClosed: {
             /**
@@ -1755,11 +2078,13 @@ export interface components {
         TableStatus: "open" | "playing" | "finished" | "abandoned" | "closed";
         /**
          * TableStreamData
-         * @description The data of a table stream message: one table event as the viewer may see it (the message's `event` is its `type`, the `id` its table version).
+         * @description The data of a table stream message: one table event as the viewer may see it, with the `server_time` it was sent at (the message's `event` is its `type`, the `id` its table version).
          */
-        TableStreamData: components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
+        TableStreamData: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
         /** TableView */
         TableView: {
+            /** @default [] */
+            actions?: components["schemas"]["Permission"][];
             clock?: components["schemas"]["Turn"] | null;
             commitments: string[];
             deal: components["schemas"]["Observation"] | null;
@@ -1770,6 +2095,7 @@ export interface components {
             preset: boolean;
             scoresheet: number[][];
             seats: components["schemas"]["SeatInfo"][];
+            server_time?: string | null;
             status?: components["schemas"]["TableStatus"];
             totals: number[];
             turn_seconds?: number | null;
@@ -1845,6 +2171,11 @@ export interface components {
             chain_head: string;
             deal_no: number;
             score: components["schemas"]["Score"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1969,6 +2300,11 @@ export interface components {
         WitnessedSessionFinished: {
             /** @description the table's hash chain value at this event's version (hex): a witness of the table's history to hold an export against (`doko verify --witness`) */
             chain_head: string;
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
             totals: number[];
             /**
              * @description discriminator enum property added by openapi-typescript
