@@ -84,6 +84,9 @@ class ProblemCode(StrEnum):
     UNKNOWN_PLAYER = "unknown_player"
     SEATED_TWICE = "seated_twice"
     LEFT_OUT = "left_out"
+    # events at the service (service.routes.events, service.shared_deals)
+    EVENT_NOT_FOUND = "event_not_found"
+    DEAL_NOT_PUBLIC = "deal_not_public"
     # limits and the service's state
     RATE_LIMITED = "rate_limited"
     TOO_MANY_CONNECTIONS = "too_many_connections"
@@ -167,6 +170,8 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.UNKNOWN_PLAYER: (409, "no player has this number"),
     C.SEATED_TWICE: (409, "the seating seats a player twice"),
     C.LEFT_OUT: (409, "the seating leaves a player out"),
+    C.EVENT_NOT_FOUND: (404, "no such event"),
+    C.DEAL_NOT_PUBLIC: (409, "a shared deal stays hidden until every table of the round scored it"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),

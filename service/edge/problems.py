@@ -53,7 +53,7 @@ class Problem(msgspec.Struct, omit_defaults=True):
 
 class ServiceError(HTTPException):
     """An error raised by the service itself, with a stable code (and, optionally, the
-    problem's ``errors`` and response headers)."""
+    rule id it enforces, the problem's ``errors`` and response headers)."""
 
     def __init__(
         self,
@@ -61,11 +61,13 @@ class ServiceError(HTTPException):
         code: str,
         detail: str,
         *,
+        rule: str | None = None,
         errors: list[dict[str, Any]] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(detail=detail, status_code=status, headers=headers)
         self.code = code
+        self.rule = rule
         self.errors = errors
 
 
@@ -167,7 +169,8 @@ def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[
     headers = dict(exc.headers or {})
     if status == 429 and "Retry-After" not in headers:
         headers["Retry-After"] = headers.get("RateLimit-Reset", "1")
-    return problem(request, status, code, detail, errors=errors, headers=headers)
+    rule = getattr(exc, "rule", None)
+    return problem(request, status, code, detail, rule=rule, errors=errors, headers=headers)
 
 
 def idempotency_key_reused(

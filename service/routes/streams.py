@@ -24,11 +24,18 @@ from service.edge.parsing import (
 )
 from service.edge.parsing import last_event_id as last_event_id_of
 from service.edge.tickets import stream_viewer
-from service.routes.shared import LIFE_PROBLEMS, LastEventId, TableId, problem_responses, services
+from service.routes.shared import (
+    LIFE_PROBLEMS,
+    AfterPosition,
+    LastEventId,
+    TableId,
+    problem_responses,
+    services,
+)
 from service.streams import ALL, message, sse_messages, stamped, with_server_time
 
 
-def _cursor(last_event_id: str | None, after: int | None, limit: int) -> int:
+def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
     """Where a stream resumes: after Last-Event-ID if sent, else ``after``, else 0."""
     resumed = last_event_id_of(last_event_id, limit)
     return resumed if resumed is not None else after or 0
@@ -67,7 +74,7 @@ async def stream_table(
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_VERSION})
-    cursor = _cursor(last_event_id, after, MAX_VERSION)
+    cursor = cursor_of(last_event_id, after, MAX_VERSION)
     opened = await stream_viewer(request, table_id, ticket)
     loaded, viewer = opened.loaded, opened.seat
     left: list[int] = []  # the version at which the viewer's player left, or its code went
@@ -117,9 +124,7 @@ async def _until_left(
 async def stream_feed(
     request: Request[Any, Any, Any],
     last_event_id: LastEventId = None,
-    after: Annotated[
-        int | None, Parameter(ge=0, le=MAX_POSITION, schema_extra=ZERO_MINIMUM, required=False)
-    ] = None,
+    after: AfterPosition = None,
 ) -> ServerSentEvent:
     svc = services(request)
 
@@ -132,7 +137,7 @@ async def stream_feed(
         return messages, rendered[-1][0] if rendered else cursor
 
     query_numbers(request, {"after": MAX_POSITION})
-    cursor = _cursor(last_event_id, after, MAX_POSITION)
+    cursor = cursor_of(last_event_id, after, MAX_POSITION)
     return ServerSentEvent(sse_messages(svc.hub, ALL, cursor, fetch))
 
 

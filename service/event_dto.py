@@ -1,0 +1,155 @@
+"""Request and response bodies of the events' routes (`service.routes.events`, E1-E6)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+from domain.event import ROUNDS, EventStatus, StandingsMethod
+from domain.event_view import EventView
+from domain.table import TURN_SECONDS, Visibility
+from infra.projections import DealRecord
+from service.dto import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
+
+PlayerNumber = Annotated[
+    int, Meta(ge=0, le=9999, examples=[3], extra_json_schema={"extra": ZERO_MINIMUM})
+]
+"""A player's number in the event (0, 1, ... in the order they registered, E2.1)."""
+RoundNumber = Annotated[int, Meta(ge=ROUNDS[0], le=ROUNDS[1], examples=[1])]
+Deals = Annotated[list[Annotated[list[Hand], Meta(min_length=4, max_length=4)]], Meta()]
+
+
+class CreateEventRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A new event (E1.1): its ``name``, the number of ``rounds`` (1-12), ``public`` (anyone
+    registers) or ``private`` (registration takes the invitation code), the turn clock of
+    its tables (5-600 seconds, or none, T3.1), the standings ``method`` (``total_points``,
+    ``placement_points`` or ``duplicate``, E6) and optionally ``presets``: for every round
+    12 deals of four hands (else the service draws every round's 12 seeds, E1.2)."""
+
+    name: Annotated[str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday club"])]
+    rounds: RoundNumber = 2
+    visibility: Annotated[Visibility, Meta(examples=["public"])] = Visibility.PUBLIC
+    turn_seconds: (
+        Annotated[int, Meta(ge=TURN_SECONDS[0], le=TURN_SECONDS[1], examples=[60])] | None
+    ) = None
+    method: Annotated[str, Meta(max_length=40, examples=["total_points"])] = (
+        StandingsMethod.TOTAL_POINTS.value
+    )
+    presets: (
+        Annotated[list[Annotated[Deals, Meta(min_length=12, max_length=12)]], Meta(max_length=12)]
+        | None
+    ) = None
+
+
+class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """E2.1: register under ``name``; at a private event with its ``invitation`` code (the
+    director registers players with the host token instead)."""
+
+    name: Name
+    invitation: Invitation | None = None
+
+
+SeatingTable = Annotated[
+    list[PlayerNumber | None],
+    Meta(min_length=4, max_length=4, description="seats 0-3: a player's number, or null: a bot"),
+]
+
+
+class StartRoundRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """E4.1: start round ``round_no`` (the next one; starting a round that has started
+    already answers as its start did), seated by the rule (E3.1, E3.2) or, with
+    ``seating``, by hand (E3.3: its tables of four seats, every player exactly once)."""
+
+    round_no: RoundNumber
+    seating: list[SeatingTable] | None = None
+
+
+class TableProgress(msgspec.Struct, frozen=True):
+    """A table of the running round as its log has it now: its number and id (a private
+    table: its players open it with their event credentials, the director with the host
+    token), the deals it has scored, whether it is over (finished or abandoned, T4.2)."""
+
+    table_no: int
+    table_id: str
+    deals: int
+    over: bool
+
+
+class EventAnswer(msgspec.Struct, frozen=True):
+    """An event: its id, its version (of the event's stream), what anyone allowed to see it
+    sees (`domain.event_view.EventView`: options, commitments, players' names, every round's
+    seating and its tables' ends, the seating seed once finished) and the progress of the
+    running round's tables. Table ``t`` of round ``r`` is ``<event_id>-r<r>t<t>``."""
+
+    event_id: str
+    version: int
+    event: EventView
+    tables: tuple[TableProgress, ...] = ()
+
+
+class EventCreatedResponse(msgspec.Struct, frozen=True):
+    """The new event: its id, the director's host token and, for a private event, the
+    invitation code (both shown once: only their hashes are kept), and the event."""
+
+    event_id: str
+    host_token: str
+    event: EventAnswer
+    invitation: str | None = None
+
+
+class PlayerRegisteredResponse(msgspec.Struct, frozen=True):
+    """The player registered and their event credential (shown once: keep it). It opens
+    their table and seat in every round (`getPlayerTable`) and acts there as the seat's
+    token."""
+
+    event_id: str
+    player: int
+    name: str
+    token: str
+    version: int
+
+
+class PlayerTable(msgspec.Struct, frozen=True):
+    """Where a player plays now: the round (0 before round 1) and, if the player has a
+    table in it, the table's id and number and the player's seat (the event credential is
+    the seat's token there); null while registration runs."""
+
+    event_id: str
+    player: int
+    name: str
+    status: EventStatus
+    round_no: int
+    table_id: str | None = None
+    table_no: int | None = None
+    seat: SeatNumber | None = None
+
+
+class RoundStartedResponse(msgspec.Struct, frozen=True):
+    """The round started and the event after it."""
+
+    round_no: int
+    version: int
+    event: EventAnswer
+
+
+class TableDeal(msgspec.Struct, frozen=True):
+    """One table's play of the deal: its record (hands, contract, announcements, tricks and
+    score), or null for a table that was abandoned before it (T4.2)."""
+
+    table_no: int
+    table_id: str
+    players: tuple[str, ...]
+    record: DealRecord | None
+
+
+class DealComparison(msgspec.Struct, frozen=True):
+    """E5.1: deal ``deal_no`` of round ``round_no`` at every table of the round, side by
+    side: the same cards in the same seats, each table's contract, announcements, tricks
+    and score."""
+
+    event_id: str
+    round_no: int
+    deal_no: int
+    tables: tuple[TableDeal, ...]
