@@ -1,7 +1,11 @@
 """The reference web client's pages, served by the service itself (none in the OpenAPI document).
 
 ``/`` is the lobby, ``/t/{table}`` a table (a seat's page when the browser holds that
-seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer, ``/rules`` the
+seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer, ``/e`` a new
+event (issue 19), ``/e/{event}`` an event (the director's page when the browser holds its
+host token, a player's when it holds their event credential, and the standings for
+everyone allowed to see them), ``/e/{event}/rounds/{r}/deals/{n}`` one deal compared across
+the round's tables, ``/rules`` the
 rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned copy of
 Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
 own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
@@ -40,6 +44,9 @@ _TITLES = {
     "lobby": "doko",
     "table": "doko table",
     "deal": "doko deal",
+    "events": "doko event",
+    "event": "doko event",
+    "compare": "doko deal compared",
     "rules": "doko rules",
     "reference": "doko API",
 }
@@ -120,6 +127,21 @@ async def deal() -> Response[str]:
     return _html("deal")
 
 
+@get("/e", include_in_schema=False)
+async def events() -> Response[str]:
+    return _html("events")
+
+
+@get("/e/{event_id:str}", include_in_schema=False)
+async def event() -> Response[str]:
+    return _html("event")
+
+
+@get("/e/{event_id:str}/rounds/{round_no:int}/deals/{deal_no:int}", include_in_schema=False)
+async def compare() -> Response[str]:
+    return _html("compare")
+
+
 @get("/rules", include_in_schema=False)
 async def rules() -> Response[str]:
     return _html("rules")
@@ -139,6 +161,9 @@ PAGES: list[ControllerRouterHandler] = [
     lobby,
     table,
     deal,
+    events,
+    event,
+    compare,
     rules,
     reference,
     meta,
