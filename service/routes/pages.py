@@ -9,8 +9,9 @@ the round's tables, ``/rules`` the
 rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned copy of
 Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
 own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
-a copy of RULES.md (the game, R1-R10) and TABLE_RULES.md (the table's house rules T1-T4, as
-`domain.table` states them) and the catalogues of the pages' words with the German rule
+a copy of RULES.md (the game, R1-R10), TABLE_RULES.md (the table's house rules T1-T4, as
+`domain.table` states them) and EVENT_RULES.md (the event's, E1-E6, as `domain.event`,
+`domain.seating` and `domain.standings` state them) and the catalogues of the pages' words with the German rule
 texts (``web/i18n/``) are files of the package (``service/web/``), served under ``/web/``.
 ``/web/meta.json`` gives the pages what they take from the server and never re-implement:
 the rule texts by id (parsed from those copies) and the names of the stream's event types.
@@ -59,14 +60,14 @@ class Meta(msgspec.Struct, frozen=True):
     events: list[str]
 
 
-_RULE = re.compile(r"^- ([RT]\d+\.\d+) (.*)$")
-_SECTION = re.compile(r"^## ([RT]\d+) (.*)$")
-RULE_FILES = ("RULES.md", "TABLE_RULES.md")
-"""The rules the pages quote: the game's (R ids) and the table's (T ids)."""
+_RULE = re.compile(r"^- ([RTE]\d+\.\d+) (.*)$")
+_SECTION = re.compile(r"^## ([RTE]\d+) (.*)$")
+RULE_FILES = ("RULES.md", "TABLE_RULES.md", "EVENT_RULES.md")
+"""The rules the pages quote: the game's (R ids), the table's (T ids) and the event's (E ids)."""
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
-    """Each rule of RULES.md (or TABLE_RULES.md) by its id: ``R3.3`` its text, ``R6`` its
+    """Each rule of RULES.md (or TABLE_RULES.md, EVENT_RULES.md) by its id: ``R3.3`` its text, ``R6`` its
     section's title and introduction. A rule's continuation lines are joined with single
     spaces."""
     rules: dict[str, str] = {}
