@@ -10,9 +10,10 @@ rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned 
 Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
 own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
 a copy of RULES.md (the game, R1-R10), TABLE_RULES.md (the table's house rules T1-T4, as
-`domain.table` states them) and EVENT_RULES.md (the event's, E1-E6, as `domain.event`,
-`domain.seating` and `domain.standings` state them) and the catalogues of the pages' words with the German rule
-texts (``web/i18n/``) are files of the package (``service/web/``), served under ``/web/``.
+`domain.table` states them), EVENT_RULES.md (the event's, E1-E6, as `domain.event`,
+`domain.seating` and `domain.standings` state them) and the catalogues of the pages' words
+with the German rule texts (``web/i18n/``) are files of the package (``service/web/``),
+served under ``/web/``.
 ``/web/meta.json`` gives the pages what they take from the server and never re-implement:
 the rule texts by id (parsed from those copies) and the names of the stream's event types.
 """
@@ -67,9 +68,9 @@ RULE_FILES = ("RULES.md", "TABLE_RULES.md", "EVENT_RULES.md")
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
-    """Each rule of RULES.md (or TABLE_RULES.md, EVENT_RULES.md) by its id: ``R3.3`` its text, ``R6`` its
-    section's title and introduction. A rule's continuation lines are joined with single
-    spaces."""
+    """Each rule of RULES.md (or TABLE_RULES.md, EVENT_RULES.md) by its id: ``R3.3`` its
+    text, ``R6`` its section's title and introduction. A rule's continuation lines are
+    joined with single spaces."""
     rules: dict[str, str] = {}
     section: str | None = None  # the section whose introduction is being read
     current: str | None = None  # the rule (or section) the next plain line continues

@@ -104,7 +104,7 @@ def event_rules_of_the_domain() -> dict[str, str]:
     rules in domain/seating.py's and E6's in domain/standings.py's (a bullet each)."""
     rules: dict[str, str] = {}
     doc = domain.event.__doc__ or ""
-    for section, text in re.findall(r"^- (E[1245]) (.*?)(?=^- |\Z)", doc, re.M | re.S):
+    for text in re.findall(r"^- E[1245] (.*?)(?=^- |\Z)", doc, re.M | re.S):
         _, *parts = re.split(r"(?:(?<=\. )|^)(E\d\.\d) ", " ".join(text.split()))
         rules.update(zip(parts[::2], (p.strip() for p in parts[1::2]), strict=True))
     return rules | bullets_of(domain.seating, "E3") | bullets_of(domain.standings, "E6")
