@@ -31,6 +31,7 @@ import hashlib
 import struct
 from collections import Counter
 from collections.abc import Iterator
+from typing import TypeVar
 
 from domain.cards import DECK, Card
 from domain.errors import InvalidDeal
@@ -39,6 +40,7 @@ from domain.seats import Seat
 
 ALGORITHM = "doko-deal-v1"
 SEED_BYTES = 32
+T = TypeVar("T")
 
 
 def commitment(seed: bytes) -> str:
@@ -65,15 +67,21 @@ def _below(stream: Iterator[int], n: int) -> int:
             return u % n
 
 
+def _shuffle(stream: Iterator[int], items: list[T]) -> None:
+    """Fisher-Yates from the top, in place: for ``i`` from the last position down to 1, swap
+    positions ``i`` and a number below ``i + 1``."""
+    for i in range(len(items) - 1, 0, -1):
+        j = _below(stream, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
 def deal_from_seed(seed: bytes, dealer: Seat) -> tuple[tuple[Card, ...], ...]:
     """R2.2: shuffle, cut leaving >= 3 cards each side, deal 4 x 3 from the dealer's left."""
     if len(seed) != SEED_BYTES:
         raise InvalidDeal(f"a deal seed has {SEED_BYTES} bytes, not {len(seed)}", rule="R2.2")
     stream = _stream(seed)
     deck = list(DECK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = _below(stream, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    _shuffle(stream, deck)
     cut = 3 + _below(stream, len(deck) - 5)
     deck = deck[cut:] + deck[:cut]
     hands: list[list[Card]] = [[], [], [], []]
@@ -83,6 +91,15 @@ def deal_from_seed(seed: bytes, dealer: Seat) -> tuple[tuple[Card, ...], ...]:
             hands[seat].extend(deck[top : top + 3])
             top += 3
     return tuple(tuple(h) for h in hands)
+
+
+def permutation(seed: bytes, n: int) -> tuple[int, ...]:
+    """A lot: the numbers ``0..n-1`` in the order a Fisher-Yates shuffle of the seed's random
+    stream puts them (steps 1-3 above, on ``range(n)`` instead of the deck). An event draws
+    its seating with it (`domain.seating`, E3.1)."""
+    order = list(range(n))
+    _shuffle(_stream(seed), order)
+    return tuple(order)
 
 
 def deal_seed(seed: bytes, entropy: tuple[bytes, ...], deal_no: int) -> bytes:

@@ -34,7 +34,8 @@ Version 2 adds the time and seals the secrets::
 ``recorded_at`` is the time the log records for the event (``timestamptz``, microseconds,
 fixed before hashing and stored as hashed), so the turn clock's history is covered too.
 ``sealed`` replaces each secret member of the payload (`SEALED`: the credential hashes,
-each server seed, the seed of each deal dealt) by its seal,
+each server seed, the seed of each deal dealt, an event's seating seed and deal seeds) by
+its seal,
 ``"sealed:" + hex(SHA-256("doko seal\\0" ‖ value))``; an empty value and a seal stay as
 they are. The link thus commits to the secret without holding it, and an export may show
 either the secret or its seal (`infra.disclosure`): the chain verifies alike, while nothing
@@ -77,9 +78,17 @@ SEALED: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "seat_taken": (("token_hash",),),
     "invitation_rotated": (("invitation_hash",),),
     "deal_dealt": (("dealing", "seed"),),
+    "event_created": (
+        ("host_token_hash",),
+        ("invitation_hash",),
+        ("seating_seed",),
+        ("round_seeds",),
+    ),
+    "player_registered": (("token_hash",),),
 }
-"""Event type -> the paths of its members sealed in a version-2 link (a list: each item;
-anything but a string or a list of strings, such as a preset deal's null seed, as it is)."""
+"""Event type -> the paths of its members sealed in a version-2 link (a list: each item,
+and each item of a list of lists, such as an event's seeds by round; anything but strings
+and lists of them, such as a preset deal's null seed, as it is)."""
 
 SEAL_PREFIX = "sealed:"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -108,13 +117,18 @@ def _sealed_at(value: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
     member = value.get(name)
     if rest:
         inner = _sealed_at(member, rest) if isinstance(member, dict) else member
-    elif isinstance(member, str):
-        inner = seal(member)
-    elif isinstance(member, list) and all(isinstance(v, str) for v in member):
-        inner = [seal(v) for v in member]
     else:
-        inner = member
+        inner = _sealed_member(member)
     return value if inner == member else {**value, name: inner}
+
+
+def _sealed_member(member: Any) -> Any:
+    """A string sealed; a list of strings (or of such lists) item by item; else as it is."""
+    if isinstance(member, str):
+        return seal(member)
+    if isinstance(member, list) and all(isinstance(v, str | list) for v in member):
+        return [_sealed_member(v) for v in member]
+    return member
 
 
 def microseconds(at: datetime) -> int:

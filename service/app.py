@@ -21,6 +21,7 @@ from litestar.exceptions import ClientException, SerializationException
 
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
+from infra.events import Events
 from infra.idempotency import IdempotencyKeys
 from infra.key_folder import KeyFolder
 from infra.keyring import Keyring
@@ -43,6 +44,7 @@ from service.streams import Hub
 from service.visibility import Visibilities
 from service.workers.bots import HUMAN_PACE, Bots
 from service.workers.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
+from service.workers.rounds import RoundWatch
 from service.workers.supervisor import Supervisor
 from service.workers.thinking import Thinking
 
@@ -88,7 +90,8 @@ class Services(msgspec.Struct):
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
     verifications, the requests' idempotency keys, the stream tickets, which tables are
-    public, and whether the LISTEN connection is up."""
+    public, the events (`infra.events`) and the watch of their rounds, and whether the
+    LISTEN connection is up."""
 
     pool: asyncpg.Pool
     store: EventStore
@@ -103,6 +106,8 @@ class Services(msgspec.Struct):
     idempotency: IdempotencyKeys
     tickets: Tickets
     visibilities: Visibilities
+    events: Events
+    rounds: RoundWatch
     listening: bool = False
 
 
@@ -185,6 +190,8 @@ def create_app(
                 tick=settings.turn_clock_tick,
                 rescan=settings.turn_clock_rescan,
             )
+            events = Events(pool, tables)
+            rounds = RoundWatch(events, hub)
             watch = DatabaseWatch(pool, timeout=settings.db_timeout)
             supervisor = Supervisor(expected=UNAVAILABLE, on_expected=watch.failed)
             services = Services(
@@ -203,6 +210,8 @@ def create_app(
                 ),
                 Tickets(pool, now),
                 visibilities,
+                events,
+                rounds,
             )
             app.state.services = services
             heard = asyncio.Event()
@@ -213,6 +222,7 @@ def create_app(
                 hub.notify(stream_id)
                 bots.notify(stream_id)
                 clock.notify(stream_id)
+                rounds.notify(stream_id)
 
             def listening(up: bool) -> None:
                 services.listening = up
@@ -222,10 +232,12 @@ def create_app(
                     hub.wake_all()
                     bots.wake_all()
                     clock.wake_all()
+                    rounds.wake_all()
 
             supervisor.start("listener", lambda: store.listen_once(notify, listening))
             supervisor.start("bots", bots.run)
             supervisor.start("turn clock", clock.run)
+            supervisor.start("rounds", rounds.run)
             supervisor.start("access log", access_log.run)
             supervisor.start("refusal log", REFUSALS.run)
             supervisor.start("database watch", watch.run)

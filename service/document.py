@@ -55,6 +55,20 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
         "Scored deals, their replay and verification, the signed session export",
         ("getDeal", "replayDeal", "verifyDeal", "exportSession"),
     ),
+    "events": (
+        "Events: club nights and tournaments of several tables over several rounds, the same "
+        "deals at every table of a round, one standings table (E1-E6)",
+        (
+            "createEvent",
+            "getEvent",
+            "registerPlayer",
+            "getPlayerTable",
+            "startRound",
+            "getStandings",
+            "compareDeal",
+            "streamEvent",
+        ),
+    ),
     "keys": ("The deployment's public signing keys (RFC 7517)", ("signingKeys",)),
     "health": ("Liveness and readiness probes", ("health", "live", "ready")),
 }

@@ -28,6 +28,7 @@ from service.edge.conditional import conditional, tag_of
 from service.edge.idempotency import declare
 from service.routes.access import ACCESS_ROUTES
 from service.routes.audit import AUDIT_ROUTES
+from service.routes.events import EVENTS_ROUTES
 from service.routes.health import HEALTH_ROUTES
 from service.routes.keys import KEYS_ROUTES
 from service.routes.life import LIFE_ROUTES
@@ -50,6 +51,7 @@ API_ROUTES: list[ControllerRouterHandler] = [
     *AUDIT_ROUTES,
     *KEYS_ROUTES,
     *STREAMS_ROUTES,
+    *EVENTS_ROUTES,
     *HEALTH_ROUTES,
 ]
 """The routes of the API: those the document describes (the pages are not part of it)."""

@@ -13,6 +13,10 @@ unavailable: retrying") carry no data and are not messages.
   ``deal_scored``, ``session_finished``) carry one more member, ``chain_head``.
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id`` and
   ``version``; ids are global positions.
+* ``GET /events/{event_id}/events``: `EventStreamData`, each event of the event's stream
+  (`domain.event.EventEvent`, its secrets emptied) with ``chain_head``, the tables'
+  ``table_scored`` and ``table_finished`` and the ``standings`` (`service.event_stream`);
+  ids are global positions.
 
 The schemas are derived from the event types themselves (`domain.table.TableEvent`), so a
 new event type is in the document as soon as it exists.
@@ -26,19 +30,31 @@ from typing import Any
 
 import msgspec
 
+from domain.event import EventEvent
 from domain.table import TableEvent
 from infra.witness import WITNESSED
+from service.event_stream import StandingsChanged, TableFinished, TableScored
 from service.streams import FeedItem
 
 REF = "#/components/schemas/{name}"
 TABLE_STREAM = "/tables/{table_id}/events"
 FEED = "/feed"
+EVENT_STREAM = "/events/{event_id}/events"
 CHAIN_HEAD = {
     "type": "string",
     "pattern": "^[0-9a-f]{64}$",
     "description": "the table's hash chain value at this event's version (hex): a witness "
     "of the table's history to hold an export against (`doko verify --witness`)",
 }
+
+
+def event_event_types() -> list[type[msgspec.Struct]]:
+    """Every event type of an event's stream (`domain.event`)."""
+    return list(typing.get_args(EventEvent))
+
+
+EVENT_STREAM_EXTRA = (TableScored, TableFinished, StandingsChanged)
+"""The messages of an event's stream that are not its own events."""
 
 
 def event_types() -> list[type[msgspec.Struct]]:
@@ -104,7 +120,29 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         "The data of a feed message: one public event of a public table (the message's "
         "`event` is the event's `type`, the `id` its global position)."
     )
-    streams = {TABLE_STREAM: "TableStreamData", FEED: "FeedItem"}
+    _, generated = msgspec.json.schema_components(
+        [EventEvent, *EVENT_STREAM_EXTRA], ref_template=REF
+    )
+    for name, schema in generated.items():
+        schemas.setdefault(name, schema)
+    mapping = {}
+    for event_type in event_event_types():
+        name = witnessed_name(event_type)
+        schemas[name] = _witnessed(schemas[event_type.__name__], name)
+        schemas[name]["properties"]["chain_head"] = {
+            **CHAIN_HEAD,
+            "description": "the event stream's hash chain value at this event (hex)",
+        }
+        mapping[tag(event_type)] = name
+    mapping.update({tag(t): t.__name__ for t in EVENT_STREAM_EXTRA})
+    schemas["EventStreamData"] = {
+        "title": "EventStreamData",
+        "description": "The data of an event stream message: an event of the event's stream "
+        "with its chain head, a table's chain head as it scores a deal or finishes, or the "
+        "standings (the message's `event` is its `type`, the `id` a global position).",
+        **_union(mapping),
+    }
+    streams = {TABLE_STREAM: "TableStreamData", FEED: "FeedItem", EVENT_STREAM: "EventStreamData"}
     for path, name in streams.items():
         ok = document["paths"][path]["get"]["responses"]["200"]
         ok["description"] = (

@@ -2,7 +2,8 @@
 
 A table's visibility is fixed when it is created, so each process remembers it once read:
 from the table's first event (`domain.table.TableCreated.visibility`; a table created
-before visibility existed was public).
+before visibility existed was public). A stream that is no table's (an event's,
+`domain.event`, whose first event has a ``visibility`` too) is never public here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from domain.table import Visibility
 
 _VISIBILITY = """
     SELECT stream_id, coalesce(payload->>'visibility', $2) = $2
-    FROM events WHERE version = 1 AND stream_id = ANY($1::text[])
+    FROM events WHERE version = 1 AND type = 'table_created' AND stream_id = ANY($1::text[])
 """
 
 

@@ -23,6 +23,7 @@ from litestar.status_codes import (
 )
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
+from domain.event import InvalidEventOption, InvalidPlayerName, UnknownStandingsMethod
 from domain.table import InvalidTableOption
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
@@ -52,7 +53,7 @@ class Problem(msgspec.Struct, omit_defaults=True):
 
 class ServiceError(HTTPException):
     """An error raised by the service itself, with a stable code (and, optionally, the
-    problem's ``errors`` and response headers)."""
+    rule id it enforces, the problem's ``errors`` and response headers)."""
 
     def __init__(
         self,
@@ -60,11 +61,13 @@ class ServiceError(HTTPException):
         code: str,
         detail: str,
         *,
+        rule: str | None = None,
         errors: list[dict[str, Any]] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(detail=detail, status_code=status, headers=headers)
         self.code = code
+        self.rule = rule
         self.errors = errors
 
 
@@ -118,10 +121,18 @@ def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[
     """A rule violation: 409 with the error's code and rule id.
 
     Malformed input that only the domain can judge (preset hands that are not a deck,
-    R2.1/R2.2; a table option out of bounds, T1.1/T3.1) is a 400, as documented for the
+    R2.1/R2.2; a table or event option out of bounds, T1.1/T3.1/E1.1, a standings method
+    that does not exist, E1.1, a blank player name, E2.1) is a 400, as documented for the
     operations that take it.
     """
-    malformed = InvalidDeal | InvalidCard | InvalidTableOption
+    malformed = (
+        InvalidDeal
+        | InvalidCard
+        | InvalidTableOption
+        | InvalidEventOption
+        | UnknownStandingsMethod
+        | InvalidPlayerName
+    )
     status = HTTP_400_BAD_REQUEST if isinstance(exc, malformed) else HTTP_409_CONFLICT
     return problem(request, status, exc.code, exc.message, rule=exc.rule)
 
@@ -163,7 +174,8 @@ def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[
     headers = dict(exc.headers or {})
     if status == 429 and "Retry-After" not in headers:
         headers["Retry-After"] = headers.get("RateLimit-Reset", "1")
-    return problem(request, status, code, detail, errors=errors, headers=headers)
+    rule = getattr(exc, "rule", None)
+    return problem(request, status, code, detail, rule=rule, errors=errors, headers=headers)
 
 
 def idempotency_key_reused(

@@ -21,28 +21,33 @@ from service.edge.auth import (
 )
 from service.edge.problems import ServiceError
 from service.keys import KEYS_PATH, signed, signing
-from service.records import DealVerification, deal_record_of, decoded, export_of
+from service.records import DealVerification, decoded, export_of
 from service.routes.shared import (
     LIFE_PROBLEMS,
     SIGNED_PROBLEMS,
     TableId,
     problem_responses,
+    scored_record,
     services,
     watched_table,
 )
+from service.shared_deals import require_public
 
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
 
 
 async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) -> None:
     """Deals are public once scored (R4.3): before that, 409 (and at a private table, to
-    holders of a credential of it, T1.1)."""
-    loaded: Loaded = await services(request).tables.load(table_id, fresh=True)
+    holders of a credential of it, T1.1); at an event's table once every table of the
+    round has scored it (E5.3)."""
+    svc = services(request)
+    loaded: Loaded = await svc.tables.load(table_id, fresh=True)
     authorize_spectator(request, loaded.state)
     if len(loaded.state.session.sheet) < deal_no:
         raise ServiceError(
             409, "deal_not_scored", f"deal {deal_no} is not scored yet: it stays hidden until then"
         )
+    await require_public(svc.events, table_id, deal_no)
 
 
 async def _scored_log(
@@ -59,26 +64,18 @@ async def _scored_log(
     operation_id="getDeal",
     summary="A scored deal's full record",
     description="Hands, every action, the revealed seed with its commitment, and the "
-    "itemized score lines with their rule ids. Only once the deal is scored.",
+    "itemized score lines with their rule ids. Only once the deal is scored; at a table of "
+    "an event once every table of the round has scored it (E5.3: `deal_not_public`).",
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def get_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealRecord:
     await _scored(request, table_id, deal_no)
-    record: str | None = await services(request).pool.fetchval(
-        "SELECT record::text FROM deal_archive WHERE stream_id = $1 AND deal_no = $2",
-        table_id,
-        deal_no,
-    )
-    if record is not None:
-        return msgspec.json.decode(record, type=DealRecord)
-    # the projection lacks the row (being rebuilt?): the record from the log itself
-    stored = await services(request).store.read_stream(table_id)
-    computed = await asyncio.to_thread(deal_record_of, stored, deal_no)
-    if computed is None:
+    record = await scored_record(services(request), table_id, deal_no)
+    if record is None:
         raise ServiceError(409, "deal_not_scored", f"deal {deal_no} is not scored yet")
-    return computed
+    return record
 
 
 class DealReplay(msgspec.Struct):
@@ -126,6 +123,7 @@ async def verify_deal(
     svc = services(request)
     if not await svc.visibilities.public([table_id]):  # T1.1, also when the report is kept
         await watched_table(request, table_id)
+    await require_public(svc.events, table_id, deal_no)  # E5.3, also when the report is kept
     verification: DealVerification = await svc.verifications.of(
         table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
     )
@@ -138,7 +136,8 @@ async def verify_deal(
     summary="The whole session as one portable JSON record",
     description="Every event with its version, payload and hash, signed by the service's "
     f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline. Only once the "
-    "session is over (finished, or abandoned: T4.2).",
+    "session is over (finished, or abandoned: T4.2); a table of an event once every table "
+    "of its round has scored its deals (E5.3).",
     responses={
         200: ResponseSpec(Export, description="the table's log", generate_examples=False),
         **problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"], *SIGNED_PROBLEMS]),
@@ -150,6 +149,7 @@ async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Re
     authorize_spectator(request, loaded.state)
     if not (loaded.state.session.finished or loaded.state.abandoned):
         raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
+    await require_public(services(request).events, table_id, len(loaded.state.session.sheet))
     stored = await tables.store.read_stream(table_id)
     signer, now = await signing(services(request).keys)
     body = await asyncio.to_thread(export_of, stored, signer, now)

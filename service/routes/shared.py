@@ -1,9 +1,11 @@
 """What the route modules share: parameter types, documented problem responses, and the
 table as a route reads it."""
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
@@ -12,6 +14,7 @@ from litestar.params import HeaderParameter, Parameter
 from domain.seats import Seat
 from domain.table import TableCommand
 from domain.table_view import table_view
+from infra.projections import DealRecord
 from infra.tables import Loaded
 from service import examples
 from service.dto import (
@@ -30,6 +33,7 @@ from service.edge.parsing import (
     expected_version,
 )
 from service.edge.problems import RETRY_AFTER, Problem, ServiceError, etag, example_problem
+from service.records import deal_record_of
 
 TableId = Annotated[
     str,
@@ -170,6 +174,21 @@ NOT_MODIFIED = {304: ResponseSpec(None, description="not modified")}
 
 def services(request: Request[Any, Any, Any]) -> Any:
     return request.app.state.services
+
+
+async def scored_record(svc: Any, table_id: str, deal_no: int) -> DealRecord | None:
+    """A scored deal's record from the ``deal_archive`` projection, or, if the projection
+    lacks the row (being rebuilt?), from the log itself; None if the deal is not scored."""
+    record: str | None = await svc.pool.fetchval(
+        "SELECT record::text FROM deal_archive WHERE stream_id = $1 AND deal_no = $2",
+        table_id,
+        deal_no,
+    )
+    if record is not None:
+        return msgspec.json.decode(record, type=DealRecord)
+    stored = await svc.store.read_stream(table_id)
+    computed: DealRecord | None = await asyncio.to_thread(deal_record_of, stored, deal_no)
+    return computed
 
 
 async def current_table(

@@ -27,7 +27,7 @@ from service.routes.shared import LIFE_PROBLEMS, LastEventId, TableId, problem_r
 from service.streams import ALL, message, sse_messages
 
 
-def _cursor(last_event_id: str | None, after: int | None, limit: int) -> int:
+def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
     """Where a stream resumes: after Last-Event-ID if sent, else ``after``, else 0."""
     resumed = last_event_id_of(last_event_id, limit)
     return resumed if resumed is not None else after or 0
@@ -64,7 +64,7 @@ async def stream_table(
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_VERSION})
-    cursor = _cursor(last_event_id, after, MAX_VERSION)
+    cursor = cursor_of(last_event_id, after, MAX_VERSION)
     opened = await stream_viewer(request, table_id, ticket)
     loaded, viewer = opened.loaded, opened.seat
     left: list[int] = []  # the version at which the viewer's player left, or its code went
@@ -124,7 +124,7 @@ async def stream_feed(
         return messages, rendered[-1][0] if rendered else cursor
 
     query_numbers(request, {"after": MAX_POSITION})
-    cursor = _cursor(last_event_id, after, MAX_POSITION)
+    cursor = cursor_of(last_event_id, after, MAX_POSITION)
     return ServerSentEvent(sse_messages(svc.hub, ALL, cursor, fetch))
 
 

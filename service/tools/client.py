@@ -12,6 +12,11 @@ A private table's `TableClient` holds its invitation code (given to ``create_tab
 ``table``) and sends it to sit down and, with the host token, to watch; players elsewhere
 get ``api.table(table_id, invitation=code)``. The lobby is `DokoClient.lobby`.
 
+Events (club nights, tournaments) are `DokoClient.create_event` (the director's
+`EventClient`, holding the host token) and `DokoClient.event`; a registered player's
+`EventPlayer` holds the event credential, finds its table in the current round and acts
+there through `EventPlayer.seat`.
+
 Views are decoded into `domain.table_view.TableView`; a domain command (`Declare`,
 `NameContract`, `PlayCard`, `Announce`) is sent to its endpoint with `SeatClient.send`,
 which acts for ``command.seat`` with the seat client's own token. Every error answer
@@ -38,9 +43,18 @@ from domain.commands import Announce, DealCommand, Declare, NameContract, PlayCa
 from domain.observations import Observation
 from domain.players import Chooser, random_action
 from domain.seats import Seat
+from domain.standings import Standings
 from domain.table_view import TableView
 from infra.sse import SseMessage, SseParser
 from service.dto import LobbyPage
+from service.event_dto import (
+    DealComparison,
+    EventCreatedResponse,
+    EventView,
+    PlayerRegisteredResponse,
+    PlayerTable,
+    RoundStartedResponse,
+)
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -69,8 +83,10 @@ class Received(msgspec.Struct, frozen=True):
     """One thing the service delivered to a viewer.
 
     ``viewer`` is a seat, or None for a spectator; ``source`` says what it was
-    (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``),
-    ``version`` the table version it reflects (for ``feed``: the global position).
+    (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``; of an
+    event: ``event_created``, ``event`` for an answer of its routes, ``event_sse``),
+    ``version`` the table version it reflects (for ``feed`` and ``event_sse``: the global
+    position; 0 for an answer of an event's routes).
     """
 
     viewer: Seat | None
@@ -210,6 +226,136 @@ class DokoClient:
     def feed(self, *, last_event_id: str | None = None) -> EventStream:
         """The integration feed of public events of all tables (ids: global positions)."""
         return EventStream(self, "/feed", None, {}, last_event_id)
+
+    async def create_event(
+        self,
+        name: str,
+        *,
+        rounds: int = 2,
+        visibility: str | None = None,
+        turn_seconds: int | None = None,
+        method: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> EventClient:
+        """Open an event (E1); the returned client is the director's (the host token, and
+        a private event's invitation code)."""
+        body: dict[str, Any] = {"name": name, "rounds": rounds}
+        for key, value in (
+            ("visibility", visibility),
+            ("turn_seconds", turn_seconds),
+            ("method", method),
+        ):
+            if value is not None:
+                body[key] = value
+        headers = {"idempotency-key": idempotency_key} if idempotency_key else {}
+        response = await self.http.post("/events", json=body, headers=headers)
+        raise_for_problem(response)
+        created = msgspec.json.decode(response.content, type=EventCreatedResponse)
+        self.record(Received(None, "event_created", created.event.version, response.content))
+        event = EventClient(self, created.event_id, invitation=created.invitation)
+        event.host_token = created.host_token
+        return event
+
+    def event(self, event_id: str, *, invitation: str | None = None) -> EventClient:
+        """A client of the event ``event_id`` (``invitation``: a private event's code)."""
+        return EventClient(self, event_id, invitation=invitation)
+
+
+class EventClient:
+    """One event: read it, its standings, a deal across its tables and its stream (with
+    ``token``: as that credential's holder, else as the director or with the invitation);
+    register players; as its director (with ``host_token``) start rounds."""
+
+    def __init__(self, api: DokoClient, event_id: str, *, invitation: str | None = None) -> None:
+        self.api = api
+        self.event_id = event_id
+        self.invitation = invitation
+        self.host_token: str | None = None
+
+    @property
+    def path(self) -> str:
+        return f"/events/{self.event_id}"
+
+    def _auth(self, token: str | None) -> dict[str, str]:
+        secret = token or self.host_token or self.invitation
+        return {"authorization": f"Bearer {secret}"} if secret else {}
+
+    async def _get(
+        self, path: str, token: str | None, params: dict[str, Any] | None = None
+    ) -> bytes:
+        response = await self.api.http.get(path, headers=self._auth(token), params=params)
+        raise_for_problem(response)
+        self.api.record(Received(None, "event", 0, response.content))
+        return response.content
+
+    async def view(self, token: str | None = None) -> EventView:
+        return msgspec.json.decode(await self._get(self.path, token), type=EventView)
+
+    async def standings(self, token: str | None = None, method: str | None = None) -> Standings:
+        params = {"method": method} if method is not None else None
+        body = await self._get(f"{self.path}/standings", token, params)
+        return msgspec.json.decode(body, type=Standings)
+
+    async def compare(
+        self, round_no: int, deal_no: int, token: str | None = None
+    ) -> DealComparison:
+        body = await self._get(f"{self.path}/rounds/{round_no}/deals/{deal_no}", token)
+        return msgspec.json.decode(body, type=DealComparison)
+
+    async def register(
+        self, name: str, *, by_director: bool = False, idempotency_key: str | None = None
+    ) -> EventPlayer:
+        """Register ``name`` (E2): as the director with the host token, else with the
+        event's invitation code if the client holds one; the player's client."""
+        body: dict[str, Any] = {"name": name}
+        headers = self._auth(None) if by_director else {}
+        if not by_director and self.invitation is not None:
+            body["invitation"] = self.invitation
+        if idempotency_key is not None:
+            headers["idempotency-key"] = idempotency_key
+        response = await self.api.http.post(f"{self.path}/players", json=body, headers=headers)
+        raise_for_problem(response)
+        registered = msgspec.json.decode(response.content, type=PlayerRegisteredResponse)
+        return EventPlayer(self, registered.player, registered.name, registered.token)
+
+    async def start_round(
+        self, round_no: int, seating: Sequence[Sequence[int | None]] | None = None
+    ) -> RoundStartedResponse:
+        """As the director, start round ``round_no`` (E4.1), by hand with ``seating``."""
+        body: dict[str, Any] = {"round_no": round_no}
+        if seating is not None:
+            body["seating"] = [list(seats) for seats in seating]
+        response = await self.api.http.post(
+            f"{self.path}/rounds", json=body, headers=self._auth(None)
+        )
+        raise_for_problem(response)
+        return msgspec.json.decode(response.content, type=RoundStartedResponse)
+
+    def events(self, *, token: str | None = None, last_event_id: str | None = None) -> EventStream:
+        """The event's live stream (ids: global positions)."""
+        path = f"{self.path}/events"
+        return EventStream(self.api, path, None, self._auth(token), last_event_id, "event_sse")
+
+
+class EventPlayer:
+    """A registered player with their event credential: their table in the current round
+    and their seat there, where the credential is the seat's token (E5.2)."""
+
+    def __init__(self, event: EventClient, player: int, name: str, token: str) -> None:
+        self.event = event
+        self.player = player
+        self.name = name
+        self.token = token
+
+    async def table(self) -> PlayerTable:
+        body = await self.event._get(f"{self.event.path}/table", self.token)
+        return msgspec.json.decode(body, type=PlayerTable)
+
+    async def seat(self) -> SeatClient:
+        """The player's seat in the current round (the round must have started)."""
+        where = await self.table()
+        assert where.table_id is not None and where.seat is not None, where
+        return self.event.api.table(where.table_id).seat(where.seat, self.token)
 
 
 class TableClient:
@@ -440,9 +586,11 @@ class EventStream:
         viewer: Seat | None,
         headers: dict[str, str],
         last_event_id: str | None,
+        source: str | None = None,
     ) -> None:
         self._api = api
         self._path = path
+        self._source = source or ("feed" if path == "/feed" else "sse")
         self._viewer = viewer
         self._headers = dict(headers)
         if last_event_id is not None:
@@ -471,13 +619,12 @@ class EventStream:
             yield self._recorded(read_sse(response.aiter_lines()))
 
     async def _recorded(self, messages: AsyncIterator[SseMessage]) -> AsyncIterator[SseMessage]:
-        feed = self._path == "/feed"
         async for message in messages:
             if message.id is not None and message.id.isdigit():
                 self._api.record(
                     Received(
                         self._viewer,
-                        "feed" if feed else "sse",
+                        self._source,
                         int(message.id),
                         message.data.encode(),
                         message.event,

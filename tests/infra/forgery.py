@@ -21,6 +21,8 @@ SEALED = {
     "table_created": ("host_token_hash", "invitation_hash", "server_seeds"),
     "seat_taken": ("token_hash",),
     "deal_dealt": ("dealing.seed",),
+    "event_created": ("host_token_hash", "invitation_hash", "seating_seed", "round_seeds"),
+    "player_registered": ("token_hash",),
 }
 
 
@@ -52,7 +54,9 @@ def covered(document: Document, event: dict[str, Any]) -> dict[str, Any]:
                 holder = holder[step]
             value = holder.get(name)
             if isinstance(value, list):
-                holder[name] = [seal(v) for v in value]
+                holder[name] = [
+                    [seal(w) for w in v] if isinstance(v, list) else seal(v) for v in value
+                ]
             elif isinstance(value, str):
                 holder[name] = seal(value)
         at = datetime.fromisoformat(event["recorded_at"]) - datetime(1970, 1, 1, tzinfo=UTC)

@@ -146,6 +146,20 @@ def test_a_version_2_link_covers_the_time_and_seals_the_secrets() -> None:
     ) in canonical_bytes("s", 1, "table_created", 1, seeds, chain=2, recorded_at=AT)
 
 
+def test_an_events_seeds_by_round_are_sealed_item_by_item() -> None:
+    """The seating seed and each round's deal seeds of ``event_created`` (a list of lists)."""
+
+    def sealed(value: str) -> str:
+        return "sealed:" + hashlib.sha256(b"doko seal\0" + value.encode()).hexdigest()
+
+    payload = b'{"seating_seed": "aa", "round_seeds": [["01", "02"], ["03"]], "rounds": 2}'
+    expected = (
+        f'"payload":{{"round_seeds":[["{sealed("01")}","{sealed("02")}"],["{sealed("03")}"]],'
+        f'"rounds":2,"seating_seed":"{sealed("aa")}"}}'
+    ).encode()
+    assert expected in canonical_bytes("e", 1, "event_created", 1, payload, chain=2, recorded_at=AT)
+
+
 def test_a_shifted_time_breaks_a_version_2_link_only() -> None:
     v1 = chain(b'{"a":1}', b'{"a":2}')
     v2 = [msgspec.structs.replace(link, chain=2) for link in v1]

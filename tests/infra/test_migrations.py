@@ -20,6 +20,8 @@ TABLES = {
     "signing_keys",
     "idempotency_keys",
     "stream_tickets",
+    "event_tables",
+    "event_standings",
 }
 
 

@@ -154,6 +154,7 @@ async def test_liveness_and_readiness(db_url: str) -> None:
                 "listener",
                 "bots",
                 "turn clock",
+                "rounds",
                 "access log",
                 "refusal log",
                 "database watch",

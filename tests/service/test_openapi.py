@@ -125,6 +125,7 @@ def test_every_seat_number_is_bounded_0_to_3() -> None:
 INTEGER_PARAMETERS = {
     "seat": (0, 3),  # four seats, 0-3 clockwise
     "deal_no": (1, 12),  # twelve deals a session
+    "round_no": (1, 12),  # an event has at most twelve rounds (E1.1)
     "after": (0, None),  # a stream's version or the log's position: 0 before the first
     "min_version": (0, None),  # a table's version, 0 before its first event
     "before": (1, None),  # a lobby cursor: a table's position, from 1
@@ -367,8 +368,8 @@ def test_the_document_describes_every_route_the_service_serves() -> None:
     assert served == set(openapi_document()["paths"])
 
 
-RESOURCES = {"tables", "seats", "play", "life", "streams", "audit", "keys", "health"}
-"""The tags of issue 21, by hand."""
+RESOURCES = {"tables", "seats", "play", "life", "streams", "audit", "events", "keys", "health"}
+"""The tags of issue 21 (and issue 19's events), by hand."""
 
 
 def test_every_operation_is_under_one_resource_tag() -> None:

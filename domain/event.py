@@ -1,0 +1,584 @@
+"""The event aggregate: a club night or tournament of several tables over several rounds,
+the same deals at every table of a round, one standings table (E1-E6).
+
+An event's stream begins with `EventCreated` (its options and the commitments to its
+chance: the seating seed and every round's 12 deal seeds, or preset deals), then
+`PlayerRegistered` for each player. The director starts round after round
+(`RoundStarted`, with the round's seating); the service creates the round's tables from it
+(`table_commands`) and tells the event when each ends (`TableEnded`); the last table's end
+ends the round (`RoundEnded`) and the last round's the event (`EventFinished`, which reveals
+the seating seed). The tables' own logs hold the play; the standings are computed from
+them (`domain.standings`). Secret in the stream, and never to be shown: the seeds of
+`EventCreated` (the seating seed until `EventFinished`, a deal's seed until the deal is
+public, E5.3), every token and invitation hash.
+
+The event rules (the platform's house rules around tables, as T1-T4 are around one table):
+
+- E1 Creating. E1.1 An event has a name, 1-12 rounds (`ROUNDS`), is public or private (a
+  private event has an invitation code; only its hash is recorded), has a turn clock for
+  its tables of 5-600 seconds or none (T3.1), and a standings method (`StandingsMethod`,
+  E6). E1.2 Its chance is fixed and committed when it is created: one 32-byte seating seed
+  (E3.1) and, for every round, 12 32-byte deal seeds, or 12 preset deals for every round
+  (R2.2). The SHA-256 commitments are public at once; the seating seed is revealed when
+  the event finishes (E4.3), a deal's seed with the deal (E5.3).
+- E2 Registration. E2.1 A player registers under a name no other player has (names are
+  compared without surrounding spaces and regardless of case); at a private event with
+  its invitation code (the service checks it), or the director registers them. Players
+  are numbered 0, 1, ... in the order they registered; each has an event credential (only
+  its hash is recorded) that seats them at their table in every round. E2.2 Registration
+  closes when round 1 starts.
+- E3 Seating (`domain.seating`): E3.1 round 1 by lot from the seating seed, E3.2 later
+  rounds avoiding repeat opponents, E3.3 or as the director seats the round by hand before
+  it starts, E3.4 bots fill the tables' empty seats and never enter the standings.
+- E4 Rounds. E4.1 The director starts the rounds in order (1, 2, ...): not while one runs,
+  not before anyone registered, not once the event is finished. E4.2 Each table of the
+  running round ends once: finished (all 12 deals scored) or abandoned by the director
+  (T4.2: its scored deals count, the rest do not). E4.3 A round ends when its last table
+  ends; the event finishes when its last round ends, or when the director finishes it
+  between rounds (the rounds not started are not played).
+- E5 Shared deals. E5.1 Every table of a round is created with the round's 12 seeds (or
+  preset deals), used unmixed (R2.2, ``host_seeded``), and seat 0 deals first, so seat
+  *s* of deal *n* holds the same cards at every table of the round. E5.2 An event table
+  is private; its host is the director (the event's host token, which is also its
+  invitation); its players sit with their event credentials, bots on the bot seats
+  (`table_commands`). E5.3 A deal of a round is *public* once every table of the round has
+  scored it or is over (`deal_public`); until then nothing of it (its seed, hands, cards,
+  records, replays, verifications, scores) may reach anyone outside the table playing it.
+- E6 Standings (`domain.standings`): E6.1 total points, E6.2 placement points, E6.3 the
+  duplicate score, E6.4 the tie-breaks, E6.5 only what is final counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+import msgspec
+
+from domain import seating
+from domain.dealing import SEED_BYTES, commitment, validate_preset
+from domain.errors import DomainError, PhaseClosed
+from domain.seating import Seating
+from domain.seats import SEATS, Seat
+from domain.session import DEALS
+from domain.table import TURN_SECONDS, CreateTable, Hands, TakeSeat, Visibility
+
+ROUNDS = (1, 12)
+"""E1.1: the fewest and the most rounds of an event."""
+FIRST_DEALER = Seat.NORTH
+"""E5.1: the seat that deals first at every table of an event."""
+
+
+class StandingsMethod(StrEnum):
+    """E6: what ranks the standings: ``total_points`` (E6.1), ``placement_points`` (E6.2)
+    or ``duplicate`` (E6.3)."""
+
+    TOTAL_POINTS = "total_points"
+    PLACEMENT_POINTS = "placement_points"
+    DUPLICATE = "duplicate"
+
+
+class EventStatus(StrEnum):
+    """Where an event is: ``registering`` (before round 1), ``playing`` (a round runs),
+    ``between`` rounds, or ``finished`` (E4.3)."""
+
+    REGISTERING = "registering"
+    PLAYING = "playing"
+    BETWEEN = "between"
+    FINISHED = "finished"
+
+
+class InvalidEventOption(DomainError):
+    """An event option out of its bounds (E1.1), or chance of the wrong shape (E1.2)."""
+
+    code = "invalid_event_option"
+
+
+class UnknownStandingsMethod(DomainError):
+    """No standings method has this name (E1.1, E6)."""
+
+    code = "unknown_standings_method"
+
+
+class InvalidPlayerName(DomainError):
+    """A player's name is empty (E2.1)."""
+
+    code = "invalid_player_name"
+
+
+class NameTaken(DomainError):
+    """Another player of the event has this name (E2.1)."""
+
+    code = "name_taken"
+
+
+class RegistrationClosed(DomainError):
+    """Round 1 has started: nobody registers any more (E2.2)."""
+
+    code = "registration_closed"
+
+
+class RoundRunning(DomainError):
+    """A round is running: the next starts when its tables have ended (E4.1)."""
+
+    code = "round_running"
+
+
+class NoPlayers(DomainError):
+    """Nobody has registered yet (E4.1)."""
+
+    code = "no_players"
+
+
+class RoundNotNext(DomainError):
+    """Rounds start in order: this one is not the next (E4.1, E3.3)."""
+
+    code = "round_not_next"
+
+
+class EventOver(DomainError):
+    """The event is finished (E4.3)."""
+
+    code = "event_over"
+
+
+class NoRoundRunning(DomainError):
+    """No round is running (E4.2)."""
+
+    code = "no_round_running"
+
+
+class UnknownTable(DomainError):
+    """The running round has no such table (E4.2)."""
+
+    code = "unknown_table"
+
+
+class TableNotOver(DomainError):
+    """A table finishes after its 12 deals, or is abandoned before (E4.2)."""
+
+    code = "table_not_over"
+
+
+class TableEndedAlready(DomainError):
+    """The table's end is recorded already (E4.2)."""
+
+    code = "table_ended"
+
+
+class CreateEvent(msgspec.Struct, frozen=True, tag_field="command", tag="create_event"):
+    """E1: open an event. ``seating_seed`` and ``round_seeds`` (12 per round), or
+    ``presets`` (12 deals per round), are the event's chance, drawn outside the domain."""
+
+    name: str
+    rounds: int
+    host_token_hash: str
+    seating_seed: bytes
+    round_seeds: tuple[tuple[bytes, ...], ...] = ()
+    presets: tuple[tuple[Hands, ...], ...] = ()
+    visibility: Visibility = Visibility.PUBLIC
+    invitation_hash: str = ""
+    turn_seconds: int | None = None
+    method: StandingsMethod = StandingsMethod.TOTAL_POINTS
+
+
+class RegisterPlayer(msgspec.Struct, frozen=True, tag_field="command", tag="register_player"):
+    """E2.1: register ``name`` with the hash of its event credential; ``by_director`` when
+    the director registers the player."""
+
+    name: str
+    token_hash: str
+    by_director: bool = False
+
+
+class SeatRound(msgspec.Struct, frozen=True, tag_field="command", tag="seat_round"):
+    """E3.3: the director's seating of round ``round_no`` (the next one), by hand."""
+
+    round_no: int
+    seating: Seating
+
+
+class StartRound(msgspec.Struct, frozen=True, tag_field="command", tag="start_round"):
+    """E4.1: start round ``round_no`` (the next one), seated by hand or by rule (E3)."""
+
+    round_no: int
+
+
+class EndTable(msgspec.Struct, frozen=True, tag_field="command", tag="end_table"):
+    """E4.2: table ``table_no`` (1-based) of round ``round_no`` is over after ``deals``
+    scored deals: finished, or ``abandoned`` (T4.2)."""
+
+    round_no: int
+    table_no: int
+    deals: int
+    abandoned: bool = False
+
+
+class FinishEvent(msgspec.Struct, frozen=True, tag_field="command", tag="finish_event"):
+    """E4.3: the director finishes the event between rounds."""
+
+
+EventCommand = CreateEvent | RegisterPlayer | SeatRound | StartRound | EndTable | FinishEvent
+
+
+class EventCreated(msgspec.Struct, frozen=True, tag_field="type", tag="event_created"):
+    """E1: the event was opened. ``seating_seed`` and ``round_seeds`` (hex) are secret
+    (E1.2, E5.3); ``seating_commitment`` and ``commitments`` (by round, by deal) are their
+    SHA-256, public at once."""
+
+    name: str
+    rounds: int
+    host_token_hash: str
+    seating_commitment: str
+    seating_seed: str
+    commitments: tuple[tuple[str, ...], ...] = ()
+    round_seeds: tuple[tuple[str, ...], ...] = ()
+    presets: tuple[tuple[Hands, ...], ...] = ()
+    visibility: Visibility = Visibility.PUBLIC
+    invitation_hash: str = ""
+    turn_seconds: int | None = None
+    method: StandingsMethod = StandingsMethod.TOTAL_POINTS
+
+
+class PlayerRegistered(msgspec.Struct, frozen=True, tag_field="type", tag="player_registered"):
+    """E2.1: player number ``player`` registered as ``name``; only its credential's hash is
+    kept."""
+
+    player: int
+    name: str
+    token_hash: str
+    by_director: bool = False
+
+
+class RoundSeated(msgspec.Struct, frozen=True, tag_field="type", tag="round_seated"):
+    """E3.3: the director seated round ``round_no`` by hand (the last such seating counts)."""
+
+    round_no: int
+    seating: Seating
+
+
+class RoundStarted(msgspec.Struct, frozen=True, tag_field="type", tag="round_started"):
+    """E4.1: round ``round_no`` started with ``seating``, by hand or drawn by rule (E3)."""
+
+    round_no: int
+    seating: Seating
+    by_hand: bool = False
+
+
+class TableEnded(msgspec.Struct, frozen=True, tag_field="type", tag="table_ended"):
+    """E4.2: table ``table_no`` of round ``round_no`` is over after ``deals`` scored deals,
+    finished or ``abandoned`` (T4.2)."""
+
+    round_no: int
+    table_no: int
+    deals: int
+    abandoned: bool = False
+
+
+class RoundEnded(msgspec.Struct, frozen=True, tag_field="type", tag="round_ended"):
+    """E4.3: every table of round ``round_no`` has ended."""
+
+    round_no: int
+
+
+class EventFinished(msgspec.Struct, frozen=True, tag_field="type", tag="event_finished"):
+    """E4.3: the event is over after ``rounds`` rounds; ``seating_seed`` (hex) is revealed."""
+
+    rounds: int
+    seating_seed: str
+
+
+EventEvent = (
+    EventCreated
+    | PlayerRegistered
+    | RoundSeated
+    | RoundStarted
+    | TableEnded
+    | RoundEnded
+    | EventFinished
+)
+
+
+class Registrant(msgspec.Struct, frozen=True):
+    """A registered player (E2.1)."""
+
+    name: str
+    token_hash: str
+    by_director: bool = False
+
+
+class EventState(msgspec.Struct, frozen=True):
+    """An event: its options, its players, the seatings of the rounds started, the ends of
+    the running round's tables (``ends``, by table: None while it runs), the director's
+    seating of the next round (``by_hand``) and whether it is ``finished``."""
+
+    created: EventCreated | None = None
+    players: tuple[Registrant, ...] = ()
+    seatings: tuple[Seating, ...] = ()
+    by_hand: Seating | None = None
+    ends: tuple[TableEnded | None, ...] = ()
+    ended: tuple[tuple[TableEnded, ...], ...] = ()
+    finished: bool = False
+
+    @property
+    def round_no(self) -> int:
+        """The number of rounds started (the current or the last one)."""
+        return len(self.seatings)
+
+    @property
+    def running(self) -> bool:
+        """A round is running: started and not every table has ended (E4.3)."""
+        return len(self.ended) < len(self.seatings)
+
+    @property
+    def status(self) -> EventStatus:
+        """The event's place in its life (`EventStatus`)."""
+        if self.finished:
+            return EventStatus.FINISHED
+        if self.running:
+            return EventStatus.PLAYING
+        return EventStatus.BETWEEN if self.seatings else EventStatus.REGISTERING
+
+    def player_of(self, token_hash: str) -> int | None:
+        """The number of the player holding this credential's hash, if any (E2.1)."""
+        for number, player in enumerate(self.players):
+            if player.token_hash == token_hash:
+                return number
+        return None
+
+
+def standings_method(name: str) -> StandingsMethod:
+    """E1.1: the standings method called ``name``; raises `UnknownStandingsMethod`."""
+    try:
+        return StandingsMethod(name)
+    except ValueError:
+        known = ", ".join(m.value for m in StandingsMethod)
+        raise UnknownStandingsMethod(
+            f"no standings method {name!r}; one of {known}", rule="E1.1"
+        ) from None
+
+
+def decide(state: EventState, command: EventCommand) -> tuple[EventEvent, ...]:
+    """Validate a command against the event; return the events it causes."""
+    if isinstance(command, CreateEvent):
+        if state.created is not None:
+            raise PhaseClosed("the event exists already", rule="E1")
+        return (_create(command),)
+    created = state.created
+    if created is None:
+        raise PhaseClosed("the event does not exist", rule="E1")
+    if state.finished:
+        raise EventOver("the event is finished", rule="E4.3")
+    if isinstance(command, RegisterPlayer):
+        return (_register(state, command),)
+    if isinstance(command, SeatRound):
+        return (_seat_round(state, created, command),)
+    if isinstance(command, StartRound):
+        return (_start(state, created, command),)
+    if isinstance(command, EndTable):
+        return _end_table(state, created, command)
+    if state.running:
+        raise RoundRunning("a round is running: the event finishes after it", rule="E4.3")
+    return (EventFinished(state.round_no, created.seating_seed),)
+
+
+def _create(command: CreateEvent) -> EventCreated:
+    """E1.1 the options, E1.2 the chance."""
+    low, high = ROUNDS
+    if not command.name.strip():
+        raise InvalidEventOption("an event has a name", rule="E1.1")
+    if not low <= command.rounds <= high:
+        raise InvalidEventOption(
+            f"an event has {low}-{high} rounds, not {command.rounds}", rule="E1.1"
+        )
+    low, high = TURN_SECONDS
+    if command.turn_seconds is not None and not low <= command.turn_seconds <= high:
+        raise InvalidEventOption(
+            f"a turn clock runs {low}-{high} seconds, not {command.turn_seconds}", rule="E1.1"
+        )
+    if command.visibility is Visibility.PRIVATE and not command.invitation_hash:
+        raise InvalidEventOption("a private event needs an invitation code", rule="E1.1")
+    if len(command.seating_seed) != SEED_BYTES:
+        raise InvalidEventOption(f"the seating seed has {SEED_BYTES} bytes", rule="E1.2")
+    chance = command.presets or command.round_seeds
+    if bool(command.presets) == bool(command.round_seeds) or len(chance) != command.rounds:
+        raise InvalidEventOption(
+            f"give {DEALS} seeds or {DEALS} preset deals for each of the {command.rounds} rounds",
+            rule="E1.2",
+        )
+    if any(len(deals) != DEALS for deals in chance):
+        raise InvalidEventOption(f"every round has {DEALS} deals", rule="E1.2")
+    if any(len(seed) != SEED_BYTES for seeds in command.round_seeds for seed in seeds):
+        raise InvalidEventOption(f"a deal seed has {SEED_BYTES} bytes", rule="E1.2")
+    for deals in command.presets:
+        for hands in deals:
+            validate_preset(hands)
+    return EventCreated(
+        name=command.name.strip(),
+        rounds=command.rounds,
+        host_token_hash=command.host_token_hash,
+        seating_commitment=commitment(command.seating_seed),
+        seating_seed=command.seating_seed.hex(),
+        commitments=tuple(tuple(commitment(s) for s in seeds) for seeds in command.round_seeds),
+        round_seeds=tuple(tuple(s.hex() for s in seeds) for seeds in command.round_seeds),
+        presets=command.presets,
+        visibility=command.visibility,
+        invitation_hash=command.invitation_hash,
+        turn_seconds=command.turn_seconds,
+        method=command.method,
+    )
+
+
+def _register(state: EventState, command: RegisterPlayer) -> PlayerRegistered:
+    """E2.1 a name nobody has, E2.2 before round 1."""
+    if state.seatings:
+        raise RegistrationClosed("round 1 has started: registration is closed", rule="E2.2")
+    name = command.name.strip()
+    if not name:
+        raise InvalidPlayerName("a player has a name", rule="E2.1")
+    if any(p.name.casefold() == name.casefold() for p in state.players):
+        raise NameTaken(f"a player called {name!r} is registered already", rule="E2.1")
+    return PlayerRegistered(len(state.players), name, command.token_hash, command.by_director)
+
+
+def _next_round(state: EventState, created: EventCreated, round_no: int) -> None:
+    """E4.1: round ``round_no`` is the next one, and there is one."""
+    if state.running:
+        raise RoundRunning(f"round {state.round_no} is running", rule="E4.1")
+    if not round_no == state.round_no + 1 <= created.rounds:
+        raise RoundNotNext(
+            f"the next round is {state.round_no + 1} of {created.rounds}, not {round_no}",
+            rule="E4.1",
+        )
+    if not state.players:
+        raise NoPlayers("nobody has registered yet", rule="E4.1")
+
+
+def _seat_round(state: EventState, created: EventCreated, command: SeatRound) -> RoundSeated:
+    """E3.3: the director seats the next round by hand, every player exactly once."""
+    _next_round(state, created, command.round_no)
+    return RoundSeated(command.round_no, seating.validate(command.seating, len(state.players)))
+
+
+def _start(state: EventState, created: EventCreated, command: StartRound) -> RoundStarted:
+    """E4.1: the next round starts, seated by hand (checked again: players may have
+    registered since, E3.3) or by rule (E3.1, E3.2)."""
+    _next_round(state, created, command.round_no)
+    if state.by_hand is not None:
+        return RoundStarted(
+            command.round_no, seating.validate(state.by_hand, len(state.players)), True
+        )
+    drawn = seating.draw(
+        bytes.fromhex(created.seating_seed), command.round_no, len(state.players), state.seatings
+    )
+    return RoundStarted(command.round_no, drawn)
+
+
+def _end_table(
+    state: EventState, created: EventCreated, command: EndTable
+) -> tuple[EventEvent, ...]:
+    """E4.2: a table of the running round ends once, finished after 12 deals or abandoned;
+    E4.3: the last table's end ends the round, and the last round's the event."""
+    if not state.running:
+        raise NoRoundRunning("no round is running", rule="E4.2")
+    if command.round_no != state.round_no or not 1 <= command.table_no <= len(state.ends):
+        raise UnknownTable(
+            f"round {state.round_no} has tables 1-{len(state.ends)}; "
+            f"not table {command.table_no} of round {command.round_no}",
+            rule="E4.2",
+        )
+    if state.ends[command.table_no - 1] is not None:
+        raise TableEndedAlready(f"table {command.table_no} has ended already", rule="E4.2")
+    most = DEALS - 1 if command.abandoned else DEALS
+    if not (0 <= command.deals <= most and (command.abandoned or command.deals == DEALS)):
+        raise TableNotOver(
+            f"a table finishes after {DEALS} scored deals, or is abandoned before", rule="E4.2"
+        )
+    ended = TableEnded(command.round_no, command.table_no, command.deals, command.abandoned)
+    if sum(e is None for e in state.ends) > 1:
+        return (ended,)
+    if state.round_no < created.rounds:
+        return (ended, RoundEnded(state.round_no))
+    finished = EventFinished(state.round_no, created.seating_seed)
+    return (ended, RoundEnded(state.round_no), finished)
+
+
+def evolve(state: EventState, event: EventEvent) -> EventState:
+    """Apply one event to the event. Never validates."""
+    replace = msgspec.structs.replace
+    if isinstance(event, EventCreated):
+        return replace(state, created=event)
+    if isinstance(event, PlayerRegistered):
+        player = Registrant(event.name, event.token_hash, event.by_director)
+        return replace(state, players=(*state.players, player))
+    if isinstance(event, RoundSeated):
+        return replace(state, by_hand=event.seating)
+    if isinstance(event, RoundStarted):
+        return replace(
+            state,
+            seatings=(*state.seatings, event.seating),
+            by_hand=None,
+            ends=(None,) * len(event.seating),
+        )
+    if isinstance(event, TableEnded):
+        index = event.table_no - 1
+        return replace(state, ends=(*state.ends[:index], event, *state.ends[index + 1 :]))
+    if isinstance(event, RoundEnded):
+        done = tuple(e for e in state.ends if e is not None)
+        return replace(state, ended=(*state.ended, done))
+    return replace(state, finished=True)
+
+
+def fold(events: Sequence[EventEvent], state: EventState | None = None) -> EventState:
+    """The event after the events: a fold of `evolve`."""
+    state = state or EventState()
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def table_name(created: EventCreated, round_no: int, table_no: int) -> str:
+    """The name of table ``table_no`` of round ``round_no``."""
+    return f"{created.name} · round {round_no} · table {table_no}"
+
+
+def table_commands(
+    state: EventState, round_no: int, table_no: int, bot: str
+) -> tuple[CreateTable, tuple[TakeSeat, ...]]:
+    """E5.1, E5.2: the command that opens table ``table_no`` of round ``round_no`` (started)
+    and those that seat its players (with their event credentials) and its bots of kind
+    ``bot``. A bot seat's token hash is no SHA-256 (``bot:`` and its place), so that no
+    credential acts for it."""
+    created = state.created
+    assert created is not None
+    index = round_no - 1
+    create = CreateTable(
+        name=table_name(created, round_no, table_no),
+        first_dealer=FIRST_DEALER,
+        server_seeds=tuple(bytes.fromhex(s) for s in created.round_seeds[index])
+        if created.round_seeds
+        else (),
+        presets=created.presets[index] if created.presets else (),
+        first_dealer_fixed=True,
+        host_token_hash=created.host_token_hash,
+        shared_seeds=bool(created.round_seeds),
+        visibility=Visibility.PRIVATE,
+        invitation_hash=created.host_token_hash,
+        turn_seconds=created.turn_seconds,
+    )
+    seats = state.seatings[index][table_no - 1]
+    takes: list[TakeSeat] = []
+    for seat, player in zip(SEATS, seats, strict=True):
+        if player is None:
+            place = f"bot:{round_no}:{table_no}:{int(seat)}"
+            takes.append(TakeSeat(f"{bot} bot {int(seat)}", place, seat, bot=bot))
+        else:
+            registrant = state.players[player]
+            takes.append(TakeSeat(registrant.name, registrant.token_hash, seat))
+    return create, tuple(takes)
+
+
+def deal_public(progress: Sequence[tuple[int, bool]], deal_no: int) -> bool:
+    """E5.3: whether deal ``deal_no`` of a round is public, given every table of the round
+    as (its scored deals, whether it is over): every table has scored it or is over."""
+    return all(scored >= deal_no or over for scored, over in progress)

@@ -1,0 +1,309 @@
+"""Events (club nights, tournaments) in the event store: the event's own stream, the tables
+of its rounds and its standings (`domain.event`, E1-E6).
+
+Streams
+    An event is the stream ``event_id``, beginning with ``event_created``; the tables of its
+    rounds are ordinary table streams, table ``t`` of round ``r`` at `table_id` (the event's
+    id, ``-r<r>t<t>``), listed in ``event_tables`` (migration 0011) before they exist.
+
+Commands
+    `Events.execute` is the one entry for changing an event: it reads the stream, runs the
+    pure `domain.event.decide` and appends the events at the version it decided on; when
+    another writer got there first (`ConcurrencyConflict`) it reads again and decides again,
+    a bounded number of times. A rejected command raises the domain's error and writes
+    nothing. Within a process the commands of one event take turns (a lock per event), as
+    a table's do; between processes the expected version decides. A ``command_id`` makes
+    a command idempotent, as for tables: run again (by a retry, or by another process that
+    lost the race), it returns the first run's result with ``duplicate`` set instead of
+    its rejection.
+
+Rounds, exactly once
+    `Events.start_round` starts a round under the command id ``event:round:<r>``, so that of
+    several processes (or retries) one starts it and the others get its result, and then
+    `Events.open_round` opens the round's tables from the event (`domain.event
+    .table_commands`: the round's shared seeds, seat 0 dealing first, the event's turn
+    clock, every seat taken) through `Tables.execute`, each command under its own command
+    id: opening a round again, after a crash half-way or in another process, completes it
+    and writes nothing twice. `Events.notice_ends` records the end of every table of the
+    running round that is over (E4.2) under ``event:end:<r>:<t>``: the last one ends the
+    round (and the last round the event) once, whoever notices it.
+
+Standings
+    `Events.standings` computes them from the event's stream and its tables' logs
+    (`domain.standings`); `Events.project_standings` stores them in ``event_standings``
+    (migration 0011), and `rebuild_standings` recomputes every event's row from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable, Sequence
+
+import asyncpg
+import msgspec
+
+from domain import event
+from domain.errors import DomainError
+from domain.event import (
+    EndTable,
+    EventCommand,
+    EventEvent,
+    EventState,
+    StartRound,
+    table_commands,
+)
+from domain.standings import Standings, TableSheet, standings
+from domain.table import TableState
+from infra.codec import EventCodec
+from infra.event_store import AppendResult, ConcurrencyConflict, EventStore
+from infra.hash_chain import GENESIS
+from infra.tables import TableNotFound, Tables
+
+CODEC: EventCodec[EventEvent] = EventCodec(EventEvent)
+"""How event events are written to and read from the log."""
+
+EVENT_CREATED = "event_created"
+"""The type of an event stream's first event."""
+
+FILL_BOT = "greedy"
+"""The bot kind that takes an event table's bot seats (E3.4)."""
+
+Check = Callable[[EventState], None]
+"""``check(state)``: raises if the command may not be given at this state (authorization)."""
+
+
+def table_id(event_id: str, round_no: int, table_no: int) -> str:
+    """The stream of table ``table_no`` of round ``round_no`` of the event."""
+    return f"{event_id}-r{round_no}t{table_no}"
+
+
+class EventNotFound(Exception):
+    """No event has this id."""
+
+    def __init__(self, event_id: str) -> None:
+        super().__init__(f"no event {event_id!r}")
+        self.event_id = event_id
+
+
+class LoadedEvent(msgspec.Struct, frozen=True):
+    """An event's state at a version, and the hash chain value of that version."""
+
+    state: EventState
+    version: int
+    head_hash: bytes = GENESIS
+
+
+class ExecutedEvent(msgspec.Struct, frozen=True):
+    """The outcome of a command: the event after it, its version, the events it wrote;
+    ``duplicate`` for a command id run before (nothing was written this time, and the rest
+    is the first run's)."""
+
+    state: EventState
+    version: int
+    events: tuple[EventEvent, ...]
+    duplicate: bool = False
+
+
+_REGISTER_TABLE = """
+    INSERT INTO event_tables (table_id, event_id, round_no, table_no) VALUES ($1, $2, $3, $4)
+    ON CONFLICT DO NOTHING
+"""
+_UPSERT_STANDINGS = """
+    INSERT INTO event_standings (event_id, event_version, standings) VALUES ($1, $2, $3::jsonb)
+    ON CONFLICT (event_id) DO UPDATE
+    SET event_version = EXCLUDED.event_version, standings = EXCLUDED.standings
+"""
+
+
+class Events:
+    """Loads and changes events through the event store; opens their tables through
+    ``tables``."""
+
+    def __init__(self, pool: asyncpg.Pool, tables: Tables, *, retries: int = 8) -> None:
+        self.pool = pool
+        self.store: EventStore = tables.store
+        self.tables = tables
+        self._retries = retries
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    async def _read(self, event_id: str) -> LoadedEvent:
+        """The event as its stream has it; version 0 and no state if there is none."""
+        stored = await self.store.read_stream(event_id)
+        if not stored or stored[0].type != EVENT_CREATED:
+            return LoadedEvent(EventState(), 0)
+        state = event.fold([CODEC.from_stored(e) for e in stored])
+        return LoadedEvent(state, stored[-1].version, stored[-1].hash)
+
+    async def load(self, event_id: str) -> LoadedEvent:
+        """The event; raises `EventNotFound` (also for a stream that is no event's)."""
+        loaded = await self._read(event_id)
+        if loaded.state.created is None:
+            raise EventNotFound(event_id)
+        return loaded
+
+    async def execute(
+        self,
+        event_id: str,
+        command: EventCommand,
+        *,
+        command_id: str | None = None,
+        fingerprint: str | None = None,
+        actor: str | None = None,
+        check: Check | None = None,
+    ) -> ExecutedEvent:
+        """Decide and append one command; see the module docstring. ``check`` runs on the
+        state the command is decided on."""
+        turn = self._turns.get(event_id)
+        if turn is None:
+            turn = self._turns[event_id] = asyncio.Lock()
+        async with turn:
+            return await self._execute(event_id, command, command_id, fingerprint, actor, check)
+
+    async def _execute(
+        self,
+        event_id: str,
+        command: EventCommand,
+        command_id: str | None,
+        fingerprint: str | None,
+        actor: str | None,
+        check: Check | None,
+    ) -> ExecutedEvent:
+        for _ in range(self._retries):
+            current = await self._read(event_id)
+            try:
+                if check is not None:
+                    check(current.state)
+                events = event.decide(current.state, command)
+            except DomainError:
+                if command_id is not None:
+                    first = await self.store.command_result(event_id, command_id, fingerprint)
+                    if first is not None:
+                        return await self._first_result(event_id, first)
+                raise
+            try:
+                result = await self.store.append(
+                    event_id,
+                    current.version,
+                    [CODEC.to_new_event(e, actor=actor, causation=command_id) for e in events],
+                    command_id,
+                    fingerprint=fingerprint,
+                    previous_hash=current.head_hash,
+                )
+            except ConcurrencyConflict:
+                continue
+            if result.duplicate:
+                return await self._first_result(event_id, result)
+            return ExecutedEvent(event.fold(events, current.state), result.last_version, events)
+        raise ConcurrencyConflict(event_id, -1, -1)
+
+    async def _first_result(self, event_id: str, first: AppendResult) -> ExecutedEvent:
+        """A command's first result: the event as that command left it."""
+        stored = await self.store.read_stream(event_id)
+        upto = [CODEC.from_stored(e) for e in stored if e.version <= first.last_version]
+        done = tuple(upto[first.first_version - 1 :])
+        return ExecutedEvent(event.fold(upto), first.last_version, done, True)
+
+    async def start_round(
+        self, event_id: str, round_no: int, *, actor: str | None = None
+    ) -> ExecutedEvent:
+        """E4.1: start round ``round_no`` once (see the module docstring) and open its tables."""
+        command_id = f"event:round:{round_no}"
+        done = await self.execute(
+            event_id, StartRound(round_no), command_id=command_id, actor=actor
+        )
+        await self.open_round(event_id, done.state, round_no)
+        return done
+
+    async def open_round(self, event_id: str, state: EventState, round_no: int) -> tuple[str, ...]:
+        """E5: open every table of the started round ``round_no`` and seat it, completing
+        what an earlier run left undone; the tables' ids."""
+        opened: list[str] = []
+        for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
+            stream = table_id(event_id, round_no, table_no)
+            await self.pool.execute(_REGISTER_TABLE, stream, event_id, round_no, table_no)
+            create, seats = table_commands(state, round_no, table_no, FILL_BOT)
+            origin = f"event:{event_id}"
+            await self.tables.execute(stream, create, command_id=f"{origin}:open", actor="event")
+            for seat, take in enumerate(seats):
+                key = f"{origin}:seat:{seat}"
+                await self.tables.execute(stream, take, command_id=key, actor="event")
+            opened.append(stream)
+        return tuple(opened)
+
+    async def round_tables(
+        self, event_id: str, state: EventState, round_no: int
+    ) -> list[TableState | None]:
+        """The tables of round ``round_no`` as their logs have them now (None: not opened)."""
+        found: list[TableState | None] = []
+        for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
+            try:
+                loaded = await self.tables.load(table_id(event_id, round_no, table_no), fresh=True)
+            except TableNotFound:  # registered, not opened yet (`open_round` completes it)
+                found.append(None)
+            else:
+                found.append(loaded.state)
+        return found
+
+    async def notice_ends(self, event_id: str) -> LoadedEvent:
+        """E4.2, E4.3: record the end of every table of the running round that is over; the
+        event after it."""
+        loaded = await self.load(event_id)
+        state = loaded.state
+        if not state.running:
+            return loaded
+        round_no = state.round_no
+        tables = await self.round_tables(event_id, state, round_no)
+        for table_no, (end, at) in enumerate(zip(state.ends, tables, strict=True), 1):
+            if end is None and at is not None and at.over:
+                command = EndTable(round_no, table_no, len(at.session.sheet), at.abandoned)
+                key = f"event:end:{round_no}:{table_no}"
+                await self.execute(event_id, command, command_id=key, actor="event")
+        return await self.load(event_id)
+
+    async def sheets(self, event_id: str, state: EventState) -> list[TableSheet]:
+        """The scoresheets of every opened table of every round started (`domain.standings`)."""
+        sheets: list[TableSheet] = []
+        for round_no in range(1, state.round_no + 1):
+            tables = await self.round_tables(event_id, state, round_no)
+            for table_no, at in enumerate(tables, 1):
+                if at is not None:
+                    sheets.append(TableSheet(round_no, table_no, at.session.sheet, at.over))
+        return sheets
+
+    async def standings(self, event_id: str) -> tuple[LoadedEvent, Standings]:
+        """E6: the event and its standings, from its stream and its tables' logs."""
+        loaded = await self.load(event_id)
+        return loaded, standings(loaded.state, await self.sheets(event_id, loaded.state))
+
+    async def project_standings(self, event_id: str) -> Standings:
+        """Compute the event's standings and store them in ``event_standings``."""
+        loaded, result = await self.standings(event_id)
+        await self.pool.execute(
+            _UPSERT_STANDINGS, event_id, loaded.version, msgspec.json.encode(result).decode()
+        )
+        return result
+
+    async def stored_standings(self, event_id: str) -> Standings | None:
+        """The standings ``event_standings`` holds for the event, if any."""
+        row = await self.pool.fetchval(
+            "SELECT standings::text FROM event_standings WHERE event_id = $1", event_id
+        )
+        return None if row is None else msgspec.json.decode(row, type=Standings)
+
+
+async def event_ids(pool: asyncpg.Pool) -> list[str]:
+    """The streams that are events (their first event is ``event_created``), oldest first."""
+    rows = await pool.fetch(
+        "SELECT stream_id FROM events WHERE version = 1 AND type = $1 ORDER BY position",
+        EVENT_CREATED,
+    )
+    return [row[0] for row in rows]
+
+
+async def rebuild_standings(events: Events) -> Sequence[str]:
+    """Recompute every event's row of ``event_standings`` from the log; the events' ids."""
+    ids = await event_ids(events.pool)
+    for event_id in ids:
+        await events.project_standings(event_id)
+    return ids

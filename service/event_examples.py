@@ -1,0 +1,171 @@
+"""Examples of the events' routes for the OpenAPI document, rendered by the real domain from
+a fixed event: six players registered for two rounds, round 1 started (two tables, a bot
+on each), table 1 has scored deals 1 and 2, table 2 deal 1.
+
+Deterministic (fixed seeds, fixed names), so the exported document is stable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgspec
+from litestar.openapi.spec import Example
+
+from domain import event
+from domain.event import CreateEvent, EventState, RegisterPlayer, StandingsMethod, StartRound
+from domain.session import DEALS
+from domain.standings import TableSheet, standings
+from service.edge.problems import example_problem
+from service.event_dto import render_event
+
+EVENT_ID = "7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f"
+NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz")
+ROUNDS = 2
+
+
+def _seed(label: str) -> bytes:
+    return hashlib.sha256(f"doko example event {label}".encode()).digest()
+
+
+def _decided(state: EventState, command: event.EventCommand) -> EventState:
+    return event.fold(event.decide(state, command), state)
+
+
+CREATED_STATE = _decided(
+    EventState(),
+    CreateEvent(
+        "Friday club",
+        ROUNDS,
+        "-",
+        _seed("seating"),
+        tuple(tuple(_seed(f"{r}:{d}") for d in range(DEALS)) for r in range(ROUNDS)),
+        turn_seconds=60,
+        method=StandingsMethod.TOTAL_POINTS,
+    ),
+)
+REGISTERED_STATE = CREATED_STATE
+for _n, _name in enumerate(NAMES):
+    REGISTERED_STATE = _decided(REGISTERED_STATE, RegisterPlayer(_name, f"-{_n}"))
+STARTED_STATE = _decided(REGISTERED_STATE, StartRound(1))
+"""The example event: created, its six players registered, round 1 started."""
+SHEETS = (
+    TableSheet(1, 1, ((3, -1, -1, -1), (-2, 2, 2, -2))),
+    TableSheet(1, 2, ((-1, 3, -1, -1),)),
+)
+"""The scoresheets so far (by deal, by seat) of the example's two tables."""
+STARTED_VERSION = 2 + len(NAMES)
+
+
+def _examples(summary: str, value: Any) -> list[Example]:
+    return [Example(summary=summary, value=msgspec.to_builtins(value))]
+
+
+def _view(state: EventState, version: int) -> Any:
+    shown = [[(len(s.entries), s.over, False) for s in SHEETS]] if state.seatings else []
+    return render_event(EVENT_ID, state, version, shown)
+
+
+def _seat_of(state: EventState, player: int) -> tuple[int, int]:
+    for table_no, seats in enumerate(state.seatings[0], 1):
+        if player in seats:
+            return table_no, seats.index(player)
+    raise AssertionError(player)
+
+
+CREATED = _examples(
+    "a new public event",
+    {
+        "event_id": EVENT_ID,
+        "host_token": "h0st-t0ken-shown-once",
+        "event": _view(CREATED_STATE, 1),
+        "invitation": None,
+    },
+)
+EVENT = _examples("round 1 running", _view(STARTED_STATE, STARTED_VERSION))
+REGISTERED = _examples(
+    "player 5 registered",
+    {
+        "event_id": EVENT_ID,
+        "player": len(NAMES) - 1,
+        "name": NAMES[-1],
+        "token": "3vent-credent1al-shown-once",
+        "version": 1 + len(NAMES),
+    },
+)
+_TABLE_NO, _SEAT = _seat_of(STARTED_STATE, 0)
+PLAYER_TABLE = _examples(
+    "Anna's table in round 1",
+    {
+        "event_id": EVENT_ID,
+        "player": 0,
+        "name": NAMES[0],
+        "status": "playing",
+        "round_no": 1,
+        "table_id": f"{EVENT_ID}-r1t{_TABLE_NO}",
+        "table_no": _TABLE_NO,
+        "seat": _SEAT,
+    },
+)
+ROUND_STARTED = _examples(
+    "round 1 started by lot",
+    {
+        "round_no": 1,
+        "version": STARTED_VERSION,
+        "event": render_event(EVENT_ID, STARTED_STATE, STARTED_VERSION, [[(0, False, False)] * 2]),
+    },
+)
+STANDINGS = _examples(
+    "after deal 1 at both tables (deal 2 is not public yet)",
+    standings(STARTED_STATE, SHEETS),
+)
+COMPARISON = _examples(
+    "deal 1 of round 1 at two tables (records abbreviated)",
+    {
+        "event_id": EVENT_ID,
+        "round_no": 1,
+        "deal_no": 1,
+        "tables": [
+            {
+                "table_no": n,
+                "table_id": f"{EVENT_ID}-r1t{n}",
+                "players": [
+                    "bot" if p is None else NAMES[p] for p in STARTED_STATE.seatings[0][n - 1]
+                ],
+                "record": None,
+            }
+            for n in (1, 2)
+        ],
+    },
+)
+PROBLEMS = {
+    "unknown_standings_method": example_problem(
+        400,
+        "unknown_standings_method",
+        "no standings method 'elo'; one of total_points, placement_points, duplicate",
+        "E1.1",
+    ),
+    "event_not_found": example_problem(404, "event_not_found", f"no event '{EVENT_ID}'"),
+    "name_taken": example_problem(
+        409, "name_taken", "a player called 'Anna' is registered already", "E2.1"
+    ),
+    "registration_closed": example_problem(
+        409, "registration_closed", "round 1 has started: registration is closed", "E2.2"
+    ),
+    "invitation_required": example_problem(
+        401, "invitation_required", "a private event: send its invitation code to register"
+    ),
+    "round_running": example_problem(409, "round_running", "round 1 is running", "E4.1"),
+    "no_players": example_problem(409, "no_players", "nobody has registered yet", "E4.1"),
+    "seated_twice": example_problem(409, "seated_twice", "player 3 is seated twice", "E3.3"),
+    "left_out": example_problem(409, "left_out", "players [5] have no seat", "E3.3"),
+    "deal_not_public": example_problem(
+        409,
+        "deal_not_public",
+        "deal 2 is shared by the round's tables: it stays hidden until every table of the "
+        "round has scored it",
+        "E5.3",
+    ),
+}
+"""Example problems of the events' routes, by code."""

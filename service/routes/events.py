@@ -1,0 +1,421 @@
+"""Events: club nights and tournaments of several tables over several rounds (E1-E6).
+
+A director creates an event (the host token, shown once), players register (each gets an
+event credential, shown once, that is their seat's token at their table in every round),
+the director starts the rounds (the service opens every table of the round with the
+round's shared deals, `infra.events`), and everyone allowed to see the event reads it,
+its standings, its stream and, once a deal is public for the whole round (E5.3), the deal
+compared across the round's tables. Who may do what: `service.event_access`. A rejected
+command writes nothing and answers problem+json with its code and E-rule id; every POST
+takes an Idempotency-Key (`service.edge.idempotency`): a retry draws the same credentials
+and writes nothing twice.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, get, post
+from litestar.params import JSONBody, Parameter
+from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
+
+from domain.dealing import SEED_BYTES
+from domain.event import (
+    CreateEvent,
+    RegisterPlayer,
+    SeatRound,
+    deal_public,
+    standings_method,
+)
+from domain.session import DEALS
+from domain.standings import Standings, standings
+from domain.table import Visibility
+from infra.events import EventNotFound, LoadedEvent, table_id
+from infra.idempotency import holding
+from service import event_examples
+from service.dto import ZERO_MINIMUM
+from service.edge.auth import new_invitation, new_token, token_hash
+from service.edge.draws import fresh_bytes, fresh_id
+from service.edge.parsing import MAX_POSITION, query_numbers
+from service.event_access import (
+    authorize_director,
+    authorize_player,
+    authorize_registration,
+    authorize_viewer,
+    digest_of,
+    event_not_found,
+)
+from service.event_dto import (
+    CreateEventRequest,
+    DealComparison,
+    EventCreatedResponse,
+    EventView,
+    PlayerRegisteredResponse,
+    PlayerTable,
+    Progress,
+    RegisterRequest,
+    RoundStartedResponse,
+    StartRoundRequest,
+    TableDeal,
+    render_event,
+    seat_infos,
+    table_progress,
+)
+from service.event_stream import EventFeed
+from service.routes.shared import (
+    LastEventId,
+    problem_responses,
+    scored_record,
+    services,
+    success,
+)
+from service.routes.streams import cursor_of
+from service.shared_deals import not_public, progress
+from service.streams import sse_messages
+
+EventId = Annotated[
+    str,
+    Parameter(description="the event's id", pattern="^[A-Za-z0-9_]{1,64}$", max_length=64),
+]
+RoundNo = Annotated[int, Parameter(ge=1, le=12, description="the round's number, 1-12")]
+DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
+BEARER = [{"seat_token": []}]
+"""The event's credentials are Bearer tokens: the director's host token, a player's event
+credential, a private event's invitation code."""
+P = event_examples.PROBLEMS
+
+
+async def _load(request: Request[Any, Any, Any], event_id: str) -> LoadedEvent:
+    try:
+        loaded: LoadedEvent = await services(request).events.load(event_id)
+    except EventNotFound:
+        raise event_not_found(event_id) from None
+    return loaded
+
+
+def _claimed() -> dict[str, str]:
+    """The command id and fingerprint of the request's Idempotency-Key, if it holds one:
+    its run again writes nothing twice (`infra.idempotency`)."""
+    claim = holding()
+    if claim is None:
+        return {}
+    return {"command_id": claim.command_id, "fingerprint": claim.fingerprint.hex()}
+
+
+async def event_view(
+    request: Request[Any, Any, Any], event_id: str, loaded: LoadedEvent
+) -> EventView:
+    """The event as anyone allowed to see it sees it, the running round's tables' progress
+    as their logs have it now."""
+    state = loaded.state
+    shown: list[list[Progress]] = []
+    for round_no in range(1, state.round_no + 1):
+        if round_no <= len(state.ended):
+            shown.append([(e.deals, True, e.abandoned) for e in state.ended[round_no - 1]])
+        else:
+            tables = await services(request).events.round_tables(event_id, state, round_no)
+            shown.append([table_progress(t) for t in tables])
+    return render_event(event_id, state, loaded.version, shown)
+
+
+@post(
+    "/events",
+    operation_id="createEvent",
+    summary="Create an event (E1)",
+    description="A club night or tournament: its name, 1-12 rounds, `public` (anyone "
+    "registers) or `private` (registration takes the invitation code), a turn clock for its "
+    "tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, "
+    "E6) and optionally preset deals for every round. The service draws the seating seed "
+    "and every round's 12 deal seeds and publishes their SHA-256 commitments at once "
+    "(E1.2). The director's host token and, for a private event, the invitation code are "
+    "shown once.",
+    responses={
+        201: success(EventCreatedResponse, event_examples.CREATED, "the new event"),
+        **problem_responses(400, 413, shown=[P["unknown_standings_method"]]),
+    },
+)
+async def create_event(
+    request: Request[Any, Any, Any], data: JSONBody[CreateEventRequest]
+) -> EventCreatedResponse:
+    method = standings_method(data.method)
+    host = new_token()
+    private = data.visibility is Visibility.PRIVATE
+    invitation = new_invitation() if private else None
+    presets = tuple(
+        tuple(tuple(tuple(hand) for hand in deal) for deal in deals) for deals in data.presets or ()
+    )
+    seeds = (
+        ()
+        if presets
+        else tuple(tuple(fresh_bytes(SEED_BYTES) for _ in range(DEALS)) for _ in range(data.rounds))
+    )
+    command = CreateEvent(
+        name=data.name,
+        rounds=data.rounds,
+        host_token_hash=token_hash(host),
+        seating_seed=fresh_bytes(SEED_BYTES),
+        round_seeds=seeds,
+        presets=presets,
+        visibility=data.visibility,
+        invitation_hash=token_hash(invitation) if invitation else "",
+        turn_seconds=data.turn_seconds,
+        method=method,
+    )
+    event_id = fresh_id()
+    done = await services(request).events.execute(event_id, command, actor="director", **_claimed())
+    view = await event_view(request, event_id, LoadedEvent(done.state, done.version))
+    return EventCreatedResponse(event_id, host, view, invitation)
+
+
+@get(
+    "/events/{event_id:str}",
+    operation_id="getEvent",
+    summary="An event: its options, players, rounds and tables' progress",
+    description="The commitments to its chance (the seating seed's, revealed once the event "
+    "is finished, and every round's deal seeds', E1.2), the players, and every round "
+    "started with its tables (their ids, seats, deals scored, whether over). A private "
+    "event takes one of its credentials as the Bearer token (the host token, a player's "
+    "event credential or the invitation code); to anyone else it does not exist.",
+    security=BEARER,
+    responses={
+        200: success(EventView, event_examples.EVENT, "the event"),
+        **problem_responses(401, 404, shown=[P["event_not_found"]]),
+    },
+)
+async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> EventView:
+    loaded = await _load(request, event_id)
+    authorize_viewer(loaded.state, event_id, digest_of(request))
+    return await event_view(request, event_id, loaded)
+
+
+@post(
+    "/events/{event_id:str}/players",
+    operation_id="registerPlayer",
+    summary="Register a player (E2)",
+    description="Under a name no other player of the event has (E2.1: compared without "
+    "surrounding spaces, regardless of case); at a private event with its invitation code "
+    "(in the body, or as the Bearer token); the director registers players with the host "
+    "token. The event credential is shown once: it seats its player at their table in "
+    "every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).",
+    security=BEARER,
+    responses={
+        201: success(PlayerRegisteredResponse, event_examples.REGISTERED, "the player registered"),
+        **problem_responses(
+            400,
+            401,
+            403,
+            404,
+            413,
+            shown=[P[k] for k in ("name_taken", "registration_closed", "invitation_required")],
+        ),
+    },
+)
+async def register_player(
+    request: Request[Any, Any, Any], event_id: EventId, data: JSONBody[RegisterRequest]
+) -> PlayerRegisteredResponse:
+    loaded = await _load(request, event_id)
+    director = authorize_registration(loaded.state, event_id, digest_of(request), data.invitation)
+    token = new_token()
+    command = RegisterPlayer(data.name, token_hash(token), director)
+    who = "director" if director else "player"
+    done = await services(request).events.execute(event_id, command, actor=who, **_claimed())
+    registered = done.state.players
+    number = next(n for n, p in enumerate(registered) if p.token_hash == command.token_hash)
+    return PlayerRegisteredResponse(event_id, number, registered[number].name, token, done.version)
+
+
+@get(
+    "/events/{event_id:str}/table",
+    operation_id="getPlayerTable",
+    summary="The player's table and seat in the current round",
+    description="With the player's event credential as the Bearer token: the round now, "
+    "the player's table (its id) and seat there. The same credential is the seat's token "
+    "at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so "
+    "one link serves a player the whole evening. Before round 1 no table.",
+    security=BEARER,
+    responses={
+        200: success(PlayerTable, event_examples.PLAYER_TABLE, "where the player plays"),
+        **problem_responses(401, 404, shown=[P["event_not_found"]]),
+    },
+)
+async def get_player_table(request: Request[Any, Any, Any], event_id: EventId) -> PlayerTable:
+    loaded = await _load(request, event_id)
+    state = loaded.state
+    player = authorize_player(state, event_id, digest_of(request))
+    name = state.players[player].name
+    round_no = state.round_no
+    where = PlayerTable(event_id, player, name, state.status, round_no)
+    if not round_no:
+        return where
+    for table_no, seats in enumerate(state.seatings[round_no - 1], 1):
+        if player in seats:
+            seat = seats.index(player)
+            stream = table_id(event_id, round_no, table_no)
+            return msgspec.structs.replace(where, table_id=stream, table_no=table_no, seat=seat)
+    return where
+
+
+@post(
+    "/events/{event_id:str}/rounds",
+    operation_id="startRound",
+    summary="Start the next round (E4.1), seated by rule or by hand (E3)",
+    description="The director (host token) starts round `round_no`, the next one: not while "
+    "a round runs, not before anyone registered. Round 1 is seated by lot (E3.1), later "
+    "rounds avoiding repeat opponents (E3.2), or by the director's `seating` (E3.3: every "
+    "player exactly once; the empty seats are bots, E3.4). The service opens every table "
+    "of the round with the round's 12 shared deals (E5.1). Starting a round that has "
+    "started answers as its start did and opens nothing twice (also from several service "
+    "processes).",
+    security=BEARER,
+    status_code=200,
+    responses={
+        200: success(RoundStartedResponse, event_examples.ROUND_STARTED, "the round started"),
+        **problem_responses(
+            401,
+            404,
+            413,
+            shown=[P[k] for k in ("round_running", "no_players", "seated_twice", "left_out")],
+        ),
+    },
+)
+async def start_round(
+    request: Request[Any, Any, Any], event_id: EventId, data: JSONBody[StartRoundRequest]
+) -> RoundStartedResponse:
+    svc = services(request)
+    loaded = await _load(request, event_id)
+    authorize_director(loaded.state, event_id, digest_of(request))
+    loaded = await svc.events.notice_ends(event_id)  # a table's end not noticed yet
+    if data.seating is not None and data.round_no > loaded.state.round_no:
+        seating = tuple(tuple(seats) for seats in data.seating)
+        await svc.events.execute(
+            event_id, SeatRound(data.round_no, seating), actor="director", **_claimed()
+        )
+    done = await svc.events.start_round(event_id, data.round_no, actor="director")
+    created = done.state.created
+    if created is not None and created.turn_seconds is not None:
+        for table_no in range(1, len(done.state.seatings[data.round_no - 1]) + 1):
+            svc.clock.watch(table_id(event_id, data.round_no, table_no))
+    view = await event_view(request, event_id, LoadedEvent(done.state, done.version))
+    return RoundStartedResponse(data.round_no, done.version, view)
+
+
+@get(
+    "/events/{event_id:str}/standings",
+    operation_id="getStandings",
+    summary="The standings (E6)",
+    description="Rebuilt from the tables' logs: every player's total points (E6.1), "
+    "placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or "
+    "by `method`, with the tie-break (E6.4). Only what is final counts (E6.5): a deal once "
+    "every table of its round has scored it, placement points once the round has ended; "
+    "the abandoned tables are listed (T4.2).",
+    security=BEARER,
+    responses={
+        200: success(Standings, event_examples.STANDINGS, "the standings"),
+        **problem_responses(401, 404, shown=[P["unknown_standings_method"], P["event_not_found"]]),
+    },
+)
+async def get_standings(
+    request: Request[Any, Any, Any],
+    event_id: EventId,
+    method: Annotated[
+        str | None,
+        Parameter(
+            required=False,
+            max_length=40,
+            description="rank by this method (`total_points`, `placement_points`, "
+            "`duplicate`) instead of the event's",
+        ),
+    ] = None,
+) -> Standings:
+    ranked_by = standings_method(method) if method is not None else None
+    loaded = await _load(request, event_id)
+    state = loaded.state
+    authorize_viewer(state, event_id, digest_of(request))
+    if ranked_by is not None and state.created is not None:
+        replace = msgspec.structs.replace
+        state = replace(state, created=replace(state.created, method=ranked_by))
+    return standings(state, await services(request).events.sheets(event_id, state))
+
+
+@get(
+    "/events/{event_id:str}/rounds/{round_no:int}/deals/{deal_no:int}",
+    operation_id="compareDeal",
+    summary="One deal of a round at every table, side by side",
+    description="The same cards in the same seats at every table of the round (E5.1): each "
+    "table's players, contract, announcements, tricks and score (its deal record). Only "
+    "once every table of the round has scored the deal or is over (E5.3: "
+    "`deal_not_public` before); an abandoned table that did not play it has no record.",
+    security=BEARER,
+    responses={
+        200: success(DealComparison, event_examples.COMPARISON, "the deal at every table"),
+        **problem_responses(401, 404, 409, shown=[P["deal_not_public"], P["event_not_found"]]),
+    },
+)
+async def compare_deal(
+    request: Request[Any, Any, Any], event_id: EventId, round_no: RoundNo, deal_no: DealNo
+) -> DealComparison:
+    svc = services(request)
+    loaded = await _load(request, event_id)
+    state = loaded.state
+    authorize_viewer(state, event_id, digest_of(request))
+    if round_no > state.round_no:
+        raise not_public(deal_no)
+    tables = await svc.events.round_tables(event_id, state, round_no)
+    if not deal_public(progress(tables), deal_no):
+        raise not_public(deal_no)
+    shown: list[TableDeal] = []
+    for table_no, seats in enumerate(state.seatings[round_no - 1], 1):
+        stream = table_id(event_id, round_no, table_no)
+        record = await scored_record(svc, stream, deal_no)
+        names = tuple(info.name for info in seat_infos(state, seats))
+        shown.append(TableDeal(table_no, stream, names, record))
+    return DealComparison(event_id, round_no, deal_no, tuple(shown))
+
+
+@get(
+    "/events/{event_id:str}/events",
+    operation_id="streamEvent",
+    summary="Live event messages, standings and tables' chain heads (Server-Sent Events)",
+    description="The event's own events (registrations, rounds started and ended, tables' "
+    "ends; no seed or credential hash), each with the event stream's `chain_head`; "
+    "`table_scored` and `table_finished` as the event's tables score deals and finish, with "
+    "the table's chain head (a witness, as `/feed` publishes public tables', for "
+    "`doko verify --witness`), never what was scored; and `standings` whenever they "
+    "change. Event ids are global positions: resume with Last-Event-ID or `after`. A "
+    "private event takes one of its credentials as the Bearer token.",
+    security=BEARER,
+    responses=problem_responses(400, 401, 404, shown=[P["event_not_found"]]),
+    media_type="text/event-stream",
+)
+async def stream_event(
+    request: Request[Any, Any, Any],
+    event_id: EventId,
+    last_event_id: LastEventId = None,
+    after: Annotated[
+        int | None, Parameter(ge=0, le=MAX_POSITION, schema_extra=ZERO_MINIMUM, required=False)
+    ] = None,
+) -> ServerSentEvent:
+    svc = services(request)
+    query_numbers(request, {"after": MAX_POSITION})
+    cursor = cursor_of(last_event_id, after, MAX_POSITION)
+    loaded = await _load(request, event_id)
+    authorize_viewer(loaded.state, event_id, digest_of(request))
+    feed = EventFeed(svc.events, event_id)
+
+    async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
+        return await feed.after(cursor)
+
+    return ServerSentEvent(sse_messages(svc.hub, event_id, cursor, fetch))
+
+
+EVENTS_ROUTES = [
+    create_event,
+    get_event,
+    register_player,
+    get_player_table,
+    start_round,
+    get_standings,
+    compare_deal,
+    stream_event,
+]

@@ -1,0 +1,472 @@
+"""The event aggregate (E1-E5): its life from creation to the last round, every rejected
+command with its code and rule, and the same hands at every table of a round."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+
+import pytest
+
+from domain import event, table
+from domain.cards import Card
+from domain.dealing import deal_from_seed, permutation
+from domain.errors import DomainError
+from domain.event import (
+    CreateEvent,
+    EndTable,
+    EventCommand,
+    EventCreated,
+    EventFinished,
+    EventState,
+    EventStatus,
+    FinishEvent,
+    PlayerRegistered,
+    RegisterPlayer,
+    RoundEnded,
+    RoundStarted,
+    SeatRound,
+    StandingsMethod,
+    StartRound,
+    TableEnded,
+    deal_public,
+    standings_method,
+    table_commands,
+)
+from domain.events import DealDealt
+from domain.seats import Seat
+from domain.simulation import next_command
+from domain.table import TableState, Visibility
+
+SEED = bytes(range(32))
+
+
+def round_seeds(rounds: int) -> tuple[tuple[bytes, ...], ...]:
+    """12 distinct 32-byte seeds per round."""
+    return tuple(
+        tuple(hashlib.sha256(f"{r}/{d}".encode()).digest() for d in range(12))
+        for r in range(rounds)
+    )
+
+
+def create(rounds: int = 2, **options: object) -> CreateEvent:
+    fields: dict[str, object] = {
+        "name": "Club night",
+        "rounds": rounds,
+        "host_token_hash": "director",
+        "seating_seed": SEED,
+        "round_seeds": round_seeds(rounds),
+    }
+    fields.update(options)
+    return CreateEvent(**fields)  # type: ignore[arg-type]
+
+
+def run(*commands: EventCommand, state: EventState | None = None) -> EventState:
+    """The event after the commands, each decided and folded in turn."""
+    state = state or EventState()
+    for command in commands:
+        state = event.fold(event.decide(state, command), state)
+    return state
+
+
+def registered(players: int, rounds: int = 2) -> EventState:
+    names = (RegisterPlayer(f"player {n}", f"token {n}") for n in range(players))
+    return run(create(rounds), *names)
+
+
+def test_creation_commits_to_the_seating_seed_and_every_deal_seed() -> None:
+    (created,) = event.decide(EventState(), create(2, name="  Club night  "))
+    assert isinstance(created, EventCreated)
+    assert created.name == "Club night"
+    assert created.seating_commitment == hashlib.sha256(SEED).hexdigest()
+    assert created.commitments == tuple(
+        tuple(hashlib.sha256(s).hexdigest() for s in seeds) for seeds in round_seeds(2)
+    )
+    assert len(created.commitments) == 2 and all(len(c) == 12 for c in created.commitments)
+
+
+def test_an_event_of_eight_over_two_rounds() -> None:
+    """E2-E4: registration, round 1 by lot, a finished and an abandoned table end it,
+    round 2 by rule, the event finishes with its last table and reveals the seating seed."""
+    state = registered(8)
+    assert state.status is EventStatus.REGISTERING
+    assert (state.player_of("token 3"), state.player_of("nobody's")) == (3, None)
+    assert event.decide(state, RegisterPlayer("Ann", "t", by_director=True)) == (
+        PlayerRegistered(8, "Ann", "t", True),
+    )
+    (started,) = event.decide(state, StartRound(1))
+    assert isinstance(started, RoundStarted) and not started.by_hand
+    assert sorted(p for seats in started.seating for p in seats if p is not None) == list(range(8))
+    state = event.fold((started,), state)
+    assert state.status is EventStatus.PLAYING
+    state = run(EndTable(1, 2, 12), state=state)
+    assert event.decide(state, EndTable(1, 1, 5, abandoned=True)) == (
+        TableEnded(1, 1, 5, True),
+        RoundEnded(1),
+    )
+    state = run(EndTable(1, 1, 5, abandoned=True), state=state)
+    assert state.status is EventStatus.BETWEEN
+    state = run(StartRound(2), state=state)
+    first, second = state.seatings
+    for seats in second:  # E3.2: two of each table of round 1, the fewest repeats possible
+        assert sorted(sum(p in set(t) for p in seats) for t in first) == [2, 2]
+    state = run(EndTable(2, 1, 12), state=state)
+    assert event.decide(state, EndTable(2, 2, 12)) == (
+        TableEnded(2, 2, 12),
+        RoundEnded(2),
+        EventFinished(2, SEED.hex()),
+    )
+    assert run(EndTable(2, 2, 12), state=state).status is EventStatus.FINISHED
+
+
+def test_round_one_is_drawn_by_lot_from_the_seating_seed() -> None:
+    """E3.1: the same seed seats the same way; another seed otherwise."""
+    seated = run(StartRound(1), state=registered(8)).seatings[0]
+    assert run(StartRound(1), state=registered(8)).seatings[0] == seated
+    other = run(
+        create(2, seating_seed=bytes(32)),
+        *(RegisterPlayer(f"player {n}", f"token {n}") for n in range(8)),
+        StartRound(1),
+    )
+    assert other.seatings[0] != seated
+
+
+def test_the_lot_is_the_documented_fisher_yates() -> None:
+    """`domain.dealing.permutation` against the algorithm as the docstring states it."""
+
+    def words(seed: bytes) -> list[int]:
+        out: list[int] = []
+        for block in range(4):
+            digest = hashlib.sha256(seed + block.to_bytes(8, "big")).digest()
+            out += [int.from_bytes(digest[i : i + 4], "big") for i in range(0, 32, 4)]
+        return out
+
+    stream = iter(words(SEED))
+    order = list(range(10))
+    for i in range(9, 0, -1):
+        limit = 2**32 - 2**32 % (i + 1)
+        u = next(stream)
+        while u >= limit:
+            u = next(stream)
+        j = u % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    assert permutation(SEED, 10) == tuple(order)
+
+
+def test_the_directors_seating_is_used_and_checked_again_at_the_start() -> None:
+    """E3.3: a hand-made seating counts (the last one given); a player registered after it
+    would be left out, so the round does not start with it."""
+    state = registered(5)
+    hand = ((4, 3, 2, None), (1, 0, None, None))
+    state = run(
+        SeatRound(1, ((0, 1, 2, None), (3, 4, None, None))), SeatRound(1, hand), state=state
+    )
+    assert event.decide(state, StartRound(1)) == (RoundStarted(1, hand, True),)
+    later = run(RegisterPlayer("late", "late"), state=state)
+    with pytest.raises(DomainError) as caught:
+        event.decide(later, StartRound(1))
+    assert (caught.value.code, caught.value.rule) == ("left_out", "E3.3")
+
+
+def test_the_director_finishes_between_rounds() -> None:
+    """E4.3: after round 1 of 3, the event finishes; the seating seed is revealed."""
+    state = run(StartRound(1), EndTable(1, 1, 12), state=registered(4, rounds=3))
+    assert event.decide(state, FinishEvent()) == (EventFinished(1, SEED.hex()),)
+
+
+def test_a_standings_method_by_name() -> None:
+    assert standings_method("duplicate") is StandingsMethod.DUPLICATE
+
+
+def preset_round() -> tuple[table.Hands, ...]:
+    return tuple(deal_from_seed(hashlib.sha256(bytes([d])).digest(), Seat(0)) for d in range(12))
+
+
+REJECTED: list[tuple[str, Callable[[], EventState], EventCommand | Callable[[], object], str, str]]
+REJECTED = [
+    ("no name", EventState, create(name=" "), "invalid_event_option", "E1.1"),
+    ("no rounds", EventState, create(0), "invalid_event_option", "E1.1"),
+    ("13 rounds", EventState, create(13), "invalid_event_option", "E1.1"),
+    ("a 4 s clock", EventState, create(turn_seconds=4), "invalid_event_option", "E1.1"),
+    (
+        "private, no invitation",
+        EventState,
+        create(visibility=Visibility.PRIVATE),
+        "invalid_event_option",
+        "E1.1",
+    ),
+    ("short seating seed", EventState, create(seating_seed=b"x"), "invalid_event_option", "E1.2"),
+    (
+        "seeds for 1 of 2 rounds",
+        EventState,
+        create(2, round_seeds=round_seeds(1)),
+        "invalid_event_option",
+        "E1.2",
+    ),
+    (
+        "seeds and presets",
+        EventState,
+        create(1, round_seeds=round_seeds(1), presets=(preset_round(),)),
+        "invalid_event_option",
+        "E1.2",
+    ),
+    (
+        "11 seeds",
+        EventState,
+        create(1, round_seeds=(round_seeds(1)[0][:11],)),
+        "invalid_event_option",
+        "E1.2",
+    ),
+    (
+        "a short deal seed",
+        EventState,
+        create(1, round_seeds=((b"short",) * 12,)),
+        "invalid_event_option",
+        "E1.2",
+    ),
+    (
+        "a preset that is no deck",
+        EventState,
+        create(1, round_seeds=(), presets=((((Card.AC,) * 12,) * 4,) * 12,)),
+        "invalid_deal",
+        "R2.1",
+    ),
+    ("created twice", lambda: registered(0), create(), "phase_closed", "E1"),
+    ("no event", EventState, RegisterPlayer("a", "a"), "phase_closed", "E1"),
+    ("empty name", lambda: registered(1), RegisterPlayer("  ", "x"), "invalid_player_name", "E2.1"),
+    ("name taken", lambda: registered(1), RegisterPlayer(" PLAYER 0", "x"), "name_taken", "E2.1"),
+    (
+        "registration after round 1 started",
+        lambda: run(StartRound(1), state=registered(4)),
+        RegisterPlayer("late", "late"),
+        "registration_closed",
+        "E2.2",
+    ),
+    (
+        "a round before anyone registered",
+        lambda: registered(0),
+        StartRound(1),
+        "no_players",
+        "E4.1",
+    ),
+    ("round 2 first", lambda: registered(4), StartRound(2), "round_not_next", "E4.1"),
+    (
+        "round 3 of 2",
+        lambda: registered(4),
+        SeatRound(3, ((0, 1, 2, 3),)),
+        "round_not_next",
+        "E4.1",
+    ),
+    (
+        "a round while one runs",
+        lambda: run(StartRound(1), state=registered(4)),
+        StartRound(2),
+        "round_running",
+        "E4.1",
+    ),
+    (
+        "seated twice",
+        lambda: registered(5),
+        SeatRound(1, ((0, 1, 2, None), (2, 4, None, None))),
+        "seated_twice",
+        "E3.3",
+    ),
+    (
+        "left out",
+        lambda: registered(5),
+        SeatRound(1, ((0, 1, 2, None), (4, None, None, None))),
+        "left_out",
+        "E3.3",
+    ),
+    (
+        "an unknown player",
+        lambda: registered(4),
+        SeatRound(1, ((0, 1, 2, 7),)),
+        "unknown_player",
+        "E3.3",
+    ),
+    (
+        "two tables for four",
+        lambda: registered(4),
+        SeatRound(1, ((0, 1, None, None), (2, 3, None, None))),
+        "invalid_seating",
+        "E3.4",
+    ),
+    (
+        "a table of three seats",
+        lambda: registered(3),
+        SeatRound(1, ((0, 1, 2),)),
+        "invalid_seating",
+        "E3.4",
+    ),
+    (
+        "a table of bots only",
+        lambda: registered(5),
+        SeatRound(1, ((0, 1, 2, 3), (None, None, None, None))),
+        "invalid_seating",
+        "E3.3",
+    ),
+    (
+        "a table's end, no round",
+        lambda: registered(4),
+        EndTable(1, 1, 12),
+        "no_round_running",
+        "E4.2",
+    ),
+    (
+        "an unknown table",
+        lambda: run(StartRound(1), state=registered(4)),
+        EndTable(1, 2, 12),
+        "unknown_table",
+        "E4.2",
+    ),
+    (
+        "a table of another round",
+        lambda: run(StartRound(1), state=registered(8)),
+        EndTable(2, 1, 12),
+        "unknown_table",
+        "E4.2",
+    ),
+    (
+        "a table's end twice",
+        lambda: run(StartRound(1), EndTable(1, 1, 12), state=registered(8)),
+        EndTable(1, 1, 12),
+        "table_ended",
+        "E4.2",
+    ),
+    (
+        "finished after 11 deals",
+        lambda: run(StartRound(1), state=registered(4)),
+        EndTable(1, 1, 11),
+        "table_not_over",
+        "E4.2",
+    ),
+    (
+        "abandoned after 12 deals",
+        lambda: run(StartRound(1), state=registered(4)),
+        EndTable(1, 1, 12, abandoned=True),
+        "table_not_over",
+        "E4.2",
+    ),
+    (
+        "finished while a round runs",
+        lambda: run(StartRound(1), state=registered(4)),
+        FinishEvent(),
+        "round_running",
+        "E4.3",
+    ),
+    (
+        "anything once finished",
+        lambda: run(FinishEvent(), state=registered(4)),
+        RegisterPlayer("x", "x"),
+        "event_over",
+        "E4.3",
+    ),
+    (
+        "an unknown method",
+        EventState,
+        lambda: standings_method("best"),
+        "unknown_standings_method",
+        "E1.1",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("given", "command", "code", "rule"),
+    [case[1:] for case in REJECTED],
+    ids=[case[0] for case in REJECTED],
+)
+def test_rejected_commands_name_their_code_and_rule(
+    given: Callable[[], EventState],
+    command: EventCommand | Callable[[], object],
+    code: str,
+    rule: str,
+) -> None:
+    """Every rejection is a `DomainError` with a stable code and its rule id, and returns no
+    events (the state is a frozen value: nothing else could change)."""
+    state = given()
+    with pytest.raises(DomainError) as caught:
+        if callable(command) and not isinstance(command, type):
+            command()
+        else:
+            event.decide(state, command)  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.rule) == (code, rule)
+
+
+def seated(state: EventState, round_no: int, table_no: int) -> TableState:
+    """Table ``table_no`` of round ``round_no``, opened and seated as the event says."""
+    create_table, seats = table_commands(state, round_no, table_no, "greedy")
+    at = TableState()
+    for command in (create_table, *seats):
+        at = table.fold(table.decide(at, command), at)
+    return at
+
+
+def played_hands(at: TableState, rng: random.Random) -> list[table.Hands]:
+    """The hands of every deal of the table's session, played to its end at random."""
+    deal = at.session.deal
+    assert deal is not None
+    hands = [deal.dealt]
+    while not at.session.finished:
+        deal = at.session.deal
+        assert deal is not None
+        command = next_command(deal, rng)
+        assert command is not None
+        events = table.decide(at, command)
+        hands += [e.hands for e in events if isinstance(e, DealDealt)]
+        at = table.fold(events, at)
+    return hands
+
+
+def test_every_table_of_a_round_gets_the_same_hands() -> None:
+    """E5.1: seat s of deal n holds the same cards at both tables of round 2, those the
+    round's seed n deals (domain.dealing) with seat 0 dealing first."""
+    state = run(
+        StartRound(1),
+        EndTable(1, 1, 12),
+        EndTable(1, 2, 12),
+        StartRound(2),
+        state=registered(7, rounds=3),
+    )
+    first, second = seated(state, 2, 1), seated(state, 2, 2)
+    created = first.created
+    assert created is not None
+    assert created.shared_seeds and created.first_dealer_fixed
+    assert created.first_dealer is Seat.NORTH and created.visibility is Visibility.PRIVATE
+    assert created.host_token_hash == "director"
+    players = [p.token_hash if p else None for p in (*first.players, *second.players)]
+    expected = [f"token {p}" for seats in state.seatings[1] for p in seats if p is not None]
+    assert sorted(t for t in players if not t.startswith("bot:")) == sorted(expected)
+    assert sum(p.bot == "greedy" for p in (*first.players, *second.players) if p) == 1
+    seeds = round_seeds(3)[1]
+    wanted = [deal_from_seed(seeds[n], Seat.NORTH.after(n)) for n in range(12)]
+    assert played_hands(first, random.Random(1)) == wanted
+    assert played_hands(second, random.Random(2)) == wanted
+
+
+def test_preset_deals_are_the_same_at_every_table() -> None:
+    """E5.1 with a director's preset deals: deal 1 of both tables is the round's first."""
+    presets = (preset_round(),)
+    names = (RegisterPlayer(f"p{n}", f"t{n}") for n in range(8))
+    state = run(create(1, round_seeds=(), presets=presets), *names, StartRound(1))
+    for table_no in (1, 2):
+        deal = seated(state, 1, table_no).session.deal
+        assert deal is not None and deal.dealt == presets[0][0]
+
+
+@pytest.mark.parametrize(
+    ("progress", "deal_no", "public"),
+    [
+        ([(3, False), (1, False)], 1, True),
+        ([(3, False), (1, False)], 2, False),
+        ([(3, False), (1, True)], 2, True),  # an abandoned table scores no more
+        ([(12, True), (12, True)], 12, True),
+    ],
+)
+def test_a_deal_is_public_once_every_table_scored_it_or_is_over(
+    progress: list[tuple[int, bool]], deal_no: int, public: bool
+) -> None:
+    """E5.3."""
+    assert deal_public(progress, deal_no) is public

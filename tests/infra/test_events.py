@@ -1,0 +1,229 @@
+"""Events in the event store (real PostgreSQL): the event's stream, its rounds' tables
+opened once with the shared deals, racing processes, the tables' ends and the standings
+from the logs (E1-E6)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import secrets
+
+import asyncpg
+import pytest
+
+from domain.dealing import deal_from_seed
+from domain.errors import DomainError
+from domain.event import (
+    CreateEvent,
+    EndTable,
+    EventCreated,
+    EventFinished,
+    EventState,
+    RegisterPlayer,
+    RoundEnded,
+    RoundStarted,
+    StartRound,
+    TableEnded,
+)
+from domain.events import DealDealt, DealScored
+from domain.seats import Seat
+from domain.simulation import next_command
+from domain.table import AbandonSession, TableCreated, Visibility
+from infra.event_store import EventStore
+from infra.events import CODEC, EventNotFound, Events, rebuild_standings, table_id
+from infra.projections import project
+from infra.tables import CODEC as TABLE_CODEC
+from infra.tables import Tables
+
+
+def seeds() -> tuple[bytes, ...]:
+    return tuple(secrets.token_bytes(32) for _ in range(12))
+
+
+def events_of(pool: asyncpg.Pool) -> Events:
+    """One service process's view: its own table cache."""
+    return Events(pool, Tables(EventStore(pool), project))
+
+
+async def new_event(events: Events, players: int, rounds: int = 2) -> tuple[str, CreateEvent]:
+    event_id = secrets.token_hex(16)
+    create = CreateEvent(
+        "Club night",
+        rounds,
+        "director",
+        secrets.token_bytes(32),
+        tuple(seeds() for _ in range(rounds)),
+        turn_seconds=60,
+    )
+    await events.execute(event_id, create, actor="director")
+    for n in range(players):
+        await events.execute(event_id, RegisterPlayer(f"player {n}", f"token {n}"))
+    return event_id, create
+
+
+async def types(store: EventStore, stream_id: str) -> list[str]:
+    return [e.type for e in await store.read_stream(stream_id)]
+
+
+async def test_a_round_opens_its_tables_with_the_shared_deals(pool: asyncpg.Pool) -> None:
+    """E5: every table of the round dealt deal 1 from the round's first seed, seat 0 dealing;
+    the tables are private, clocked, listed in event_tables, every seat taken."""
+    events = events_of(pool)
+    event_id, create = await new_event(events, 7)
+    done = await events.start_round(event_id, 1)
+    assert isinstance(done.events[0], RoundStarted)
+    expected = deal_from_seed(create.round_seeds[0][0], Seat.NORTH)
+    for table_no in (1, 2):
+        stream = table_id(event_id, 1, table_no)
+        decoded = [TABLE_CODEC.from_stored(e) for e in await events.store.read_stream(stream)]
+        created = decoded[0]
+        assert isinstance(created, TableCreated)
+        assert created.commitments == tuple(
+            hashlib.sha256(s).hexdigest() for s in create.round_seeds[0]
+        )
+        assert created.visibility is Visibility.PRIVATE and created.turn_seconds == 60
+        (dealt,) = [e for e in decoded if isinstance(e, DealDealt)]
+        assert dealt.hands == expected and dealt.dealer is Seat.NORTH
+        row = await pool.fetchrow(
+            "SELECT event_id, round_no, table_no FROM event_tables WHERE table_id = $1", stream
+        )
+        assert tuple(row) == (event_id, 1, table_no)
+    listed = await pool.fetchval(
+        "SELECT count(*) FROM lobby WHERE public AND stream_id LIKE $1", f"{event_id}%"
+    )
+    assert listed == 0
+
+
+async def test_two_processes_start_a_round_once(pool: asyncpg.Pool) -> None:
+    """Two service processes start round 1 at once: one RoundStarted, each table opened
+    and seated once; both answer with the round started."""
+    first, second = events_of(pool), events_of(pool)
+    event_id, _ = await new_event(first, 8)
+    results = await asyncio.gather(first.start_round(event_id, 1), second.start_round(event_id, 1))
+    assert sorted(r.duplicate for r in results) == [False, True]
+    assert (await types(first.store, event_id)).count("round_started") == 1
+    for table_no in (1, 2):
+        kinds = await types(first.store, table_id(event_id, 1, table_no))
+        assert (kinds.count("table_created"), kinds.count("seat_taken")) == (1, 4)
+
+
+async def test_opening_a_round_again_completes_it_and_writes_nothing_twice(
+    pool: asyncpg.Pool,
+) -> None:
+    """A process that died after starting the round: opening it again opens the tables;
+    once more writes nothing."""
+    events = events_of(pool)
+    event_id, _ = await new_event(events, 5)
+    started = await events.execute(event_id, StartRound(1))
+    assert await events.store.stream_version(table_id(event_id, 1, 1)) == 0
+    _, nothing = await events.standings(event_id)  # no table yet: nothing counts
+    assert nothing.public_deals == (0,) and all(line.deals == 0 for line in nothing.lines)
+    await events.open_round(event_id, started.state, 1)
+    versions = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
+    assert all(v > 5 for v in versions)  # created, four seats, the session and deal 1
+    await events.open_round(event_id, started.state, 1)
+    again = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
+    assert again == versions
+
+
+async def test_a_rejected_command_leaves_the_log_untouched(pool: asyncpg.Pool) -> None:
+    events = events_of(pool)
+    event_id, _ = await new_event(events, 2)
+    before = await events.store.stream_version(event_id)
+    with pytest.raises(DomainError) as caught:
+        await events.execute(event_id, RegisterPlayer("PLAYER 1 ", "x"))
+    assert (caught.value.code, caught.value.rule) == ("name_taken", "E2.1")
+    assert await events.store.stream_version(event_id) == before
+    with pytest.raises(PermissionError):
+        await events.execute(event_id, RegisterPlayer("new", "x"), check=refuse)
+    assert await events.store.stream_version(event_id) == before
+    assert (await events.notice_ends(event_id)).version == before  # no round runs
+    with pytest.raises(EventNotFound):
+        await events.load(secrets.token_hex(16))
+
+
+def refuse(state: EventState) -> None:
+    raise PermissionError("not the director")
+
+
+async def test_racing_registrations_are_all_numbered_once(pool: asyncpg.Pool) -> None:
+    """Two processes register twelve players at once: every append that lost the race
+    (`ConcurrencyConflict`) is decided again, each player gets its own number."""
+    first, second = events_of(pool), events_of(pool)
+    event_id, _ = await new_event(first, 0)
+    await asyncio.gather(
+        *(
+            (first, second)[n % 2].execute(event_id, RegisterPlayer(f"p{n}", f"t{n}"))
+            for n in range(12)
+        )
+    )
+    state = (await first.load(event_id)).state
+    assert sorted(p.name for p in state.players) == sorted(f"p{n}" for n in range(12))
+
+
+async def play_deals(tables: Tables, stream: str, deals: int, rng: random.Random) -> None:
+    """Play the table's next ``deals`` deals at random, command by command."""
+    scored = 0
+    while scored < deals:
+        deal = (await tables.load(stream)).state.session.deal
+        assert deal is not None
+        command = next_command(deal, rng)
+        assert command is not None
+        done = await tables.execute(stream, command)
+        scored += sum(isinstance(e, DealScored) for e in done.events)
+
+
+async def entries(store: EventStore, stream: str) -> list[tuple[int, ...]]:
+    """The scoresheet entries of the table's scored deals, read from its log."""
+    decoded = [TABLE_CODEC.from_stored(e) for e in await store.read_stream(stream)]
+    return [e.score.entries for e in decoded if isinstance(e, DealScored)]
+
+
+async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
+    pool: asyncpg.Pool,
+) -> None:
+    """E4.2, E4.3, E6: both tables abandoned after deal 1 (T4.2); two processes notice it,
+    the stream records each end and the round's once; the standings come from the tables'
+    logs: each player's entry of deal 1, and the entry minus the other table's."""
+    first, second = events_of(pool), events_of(pool)
+    event_id, _ = await new_event(first, 8, rounds=1)
+    state = (await first.start_round(event_id, 1)).state
+    for table_no in (1, 2):
+        stream = table_id(event_id, 1, table_no)
+        await play_deals(first.tables, stream, 1, random.Random(table_no))
+        await first.tables.execute(stream, AbandonSession())
+    await asyncio.gather(first.notice_ends(event_id), second.notice_ends(event_id))
+    decoded = [CODEC.from_stored(e) for e in await first.store.read_stream(event_id)]
+    created = decoded[0]
+    assert isinstance(created, EventCreated)
+    ends = sorted(decoded[-4:-2], key=lambda e: getattr(e, "table_no", 0))
+    assert ends == [TableEnded(1, 1, 1, True), TableEnded(1, 2, 1, True)]
+    assert decoded[-2:] == [RoundEnded(1), EventFinished(1, created.seating_seed)]
+    sheets = [await entries(first.store, table_id(event_id, 1, t)) for t in (1, 2)]
+    loaded, result = await second.standings(event_id)
+    assert loaded.state.finished
+    lines = {line.player: line for line in result.lines}
+    for t, seats in enumerate(state.seatings[0]):
+        for seat, player in enumerate(seats):
+            assert player is not None
+            (entry,) = (row[seat] for row in sheets[t])
+            other = sheets[1 - t][0][seat]
+            assert (lines[player].total, lines[player].duplicate) == (entry, entry - other)
+    with pytest.raises(DomainError):
+        await first.execute(event_id, EndTable(1, 1, 1, True))
+
+
+async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool) -> None:
+    events = events_of(pool)
+    event_id, _ = await new_event(events, 4, rounds=1)
+    await events.start_round(event_id, 1)
+    stream = table_id(event_id, 1, 1)
+    await play_deals(events.tables, stream, 1, random.Random(7))
+    computed = await events.project_standings(event_id)
+    assert await events.stored_standings(event_id) == computed
+    assert sum(line.total for line in computed.lines) == 0 and computed.public_deals == (1,)
+    await pool.execute("DELETE FROM event_standings")
+    assert await events.stored_standings(event_id) is None
+    assert event_id in await rebuild_standings(events)
+    assert await events.stored_standings(event_id) == computed

@@ -1,0 +1,221 @@
+"""Events through the live service (E1-E6): creating, registering, starting rounds, where a
+player plays, the standings; every bad input of issue 19 answered with its code and E-rule
+id, the event's log untouched; idempotent POSTs; two processes starting a round once.
+
+Expectations come from the issue and the rules' text (E1-E6 in `domain.event`), not from
+the routes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import asyncpg
+import httpx
+import pytest
+
+from service.app import create_app
+from service.tools.client import DokoClient, EventClient, EventPlayer, ProblemError
+from tests.service.conftest import serve, settings
+
+NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
+
+
+async def count(pool: asyncpg.Pool, stream_id: str) -> int:
+    found: int = await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1", stream_id)
+    return found
+
+
+@asynccontextmanager
+async def unchanged(pool: asyncpg.Pool, event: EventClient) -> AsyncIterator[None]:
+    """The block writes nothing to the event's stream."""
+    before = await count(pool, event.event_id)
+    yield
+    assert await count(pool, event.event_id) == before
+
+
+async def refused(call: object) -> tuple[int, str | None, str | None]:
+    """The problem a call is answered with: status, code, rule."""
+    with pytest.raises(ProblemError) as error:
+        await call  # type: ignore[misc]
+    return error.value.status, error.value.code, error.value.rule
+
+
+async def registered(event: EventClient, count: int) -> list[EventPlayer]:
+    return [await event.register(name) for name in NAMES[:count]]
+
+
+async def test_a_round_seats_every_player_with_the_same_cards_in_the_same_seats(
+    api: DokoClient,
+) -> None:
+    """E2, E3.1, E5.1, E5.2: eight players register, round 1 is drawn into two tables; each
+    player's credential finds their table and seat and is that seat's token there; seat s
+    holds the same hand at both tables."""
+    event = await api.create_event("Club night", rounds=2, turn_seconds=60)
+    players = await registered(event, 8)
+    assert [p.player for p in players] == list(range(8))
+    before = await players[0].table()
+    assert (before.round_no, before.table_id, before.status) == (0, None, "registering")
+    started = await event.start_round(1)
+    tables = started.event.played[0].tables
+    assert len(tables) == 2 and not started.event.played[0].ended
+    seated = sorted(s.player for t in tables for s in t.seats if s.player is not None)
+    assert seated == list(range(8)), "every player exactly once (E3.1)"
+    hands: dict[tuple[int, int], list[str]] = {}
+    for player in players:
+        where = await player.table()
+        assert where.round_no == 1 and where.table_no is not None and where.seat is not None
+        row = tables[where.table_no - 1]
+        assert row.seats[where.seat].player == player.player
+        view = await (await player.seat()).view()
+        assert view.viewer == where.seat and view.turn_seconds == 60
+        assert view.deal is not None and view.deal.deal_no == 1 and view.deal.dealer == 0
+        hands[(where.table_no, where.seat)] = sorted(view.deal.hand)
+    for seat in range(4):
+        assert hands[(1, seat)] == hands[(2, seat)], f"seat {seat} holds the same cards (E5.1)"
+    shown = await event.view()
+    assert [p.name for p in shown.players] == list(NAMES)
+    assert shown.status == "playing" and len(shown.commitments) == 2
+    assert all(len(c) == 12 for c in shown.commitments) and shown.seating_seed is None
+
+
+async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
+    api: DokoClient,
+) -> None:
+    """E3.4, E6: six players sit at two tables with a bot each; the standings list the six
+    players only, before any deal counts all at 0."""
+    event = await api.create_event("Six", rounds=1, method="placement_points")
+    await registered(event, 6)
+    started = await event.start_round(1)
+    bots = [s for t in started.event.played[0].tables for s in t.seats if s.player is None]
+    assert len(bots) == 2 and all(s.seat == 3 for s in bots)
+    standings = await event.standings()
+    assert standings.method == "placement_points"
+    assert sorted(line.player for line in standings.lines) == list(range(6))
+    assert all((line.total, line.placement, line.deals) == (0, 0, 0) for line in standings.lines)
+    assert (await event.standings(method="duplicate")).method == "duplicate"
+
+
+async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """Issue 19's list of bad input, each refused with its stable code and E-rule id."""
+    bad = await refused(api.create_event("Elo night", method="elo"))
+    assert bad == (400, "unknown_standings_method", "E1.1")
+    event = await api.create_event("Bad input", rounds=2)
+    async with unchanged(pool, event):
+        assert await refused(event.start_round(1)) == (409, "no_players", "E4.1")
+    players = await registered(event, 5)
+    async with unchanged(pool, event):
+        assert await refused(event.register(" anna ")) == (409, "name_taken", "E2.1")
+        assert await refused(event.register("   ")) == (400, "invalid_player_name", "E2.1")
+        twice = [[0, 1, 2, 3], [3, None, None, None]]
+        assert await refused(event.start_round(1, twice)) == (409, "seated_twice", "E3.3")
+        left_out = [[0, 1, 2, 3], [None, None, None, None]]
+        assert (await refused(event.start_round(1, left_out)))[1:] == ("invalid_seating", "E3.3")
+        out = [[0, 1, 2, None], [3, None, None, None]]
+        assert await refused(event.start_round(1, out)) == (409, "left_out", "E3.3")
+        nobody = [[0, 1, 2, 3], [4, 9, None, None]]
+        assert await refused(event.start_round(1, nobody)) == (409, "unknown_player", "E3.3")
+        assert await refused(event.start_round(2)) == (409, "round_not_next", "E4.1")
+        assert await refused(event.standings(method="elo")) == (
+            400,
+            "unknown_standings_method",
+            "E1.1",
+        )
+        stranger = api.event(event.event_id)
+        assert (await refused(stranger.start_round(1)))[:2] == (401, "unauthorized")
+        as_player = api.event(event.event_id)
+        as_player.host_token = players[0].token
+        assert (await refused(as_player.start_round(1)))[:2] == (401, "unauthorized")
+        unknown = api.event(uuid.uuid4().hex)
+        assert (await refused(unknown.view()))[:2] == (404, "event_not_found")
+        assert (await refused(unknown.register("Zoe")))[:2] == (404, "event_not_found")
+        impostor = EventPlayer(event, 0, "Anna", "not-a-credential-of-this-event")
+        assert (await refused(impostor.table()))[:2] == (401, "unauthorized")
+    by_hand = [[4, 3, 2, 1], [0, None, None, None]]
+    started = await event.start_round(1, by_hand)
+    assert [[s.player for s in t.seats] for t in started.event.played[0].tables] == by_hand
+    async with unchanged(pool, event):
+        assert await refused(event.start_round(2)) == (409, "round_running", "E4.1")
+        assert await refused(event.register("Zoe")) == (409, "registration_closed", "E2.2")
+        assert await refused(event.compare(1, 1)) == (409, "deal_not_public", "E5.3")
+        assert await refused(event.compare(2, 1)) == (409, "deal_not_public", "E5.3")
+    again = await event.start_round(1)
+    assert again.version == started.version, "starting a started round answers as it did"
+
+
+async def test_a_private_event_takes_its_invitation_or_the_director(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """E2.1, T1.1 as for tables: a private event registers with its invitation code or by
+    the director; to a stranger it does not exist."""
+    event = await api.create_event("Closed club", visibility="private")
+    assert event.invitation is not None
+    stranger = api.event(event.event_id)
+    async with unchanged(pool, event):
+        assert (await refused(stranger.view()))[:2] == (404, "event_not_found")
+        assert (await refused(stranger.register("Zoe")))[:2] == (404, "event_not_found")
+        wrong = api.event(event.event_id, invitation="wrong-code")
+        assert (await refused(wrong.register("Zoe")))[:2] == (404, "event_not_found")
+    invited = api.event(event.event_id, invitation=event.invitation)
+    anna = await invited.register("Anna")
+    by_director = await event.register("Ben", by_director=True)
+    async with unchanged(pool, event):
+        as_anna = api.event(event.event_id, invitation="wrong-code")
+        as_anna.host_token = anna.token
+        assert (await refused(as_anna.register("Zoe", by_director=True)))[:2] == (
+            401,
+            "invitation_required",
+        )
+    shown = await event.view(token=anna.token)
+    assert [(p.name, p.by_director) for p in shown.players] == [("Anna", False), ("Ben", True)]
+    assert by_director.player == 1
+
+
+async def test_a_retried_post_with_its_key_draws_the_same_credentials_once(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """Idempotency-Key (service.edge.idempotency, service.edge.draws): the same request again
+    answers the first answer and writes nothing."""
+    key = uuid.uuid4().hex
+    first = await api.create_event("Keyed", idempotency_key=key)
+    second = await api.create_event("Keyed", idempotency_key=key)
+    assert (second.event_id, second.host_token) == (first.event_id, first.host_token)
+    assert await count(pool, first.event_id) == 1
+    player_key = uuid.uuid4().hex
+    anna = await first.register("Anna", idempotency_key=player_key)
+    again = await first.register("Anna", idempotency_key=player_key)
+    assert (again.player, again.token) == (anna.player, anna.token)
+    assert await count(pool, first.event_id) == 2
+
+
+async def test_two_processes_start_a_round_once(db_url: str, pool: asyncpg.Pool) -> None:
+    """E4.1 with several service processes: the director's start reaches both at once;
+    one round_started is written, both answer it, every table is opened once."""
+    async with (
+        serve(create_app(settings(db_url))) as first_url,
+        serve(create_app(settings(db_url))) as second_url,
+        httpx.AsyncClient(base_url=first_url, timeout=20) as first_http,
+        httpx.AsyncClient(base_url=second_url, timeout=20) as second_http,
+    ):
+        first = await DokoClient(first_http).create_event("Two processes", rounds=1)
+        await registered(first, 7)
+        second = DokoClient(second_http).event(first.event_id)
+        second.host_token = first.host_token
+        answers = await asyncio.gather(first.start_round(1), second.start_round(1))
+    assert answers[0].version == answers[1].version
+    types = await pool.fetch(
+        "SELECT type FROM events WHERE stream_id = $1 ORDER BY version", first.event_id
+    )
+    assert [t["type"] for t in types].count("round_started") == 1
+    for table in answers[0].event.played[0].tables:
+        opened = await pool.fetch(
+            "SELECT type FROM events WHERE stream_id = $1 AND type IN "
+            "('table_created', 'seat_taken')",
+            table.table_id,
+        )
+        assert sorted(r["type"] for r in opened) == ["seat_taken"] * 4 + ["table_created"]
