@@ -24,6 +24,7 @@ const state = {
   mine: heldEvent(event),
   view: null, // the event (getEvent)
   where: null, // the player's table now (getPlayerTable)
+  seated: null, // the table whose seat the player's credential opens already (its view answered)
   standings: null,
   problem: null,
   rules: {},
@@ -31,7 +32,7 @@ const state = {
   tickets: false, // whether the API opens an event's stream with a ticket (a private event's)
   connection: 'connecting',
   registered: [], // the players the director registered on this page: {name, link}
-  confirming: false, // the director clicked "start round" once
+  confirming: null, // the director's command waiting for a "yes": 'start', or 'abandon-<table>'
   sending: false,
   copied: '',
 };
@@ -82,6 +83,7 @@ async function refresh({ standings = false } = {}) {
       if (ranked) state.standings = ranked.data;
       if (state.where) holdEvent(event, { player: state.where.player, name: state.where.name });
       state.mine = heldEvent(event);
+      await seatOpens();
     } while (again);
   } catch (error) {
     state.problem = problemOf(error);
@@ -89,6 +91,25 @@ async function refresh({ standings = false } = {}) {
     refreshing = false;
   }
   render();
+}
+
+/** How long to wait before asking again whether the player's new table is open. */
+const OPENING_MS = 1000;
+let opening = null;
+/** Whether the seat of the player's table now opens with their credential: the round's
+ * tables are opened (and seated) just after the round starts, so the page offers the seat
+ * once its view answers, and asks again a moment later until it does. */
+async function seatOpens() {
+  const where = state.where;
+  if (!where?.table_id || state.seated === where.table_id) return;
+  try {
+    await call('GET', `/tables/${encodeURIComponent(where.table_id)}/seats/${where.seat}`, { token: state.mine.token });
+    state.seated = where.table_id;
+  } catch (error) {
+    if (![401, 403, 404].includes(error.status)) throw error;
+    clearTimeout(opening);
+    opening = setTimeout(refresh, OPENING_MS);
+  }
 }
 
 /** Register under a name (E2.1), with the invitation code a private event's link brought;
@@ -112,7 +133,7 @@ const registerFor = (name) => command(async () => {
 
 /** The director starts round `round` (E4.1): the answer is the event after it. */
 const startRound = (round) => command(async () => {
-  state.confirming = false;
+  state.confirming = null;
   state.view = (await call('POST', eventPath(event, '/rounds'), { token: state.mine.host, body: { round_no: round } })).data.event;
   await refresh();
 });
@@ -201,7 +222,9 @@ function yourTable(view) {
   const where = state.where;
   const name = state.mine.name ?? '';
   let now;
-  if (where?.table_id) {
+  if (where?.table_id && state.seated !== where.table_id) {
+    now = h('p', { id: 'opening' }, t('you.opening', { round: where.round_no, table: where.table_no }));
+  } else if (where?.table_id) {
     now = [
       h('p', {}, t('you.table', { round: where.round_no, table: where.table_no, seat: where.seat })),
       h('p', {}, button('to-seat', t('you.go'), () => toTable(where.table_id, { seat: where.seat, token: state.mine.token }))),
@@ -248,21 +271,35 @@ function startButton(view) {
     return h('p', { id: 'start' }, button('start', label, null, { disabled: true, 'aria-describedby': 'start-why' }), ' ',
       h('span', { id: 'start-why', 'data-reason': next.reason }, t(next.reason), ' ', rule(next.rule, state.rules, false)));
   }
-  if (!state.confirming) {
-    return h('p', { id: 'start' }, button('start', label, () => {
-      state.confirming = true;
+  return h('p', { id: 'start' }, confirmable('start', label, t('director.sure', { round: next.round }), t('director.yes'), () => startRound(next.round)),
+    ' ', next.round === 1 && state.confirming !== 'start' ? h('small', {}, t('director.closes'), ' ', rule('E2.2', state.rules, false)) : null);
+}
+
+/** A command of the director's that waits for a "yes" first (it cannot be taken back). */
+function confirmable(key, label, question, yes, run, extra = {}) {
+  if (state.confirming !== key) {
+    return button(key, label, () => {
+      state.confirming = key;
       render();
-      document.querySelector('[data-key="start-yes"]')?.focus();
-    }), ' ', next.round === 1 ? h('small', {}, t('director.closes'), ' ', rule('E2.2', state.rules, false)) : null);
+      document.querySelector(`[data-key="${key}-yes"]`)?.focus();
+    }, extra);
   }
-  return h('p', { id: 'start', class: 'confirm', role: 'group', 'aria-label': t('director.sure', { round: next.round }) },
-    h('span', {}, t('director.sure', { round: next.round }), ' '),
-    button('start-yes', t('director.yes'), () => startRound(next.round)), ' ',
-    button('start-no', t('confirm.no'), () => {
-      state.confirming = false;
+  return h('span', { class: 'confirm', role: 'group', 'aria-label': question },
+    h('span', {}, question, ' '),
+    button(`${key}-yes`, yes, run), ' ',
+    button(`${key}-no`, t('confirm.no'), () => {
+      state.confirming = null;
       render();
     }));
 }
+
+/** The director abandons a table of the running round (E4.2, T4.2: the event's host token is
+ * the table's host): its scored deals count, the rest do not. */
+const abandon = (table) => command(async () => {
+  state.confirming = null;
+  await call('POST', `/tables/${encodeURIComponent(table)}/abandon`, { token: state.mine.host });
+  await refresh();
+});
 
 /** The director's part: the link to share, registering by hand, the next round. */
 function directing(view) {
@@ -307,8 +344,11 @@ function tableLine(table) {
   h('p', {}, h('strong', {}, t('rounds.table', { table: table.table_no })), ': ',
     table.seats.map((s) => (given(s.player) ? s.name : t('rounds.bot'))).join(', '), h('br'),
     h('span', { class: 'progress' }, progress), table.abandoned ? [' ', rule('T4.2', state.rules, false)] : null),
-  director() ? button(`table-${table.table_id}`, t('rounds.open'), () => toTable(table.table_id, { host: state.mine.host }),
-    { 'aria-label': t('rounds.open_label', { table: table.table_no }) }) : null);
+  director() ? h('p', { class: 'vacate' },
+    button(`table-${table.table_id}`, t('rounds.open'), () => toTable(table.table_id, { host: state.mine.host }),
+      { 'aria-label': t('rounds.open_label', { table: table.table_no }) }),
+    table.over ? null : confirmable(`abandon-${table.table_id}`, t('rounds.abandon'), t('rounds.abandon_question', { table: table.table_no }),
+      t('host.abandon_yes'), () => abandon(table.table_id), { 'aria-label': t('rounds.abandon_label', { table: table.table_no }) })) : null);
 }
 
 function rounds(view) {

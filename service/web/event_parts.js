@@ -91,7 +91,7 @@ export function standingsPanel(standings, rules) {
     h('h2', { id: 'standings-h' }, t('standings.heading')),
     h('p', {}, t('standings.method', { method: term('method', standings.method) }), ' ', rule(SCORES[standings.method]?.[1] ?? 'E6', rules, false),
       '. ', t('standings.tie_break'), ' ', rule('E6.4', rules)),
-    standings.lines.length ? h('div', { class: 'scroll' }, h('table', { class: 'standings' },
+    standings.lines.length ? h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-labelledby': 'standings-h' }, h('table', { class: 'standings' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, t('standings.rank')), h('th', { scope: 'col' }, t('standings.player')),
         columns.map(({ score }) => h('th', { scope: 'col', class: score === ranked ? 'ranked' : null }, t(`standings.${score}`))),
@@ -108,7 +108,7 @@ export function standingsPanel(standings, rules) {
       deals: standings.public_deals.map((n, r) => t('standings.round_deals', { round: r + 1, count: n })).join(', ') || '–',
       rounds: standings.rounds_ended,
     }), ' ', rule('E6.5', rules, false)),
-    standings.abandoned.length ? h('p', { id: 'abandoned' }, t('standings.abandoned', {
+    standings.abandoned.length ? h('p', { id: 'abandoned', 'data-tables': standings.abandoned.map((a) => `${a.round_no}/${a.table_no}`).join(' ') }, t('standings.abandoned', {
       tables: standings.abandoned.map((a) => t('standings.abandoned_table', { round: a.round_no, table: a.table_no, count: a.deals })).join('; '),
     }), ' ', rule('T4.2', rules, false)) : null);
 }

@@ -218,7 +218,7 @@ async def test_the_pages_are_not_part_of_the_api(api: Any) -> None:
     """The served OpenAPI document (and so the committed one, which a test keeps equal)
     has no page, and the API's own paths still answer as the API."""
     document = (await api.http.get("/schema/openapi.json")).json()
-    api_paths = ("/tables", "/feed", "/health", "/.well-known/")
+    api_paths = ("/tables", "/events", "/feed", "/health", "/.well-known/")
     assert all(p.startswith(api_paths) for p in document["paths"])
     created = await api.http.post("/tables", json={"name": "pages", "visibility": "public"})
     assert created.status_code == 201
