@@ -29,7 +29,8 @@ The event rules (the platform's house rules around tables, as T1-T4 are around o
   closes when round 1 starts.
 - E3 Seating (`domain.seating`): E3.1 round 1 by lot from the seating seed, E3.2 later
   rounds avoiding repeat opponents, E3.3 or as the director seats the round by hand before
-  it starts, E3.4 bots fill the tables' empty seats and never enter the standings.
+  it starts (also while the round before it runs), E3.4 bots fill the tables' empty seats
+  and never enter the standings.
 - E4 Rounds. E4.1 The director starts the rounds in order (1, 2, ...): not while one runs,
   not before anyone registered, not once the event is finished. E4.2 Each table of the
   running round ends once: finished (all 12 deals scored) or abandoned by the director
@@ -58,6 +59,7 @@ import msgspec
 from domain import seating
 from domain.dealing import SEED_BYTES, commitment, validate_preset
 from domain.errors import DomainError, PhaseClosed
+from domain.replay import Aggregate
 from domain.seating import Seating
 from domain.seats import SEATS, Seat
 from domain.session import DEALS
@@ -443,8 +445,6 @@ def _register(state: EventState, command: RegisterPlayer) -> PlayerRegistered:
 
 def _next_round(state: EventState, created: EventCreated, round_no: int) -> None:
     """E4.1: round ``round_no`` is the next one, and there is one."""
-    if state.running:
-        raise RoundRunning(f"round {state.round_no} is running", rule="E4.1")
     if not round_no == state.round_no + 1 <= created.rounds:
         raise RoundNotNext(
             f"the next round is {state.round_no + 1} of {created.rounds}, not {round_no}",
@@ -455,7 +455,8 @@ def _next_round(state: EventState, created: EventCreated, round_no: int) -> None
 
 
 def _seat_round(state: EventState, created: EventCreated, command: SeatRound) -> RoundSeated:
-    """E3.3: the director seats the next round by hand, every player exactly once."""
+    """E3.3: the director seats the next round by hand (also while the round before it
+    runs), every player exactly once."""
     _next_round(state, created, command.round_no)
     return RoundSeated(command.round_no, seating.validate(command.seating, len(state.players)))
 
@@ -463,6 +464,8 @@ def _seat_round(state: EventState, created: EventCreated, command: SeatRound) ->
 def _start(state: EventState, created: EventCreated, command: StartRound) -> RoundStarted:
     """E4.1: the next round starts, seated by hand (checked again: players may have
     registered since, E3.3) or by rule (E3.1, E3.2)."""
+    if state.running:
+        raise RoundRunning(f"round {state.round_no} is running", rule="E4.1")
     _next_round(state, created, command.round_no)
     if state.by_hand is not None:
         return RoundStarted(
@@ -535,6 +538,40 @@ def fold(events: Sequence[EventEvent], state: EventState | None = None) -> Event
     for event in events:
         state = evolve(state, event)
     return state
+
+
+def command_of(event: EventEvent) -> EventCommand | None:
+    """The command a recorded event answers, for the audit's replay (`domain.replay`); None
+    for `RoundEnded`, which follows a table's end. A lone `EventFinished` is the
+    director's; one that follows a table's end is that command's."""
+    if isinstance(event, EventCreated):
+        return CreateEvent(
+            name=event.name,
+            rounds=event.rounds,
+            host_token_hash=event.host_token_hash,
+            seating_seed=bytes.fromhex(event.seating_seed),
+            round_seeds=tuple(tuple(bytes.fromhex(s) for s in r) for r in event.round_seeds),
+            presets=event.presets,
+            visibility=event.visibility,
+            invitation_hash=event.invitation_hash,
+            turn_seconds=event.turn_seconds,
+            method=event.method,
+        )
+    if isinstance(event, PlayerRegistered):
+        return RegisterPlayer(event.name, event.token_hash, event.by_director)
+    if isinstance(event, RoundSeated):
+        return SeatRound(event.round_no, event.seating)
+    if isinstance(event, RoundStarted):
+        return StartRound(event.round_no)
+    if isinstance(event, TableEnded):
+        return EndTable(event.round_no, event.table_no, event.deals, event.abandoned)
+    if isinstance(event, EventFinished):
+        return FinishEvent()
+    return None
+
+
+EVENT = Aggregate(EventState(), decide, evolve, command_of)
+"""The event aggregate, for the audit's replay (`domain.replay.replay`)."""
 
 
 def table_name(created: EventCreated, round_no: int, table_no: int) -> str:

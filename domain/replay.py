@@ -41,18 +41,6 @@ class ReplayMismatch(DomainError):
 S = TypeVar("S")
 
 
-class Aggregate(NamedTuple, Generic[S]):
-    """An aggregate's empty state and its decide and evolve functions."""
-
-    initial: S
-    decide: Callable[[S, Any], tuple[Any, ...]]
-    evolve: Callable[[S, Any], S]
-
-
-SESSION = Aggregate(session.SessionState(), session.decide, session.evolve)
-TABLE = Aggregate(table.TableState(), table.decide, table.evolve)
-
-
 class Replay(msgspec.Struct, Generic[S], frozen=True):
     """The outcome of an audit replay: ``valid`` events were confirmed before ``error``."""
 
@@ -120,16 +108,30 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
     return None
 
 
+class Aggregate(NamedTuple, Generic[S]):
+    """An aggregate's empty state, its decide and evolve functions, and the command that a
+    recorded event answers (None for an event derived from another's command)."""
+
+    initial: S
+    decide: Callable[[S, Any], tuple[Any, ...]]
+    evolve: Callable[[S, Any], S]
+    command_of: Callable[[Any], Any | None] = command_of
+
+
+SESSION = Aggregate(session.SessionState(), session.decide, session.evolve)
+TABLE = Aggregate(table.TableState(), table.decide, table.evolve)
+
+
 def replay(events: Sequence[Any], aggregate: Aggregate[S] = SESSION) -> Replay[S]:  # type: ignore[assignment]
     """Re-run the rules over stored events; stop at the first event they do not produce.
 
-    ``aggregate`` is `SESSION` for a bare session's events or `TABLE` for a
-    table's whole stream.
+    ``aggregate`` is `SESSION` for a bare session's events, `TABLE` for a table's whole
+    stream, or another aggregate's (`domain.event.EVENT`).
     """
     state = aggregate.initial
     i = 0
     while i < len(events):
-        command = command_of(events[i])
+        command = aggregate.command_of(events[i])
         if command is None:
             return Replay(state, i, _mismatch(i, events[i], "an action"))
         try:

@@ -18,7 +18,8 @@ player's number (0-based, in the order of registration, E2) or None for a server
   exchange (tables, then seats, in order). The result: no exchange of two players lowers
   its repeats (whenever a seating without repeats exists that the first filling finds, as
   for 16 players after one round, it has none).
-- E3.3 The director may seat a round by hand before it starts (`validate`): the tables
+- E3.3 The director may seat a round by hand before it starts, also while the round before
+  it runs (`validate`): the tables
   `table_count` gives, four seats each, every player exactly once (nobody twice, nobody
   left out), at least one player at every table.
 - E3.4 A round has ``ceil(n / 4)`` tables for ``n`` players; the ``4 * tables - n`` seats

@@ -31,7 +31,8 @@ Rounds, exactly once
 Standings
     `Events.standings` computes them from the event's stream and its tables' logs
     (`domain.standings`); `Events.project_standings` stores them in ``event_standings``
-    (migration 0011), and `rebuild_standings` recomputes every event's row from the log.
+    (migration 0011), and `rebuild_projections` recomputes every event's rows (its tables'
+    and its standings) from the log.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from domain.event import (
     StartRound,
     table_commands,
 )
-from domain.standings import Standings, TableSheet, standings
+from domain.standings import Standings, TableSheet, public_deals, standings
 from domain.table import TableState
 from infra.codec import EventCodec
 from infra.event_store import AppendResult, ConcurrencyConflict, EventStore
@@ -76,6 +77,15 @@ Check = Callable[[EventState], None]
 def table_id(event_id: str, round_no: int, table_no: int) -> str:
     """The stream of table ``table_no`` of round ``round_no`` of the event."""
     return f"{event_id}-r{round_no}t{table_no}"
+
+
+class EventTable(msgspec.Struct, frozen=True):
+    """A table's place in an event (``event_tables``): table ``table_no`` of round
+    ``round_no`` of event ``event_id``."""
+
+    event_id: str
+    round_no: int
+    table_no: int
 
 
 class EventNotFound(Exception):
@@ -245,6 +255,19 @@ class Events:
                 found.append(loaded.state)
         return found
 
+    async def table_of(self, stream_id: str) -> EventTable | None:
+        """The event, round and number of a table of an event; None for any other table."""
+        row = await self.pool.fetchrow(
+            "SELECT event_id, round_no, table_no FROM event_tables WHERE table_id = $1", stream_id
+        )
+        return None if row is None else EventTable(row[0], row[1], row[2])
+
+    async def public_deals(self, event_id: str, state: EventState, round_no: int) -> int:
+        """E5.3: how many deals of round ``round_no`` are public now: every table of the round
+        has scored them or is over (and some table scored them). Whoever serves an event
+        table's deal records, replays, verifications or seeds shows none of a later deal."""
+        return public_deals(await self._round_sheets(event_id, state, round_no))
+
     async def notice_ends(self, event_id: str) -> LoadedEvent:
         """E4.2, E4.3: record the end of every table of the running round that is over; the
         event after it."""
@@ -261,14 +284,37 @@ class Events:
                 await self.execute(event_id, command, command_id=key, actor="event")
         return await self.load(event_id)
 
+    async def settle(self, event_id: str) -> LoadedEvent:
+        """Bring the running round up to date with its tables: open and seat those a crash
+        left unopened or half-seated (`open_round`), record the ends of those over
+        (`notice_ends`); the event after it. For the service to call for every event with
+        a running round when it starts, and for a table's event (`table_of`) whenever that
+        table's session ends."""
+        loaded = await self.load(event_id)
+        state = loaded.state
+        if not state.running:
+            return loaded
+        tables = await self.round_tables(event_id, state, state.round_no)
+        if any(t is None or not t.session.started for t in tables):
+            await self.open_round(event_id, state, state.round_no)
+        return await self.notice_ends(event_id)
+
+    async def _round_sheets(
+        self, event_id: str, state: EventState, round_no: int
+    ) -> list[TableSheet | None]:
+        """The scoresheets of the tables of round ``round_no`` (None: not opened)."""
+        tables = await self.round_tables(event_id, state, round_no)
+        return [
+            TableSheet(round_no, n, t.session.sheet, t.over) if t else None
+            for n, t in enumerate(tables, 1)
+        ]
+
     async def sheets(self, event_id: str, state: EventState) -> list[TableSheet]:
         """The scoresheets of every opened table of every round started (`domain.standings`)."""
         sheets: list[TableSheet] = []
         for round_no in range(1, state.round_no + 1):
-            tables = await self.round_tables(event_id, state, round_no)
-            for table_no, at in enumerate(tables, 1):
-                if at is not None:
-                    sheets.append(TableSheet(round_no, table_no, at.session.sheet, at.over))
+            round_sheets = await self._round_sheets(event_id, state, round_no)
+            sheets += [s for s in round_sheets if s is not None]
         return sheets
 
     async def standings(self, event_id: str) -> tuple[LoadedEvent, Standings]:
@@ -301,9 +347,17 @@ async def event_ids(pool: asyncpg.Pool) -> list[str]:
     return [row[0] for row in rows]
 
 
-async def rebuild_standings(events: Events) -> Sequence[str]:
-    """Recompute every event's row of ``event_standings`` from the log; the events' ids."""
+async def rebuild_projections(events: Events) -> Sequence[str]:
+    """Recompute every event's rows of ``event_tables`` and ``event_standings`` from the
+    log; the events' ids."""
     ids = await event_ids(events.pool)
     for event_id in ids:
+        state = (await events.load(event_id)).state
+        rows = [
+            (table_id(event_id, round_no, table_no), event_id, round_no, table_no)
+            for round_no, seating in enumerate(state.seatings, 1)
+            for table_no in range(1, len(seating) + 1)
+        ]
+        await events.pool.executemany(_REGISTER_TABLE, rows)
         await events.project_standings(event_id)
     return ids

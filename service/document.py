@@ -67,6 +67,7 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "getStandings",
             "compareDeal",
             "streamEvent",
+            "verifyEvent",
         ),
     ),
     "keys": ("The deployment's public signing keys (RFC 7517)", ("signingKeys",)),

@@ -7,9 +7,9 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from domain.event import ROUNDS, EventState, EventStatus, StandingsMethod
-from domain.table import TURN_SECONDS, TableState, Visibility
-from infra.events import table_id
+from domain.event import ROUNDS, EventStatus, StandingsMethod
+from domain.event_view import EventView
+from domain.table import TURN_SECONDS, Visibility
 from infra.projections import DealRecord
 from service.dto import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
 
@@ -66,63 +66,27 @@ class StartRoundRequest(msgspec.Struct, forbid_unknown_fields=True):
     seating: list[SeatingTable] | None = None
 
 
-class EventPlayer(msgspec.Struct, frozen=True):
-    """A registered player: number, name, whether the director registered them."""
-
-    player: int
-    name: str
-    by_director: bool
-
-
-class EventSeat(msgspec.Struct, frozen=True):
-    """A seat of an event table: the player on it (null: a bot, E3.4) and their name."""
-
-    seat: SeatNumber
-    player: int | None
-    name: str
-
-
-class EventTable(msgspec.Struct, frozen=True):
-    """A table of a round: its number and id (a private table: its players open it with
-    their event credentials, the director with the host token), its seats, how many deals
-    it has scored, whether it is over and whether the director abandoned it (T4.2)."""
+class TableProgress(msgspec.Struct, frozen=True):
+    """A table of the running round as its log has it now: its number and id (a private
+    table: its players open it with their event credentials, the director with the host
+    token), the deals it has scored, whether it is over (finished or abandoned, T4.2)."""
 
     table_no: int
     table_id: str
-    seats: tuple[EventSeat, ...]
     deals: int
     over: bool
-    abandoned: bool = False
 
 
-class EventRound(msgspec.Struct, frozen=True):
-    """A round started: its seating's tables and whether it has ended (E4.3)."""
-
-    round_no: int
-    ended: bool
-    tables: tuple[EventTable, ...]
-
-
-class EventView(msgspec.Struct, frozen=True):
-    """An event as anyone allowed to see it sees it: its options, the commitments to its
-    chance (E1.2: the seating seed's, revealed with ``seating_seed`` once the event is
-    finished, and every round's 12 deal seeds', none for preset deals), its players, its
-    rounds and their tables' progress. ETag = the event's version."""
+class EventAnswer(msgspec.Struct, frozen=True):
+    """An event: its id, its version (of the event's stream), what anyone allowed to see it
+    sees (`domain.event_view.EventView`: options, commitments, players' names, every round's
+    seating and its tables' ends, the seating seed once finished) and the progress of the
+    running round's tables. Table ``t`` of round ``r`` is ``<event_id>-r<r>t<t>``."""
 
     event_id: str
-    name: str
-    rounds: int
-    visibility: Visibility
-    turn_seconds: int | None
-    method: StandingsMethod
-    status: EventStatus
     version: int
-    seating_commitment: str
-    commitments: tuple[tuple[str, ...], ...]
-    preset: bool
-    players: tuple[EventPlayer, ...]
-    played: tuple[EventRound, ...]
-    seating_seed: str | None = None
+    event: EventView
+    tables: tuple[TableProgress, ...] = ()
 
 
 class EventCreatedResponse(msgspec.Struct, frozen=True):
@@ -131,7 +95,7 @@ class EventCreatedResponse(msgspec.Struct, frozen=True):
 
     event_id: str
     host_token: str
-    event: EventView
+    event: EventAnswer
     invitation: str | None = None
 
 
@@ -167,7 +131,7 @@ class RoundStartedResponse(msgspec.Struct, frozen=True):
 
     round_no: int
     version: int
-    event: EventView
+    event: EventAnswer
 
 
 class TableDeal(msgspec.Struct, frozen=True):
@@ -189,66 +153,3 @@ class DealComparison(msgspec.Struct, frozen=True):
     round_no: int
     deal_no: int
     tables: tuple[TableDeal, ...]
-
-
-Progress = tuple[int, bool, bool]
-"""A table's scored deals, whether it is over, whether it was abandoned."""
-
-
-def table_progress(table: TableState | None) -> Progress:
-    """A table's `Progress` as its log has it (not opened yet: none)."""
-    if table is None:
-        return 0, False, False
-    return len(table.session.sheet), table.over, table.abandoned
-
-
-def seat_infos(state: EventState, seats: tuple[int | None, ...]) -> tuple[EventSeat, ...]:
-    """A table's seats with their players' names (a bot's: ``bot``)."""
-    return tuple(
-        EventSeat(seat, player, "bot" if player is None else state.players[player].name)
-        for seat, player in enumerate(seats)
-    )
-
-
-def render_event(
-    event_id: str, state: EventState, version: int, shown: list[list[Progress]]
-) -> EventView:
-    """The event at ``version``, with the progress of every table of every round started."""
-    created = state.created
-    assert created is not None
-    played = tuple(
-        EventRound(
-            round_no,
-            round_no <= len(state.ended),
-            tuple(
-                EventTable(
-                    table_no,
-                    table_id(event_id, round_no, table_no),
-                    seat_infos(state, seats),
-                    deals,
-                    over,
-                    abandoned,
-                )
-                for table_no, (seats, (deals, over, abandoned)) in enumerate(
-                    zip(seating, progress, strict=True), 1
-                )
-            ),
-        )
-        for round_no, (seating, progress) in enumerate(zip(state.seatings, shown, strict=True), 1)
-    )
-    return EventView(
-        event_id=event_id,
-        name=created.name,
-        rounds=created.rounds,
-        visibility=created.visibility,
-        turn_seconds=created.turn_seconds,
-        method=created.method,
-        status=state.status,
-        version=version,
-        seating_commitment=created.seating_commitment,
-        commitments=created.commitments,
-        preset=bool(created.presets),
-        players=tuple(EventPlayer(n, p.name, p.by_director) for n, p in enumerate(state.players)),
-        played=played,
-        seating_seed=created.seating_seed if state.finished else None,
-    )

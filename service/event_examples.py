@@ -15,10 +15,11 @@ from litestar.openapi.spec import Example
 
 from domain import event
 from domain.event import CreateEvent, EventState, RegisterPlayer, StandingsMethod, StartRound
+from domain.event_view import event_view, player_seat
 from domain.session import DEALS
 from domain.standings import TableSheet, standings
 from service.edge.problems import example_problem
-from service.event_dto import render_event
+from service.event_dto import EventAnswer, TableProgress
 
 EVENT_ID = "7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f"
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz")
@@ -62,16 +63,14 @@ def _examples(summary: str, value: Any) -> list[Example]:
     return [Example(summary=summary, value=msgspec.to_builtins(value))]
 
 
-def _view(state: EventState, version: int) -> Any:
-    shown = [[(len(s.entries), s.over, False) for s in SHEETS]] if state.seatings else []
-    return render_event(EVENT_ID, state, version, shown)
-
-
-def _seat_of(state: EventState, player: int) -> tuple[int, int]:
-    for table_no, seats in enumerate(state.seatings[0], 1):
-        if player in seats:
-            return table_no, seats.index(player)
-    raise AssertionError(player)
+def _view(state: EventState, version: int, sheets: tuple[TableSheet, ...] = SHEETS) -> Any:
+    """The event's answer, its running round's tables having scored ``sheets``."""
+    progress = tuple(
+        TableProgress(s.table_no, f"{EVENT_ID}-r1t{s.table_no}", len(s.entries), s.over)
+        for s in sheets
+        if state.running
+    )
+    return EventAnswer(EVENT_ID, version, event_view(state), progress)
 
 
 CREATED = _examples(
@@ -94,7 +93,8 @@ REGISTERED = _examples(
         "version": 1 + len(NAMES),
     },
 )
-_TABLE_NO, _SEAT = _seat_of(STARTED_STATE, 0)
+_SITS = player_seat(STARTED_STATE, 0)
+assert _SITS is not None
 PLAYER_TABLE = _examples(
     "Anna's table in round 1",
     {
@@ -103,9 +103,9 @@ PLAYER_TABLE = _examples(
         "name": NAMES[0],
         "status": "playing",
         "round_no": 1,
-        "table_id": f"{EVENT_ID}-r1t{_TABLE_NO}",
-        "table_no": _TABLE_NO,
-        "seat": _SEAT,
+        "table_id": f"{EVENT_ID}-r1t{_SITS.table_no}",
+        "table_no": _SITS.table_no,
+        "seat": int(_SITS.seat),
     },
 )
 ROUND_STARTED = _examples(
@@ -113,7 +113,7 @@ ROUND_STARTED = _examples(
     {
         "round_no": 1,
         "version": STARTED_VERSION,
-        "event": render_event(EVENT_ID, STARTED_STATE, STARTED_VERSION, [[(0, False, False)] * 2]),
+        "event": _view(STARTED_STATE, STARTED_VERSION, tuple(TableSheet(1, n, ()) for n in (1, 2))),
     },
 )
 STANDINGS = _examples(
@@ -160,6 +160,12 @@ PROBLEMS = {
     "no_players": example_problem(409, "no_players", "nobody has registered yet", "E4.1"),
     "seated_twice": example_problem(409, "seated_twice", "player 3 is seated twice", "E3.3"),
     "left_out": example_problem(409, "left_out", "players [5] have no seat", "E3.3"),
+    "not_between": example_problem(
+        409,
+        "round_running",
+        "round 1 is running: the event is verified between rounds",
+        "E5.3",
+    ),
     "deal_not_public": example_problem(
         409,
         "deal_not_public",

@@ -28,6 +28,7 @@ from service.edge.conditional import conditional, tag_of
 from service.edge.idempotency import declare
 from service.routes.access import ACCESS_ROUTES
 from service.routes.audit import AUDIT_ROUTES
+from service.routes.event_audit import EVENT_AUDIT_ROUTES
 from service.routes.events import EVENTS_ROUTES
 from service.routes.health import HEALTH_ROUTES
 from service.routes.keys import KEYS_ROUTES
@@ -52,6 +53,7 @@ API_ROUTES: list[ControllerRouterHandler] = [
     *KEYS_ROUTES,
     *STREAMS_ROUTES,
     *EVENTS_ROUTES,
+    *EVENT_AUDIT_ROUTES,
     *HEALTH_ROUTES,
 ]
 """The routes of the API: those the document describes (the pages are not part of it)."""

@@ -66,8 +66,7 @@ class ProblemCode(StrEnum):
     CLOCK_RUNNING = "clock_running"
     TURN_EXPIRED = "turn_expired"
     NOT_AWAY = "not_away"
-    # events (domain.event, domain.seating, E1-E5)
-    EVENT_NOT_FOUND = "event_not_found"
+    # the event's rules (domain.event, domain.seating)
     INVALID_EVENT_OPTION = "invalid_event_option"
     UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
     INVALID_PLAYER_NAME = "invalid_player_name"
@@ -76,15 +75,17 @@ class ProblemCode(StrEnum):
     NO_PLAYERS = "no_players"
     ROUND_NOT_NEXT = "round_not_next"
     ROUND_RUNNING = "round_running"
+    NO_ROUND_RUNNING = "no_round_running"
+    EVENT_OVER = "event_over"
+    UNKNOWN_TABLE = "unknown_table"
+    TABLE_NOT_OVER = "table_not_over"
+    TABLE_ENDED = "table_ended"
+    INVALID_SEATING = "invalid_seating"
+    UNKNOWN_PLAYER = "unknown_player"
     SEATED_TWICE = "seated_twice"
     LEFT_OUT = "left_out"
-    UNKNOWN_PLAYER = "unknown_player"
-    INVALID_SEATING = "invalid_seating"
-    NO_ROUND_RUNNING = "no_round_running"
-    UNKNOWN_TABLE = "unknown_table"
-    TABLE_ENDED = "table_ended"
-    TABLE_NOT_OVER = "table_not_over"
-    EVENT_OVER = "event_over"
+    # events at the service (service.routes.events, service.shared_deals)
+    EVENT_NOT_FOUND = "event_not_found"
     DEAL_NOT_PUBLIC = "deal_not_public"
     # limits and the service's state
     RATE_LIMITED = "rate_limited"
@@ -149,25 +150,28 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.CLOCK_RUNNING: (409, "the turn has not run out yet"),
     C.TURN_EXPIRED: (409, "the turn ran out: the stand-in acted"),
     C.NOT_AWAY: (409, "the seat is not away"),
+    C.INVALID_EVENT_OPTION: (
+        400,
+        "an event option out of its bounds, or chance of the wrong shape",
+    ),
+    C.UNKNOWN_STANDINGS_METHOD: (400, "no such standings method"),
+    C.INVALID_PLAYER_NAME: (409, "a player needs a name"),
+    C.NAME_TAKEN: (409, "another player of the event has this name"),
+    C.REGISTRATION_CLOSED: (409, "round 1 has started: registration is closed"),
+    C.NO_PLAYERS: (409, "nobody has registered yet"),
+    C.ROUND_NOT_NEXT: (409, "rounds start in order: this one is not the next"),
+    C.ROUND_RUNNING: (409, "a round is running"),
+    C.NO_ROUND_RUNNING: (409, "no round is running"),
+    C.EVENT_OVER: (409, "the event is finished"),
+    C.UNKNOWN_TABLE: (409, "the running round has no such table"),
+    C.TABLE_NOT_OVER: (409, "a table ends after its 12 deals, or abandoned before"),
+    C.TABLE_ENDED: (409, "the table's end is recorded already"),
+    C.INVALID_SEATING: (409, "a seating of the wrong tables, or a table without a player"),
+    C.UNKNOWN_PLAYER: (409, "no player has this number"),
+    C.SEATED_TWICE: (409, "the seating seats a player twice"),
+    C.LEFT_OUT: (409, "the seating leaves a player out"),
     C.EVENT_NOT_FOUND: (404, "no such event"),
-    C.INVALID_EVENT_OPTION: (400, "an event option out of its bounds (E1.1)"),
-    C.UNKNOWN_STANDINGS_METHOD: (400, "no standings method has this name (E1.1)"),
-    C.INVALID_PLAYER_NAME: (400, "a player's name is empty (E2.1)"),
-    C.NAME_TAKEN: (409, "another player of the event has this name (E2.1)"),
-    C.REGISTRATION_CLOSED: (409, "round 1 has started: registration is closed (E2.2)"),
-    C.NO_PLAYERS: (409, "nobody has registered yet (E4.1)"),
-    C.ROUND_NOT_NEXT: (409, "rounds start in order: this one is not the next (E4.1)"),
-    C.ROUND_RUNNING: (409, "a round is running (E4.1)"),
-    C.SEATED_TWICE: (409, "a seating seats a player twice (E3.3)"),
-    C.LEFT_OUT: (409, "a seating leaves a player out (E3.3)"),
-    C.UNKNOWN_PLAYER: (409, "the event has no such player (E3.3)"),
-    C.INVALID_SEATING: (409, "a seating with the wrong tables (E3.3, E3.4)"),
-    C.NO_ROUND_RUNNING: (409, "no round is running (E4.2)"),
-    C.UNKNOWN_TABLE: (409, "the running round has no such table (E4.2)"),
-    C.TABLE_ENDED: (409, "the table's end is recorded already (E4.2)"),
-    C.TABLE_NOT_OVER: (409, "the table has not finished (E4.2)"),
-    C.EVENT_OVER: (409, "the event is finished (E4.3)"),
-    C.DEAL_NOT_PUBLIC: (409, "a shared deal stays hidden until every table scored it (E5.3)"),
+    C.DEAL_NOT_PUBLIC: (409, "a shared deal stays hidden until every table of the round scored it"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),

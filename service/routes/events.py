@@ -25,9 +25,9 @@ from domain.event import (
     CreateEvent,
     RegisterPlayer,
     SeatRound,
-    deal_public,
     standings_method,
 )
+from domain.event_view import event_view, player_seat
 from domain.session import DEALS
 from domain.standings import Standings, standings
 from domain.table import Visibility
@@ -49,18 +49,15 @@ from service.event_access import (
 from service.event_dto import (
     CreateEventRequest,
     DealComparison,
+    EventAnswer,
     EventCreatedResponse,
-    EventView,
     PlayerRegisteredResponse,
     PlayerTable,
-    Progress,
     RegisterRequest,
     RoundStartedResponse,
     StartRoundRequest,
     TableDeal,
-    render_event,
-    seat_infos,
-    table_progress,
+    TableProgress,
 )
 from service.event_stream import EventFeed
 from service.routes.shared import (
@@ -71,7 +68,7 @@ from service.routes.shared import (
     success,
 )
 from service.routes.streams import cursor_of
-from service.shared_deals import not_public, progress
+from service.shared_deals import not_public
 from service.streams import sse_messages
 
 EventId = Annotated[
@@ -86,7 +83,7 @@ credential, a private event's invitation code."""
 P = event_examples.PROBLEMS
 
 
-async def _load(request: Request[Any, Any, Any], event_id: str) -> LoadedEvent:
+async def load_event(request: Request[Any, Any, Any], event_id: str) -> LoadedEvent:
     try:
         loaded: LoadedEvent = await services(request).events.load(event_id)
     except EventNotFound:
@@ -103,20 +100,26 @@ def _claimed() -> dict[str, str]:
     return {"command_id": claim.command_id, "fingerprint": claim.fingerprint.hex()}
 
 
-async def event_view(
+async def answer(
     request: Request[Any, Any, Any], event_id: str, loaded: LoadedEvent
-) -> EventView:
-    """The event as anyone allowed to see it sees it, the running round's tables' progress
-    as their logs have it now."""
+) -> EventAnswer:
+    """The event as anyone allowed to see it sees it (`domain.event_view`), with its running
+    round's tables' progress as their logs have it now."""
     state = loaded.state
-    shown: list[list[Progress]] = []
-    for round_no in range(1, state.round_no + 1):
-        if round_no <= len(state.ended):
-            shown.append([(e.deals, True, e.abandoned) for e in state.ended[round_no - 1]])
-        else:
-            tables = await services(request).events.round_tables(event_id, state, round_no)
-            shown.append([table_progress(t) for t in tables])
-    return render_event(event_id, state, loaded.version, shown)
+    progress: tuple[TableProgress, ...] = ()
+    if state.running:
+        round_no = state.round_no
+        tables = await services(request).events.round_tables(event_id, state, round_no)
+        progress = tuple(
+            TableProgress(
+                n,
+                table_id(event_id, round_no, n),
+                len(t.session.sheet) if t else 0,
+                t.over if t else False,
+            )
+            for n, t in enumerate(tables, 1)
+        )
+    return EventAnswer(event_id, loaded.version, event_view(state), progress)
 
 
 @post(
@@ -164,7 +167,7 @@ async def create_event(
     )
     event_id = fresh_id()
     done = await services(request).events.execute(event_id, command, actor="director", **_claimed())
-    view = await event_view(request, event_id, LoadedEvent(done.state, done.version))
+    view = await answer(request, event_id, LoadedEvent(done.state, done.version))
     return EventCreatedResponse(event_id, host, view, invitation)
 
 
@@ -179,14 +182,14 @@ async def create_event(
     "event credential or the invitation code); to anyone else it does not exist.",
     security=BEARER,
     responses={
-        200: success(EventView, event_examples.EVENT, "the event"),
+        200: success(EventAnswer, event_examples.EVENT, "the event"),
         **problem_responses(401, 404, shown=[P["event_not_found"]]),
     },
 )
-async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> EventView:
-    loaded = await _load(request, event_id)
+async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> EventAnswer:
+    loaded = await load_event(request, event_id)
     authorize_viewer(loaded.state, event_id, digest_of(request))
-    return await event_view(request, event_id, loaded)
+    return await answer(request, event_id, loaded)
 
 
 @post(
@@ -214,7 +217,7 @@ async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> Event
 async def register_player(
     request: Request[Any, Any, Any], event_id: EventId, data: JSONBody[RegisterRequest]
 ) -> PlayerRegisteredResponse:
-    loaded = await _load(request, event_id)
+    loaded = await load_event(request, event_id)
     director = authorize_registration(loaded.state, event_id, digest_of(request), data.invitation)
     token = new_token()
     command = RegisterPlayer(data.name, token_hash(token), director)
@@ -240,20 +243,20 @@ async def register_player(
     },
 )
 async def get_player_table(request: Request[Any, Any, Any], event_id: EventId) -> PlayerTable:
-    loaded = await _load(request, event_id)
+    loaded = await load_event(request, event_id)
     state = loaded.state
     player = authorize_player(state, event_id, digest_of(request))
-    name = state.players[player].name
-    round_no = state.round_no
-    where = PlayerTable(event_id, player, name, state.status, round_no)
-    if not round_no:
+    where = PlayerTable(event_id, player, state.players[player].name, state.status, 0)
+    sits = player_seat(state, player)
+    if sits is None:
         return where
-    for table_no, seats in enumerate(state.seatings[round_no - 1], 1):
-        if player in seats:
-            seat = seats.index(player)
-            stream = table_id(event_id, round_no, table_no)
-            return msgspec.structs.replace(where, table_id=stream, table_no=table_no, seat=seat)
-    return where
+    return msgspec.structs.replace(
+        where,
+        round_no=sits.round_no,
+        table_id=table_id(event_id, sits.round_no, sits.table_no),
+        table_no=sits.table_no,
+        seat=int(sits.seat),
+    )
 
 
 @post(
@@ -283,9 +286,9 @@ async def start_round(
     request: Request[Any, Any, Any], event_id: EventId, data: JSONBody[StartRoundRequest]
 ) -> RoundStartedResponse:
     svc = services(request)
-    loaded = await _load(request, event_id)
+    loaded = await load_event(request, event_id)
     authorize_director(loaded.state, event_id, digest_of(request))
-    loaded = await svc.events.notice_ends(event_id)  # a table's end not noticed yet
+    loaded = await svc.events.settle(event_id)  # a table's end not noticed yet
     if data.seating is not None and data.round_no > loaded.state.round_no:
         seating = tuple(tuple(seats) for seats in data.seating)
         await svc.events.execute(
@@ -296,7 +299,7 @@ async def start_round(
     if created is not None and created.turn_seconds is not None:
         for table_no in range(1, len(done.state.seatings[data.round_no - 1]) + 1):
             svc.clock.watch(table_id(event_id, data.round_no, table_no))
-    view = await event_view(request, event_id, LoadedEvent(done.state, done.version))
+    view = await answer(request, event_id, LoadedEvent(done.state, done.version))
     return RoundStartedResponse(data.round_no, done.version, view)
 
 
@@ -329,7 +332,7 @@ async def get_standings(
     ] = None,
 ) -> Standings:
     ranked_by = standings_method(method) if method is not None else None
-    loaded = await _load(request, event_id)
+    loaded = await load_event(request, event_id)
     state = loaded.state
     authorize_viewer(state, event_id, digest_of(request))
     if ranked_by is not None and state.created is not None:
@@ -356,19 +359,18 @@ async def compare_deal(
     request: Request[Any, Any, Any], event_id: EventId, round_no: RoundNo, deal_no: DealNo
 ) -> DealComparison:
     svc = services(request)
-    loaded = await _load(request, event_id)
+    loaded = await load_event(request, event_id)
     state = loaded.state
     authorize_viewer(state, event_id, digest_of(request))
-    if round_no > state.round_no:
-        raise not_public(deal_no)
-    tables = await svc.events.round_tables(event_id, state, round_no)
-    if not deal_public(progress(tables), deal_no):
+    if round_no > state.round_no or deal_no > await svc.events.public_deals(
+        event_id, state, round_no
+    ):
         raise not_public(deal_no)
     shown: list[TableDeal] = []
     for table_no, seats in enumerate(state.seatings[round_no - 1], 1):
         stream = table_id(event_id, round_no, table_no)
         record = await scored_record(svc, stream, deal_no)
-        names = tuple(info.name for info in seat_infos(state, seats))
+        names = tuple("bot" if p is None else state.players[p].name for p in seats)
         shown.append(TableDeal(table_no, stream, names, record))
     return DealComparison(event_id, round_no, deal_no, tuple(shown))
 
@@ -399,7 +401,7 @@ async def stream_event(
     svc = services(request)
     query_numbers(request, {"after": MAX_POSITION})
     cursor = cursor_of(last_event_id, after, MAX_POSITION)
-    loaded = await _load(request, event_id)
+    loaded = await load_event(request, event_id)
     authorize_viewer(loaded.state, event_id, digest_of(request))
     feed = EventFeed(svc.events, event_id)
 

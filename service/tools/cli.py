@@ -740,12 +740,19 @@ def run_demo(args: argparse.Namespace) -> int:
 
     url = None if args.url else database_url(args.database_url, data_dir=args.data_dir)
     return asyncio.run(
-        demo(args.url, url, bots=args.bots, seed=args.seed, turn_seconds=args.turn_seconds)
+        demo(
+            args.url,
+            url,
+            bots=args.bots,
+            seed=args.seed,
+            turn_seconds=args.turn_seconds,
+            event=args.event,
+        )
     )
 
 
 def register_demo(subparsers: Subparsers) -> None:
-    """``doko demo [--url URL] [--bots N] [--seed S] [--turn-seconds N]``."""
+    """``doko demo [--url URL] [--bots N] [--seed S] [--turn-seconds N] [--event PLAYERS]``."""
     from domain.table import TURN_SECONDS
 
     parser = subparsers.add_parser("demo", help="play a whole session through the API")
@@ -759,6 +766,14 @@ def register_demo(subparsers: Subparsers) -> None:
         choices=range(TURN_SECONDS[0], TURN_SECONDS[1] + 1),
         metavar=f"{TURN_SECONDS[0]}-{TURN_SECONDS[1]}",
         help="a turn clock of N seconds; the first HTTP player then never acts (T3)",
+    )
+    parser.add_argument(
+        "--event",
+        type=int,
+        choices=range(1, 65),
+        metavar="PLAYERS",
+        help="an event of PLAYERS HTTP players (1-64) over two rounds instead of one table: "
+        "prints the standings and the event's verification",
     )
     parser.set_defaults(handler=run_demo)
 

@@ -49,12 +49,13 @@ from infra.sse import SseMessage, SseParser
 from service.dto import LobbyPage
 from service.event_dto import (
     DealComparison,
+    EventAnswer,
     EventCreatedResponse,
-    EventView,
     PlayerRegisteredResponse,
     PlayerTable,
     RoundStartedResponse,
 )
+from service.routes.event_audit import EventVerification
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -288,8 +289,8 @@ class EventClient:
         self.api.record(Received(None, "event", 0, response.content))
         return response.content
 
-    async def view(self, token: str | None = None) -> EventView:
-        return msgspec.json.decode(await self._get(self.path, token), type=EventView)
+    async def view(self, token: str | None = None) -> EventAnswer:
+        return msgspec.json.decode(await self._get(self.path, token), type=EventAnswer)
 
     async def standings(self, token: str | None = None, method: str | None = None) -> Standings:
         params = {"method": method} if method is not None else None
@@ -330,6 +331,11 @@ class EventClient:
         )
         raise_for_problem(response)
         return msgspec.json.decode(response.content, type=RoundStartedResponse)
+
+    async def verify(self, token: str | None = None) -> EventVerification:
+        """The audit of the whole event (between rounds, once the event's tables are over)."""
+        body = await self._get(f"{self.path}/verification", token)
+        return msgspec.json.decode(body, type=EventVerification)
 
     def events(self, *, token: str | None = None, last_event_id: str | None = None) -> EventStream:
         """The event's live stream (ids: global positions)."""

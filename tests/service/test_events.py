@@ -9,16 +9,28 @@ the routes.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
 
 from service.app import create_app
-from service.tools.client import DokoClient, EventClient, EventPlayer, ProblemError
+from service.tools.client import (
+    DokoClient,
+    EventClient,
+    EventPlayer,
+    ProblemError,
+    SeatClient,
+    SseMessage,
+    play_session,
+    random_players,
+)
+from service.tools.demo import demo
 from tests.service.conftest import serve, settings
 
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
@@ -60,24 +72,26 @@ async def test_a_round_seats_every_player_with_the_same_cards_in_the_same_seats(
     before = await players[0].table()
     assert (before.round_no, before.table_id, before.status) == (0, None, "registering")
     started = await event.start_round(1)
-    tables = started.event.played[0].tables
-    assert len(tables) == 2 and not started.event.played[0].ended
-    seated = sorted(s.player for t in tables for s in t.seats if s.player is not None)
-    assert seated == list(range(8)), "every player exactly once (E3.1)"
+    tables = started.event.event.played[0].tables
+    assert len(tables) == 2 and not started.event.event.played[0].ended
+    seated = sorted(name for t in tables for name in t.seats if name is not None)
+    assert seated == sorted(NAMES), "every player exactly once (E3.1)"
+    assert [t.table_id for t in started.event.tables] == [
+        f"{event.event_id}-r1t{n}" for n in (1, 2)
+    ]
     hands: dict[tuple[int, int], list[str]] = {}
     for player in players:
         where = await player.table()
         assert where.round_no == 1 and where.table_no is not None and where.seat is not None
-        row = tables[where.table_no - 1]
-        assert row.seats[where.seat].player == player.player
+        assert tables[where.table_no - 1].seats[where.seat] == player.name
         view = await (await player.seat()).view()
         assert view.viewer == where.seat and view.turn_seconds == 60
         assert view.deal is not None and view.deal.deal_no == 1 and view.deal.dealer == 0
         hands[(where.table_no, where.seat)] = sorted(view.deal.hand)
     for seat in range(4):
         assert hands[(1, seat)] == hands[(2, seat)], f"seat {seat} holds the same cards (E5.1)"
-    shown = await event.view()
-    assert [p.name for p in shown.players] == list(NAMES)
+    shown = (await event.view()).event
+    assert shown.players == NAMES
     assert shown.status == "playing" and len(shown.commitments) == 2
     assert all(len(c) == 12 for c in shown.commitments) and shown.seating_seed is None
 
@@ -90,8 +104,9 @@ async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
     event = await api.create_event("Six", rounds=1, method="placement_points")
     await registered(event, 6)
     started = await event.start_round(1)
-    bots = [s for t in started.event.played[0].tables for s in t.seats if s.player is None]
-    assert len(bots) == 2 and all(s.seat == 3 for s in bots)
+    tables = started.event.event.played[0].tables
+    assert [t.seats.count(None) for t in tables] == [1, 1]
+    assert all(t.seats[3] is None for t in tables), "bots on the highest seats (E3.4)"
     standings = await event.standings()
     assert standings.method == "placement_points"
     assert sorted(line.player for line in standings.lines) == list(range(6))
@@ -111,7 +126,7 @@ async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
     players = await registered(event, 5)
     async with unchanged(pool, event):
         assert await refused(event.register(" anna ")) == (409, "name_taken", "E2.1")
-        assert await refused(event.register("   ")) == (400, "invalid_player_name", "E2.1")
+        assert await refused(event.register("   ")) == (409, "invalid_player_name", "E2.1")
         twice = [[0, 1, 2, 3], [3, None, None, None]]
         assert await refused(event.start_round(1, twice)) == (409, "seated_twice", "E3.3")
         left_out = [[0, 1, 2, 3], [None, None, None, None]]
@@ -138,7 +153,8 @@ async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
         assert (await refused(impostor.table()))[:2] == (401, "unauthorized")
     by_hand = [[4, 3, 2, 1], [0, None, None, None]]
     started = await event.start_round(1, by_hand)
-    assert [[s.player for s in t.seats] for t in started.event.played[0].tables] == by_hand
+    expected = [[None if p is None else NAMES[p] for p in seats] for seats in by_hand]
+    assert [list(t.seats) for t in started.event.event.played[0].tables] == expected
     async with unchanged(pool, event):
         assert await refused(event.start_round(2)) == (409, "round_running", "E4.1")
         assert await refused(event.register("Zoe")) == (409, "registration_closed", "E2.2")
@@ -172,7 +188,7 @@ async def test_a_private_event_takes_its_invitation_or_the_director(
             "invitation_required",
         )
     shown = await event.view(token=anna.token)
-    assert [(p.name, p.by_director) for p in shown.players] == [("Anna", False), ("Ben", True)]
+    assert shown.event.players == ("Anna", "Ben")
     assert by_director.player == 1
 
 
@@ -212,10 +228,86 @@ async def test_two_processes_start_a_round_once(db_url: str, pool: asyncpg.Pool)
         "SELECT type FROM events WHERE stream_id = $1 ORDER BY version", first.event_id
     )
     assert [t["type"] for t in types].count("round_started") == 1
-    for table in answers[0].event.played[0].tables:
+    assert len(answers[0].event.tables) == 2
+    for table in answers[0].event.tables:
         opened = await pool.fetch(
             "SELECT type FROM events WHERE stream_id = $1 AND type IN "
             "('table_created', 'seat_taken')",
             table.table_id,
         )
         assert sorted(r["type"] for r in opened) == ["seat_taken"] * 4 + ["table_created"]
+
+
+async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
+    api: DokoClient, http: httpx.AsyncClient
+) -> None:
+    """E4.2, E4.3, E6.5, E5.3: both tables score deal 1, the director abandons them (T4.2);
+    the service notices the ends, the round and the one-round event end once, and the
+    event's stream tells each, the tables' chain heads and the standings; the event is
+    then verified, its seating seed revealed (the SHA-256 of it is the commitment)."""
+    event = await api.create_event("Short night", rounds=1)
+    players = await registered(event, 8)
+    started = await event.start_round(1)
+    heard: list[SseMessage] = []
+
+    async def listen() -> None:
+        async with event.events() as messages:
+            async for message in messages:
+                heard.append(message)
+                if message.event == "event_finished":
+                    return
+
+    listener = asyncio.create_task(listen())
+    by_table: dict[int, list[SeatClient]] = {1: [], 2: []}
+    for player in players:
+        where = await player.table()
+        assert where.table_no is not None
+        by_table[where.table_no].append(await player.seat())
+    for number, seats in by_table.items():
+        await play_session(seats, random_players(number), deals=1)
+    assert await refused(event.verify()) == (409, "round_running", "E5.3")
+    compared = await event.compare(1, 1)
+    records = [t.record for t in compared.tables]
+    assert records[0] is not None and records[1] is not None
+    assert records[0].hands == records[1].hands, "the same cards in the same seats (E5.1)"
+    host = {"authorization": f"Bearer {event.host_token}"}
+    for table in started.event.tables:
+        abandoned = await http.post(f"/tables/{table.table_id}/abandon", headers=host)
+        assert abandoned.status_code == 200, abandoned.text
+    await asyncio.wait_for(listener, 60)
+    kinds = [m.event for m in heard]
+    assert kinds.count("table_ended") == 2 and kinds.count("round_ended") == 1
+    scored = [msgspec.json.decode(m.data) for m in heard if m.event == "table_scored"]
+    assert sorted((s["table_no"], s["deal_no"]) for s in scored) == [(1, 1), (2, 1)]
+    assert all(len(s["chain_head"]) == 64 for s in scored)
+    finished = msgspec.json.decode(heard[-1].data)
+    seed = finished["seating_seed"]
+    shown = await event.view()
+    assert shown.event.status == "finished" and shown.event.seating_seed == seed
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == shown.event.seating_commitment
+    standings = await event.standings()
+    assert standings.public_deals == (1,) and standings.rounds_ended == 1
+    assert len(standings.abandoned) == 2
+    assert all(line.deals == 1 for line in standings.lines)
+    assert all(line.placements[0] is not None for line in standings.lines)
+    both = max(int(m.id or 0) for m in heard if m.event == "table_scored")
+    sent = [m for m in heard if m.event == "standings"]
+    assert len(sent) >= 2
+    for message in sent:  # deal 1 counts once both tables scored it (E6.5), not before
+        public = msgspec.json.decode(message.data)["standings"]["public_deals"]
+        assert public == ([1] if int(message.id or 0) >= both else [0]), message
+    verified = await event.verify()
+    assert verified.ok and verified.first_failure is None, verified.summary
+
+
+async def test_the_event_demo_plays_two_rounds_and_verifies_the_event(
+    db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`doko demo --event 4` (as `--event 8`, one table a round to keep the suite short):
+    the standings after each round and the event's verification are printed."""
+    assert await demo(None, db_url, bots=0, seed=3, event=4) == 0
+    text = capsys.readouterr().out
+    assert "Standings after round 1" in text and "Standings after round 2" in text
+    assert text.count("player 4") >= 4  # seated in both rounds, ranked after each
+    assert "tables: ok 2 tables audited" in text
+    assert ": ok, 2 tables (demo event of 4)" in text

@@ -46,9 +46,11 @@ from tests.service.knowledge import (
     Log,
     Viewer,
     differences,
+    event_shown,
     expected_view,
     feed_item,
     message,
+    public_deals,
     shown,
 )
 from tests.service.stream_schemas import STREAM_SCHEMAS
@@ -352,6 +354,102 @@ class Auditor:
             where,
             f"legal cards {options.get('cards')} outside the hand",
         )
+
+
+EVENT_SOURCES = ("event_created", "event", "event_sse")
+"""What a client receives from an event's routes and stream (`service.tools.client`)."""
+
+
+class RoundAuditor:
+    """Checks what a player at one table of an event's round was delivered by the event
+    (its routes' answers and its stream: `EVENT_SOURCES`) against the logs of the event and
+    of the round's tables, read as plain JSON, at one moment (the tables' logs as given):
+
+    * E5.3: no string the player may not know: no token or invitation hash of any table
+      or of the event, no seed of a deal the player's table has not scored (the seeds are
+      the round's, shared by its tables), no seating seed before the event is finished;
+    * no card code of the deal in play at the player's table that the player neither
+      holds nor saw played there, but in a comparison of a deal (`compareDeal`), which
+      must be of a public deal;
+    * E6.5: standings count no deal of the round that is not public;
+    * every message of the event's stream with an event's id (a global position) shows
+      that event of the event's log as `knowledge.event_shown` has it, with its chain
+      head.
+
+    Each table's own answers (views, its stream) are the table's `Auditor`'s."""
+
+    def __init__(
+        self,
+        event_log: Sequence[StoredEvent],
+        tables: Sequence[Truth],
+        table: int,
+        seat: int,
+        round_no: int = 1,
+    ) -> None:
+        self.round_no = round_no
+        facts = [t.log.facts[t.version] for t in tables]
+        self.public = public_deals(facts)
+        own = facts[table].deal
+        self.known = known_cards(own, seat) if own is not None and not own.scored else None
+        self.events = {e.position: e for e in event_log}
+        payloads = [msgspec.json.decode(e.payload) for e in event_log]
+        created = payloads[0]
+        finished = any(p["type"] == "event_finished" for p in payloads)
+        own_log = tables[table].log
+        self.secrets = _hashes(payloads) | own_log.secrets(tables[table].version)
+        for other in tables:
+            self.secrets |= _hashes(other.log.events[1:])
+        if not finished:
+            self.secrets.add(created["seating_seed"])
+        self.failures: list[str] = []
+        self.checked = 0
+        self.cards_checked = 0
+
+    def fail(self, where: str, message: str) -> None:
+        self.failures.append(f"{where}: {message}")
+
+    def audit(self, transcript: Iterable[Received]) -> None:
+        for item in transcript:
+            if item.source not in EVENT_SOURCES:
+                continue
+            self.checked += 1
+            raw = msgspec.json.decode(item.body)
+            where = f"{item.source} {item.event or ''} {item.version}".strip()
+            leaked = strings_in(raw) & self.secrets
+            if leaked:
+                self.fail(where, f"secret strings shown (E5.3): {sorted(leaked)}")
+            if isinstance(raw, dict) and "tables" in raw and "deal_no" in raw:
+                if raw["deal_no"] > self.public:
+                    self.fail(where, f"deal {raw['deal_no']} compared before it is public")
+            elif self.known is not None:
+                self.cards_checked += 1
+                shown = cards_in(raw) - self.known
+                if shown:
+                    self.fail(where, f"cards {sorted(shown)} the player may not know (E5.3)")
+            standings = raw.get("standings", raw) if isinstance(raw, dict) else None
+            if isinstance(standings, dict) and "public_deals" in standings:
+                counted = standings["public_deals"][self.round_no - 1 : self.round_no]
+                if counted and counted[0] > self.public:
+                    self.fail(where, f"standings count {counted[0]} deals, {self.public} public")
+            if item.source == "event_sse" and item.version in self.events:
+                self.event_message(item.version, raw, where)
+
+    def event_message(self, position: int, raw: Any, where: str) -> None:
+        record = self.events[position]
+        if record.type != raw.get("type"):
+            return  # the standings after it (the same id)
+        expected = {
+            **event_shown(msgspec.json.decode(record.payload)),
+            "chain_head": record.hash.hex(),
+        }
+        for difference in differences(raw, expected):
+            self.fail(where, difference)
+
+
+def _hashes(payloads: Iterable[Json]) -> set[str]:
+    """Every token and invitation hash in these events."""
+    keys = ("token_hash", "host_token_hash", "invitation_hash")
+    return {p[k] for p in payloads for k in keys if p.get(k)}
 
 
 def _who(viewer: Viewer) -> str:

@@ -1,0 +1,218 @@
+"""Shared deals must not leak (E5.3), proven with the suite's oracle.
+
+An event of eight players at two tables plays round 1; the test drives every seat with a
+random player (the seats' own views only), so it decides when each table acts: table B
+(table 2) scores deal 1 while table A (table 1) is still in it. Everything the event's
+routes and its stream delivered to A's players then is held against the independent
+reading of the logs (`tests.service.truth.RoundAuditor`, `tests.service.knowledge`), and
+A's own answers against the table's oracle (`Auditor`). A planted leak (the deal compared
+once the first table has scored it) must be caught by the same oracle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import asyncpg
+import httpx
+import msgspec
+import pytest
+
+from domain.event import EventState
+from infra.event_store import EventStore
+from infra.events import Events
+from service.tools.client import (
+    DokoClient,
+    EventPlayer,
+    ProblemError,
+    Received,
+    SeatClient,
+    SseMessage,
+    Stuck,
+    play_session,
+    random_players,
+)
+from tests.service.truth import EVENT_SOURCES, Auditor, RoundAuditor, Truth
+
+NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
+WAIT = 60.0
+"""The bound of every wait for a message (never reached unless something is broken)."""
+
+
+class Player(msgspec.Struct):
+    """A player of table A with its own recording client: what it was delivered."""
+
+    me: EventPlayer
+    seat: SeatClient
+    transcript: list[Received]
+    heard: list[SseMessage]
+
+
+async def _listen(player: Player, ready: asyncio.Event) -> None:
+    async with player.me.event.events(token=player.me.token) as messages:
+        ready.set()
+        async for message in messages:
+            player.heard.append(message)
+
+
+class Round(msgspec.Struct):
+    """An event's round 1 with table B one deal ahead of table A."""
+
+    event_id: str
+    director: DokoClient
+    host_token: str
+    a: list[Player]
+    b: list[SeatClient]
+
+
+async def b_ahead_of_a(api: DokoClient, http: httpx.AsyncClient) -> Round:
+    """Round 1 of a new event: table A has acted a few times in deal 1, table B has scored
+    deal 1 (and dealt deal 2); nobody acts any more. A's players listen to the event's
+    stream from the start until they heard B's score."""
+    event = await api.create_event("Secrets", rounds=1)
+    registered = [await event.register(name) for name in NAMES]
+    await event.start_round(1)
+    a: list[Player] = []
+    b: list[SeatClient] = []
+    for player in registered:
+        where = await player.table()
+        if where.table_no == 1:
+            transcript: list[Received] = []
+            client = DokoClient(http, transcript).event(event.event_id)
+            me = EventPlayer(client, player.player, player.name, player.token)
+            a.append(Player(me, await me.seat(), transcript, []))
+        else:
+            b.append(await player.seat())
+    ready = [asyncio.Event() for _ in a]
+    listeners = [asyncio.create_task(_listen(p, r)) for p, r in zip(a, ready, strict=True)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), WAIT)
+        with pytest.raises(Stuck):
+            await play_session([p.seat for p in a], random_players(1), max_actions=6)
+        await play_session(b, random_players(2), deals=1)
+        async with asyncio.timeout(WAIT):
+            while not all(any(_scored(m, 2, 1) for m in p.heard) for p in a):
+                await asyncio.sleep(0.02)
+    finally:
+        for listener in listeners:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+    assert event.host_token is not None
+    return Round(event.event_id, api, event.host_token, a, b)
+
+
+def _scored(message: SseMessage, table_no: int, deal_no: int) -> bool:
+    if message.event != "table_scored":
+        return False
+    data = msgspec.json.decode(message.data)
+    return bool(data["table_no"] == table_no and data["deal_no"] == deal_no)
+
+
+async def probe(player: Player) -> None:
+    """What a curious player of table A asks the event for (every answer recorded)."""
+    me = player.me
+    await me.event.view(token=me.token)
+    await me.event.standings(token=me.token)
+    await me.table()
+    await player.seat.view()
+
+
+async def truths(pool: asyncpg.Pool, event_id: str) -> tuple[list, list[Truth]]:  # type: ignore[type-arg]
+    store = EventStore(pool)
+    tables = [
+        Truth(f"{event_id}-r1t{n}", await store.read_stream(f"{event_id}-r1t{n}")) for n in (1, 2)
+    ]
+    return await store.read_stream(event_id), tables
+
+
+async def audit(pool: asyncpg.Pool, round_: Round) -> list[RoundAuditor]:
+    """Each A player's deliveries against the oracle; the table's own ones too."""
+    event_log, tables = await truths(pool, round_.event_id)
+    auditors = []
+    for player in round_.a:
+        seat = int(player.seat.seat)
+        auditor = RoundAuditor(event_log, tables, 0, seat)
+        auditor.audit(player.transcript)
+        auditors.append(auditor)
+        table = Auditor(tables[0])
+        table.audit([r for r in player.transcript if r.source not in EVENT_SOURCES])
+        assert not table.failures, table.failures
+    return auditors
+
+
+async def refused(call: Callable[[], object]) -> tuple[int, str | None, str | None]:
+    with pytest.raises(ProblemError) as error:
+        await call()  # type: ignore[misc]
+    return error.value.status, error.value.code, error.value.rule
+
+
+async def test_no_message_to_a_player_of_table_a_carries_deal_1_before_a_scored_it(
+    api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    round_ = await b_ahead_of_a(api, http)
+    b_table = f"{round_.event_id}-r1t2"
+    director = {"authorization": f"Bearer {round_.host_token}"}
+    for player in round_.a:
+        await probe(player)
+        me = player.me
+        assert await refused(lambda me=me: me.event.compare(1, 1, token=me.token)) == (
+            409,
+            "deal_not_public",
+            "E5.3",
+        )
+        as_player = {"authorization": f"Bearer {me.token}"}
+        other = await http.get(f"/tables/{b_table}/deals/1", headers=as_player)
+        assert (other.status_code, other.json()["code"]) == (404, "table_not_found")
+    for suffix in ("", "/replay", "/verification"):
+        hidden = await http.get(f"/tables/{b_table}/deals/1{suffix}", headers=director)
+        assert (hidden.status_code, hidden.json()["code"], hidden.json()["rule"]) == (
+            409,
+            "deal_not_public",
+            "E5.3",
+        )
+    feed_tables = await http.get("/tables", params={"limit": 100})
+    assert b_table not in {t["table_id"] for t in feed_tables.json()["tables"]}
+
+    auditors = await audit(pool, round_)
+    for auditor in auditors:
+        assert not auditor.failures, auditor.failures
+        assert auditor.checked >= 3 and auditor.cards_checked >= 3  # not vacuous
+        assert auditor.public == 0 and auditor.known is not None
+
+    # Table A scores deal 1: now it is public, and the deal is compared across the tables.
+    await play_session([p.seat for p in round_.a], random_players(3), deals=1)
+    me = round_.a[0].me
+    compared = await me.event.compare(1, 1, token=me.token)
+    records = [t.record for t in compared.tables]
+    assert all(r is not None for r in records)
+    assert records[0].hands == records[1].hands, "the same cards in the same seats (E5.1)"  # type: ignore[union-attr]
+    shown = await http.get(f"/tables/{b_table}/deals/1", headers=director)
+    assert shown.status_code == 200
+
+
+async def test_the_oracle_catches_a_deal_compared_when_the_first_table_scored_it(
+    api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A planted leak: a deal is taken for public as soon as the first table of the round
+    has scored it. The oracle names the seed of deal 1 and the comparison of a deal that
+    is not public."""
+
+    async def first_table_scored(
+        self: Events, event_id: str, state: EventState, round_no: int
+    ) -> int:
+        tables = await self.round_tables(event_id, state, round_no)
+        return max(len(t.session.sheet) for t in tables if t is not None)
+
+    monkeypatch.setattr(Events, "public_deals", first_table_scored)
+    round_ = await b_ahead_of_a(api, http)
+    me = round_.a[0].me
+    await me.event.compare(1, 1, token=me.token)
+    auditors = await audit(pool, round_)
+    failures = auditors[0].failures
+    assert any("compared before it is public" in f for f in failures), failures
+    _, tables = await truths(pool, round_.event_id)
+    seed = tables[0].log.events[1]["server_seeds"][0]
+    assert any("secret strings" in f and seed in f for f in failures), failures
