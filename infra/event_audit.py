@@ -135,7 +135,8 @@ def _tables(
                 at_version = f" (its version {failure.version})" if failure.version else ""
                 detail = f"{where}: {failure.name}: {failure.detail}{at_version}"
                 tables_check = tables_check or Check("tables", False, detail)
-            at = replay(decoded, TABLE).state  # as far as the rules confirm the log
+            # the table as far as the rules confirm its log (all of it, if its audit passed)
+            at = table.fold(decoded) if report.ok else replay(decoded, TABLE).state
             sheets.append(TableSheet(round_no, table_no, at.session.sheet, at.over))
             end = ended.get(table_no)
             if end is not None and (

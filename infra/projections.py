@@ -49,7 +49,7 @@ from domain.events import (
     SessionFinished,
     SessionStarted,
 )
-from domain.game_types import GameType
+from domain.game_types import GameType, sort_hand
 from domain.parties import Party
 from domain.seats import Seat
 from domain.table import (
@@ -144,7 +144,11 @@ class DealRecord(msgspec.Struct, frozen=True):
     recorded with the deal; ``published_commitment`` is the one published when the
     table was created (None for preset deals). ``players`` sat at the table when the
     deal was scored; ``played_by`` names, by seat, everyone who held the seat during
-    the deal (T2.2).
+    the deal (T2.2). ``hands`` are as dealt (R2.2: in the order the seed deals them, so
+    that anyone can recompute them); ``sorted_hands`` are the same cards sorted for the
+    deal's game type (`domain.game_types.sort_hand`: trumps highest first, R3.1, R5.2-R5.5,
+    then the plain suits), for showing them. Records archived before it have it after
+    ``doko projections rebuild``.
     """
 
     table: str
@@ -164,6 +168,7 @@ class DealRecord(msgspec.Struct, frozen=True):
     announcements: tuple[Announced, ...]
     score: Score
     played_by: Lineup = ((), (), (), ())
+    sorted_hands: tuple[tuple[Card, ...], ...] = ()
 
 
 class RebuildResult(msgspec.Struct, frozen=True):
@@ -292,6 +297,7 @@ def deal_record(deal: DealState, state: TableState) -> DealRecord:
         announcements=deal.announcements,
         score=scored.score,
         played_by=state.lineups[index],
+        sorted_hands=tuple(sort_hand(hand, deal.game_type) for hand in deal.dealt),
     )
 
 

@@ -20,11 +20,12 @@ from typing import Any
 from litestar import Litestar, Response, get
 from litestar.enums import OpenAPIMediaType
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import Components
 from litestar.types import ControllerRouterHandler
 
 from service.document import finish
 from service.edge.conditional import conditional, tag_of
+from service.edge.credentials import SCHEMES
 from service.edge.idempotency import declare
 from service.routes.access import ACCESS_ROUTES
 from service.routes.audit import AUDIT_ROUTES
@@ -67,13 +68,7 @@ def openapi_config() -> OpenAPIConfig:
             "An event-sourced Doppelkopf table service. Rule ids (R3.4, R6.6, ...) refer to "
             "the rule set; every error is application/problem+json with a stable `code`."
         ),
-        components=Components(
-            security_schemes={
-                "seat_token": SecurityScheme(
-                    type="http", scheme="bearer", description="seat or host token"
-                )
-            }
-        ),
+        components=Components(security_schemes={k.value: s for k, s in SCHEMES.items()}),
     )
 
 

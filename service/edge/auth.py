@@ -22,6 +22,7 @@ from litestar import Request
 
 from domain.seats import SEATS, Seat
 from domain.table import TableState, Visibility
+from service.edge.credentials import Credential, admit
 from service.edge.draws import fresh_secret
 from service.edge.problems import ServiceError, TableHidden
 
@@ -84,13 +85,23 @@ def seat_of(state: TableState, token: str) -> Seat | None:
     return seat_with(state, token_hash(token))
 
 
-def opens(state: TableState, digest: str) -> bool:
-    """T1.1, T1.2: whether the credential with this hash is one of the table's: a seated
-    player's token, the host token, or the invitation code in force."""
+def credential_of(state: TableState, digest: str) -> Credential | None:
+    """T1.1, T1.2: which of the table's credentials the one with this hash is, if any: a
+    seated player's token, the host token, or the invitation code in force."""
     created = state.created
     assert created is not None
-    known = (created.host_token_hash, state.invitation_hash)
-    return seat_with(state, digest) is not None or any(_same(h, digest) for h in known)
+    if seat_with(state, digest) is not None:
+        return Credential.SEAT_TOKEN
+    if _same(created.host_token_hash, digest):
+        return Credential.HOST_TOKEN
+    if _same(state.invitation_hash, digest):
+        return Credential.INVITATION_CODE
+    return None
+
+
+def opens(state: TableState, digest: str) -> bool:
+    """T1.1, T1.2: whether the credential with this hash is one of the table's."""
+    return credential_of(state, digest) is not None
 
 
 def private(state: TableState) -> bool:
@@ -101,8 +112,17 @@ def private(state: TableState) -> bool:
 def hide_unless_known(state: TableState, token: str | None) -> None:
     """T1.1: to a caller holding no credential of a private table (none, or one that does
     not `open` it) the table does not exist: `TableHidden`, answered as an unknown table."""
-    if private(state) and (token is None or not opens(state, token_hash(token))):
+    if private(state):
+        held(state, token)
+
+
+def held(state: TableState, token: str | None) -> Credential:
+    """T1.1: which of the table's credentials ``token`` is; none, or one that is none of
+    them, is `TableHidden`."""
+    kind = credential_of(state, token_hash(token)) if token is not None else None
+    if kind is None:
         raise TableHidden()
+    return kind
 
 
 def authorize_seat(state: TableState, token: str, seat: Seat) -> None:
@@ -116,6 +136,7 @@ def authorize_seat(state: TableState, token: str, seat: Seat) -> None:
         raise ServiceError(
             403, "forbidden", f"this token is seat {int(holder)}'s, not seat {int(seat)}'s"
         )
+    admit(Credential.SEAT_TOKEN)
 
 
 def viewer_of(state: TableState, token: str | None) -> Seat | None:
@@ -157,7 +178,7 @@ def authorize_spectator(request: Request[Any, Any, Any], state: TableState) -> N
     (the Bearer token: a seat's, the host's or the invitation code); without one the table
     does not exist (`hide_unless_known`). A public table asks for none."""
     if private(state):
-        hide_unless_known(state, _sent(request))
+        admit(held(state, _sent(request)))
 
 
 def authorize_invitation(
@@ -172,6 +193,7 @@ def authorize_invitation(
         return
     token = _sent(request)
     if _is(state.invitation_hash, code or token or ""):
+        admit(None if code else Credential.INVITATION_CODE)
         return
     hide_unless_known(state, token)
     if not code:
@@ -193,3 +215,4 @@ def authorize_host(state: TableState, token: str) -> None:
     if not is_host(state, token):
         hide_unless_known(state, token)
         raise ServiceError(401, "unauthorized", "this is not the table's host token")
+    admit(Credential.HOST_TOKEN)

@@ -34,7 +34,8 @@ from litestar import Request
 from domain.seats import Seat
 from domain.table import InvitationRotated, TableEvent
 from infra.tables import Loaded
-from service.edge.auth import TOKEN, bearer, token_hash, viewer_with
+from service.edge.auth import TOKEN, bearer, credential_of, token_hash, viewer_with
+from service.edge.credentials import Credential, admit
 from service.edge.draws import fresh_secret
 from service.edge.problems import ServiceError
 from service.workers.clock import Now
@@ -101,10 +102,13 @@ def _hash(ticket: str) -> str:
     return hashlib.sha256(ticket.encode()).hexdigest()
 
 
-async def admitted(request: Request[Any, Any, Any], table_id: str, digest: str | None) -> Loaded:
+async def admitted(
+    request: Request[Any, Any, Any], table_id: str, digest: str | None, *, ticket: bool = False
+) -> Loaded:
     """The table, if the credential (by its hash; None: none) opens it (`viewer_with`): as
     the cache has it unless it does not know the credential (a seat taken through another
-    process), then as the log has it."""
+    process), then as the log has it. What admitted the request is noted (`admit`): the
+    stream ticket that stands for the credential (``ticket``), else the credential."""
     tables = request.app.state.services.tables
     loaded: Loaded = await tables.load(table_id)
     try:
@@ -112,6 +116,10 @@ async def admitted(request: Request[Any, Any, Any], table_id: str, digest: str |
     except ServiceError:
         loaded = await tables.load(table_id, fresh=True)
         viewer_with(loaded.state, digest)
+    if ticket:
+        admit(Credential.STREAM_TICKET)
+    elif digest is not None:
+        admit(credential_of(loaded.state, digest))
     return loaded
 
 
@@ -145,7 +153,7 @@ async def stream_viewer(
     else:
         token = bearer(request, required=False)
         digest = token_hash(token) if token is not None else None
-    loaded = await admitted(request, table_id, digest)
+    loaded = await admitted(request, table_id, digest, ticket=ticket is not None)
     seat = viewer_with(loaded.state, digest)
     invitation = loaded.state.invitation_hash
     by_invitation = bool(invitation) and hmac.compare_digest(digest or "", invitation)

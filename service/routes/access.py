@@ -19,6 +19,7 @@ from domain.table import RotateInvitation, TableState
 from domain.table_view import TableView, table_view
 from infra.tables import Loaded
 from service.edge.auth import authorize_host, bearer, new_invitation, token_hash
+from service.edge.credentials import AS_HOST, AS_SPECTATOR
 from service.edge.problems import etag
 from service.edge.tickets import TICKET_SECONDS, StreamTicket, admitted
 from service.routes.shared import LIFE_PROBLEMS, TableId, problem_responses, services
@@ -43,7 +44,7 @@ class InvitationReplaced(msgspec.Struct, frozen=True):
     "public table) and open `GET /tables/{id}/events?ticket=...` with the answer's `ticket`. "
     f"It opens the stream once, within {TICKET_SECONDS} s, while the credential still opens "
     "the table; then get a new one (to resume, too). A credential is never put in a URL.",
-    security=[{"seat_token": []}],
+    security=AS_SPECTATOR,
     responses=problem_responses(401, 404, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def stream_ticket(request: Request[Any, Any, Any], table_id: TableId) -> StreamTicket:
@@ -60,7 +61,7 @@ async def stream_ticket(request: Request[Any, Any, Any], table_id: TableId) -> S
     description="The host gets a new invitation code (shown once) and the old one stops at "
     "once: it neither seats anyone nor shows the table (its streams end), also to former "
     "players; the seated players keep their seats. A public table has none (`table_public`).",
-    security=[{"seat_token": []}],
+    security=AS_HOST,
     status_code=200,
     responses=problem_responses(401, 404, shown=[LIFE_PROBLEMS["table_public"]]),
 )

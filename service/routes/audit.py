@@ -19,6 +19,7 @@ from infra.tables import Loaded
 from service.edge.auth import (
     authorize_spectator,
 )
+from service.edge.credentials import AS_SPECTATOR
 from service.edge.problems import ServiceError
 from service.keys import KEYS_PATH, signed, signing
 from service.records import DealVerification, decoded, export_of
@@ -66,6 +67,7 @@ async def _scored_log(
     description="Hands, every action, the revealed seed with its commitment, and the "
     "itemized score lines with their rule ids. Only once the deal is scored; at a table of "
     "an event once every table of the round has scored it (E5.3: `deal_not_public`).",
+    security=AS_SPECTATOR,
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def get_deal(
@@ -98,6 +100,7 @@ def _replay(stored: list[StoredEvent], deal_no: int) -> DealReplay:
     operation_id="replayDeal",
     summary="A scored deal step by step",
     description="Rate-limited per client address like the other routes that replay a log.",
+    security=AS_SPECTATOR,
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
 async def replay_deal(
@@ -115,6 +118,7 @@ async def replay_deal(
     "recomputed, hash chain intact, on the log up to the deal's last event (which later "
     "events cannot change: the result is computed once and kept); signed by the service's "
     f"current key (see `{KEYS_PATH}`).",
+    security=AS_SPECTATOR,
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"], *SIGNED_PROBLEMS]),
 )
 async def verify_deal(
@@ -138,6 +142,7 @@ async def verify_deal(
     f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline. Only once the "
     "session is over (finished, or abandoned: T4.2); a table of an event once every table "
     "of its round has scored its deals (E5.3).",
+    security=AS_SPECTATOR,
     responses={
         200: ResponseSpec(Export, description="the table's log", generate_examples=False),
         **problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"], *SIGNED_PROBLEMS]),

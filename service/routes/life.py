@@ -20,6 +20,7 @@ from infra.tables import Check, Loaded
 from service import examples
 from service.dto import CommandResponse
 from service.edge.auth import authorize_host, authorize_seat, bearer, is_host
+from service.edge.credentials import AS_HOST, AS_SEAT, AS_SEAT_OR_HOST
 from service.edge.parsing import expected_version
 from service.edge.problems import etag
 from service.routes.shared import (
@@ -73,7 +74,7 @@ async def _execute(
     "the seat is the one to act: act first (T2.3). With the host token, the host vacates a "
     "bot's seat or an away seat, never a present player's (T2.4). The token stops working "
     "at once.",
-    security=[{"seat_token": []}],
+    security=AS_SEAT_OR_HOST,
     status_code=200,
     responses={
         200: _PUBLIC_RESULT,
@@ -122,7 +123,7 @@ async def leave_seat(
     description="After a timeout (or three in a row: the seat is away and the stand-in plays "
     "its turns at once) the player says it is back: the count of timeouts starts again, and "
     "the next turn has the whole clock. Acting on one's own also brings one back.",
-    security=[{"seat_token": []}],
+    security=AS_SEAT,
     status_code=200,
     responses={
         200: COMMAND_RESPONSES[200],
@@ -168,7 +169,7 @@ def _host_command(
         operation_id=operation_id,
         summary=summary,
         description=description,
-        security=[{"seat_token": []}],
+        security=AS_HOST,
         status_code=200,
         responses={200: _PUBLIC_RESULT, **problem_responses(401, 404, shown=problems)},
     )(handler)

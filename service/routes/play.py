@@ -16,6 +16,7 @@ from service.dto import (
     PlayRequest,
     ReservationRequest,
 )
+from service.edge.credentials import AS_SEAT
 from service.routes.shared import (
     COMMAND_RESPONSES,
     IfMatch,
@@ -29,7 +30,7 @@ from service.routes.shared import (
     "/tables/{table_id:str}/seats/{seat:int}/reservation",
     operation_id="declare",
     summary="Say healthy or reservation (R4.1)",
-    security=[{"seat_token": []}],
+    security=AS_SEAT,
     status_code=200,
     responses=COMMAND_RESPONSES,
 )
@@ -48,7 +49,7 @@ async def declare(
     "/tables/{table_id:str}/seats/{seat:int}/contract",
     operation_id="nameContract",
     summary="Name a contract after a reservation (R4.2)",
-    security=[{"seat_token": []}],
+    security=AS_SEAT,
     status_code=200,
     responses=COMMAND_RESPONSES,
 )
@@ -67,7 +68,7 @@ async def name_contract(
     "/tables/{table_id:str}/seats/{seat:int}/play",
     operation_id="playCard",
     summary="Play a card (R3)",
-    security=[{"seat_token": []}],
+    security=AS_SEAT,
     status_code=200,
     responses=COMMAND_RESPONSES,
 )
@@ -86,7 +87,7 @@ async def play_card(
     "/tables/{table_id:str}/seats/{seat:int}/announce",
     operation_id="announce",
     summary="Announce re, kontra or a refusal (R6)",
-    security=[{"seat_token": []}],
+    security=AS_SEAT,
     status_code=200,
     responses=COMMAND_RESPONSES,
 )

@@ -27,6 +27,7 @@ from service.edge.auth import (
     new_token,
     token_hash,
 )
+from service.edge.credentials import AS_HOST, AS_NEWCOMER, AS_SEAT
 from service.edge.parsing import (
     MAX_VERSION,
     NoneMatch,
@@ -55,6 +56,7 @@ from service.routes.shared import (
     "fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2); during the "
     "session a newcomer takes a vacant seat and plays on with it (T2.2). A private table "
     "takes its invitation code, in the body or as the Bearer token (T1.1).",
+    security=AS_NEWCOMER,
     responses={
         201: success(SeatTakenResponse, examples.SEAT_TAKEN, "the seat taken"),
         **problem_responses(
@@ -99,7 +101,7 @@ async def take_seat(
     description="The host fills `seat` (or the next free one; during the session, a vacant "
     "one, T2.2) with a server-side bot, `random` (random legal moves) or `greedy` (a simple "
     "heuristic). Bots see only their seat's view and keep playing across restarts.",
-    security=[{"seat_token": []}],
+    security=AS_HOST,
     responses=problem_responses(400, 401, 404, 409, 413, 429),
 )
 async def seat_bot(
@@ -125,7 +127,7 @@ async def seat_bot(
     summary="A seat's own view",
     description="The seat's hand, legal cards and allowed announcements with the fewest cards "
     "each stays allowed with. Needs that seat's token. ETag = table version.",
-    security=[{"seat_token": []}],
+    security=AS_SEAT,
     responses={
         200: success(TableView, examples.SEAT_VIEW, "the seat's view"),
         **NOT_MODIFIED,

@@ -16,6 +16,7 @@ from infra.witness import with_chain_head
 from service.dto import (
     ZERO_MINIMUM,
 )
+from service.edge.credentials import AS_STREAM_READER
 from service.edge.parsing import (
     MAX_POSITION,
     MAX_VERSION,
@@ -47,6 +48,7 @@ def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
     "invitation code with the code's replacement (T1.2). `deal_scored` and "
     "`session_finished` data carry one more member, `chain_head`: the hash chain value at "
     "that version (hex), a witness of the table's history.",
+    security=AS_STREAM_READER,
     responses=problem_responses(400, 401, 404, shown=[LIFE_PROBLEMS["private"]]),
     media_type="text/event-stream",
 )

@@ -24,6 +24,7 @@ from service.edge.auth import (
     new_token,
     token_hash,
 )
+from service.edge.credentials import AS_SPECTATOR
 from service.edge.draws import fresh_id
 from service.edge.parsing import (
     MAX_VERSION,
@@ -110,6 +111,7 @@ async def create_table(
     description="Everything a spectator may see; no hand, hidden party, losing contract or "
     "silent solo before the deal is scored. A private table's view takes a token of the "
     "table or its invitation code as the Bearer token (T1.1). ETag = table version.",
+    security=AS_SPECTATOR,
     responses={
         200: success(TableView, examples.TABLE_VIEW, "the public view"),
         **NOT_MODIFIED,
@@ -139,6 +141,7 @@ async def get_table(
     "witness of the table's history, see `doko verify --witness`), the totals and, once the "
     "session is over, the winners (R1.3; none for an abandoned session, T4.2). ETag = table "
     "version.",
+    security=AS_SPECTATOR,
     responses={**NOT_MODIFIED, **problem_responses(404, 429, shown=[LIFE_PROBLEMS["private"]])},
 )
 async def get_scoresheet(

@@ -3,10 +3,52 @@
 // streams that resume where they stopped. A credential goes in a header, never in a URL
 // (a stream is opened with a single-use ticket obtained with it, see `follow`).
 // The pages never decide a rule: what is legal comes from the views the server sends.
+// The types are the OpenAPI document's, from the shipped TypeScript client
+// (clients/typescript, `npm run check:web` there): a request names its operation by method
+// and path as the document writes it, and its parameters, body and answer are checked.
+// They are only comments: the browser runs this file as it is.
+
+/**
+ * @typedef {import('../../clients/typescript/src/index.js').Schemas} Schemas
+ * @typedef {import('../../clients/typescript/src/index.js').Method} Method
+ * @typedef {import('../../clients/typescript/src/index.js').Problem} Problem
+ * @typedef {import('../../clients/typescript/src/index.js').TableStreamData} TableStreamData
+ */
+/**
+ * @template {Method} M
+ * @typedef {import('../../clients/typescript/src/index.js').PathOf<M>} PathOf
+ */
+/**
+ * @template {Method} M
+ * @template {PathOf<M>} P
+ * @typedef {import('../../clients/typescript/src/index.js').Operation<M, P>} Operation
+ */
+/**
+ * What a request of an operation takes: `params` (`path`, `query`, `header`) and `body` as
+ * the document says, `token` (sent as the Bearer token) and `version` (the table version
+ * held: sent as If-None-Match, 304 when unchanged).
+ * @template O
+ * @typedef {import('../../clients/typescript/src/index.js').RequestOf<O> & {token?: string, version?: number}} RequestOf
+ */
+/**
+ * An answer of an operation: its status and decoded body, with the table version its ETag
+ * names (or null).
+ * @template O
+ * @typedef {import('../../clients/typescript/src/index.js').AnswerOf<O> & {version: number | null}} AnswerOf
+ */
+/**
+ * A problem made here, for a request the service did not answer (`no_answer`) or answered
+ * without a problem (`http_error`).
+ * @typedef {{code: 'no_answer' | 'http_error', detail: string, status?: undefined, rule?: undefined}} LocalProblem
+ */
+/**
+ * The parameters of a request, as `call` reads them.
+ * @typedef {{path?: Record<string, unknown>, query?: Record<string, unknown>, header?: Record<string, unknown>}} Params
+ */
 
 /** An answer with status >= 400 (or no answer at all: status 0), with its RFC 9457 problem. */
 export class ProblemError extends Error {
-  /** @param {number} status @param {{code?: string, detail?: string, rule?: string}} problem */
+  /** @param {number} status @param {Problem | LocalProblem} problem */
   constructor(status, problem) {
     super(`${status} ${problem.code}: ${problem.detail ?? ''}`);
     this.status = status;
@@ -14,19 +56,31 @@ export class ProblemError extends Error {
   }
 }
 
-/** The table version an ETag names (`"12"` or `W/"12"`), or null. */
+/** The table version an ETag names (`"12"` or `W/"12"`), or null.
+ * @param {Response} response */
 function versionOf(response) {
   const tag = response.headers.get('etag');
   return tag ? Number(tag.replace(/^W\//, '').replaceAll('"', '')) : null;
 }
 
-/** Send a request; the answer when its status is below 400, else a ProblemError with the
- * answer's problem (or `no_answer` when the service did not answer). */
-async function send(method, path, { token, body, params, headers = {}, signal } = {}) {
-  const url = new URL(path, location.origin);
-  for (const [key, value] of Object.entries(params ?? {})) {
-    if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+/** The URL of `path` (as the document writes it: `/tables/{table_id}`) with its path
+ * parameters filled in and its query parameters (a list as the parameter repeated).
+ * @param {string} path @param {Params} params */
+function urlOf(path, { path: values = {}, query = {} }) {
+  const url = new URL(path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(String(values[name]))), location.origin);
+  for (const [key, value] of Object.entries(query)) {
+    for (const one of [value].flat()) {
+      if (one !== undefined && one !== null) url.searchParams.append(key, String(one));
+    }
   }
+  return url;
+}
+
+/** Send a request; the answer when its status is below 400, else a ProblemError with the
+ * answer's problem (or `no_answer` when the service did not answer).
+ * @param {string} method @param {URL} url
+ * @param {{token?: string, body?: unknown, headers?: Record<string, string>}} options */
+async function send(method, url, { token, body, headers = {} }) {
   const sent = { ...headers };
   if (token) sent.authorization = `Bearer ${token}`;
   if (body !== undefined) sent['content-type'] = 'application/json';
@@ -36,55 +90,71 @@ async function send(method, path, { token, body, params, headers = {}, signal } 
       method,
       headers: sent,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
     });
   } catch {
     throw new ProblemError(0, { code: 'no_answer', detail: 'the service did not answer; try again' });
   }
   if (!response.ok && response.status !== 304) {
-    const problem = await response.json().catch(() => null);
+    const problem = /** @type {Problem | null} */ (await response.json().catch(() => null));
     throw new ProblemError(response.status, problem ?? { code: 'http_error', detail: response.statusText });
   }
   return response;
 }
 
 /**
- * One request. Resolves to {status, version, data} (data null for 304); rejects with a
- * ProblemError for an error answer or when the service does not answer.
- * @param {string} method @param {string} path
- * @param {{token?: string, body?: unknown, params?: Record<string, unknown>, version?: number}} options
- *   `token`: sent as the Bearer token, never in the URL. `version`: the table version held
- *   (sent as If-None-Match; 304 when unchanged).
+ * One request of the operation `method` `path` (as the document writes it:
+ * `call('GET', '/tables/{table_id}', {params: {path: {table_id}}})`). Resolves to
+ * {status, version, data} (data null for 304); rejects with a ProblemError for an error
+ * answer or when the service does not answer. `token` is sent as the Bearer token, never in
+ * the URL; `version` is the table version held (sent as If-None-Match; 304 when unchanged).
+ * @template {Method} M
+ * @template {PathOf<M>} P
+ * @param {M} method @param {P} path @param {RequestOf<Operation<M, P>>} options
+ * @returns {Promise<AnswerOf<Operation<M, P>>>}
  */
-export async function call(method, path, { token, body, params, version } = {}) {
+export async function call(method, path, options) {
+  const { token, body, version } = options;
+  const params = /** @type {{params?: Params}} */ (options).params ?? {};
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
+  for (const [name, value] of Object.entries(params.header ?? {})) {
+    if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+  }
   if (version !== undefined && version !== null) headers['if-none-match'] = `"${version}"`;
-  const response = await send(method, path, { token, body, params, headers });
-  if (response.status === 304) return { status: 304, version: versionOf(response), data: null };
-  const data = await response.json().catch(() => null);
-  return { status: response.status, version: versionOf(response), data };
+  const response = await send(method, urlOf(path, params), { token, body, headers });
+  const data = response.status === 304 ? null : await response.json().catch(() => null);
+  return /** @type {AnswerOf<Operation<M, P>>} */ ({ status: response.status, version: versionOf(response), data });
 }
 
-/** Download what `path` answers as the file `filename` (with the Bearer `token`, which a
- * plain link could not send). */
-export async function download(path, { token, filename }) {
-  const blob = await (await send('GET', path, { token })).blob();
+/** Download what the operation `GET path` answers as the file `filename` (with the Bearer
+ * `token`, which a plain link could not send).
+ * @template {PathOf<'GET'>} P
+ * @param {P} path @param {RequestOf<Operation<'GET', P>> & {filename: string}} options */
+export async function download(path, options) {
+  const params = /** @type {{params?: Params}} */ (options).params ?? {};
+  const blob = await (await send('GET', urlOf(path, params), { token: options.token })).blob();
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
-  link.download = filename;
+  link.download = options.filename;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
 const PREFIX = 'doko:';
+/** @param {string} table */
 const storageKey = (table) => `${PREFIX}${table}`;
 
 /**
  * What this browser holds for a table: {seat, token} once seated, {host} for its host,
  * {invitation} for a private table's invitation code.
+ * @typedef {{seat?: number, token?: string, host?: string, invitation?: string}} Held
+ */
+
+/**
+ * What this browser holds for a table (see `Held`).
  * Kept in localStorage, per table: a seat and the host role survive closing the tab, a new
  * tab and a restart of the browser, until `forget`. Never sent but in a header.
- * @returns {{seat?: number, token?: string, host?: string, invitation?: string}}
+ * @param {string} table @returns {Held}
  */
 export function held(table) {
   try {
@@ -94,14 +164,16 @@ export function held(table) {
   }
 }
 
-/** Keep more for a table (see `held`); null values forget. */
+/** Keep more for a table (see `held`); null values forget.
+ * @param {string} table @param {{[K in keyof Held]?: Held[K] | null}} more */
 export function hold(table, more) {
+  /** @type {Record<string, unknown>} */
   const now = { ...held(table), ...more };
   for (const key of Object.keys(now)) if (now[key] === null) delete now[key];
   localStorage.setItem(storageKey(table), JSON.stringify(now));
 }
 
-/** Forget everything this browser holds for a table. */
+/** Forget everything this browser holds for a table. @param {string} table */
 export const forget = (table) => localStorage.removeItem(storageKey(table));
 
 /** The tables this browser holds something for (see `held`). */
@@ -110,17 +182,20 @@ export function heldTables() {
 }
 
 /** The link that invites to a private table: the code in the URL's fragment, which the
- * browser never sends to the service (nor to its logs, nor as a Referer). */
+ * browser never sends to the service (nor to its logs, nor as a Referer).
+ * @param {string} table @param {string} code */
 export const invitationLink = (table, code) => `${location.origin}/t/${encodeURIComponent(table)}#invitation=${encodeURIComponent(code)}`;
 
-/** The invitation code an invitation link (or the code itself) carries, or null. */
+/** The invitation code an invitation link (or the code itself) carries, or null.
+ * @param {string} text */
 export function invitationIn(text) {
   const code = text.trim().match(/(?:^|#|&)invitation=([^&\s]+)/)?.[1] ?? (/^[\w-]+$/.test(text.trim()) ? text.trim() : null);
   return code ? decodeURIComponent(code) : null;
 }
 
 /** Keep the invitation this page's link carries in its fragment (`#invitation=…`), then take
- * it out of the address bar: it is kept in this browser's storage, and not shown. */
+ * it out of the address bar: it is kept in this browser's storage, and not shown.
+ * @param {string} table */
 export function takeInvitation(table) {
   const code = location.hash.startsWith('#invitation=') ? invitationIn(location.hash) : null;
   if (!code) return;
@@ -128,17 +203,37 @@ export function takeInvitation(table) {
   history.replaceState(null, '', location.pathname + location.search);
 }
 
+/** A JSON file the service serves besides the API's operations (as it is).
+ * @param {string} path @returns {Promise<unknown>} */
+const file = async (path) => (await send('GET', new URL(path, location.origin), { headers: { accept: 'application/json' } })).json();
+
+/**
+ * What the pages take from the server and never re-implement (`/web/meta.json`, not an
+ * operation of the API): the rule texts by id, the names of the table stream's events.
+ * @typedef {{rules: Record<string, string>, events: TableStreamData['type'][]}} Meta
+ */
+
+/** @type {Promise<Meta> | undefined} */
 let metaAnswer;
 /** The rule texts by id and the stream's event types (`/web/meta.json`), fetched once. */
 export function meta() {
-  metaAnswer ??= call('GET', '/web/meta.json').then((answer) => answer.data);
+  metaAnswer ??= /** @type {Promise<Meta>} */ (file('/web/meta.json'));
   return metaAnswer;
 }
 
+/**
+ * A schema of the OpenAPI document, with what the pages read of it.
+ * @typedef {{type?: string, enum?: string[], properties?: Record<string, JsonSchema>,
+ *   oneOf?: JsonSchema[], allOf?: JsonSchema[], $ref?: string, default?: unknown,
+ *   description?: string, minimum?: number, maximum?: number}} JsonSchema
+ * @typedef {{paths: Record<string, Record<string, unknown>>, components: {schemas: Record<string, JsonSchema>}}} Document
+ */
+
+/** @type {Promise<Document> | undefined} */
 let schemaAnswer;
 /** The OpenAPI document, fetched once: what the API offers decides what a form shows. */
 export function schema() {
-  schemaAnswer ??= call('GET', '/schema/openapi.json').then((answer) => answer.data);
+  schemaAnswer ??= /** @type {Promise<Document>} */ (file('/schema/openapi.json'));
   return schemaAnswer;
 }
 
@@ -146,27 +241,41 @@ export function schema() {
 const REOPEN_MS = 2000;
 
 /**
- * Follow a table's Server-Sent Events stream (`…/events`) from the event after `after`, as
- * the holder of `token` (a seat token) or `secret` (a host token or an invitation code), or
- * of neither. A credential never goes in a URL: each time the stream is opened, it is sent
- * in the Authorization header for a stream ticket (`…/stream-tickets`: it opens the stream
- * once, within a minute), and the EventSource opens the stream with `ticket` and `after` =
- * the last id received. Without a credential the browser's EventSource reconnects by
- * itself after a lost connection and sends Last-Event-ID; with one, a lost stream is opened
- * again here at once with a new ticket (a ticket opens a stream once). Either way the
- * service resumes after the last event received: nothing is missed and nothing comes twice.
- * A stream that could not be reached is tried again after a while ('reconnecting'); one
- * the service refused, or that got no ticket, too, after saying 'lost'.
- * `onEvent({id, type, data})` gets each event; `onStatus(status)` gets 'live' (each time
- * the stream is (re)opened), 'reconnecting' or 'lost'.
+ * An event of a table's stream: its id (the table version), its type, its data.
+ * @typedef {{id: number, type: TableStreamData['type'], data: TableStreamData}} StreamEvent
+ * @typedef {'live' | 'reconnecting' | 'lost'} StreamStatus
+ */
+
+/**
+ * Follow the Server-Sent Events stream of the table `table` (`…/events`) from the event
+ * after `after`, as the holder of `token` (a seat token) or `secret` (a host token or an
+ * invitation code), or of neither. A credential never goes in a URL: each time the stream is
+ * opened, it is sent in the Authorization header for a stream ticket (`…/stream-tickets`:
+ * it opens the stream once, within a minute), and the EventSource opens the stream with
+ * `ticket` and `after` = the last id received. Without a credential the browser's
+ * EventSource reconnects by itself after a lost connection and sends Last-Event-ID; with
+ * one, a lost stream is opened again here at once with a new ticket (a ticket opens a
+ * stream once). Either way the service resumes after the last event received: nothing is
+ * missed and nothing comes twice. A stream that could not be reached is tried again after a
+ * while ('reconnecting'); one the service refused, or that got no ticket, too, after saying
+ * 'lost'. `onEvent({id, type, data})` gets each event of the `types` asked for;
+ * `onStatus(status)` gets 'live' (each time the stream is (re)opened), 'reconnecting' or
+ * 'lost'.
+ * @param {string} table
+ * @param {{token?: string, secret?: string, after: number, types: StreamEvent['type'][],
+ *   onEvent: (event: StreamEvent) => void, onStatus: (status: StreamStatus) => void}} options
  * @returns {{close(): void}}
  */
-export function follow(path, { token, secret, after, types, onEvent, onStatus }) {
+export function follow(table, { token, secret, after, types, onEvent, onStatus }) {
   const credential = token ?? secret;
+  const at = { path: { table_id: table } };
   let last = after;
+  /** @type {EventSource | null} */
   let source = null;
-  let timer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
   let closed = false;
+  /** @param {StreamEvent['type']} type @param {number} id @param {string} data */
   const deliver = (type, id, data) => {
     if (!types.includes(type)) return;
     last = id;
@@ -177,12 +286,11 @@ export function follow(path, { token, secret, after, types, onEvent, onStatus })
     timer = setTimeout(open, REOPEN_MS);
   };
   const ticket = async () => {
-    const answer = await call('POST', path.replace(/\/events$/, '/stream-tickets'), { token: credential });
+    const answer = await call('POST', '/tables/{table_id}/stream-tickets', { params: at, token: credential });
     return answer.data.ticket;
   };
   const open = async () => {
-    const url = new URL(path, location.origin);
-    url.searchParams.set('after', String(last));
+    const url = urlOf('/tables/{table_id}/events', { ...at, query: { after: last } });
     if (credential) {
       try {
         url.searchParams.set('ticket', await ticket());

@@ -13,7 +13,9 @@ import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, si
 const [, , rawTable, , rawDeal] = location.pathname.split('/');
 const table = decodeURIComponent(rawTable);
 const dealNo = Number(rawDeal);
-const base = `/tables/${encodeURIComponent(table)}`;
+/** The path parameters of this table's operations, of this deal's. */
+const at = { path: { table_id: table } };
+const atDeal = { path: { table_id: table, deal_no: dealNo } };
 takeInvitation(table);
 const mine = held(table);
 /** What opens a private table's records: the host token or the invitation (they last), else
@@ -55,9 +57,10 @@ function moments(events) {
   return found;
 }
 
-/** Each seat's dealt cards, those played by the end of trick `step` marked with their trick. */
+/** Each seat's dealt cards, sorted by the server for the deal's game type, those played by
+ * the end of trick `step` marked with their trick. */
 function handsAt(record, step) {
-  return record.hands.map((dealt, seat) => {
+  return record.sorted_hands.map((dealt, seat) => {
     const marks = dealt.map(() => null);
     record.tricks.slice(0, step).forEach((trick) => {
       const played = trick.cards[(seat - trick.leader + 4) % 4];
@@ -169,7 +172,7 @@ function dealing(record) {
 
 async function exportSession() {
   try {
-    await download(`${base}/export`, { token, filename: `doko-${table}.json` });
+    await download('/tables/{table_id}/export', { params: at, token, filename: `doko-${table}.json` });
   } catch (error) {
     state.problem = problemOf(error);
     render();
@@ -212,7 +215,7 @@ function render() {
 }
 
 document.addEventListener('keydown', (e) => {
-  if (!state.record || e.altKey || e.ctrlKey || e.metaKey || e.target.closest?.('input, select, textarea')) return;
+  if (!state.record || e.altKey || e.ctrlKey || e.metaKey || /** @type {Element} */ (e.target).closest?.('input, select, textarea')) return;
   const moves = { ArrowLeft: state.step - 1, ArrowRight: state.step + 1, Home: 0, End: state.record.tricks.length };
   if (!(e.key in moves)) return;
   e.preventDefault();
@@ -227,10 +230,10 @@ async function start() {
         await loadLanguage();
         return rules;
       }),
-      call('GET', `${base}/deals/${dealNo}`, { token }),
-      call('GET', `${base}/deals/${dealNo}/replay`, { token }),
-      call('GET', `${base}/deals/${dealNo}/verification`, { token }),
-      call('GET', base, { token }),
+      call('GET', '/tables/{table_id}/deals/{deal_no}', { params: atDeal, token }),
+      call('GET', '/tables/{table_id}/deals/{deal_no}/replay', { params: atDeal, token }),
+      call('GET', '/tables/{table_id}/deals/{deal_no}/verification', { params: atDeal, token }),
+      call('GET', '/tables/{table_id}', { params: at, token }),
     ]);
     state.rules = ruleTexts(known.rules);
     state.record = record.data;

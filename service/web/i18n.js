@@ -31,7 +31,7 @@ export async function loadLanguage() {
   catalogue = words;
   germanRules = rules;
   document.documentElement.lang = lang;
-  for (const element of document.querySelectorAll('[data-i18n]')) element.textContent = t(element.dataset.i18n);
+  for (const element of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-i18n]'))) element.textContent = t(element.dataset.i18n);
   languageSwitch();
 }
 

@@ -13,7 +13,7 @@ const content = h('div', { class: 'lobby' });
 const state = {
   problem: null, busy: false, options: [], kinds: [], statuses: [], rules: {},
   listed: false, // whether the API lists tables (`GET /tables` in its schema)
-  status: 'open', // the lobby's filter: a table status, or '' for every listed one
+  status: /** @type {import('./api.js').Schemas['TableStatus'] | ''} */ ('open'), // the lobby's filter: a table status, or '' for every listed one
   before: null, // the page shown: null for the newest, else the `next` of the page before
   page: null, // the LobbyPage shown
   mine: [], // this browser's tables: {table, held, view} or {table, held, problem}
@@ -91,13 +91,14 @@ async function create(form) {
     })).data;
     const table = created.table_id;
     hold(table, { host: created.host_token, invitation: created.invitation ?? null });
-    const path = `/tables/${encodeURIComponent(table)}`;
-    const taken = (await call('POST', `${path}/seats`, {
+    const at = { path: { table_id: table } };
+    const taken = (await call('POST', '/tables/{table_id}/seats', {
+      params: at,
       body: { name: form.elements.player.value.trim(), invitation: created.invitation ?? undefined },
     })).data;
     hold(table, { seat: taken.seat, token: taken.token });
     for (let i = 0; i < Number(form.elements.bots.value); i += 1) {
-      await call('POST', `${path}/bots`, { token: created.host_token, body: { kind: form.elements.kind.value, name: `Bot ${i + 1}` } });
+      await call('POST', '/tables/{table_id}/bots', { params: at, token: created.host_token, body: { kind: form.elements.kind.value, name: `Bot ${i + 1}` } });
     }
     location.assign(`/t/${encodeURIComponent(table)}`);
   } catch (error) {
@@ -121,7 +122,7 @@ function destination(text) {
 async function list(before = null) {
   try {
     const answer = await call('GET', '/tables', {
-      params: { status: state.status || undefined, before: before ?? undefined, limit: PAGE_SIZE },
+      params: { query: { status: state.status ? [state.status] : undefined, before: before ?? undefined, limit: PAGE_SIZE } },
     });
     state.page = answer.data;
     state.before = before;
@@ -180,7 +181,7 @@ async function loadMine() {
   state.mine = await Promise.all(heldTables().map(async (table) => {
     const mine = held(table);
     try {
-      const answer = await call('GET', `/tables/${encodeURIComponent(table)}`, { token: mine.host ?? mine.invitation ?? mine.token });
+      const answer = await call('GET', '/tables/{table_id}', { params: { path: { table_id: table } }, token: mine.host ?? mine.invitation ?? mine.token });
       return { table, held: mine, view: answer.data };
     } catch (error) {
       return { table, held: mine, problem: problemOf(error) };

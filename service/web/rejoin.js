@@ -26,12 +26,13 @@ export function takeRejoin(table) {
   history.replaceState(null, '', location.pathname + location.search);
 }
 
-/** The seat whose token `token` is, asked of the service (each seat's view answers only its
- * own token), or null when it opens none. */
-export async function seatOf(base, token) {
-  for (const seat of [0, 1, 2, 3]) {
+/** The seat of the table `table` whose token `token` is, asked of the service (each seat's
+ * view answers only its own token), or null when it opens none.
+ * @param {string} table @param {string} token */
+export async function seatOf(table, token) {
+  for (const seat of /** @type {const} */ ([0, 1, 2, 3])) {
     try {
-      await call('GET', `${base}/seats/${seat}`, { token });
+      await call('GET', '/tables/{table_id}/seats/{seat}', { params: { path: { table_id: table, seat } }, token });
       return seat;
     } catch (error) {
       if (error.status === 0) throw error;

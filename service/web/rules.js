@@ -15,6 +15,7 @@ function compare(a, b) {
   return a[0].localeCompare(b[0]) || x[0] - y[0] || (x[1] ?? -1) - (y[1] ?? -1);
 }
 
+/** @type {[string, string, string][]} */
 const PARTS = [['R', 'rules.game', 'rules.game_about'], ['T', 'rules.table', 'rules.table_about'],
   ['E', 'rules.event', 'rules.event_about']];
 

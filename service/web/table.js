@@ -56,7 +56,10 @@ const state = {
   types: [],
 };
 
-const base = `/tables/${encodeURIComponent(table)}`;
+/** The path parameters of this table's operations, of a seat's. */
+const at = { path: { table_id: table } };
+/** @param {number} seat */
+const atSeat = (seat) => ({ path: { table_id: table, seat } });
 const seated = () => state.mine.token !== undefined;
 /** What opens a private table to this tab as a spectator (T1.1): the host token or the
  * invitation; a public table needs neither. */
@@ -77,12 +80,14 @@ const SHEET_EVENTS = new Set([
 
 /** The view as this tab may see it: the seat's own, or the public one. */
 function fetchView() {
-  const options = {
-    params: { min_version: state.latest || undefined },
-    version: state.view ? state.version : undefined,
-  };
-  if (seated()) return call('GET', `${base}/seats/${state.mine.seat}`, { ...options, token: state.mine.token });
-  return call('GET', base, { ...options, token: pass() });
+  const query = { min_version: state.latest || undefined };
+  const version = state.view ? state.version : undefined;
+  if (seated()) {
+    return call('GET', '/tables/{table_id}/seats/{seat}', {
+      params: { ...atSeat(state.mine.seat), query }, version, token: state.mine.token,
+    });
+  }
+  return call('GET', '/tables/{table_id}', { params: { ...at, query }, version, token: pass() });
 }
 
 /** Take a newer view: the events it includes are no longer "since". */
@@ -151,15 +156,17 @@ async function showingProblems(work) {
 }
 
 const loadSheet = () => showingProblems(async () => {
-  state.sheet = (await call('GET', `${base}/scoresheet`, {
-    token: anyPass(), params: { min_version: state.latest || undefined },
+  state.sheet = (await call('GET', '/tables/{table_id}/scoresheet', {
+    token: anyPass(), params: { ...at, query: { min_version: state.latest || undefined } },
   })).data;
   render();
 });
 
 /** A scored deal's record (public once scored, R4.3): its last trick is shown after it. */
 const loadRecord = (dealNo) => showingProblems(async () => {
-  state.record = (await call('GET', `${base}/deals/${dealNo}`, { token: anyPass() })).data;
+  state.record = (await call('GET', '/tables/{table_id}/deals/{deal_no}', {
+    params: { path: { table_id: table, deal_no: dealNo } }, token: anyPass(),
+  })).data;
   render();
 });
 
@@ -185,15 +192,19 @@ async function command(work) {
   }
 }
 
-/** A command of this tab's seat; the answer is the seat's new view. */
-const act = (what, body) => command(async () => {
-  const answer = await call('POST', `${base}/seats/${state.mine.seat}/${what}`, { token: state.mine.token, body });
+/** A command of this tab's seat, sent by `request` with the seat's path parameters and
+ * token; the answer is the seat's new view.
+ * @param {(seat: {params: {path: {table_id: string, seat: number}}, token: string}) =>
+ *   Promise<{data: import('./api.js').Schemas['CommandResponse']}>} request */
+const act = (request) => command(async () => {
+  const answer = await request({ params: atSeat(state.mine.seat), token: state.mine.token });
   accept(answer.data.version, answer.data.view);
 });
 
 /** Sit down on a free or vacant seat (T2.2), with the invitation of a private table (T1.1). */
 const sit = (seat) => command(async () => {
-  const taken = (await call('POST', `${base}/seats`, {
+  const taken = (await call('POST', '/tables/{table_id}/seats', {
+    params: at,
     body: { name: state.sitName.trim(), seat, invitation: state.mine.invitation },
   })).data;
   hold(table, { seat: taken.seat, token: taken.token });
@@ -204,7 +215,7 @@ const sit = (seat) => command(async () => {
 
 /** Leave this tab's seat (T2): the token stops working, the page is a spectator's. */
 const leave = () => command(async () => {
-  const answer = await call('DELETE', `${base}/seats/${state.mine.seat}`, { token: state.mine.token });
+  const answer = await call('DELETE', '/tables/{table_id}/seats/{seat}', { params: atSeat(state.mine.seat), token: state.mine.token });
   forgetSeat();
   accept(answer.data.version, answer.data.view);
   connect();
@@ -216,19 +227,22 @@ function made(version) {
   return refresh();
 }
 
-/** A command of the host's (the host token): its answer is the public view, so the page
- * fetches its own. */
-const asHost = (method, path) => command(async () => {
-  await made((await call(method, `${base}${path}`, { token: state.mine.host })).data.version);
+/** A command of the host's, sent by `request` with the host token: its answer is the public
+ * view, so the page fetches its own.
+ * @param {(token: string) => Promise<{data: {version: number}}>} request */
+const asHost = (request) => command(async () => {
+  await made((await request(state.mine.host)).data.version);
 });
 
 const seatBots = (seats) => command(async () => {
   for (const seat of seats) {
-    await made((await call('POST', `${base}/bots`, { token: state.mine.host, body: { kind: state.botKind, seat } })).data.version);
+    await made((await call('POST', '/tables/{table_id}/bots', { params: at, token: state.mine.host, body: { kind: state.botKind, seat } })).data.version);
   }
 });
 
-const exportSession = () => command(() => download(`${base}/export`, { token: anyPass(), filename: `doko-${table}.json` }));
+const exportSession = () => command(() => download('/tables/{table_id}/export', {
+  params: at, token: anyPass(), filename: `doko-${table}.json`,
+}));
 
 let stream = null;
 /** Follow the table's events as this tab may see them, from the last one received (or the
@@ -239,7 +253,7 @@ function connect() {
   stream?.close();
   state.opened = 0;
   state.from ??= state.latest;
-  stream = follow(`${base}/events`, {
+  stream = follow(table, {
     token: state.mine.token,
     secret: seated() ? undefined : pass(),
     after: state.streamed ?? state.from,
@@ -347,7 +361,7 @@ function confirmable(key, label, question, yes, run) {
     return button(key, label, () => {
       state.confirming = key;
       render();
-      document.querySelector(`[data-key="${key}-yes"]`)?.focus();
+      /** @type {HTMLElement | null} */ (document.querySelector(`[data-key="${key}-yes"]`))?.focus();
     });
   }
   return h('span', { class: 'confirm', role: 'group', 'aria-label': question },
@@ -435,10 +449,12 @@ function hosting(view) {
     bots || null,
     replaceable.length ? h('p', { class: 'vacate' }, replaceable.map((s) => button(`vacate-${s.seat}`,
       t(s.status === 'away' ? 'host.vacate_away' : 'host.vacate', { seat: s.seat, name: s.name }),
-      () => asHost('DELETE', `/seats/${s.seat}`)))) : null,
+      () => asHost((token) => call('DELETE', '/tables/{table_id}/seats/{seat}', { params: atSeat(s.seat), token }))))) : null,
     h('p', {}, view.status === 'open'
-      ? confirmable('close', t('host.close'), t('host.close_question'), t('host.close_yes'), () => asHost('POST', '/close'))
-      : confirmable('abandon', t('host.abandon'), t('host.abandon_question'), t('host.abandon_yes'), () => asHost('POST', '/abandon'))));
+      ? confirmable('close', t('host.close'), t('host.close_question'), t('host.close_yes'),
+        () => asHost((token) => call('POST', '/tables/{table_id}/close', { params: at, token })))
+      : confirmable('abandon', t('host.abandon'), t('host.abandon_question'), t('host.abandon_yes'),
+        () => asHost((token) => call('POST', '/tables/{table_id}/abandon', { params: at, token })))));
 }
 
 /** The invitation link of a private table, for its host to share (T1.1). */
@@ -471,7 +487,7 @@ async function copy(link, field) {
     await navigator.clipboard.writeText(link);
     state.copiedText = t('copy.done');
   } catch {
-    document.getElementById(field)?.select();
+    /** @type {HTMLInputElement | null} */ (document.getElementById(field))?.select();
     state.copiedText = t('copy.selected');
   }
   render();
@@ -630,20 +646,20 @@ function actions(view, deal) {
   if (me.status === 'away') {
     groups.push(h('div', { class: 'group away' },
       h('p', {}, t('move.away'), ' ', rule('T3.3', state.rules, false)),
-      button('back', t('move.back'), () => act('back'))));
+      button('back', t('move.back'), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/back', seat)))));
   }
   if (options.declarations.length) {
     groups.push(group(t('move.declare'), options.declarations.map((d) => button(
-      `declare-${d}`, term('declaration', d), () => act('reservation', { declaration: d })))));
+      `declare-${d}`, term('declaration', d), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/reservation', { ...seat, body: { declaration: d } }))))));
   }
   if (options.contracts.length) {
     groups.push(group(t('move.contract'), options.contracts.map((c) => button(
-      `contract-${c}`, term('game', c), () => act('contract', { contract: c })))));
+      `contract-${c}`, term('game', c), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/contract', { ...seat, body: { contract: c } }))))));
   }
   if (options.announcements.length) {
     groups.push(group(t('move.announce', { count: cardsHeld }), options.announcements.map((a) => button(
       `announce-${a.word}`, [term('word', a.word), h('small', {}, ` ${t('move.until', { count: a.until_cards })}`)],
-      () => act('announce', { word: a.word }),
+      () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/announce', { ...seat, body: { word: a.word } })),
       t('move.announce_label', { word: term('word', a.word), count: a.until_cards })))));
   }
   const waiting = deal.phase !== 'scored' && given(deal.turn) && deal.turn !== state.mine.seat;
@@ -670,7 +686,7 @@ function hand(deal) {
       counted.set(c, n + 1);
       return cardButton(c, state.mine.seat, deal.deal_no, `card-${c}-${n}`, legal.has(c) ? () => {
         if (state.finished) state.finished.dismissed = true; // the next card ends the finished trick's time
-        act('play', { card: c });
+        act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/play', { ...seat, body: { card: c } }));
       } : null);
     })));
 }
@@ -827,12 +843,12 @@ function render() {
 }
 
 document.addEventListener('focusin', (e) => {
-  state.handFocused = Boolean(e.target.closest?.('#hand'));
+  state.handFocused = Boolean(/** @type {Element} */ (e.target).closest?.('#hand'));
 });
 
 /** The running turn's time left, counted down between views. */
 setInterval(() => {
-  for (const element of document.querySelectorAll('[data-deadline]')) {
+  for (const element of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-deadline]'))) {
     const left = timeLeft(element.dataset.deadline);
     if (element.textContent !== left) element.textContent = left;
   }
@@ -876,7 +892,7 @@ async function start() {
     state.rules = ruleTexts(known.rules);
     state.types = known.events;
     if (seated() && !given(state.mine.seat)) { // a rejoin link brought the token alone
-      const seat = await seatOf(base, state.mine.token);
+      const seat = await seatOf(table, state.mine.token);
       hold(table, given(seat) ? { seat } : { seat: null, token: null });
       state.mine = held(table);
     }

@@ -20,7 +20,7 @@ export function h(tag, attributes = {}, ...children) {
 /** Replace an element's children, keeping the focus on the element with the same
  * data-key if it is still there (keyboard users do not lose their place on a redraw). */
 export function fill(element, ...children) {
-  const focused = document.activeElement?.closest?.('[data-key]')?.dataset.key;
+  const focused = /** @type {HTMLElement | null | undefined} */ (document.activeElement?.closest?.('[data-key]'))?.dataset.key;
   element.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
   if (focused === undefined || !element.isConnected) return;
   const again = [...element.querySelectorAll('[data-key]')].find((e) => e.dataset.key === focused);
@@ -134,6 +134,7 @@ export function problemOf(error) {
 
 /** What a score line (R8, R9) is for, in plain words: the service's reasons (`re under 90`,
  * `no90 announced by kontra`, `fox caught in trick 3` …) in the page's language. */
+/** @type {[RegExp, (match: RegExpMatchArray) => string][]} */
 const REASONS = [
   [/^(re|kontra) under (\d+)$/, (m) => t('reason.under', { party: term('party', m[1]), points: m[2] })],
   [/^(re|kontra) schwarz \(no trick\)$/, (m) => t('reason.schwarz', { party: term('party', m[1]) })],

@@ -17,11 +17,17 @@ from typing import Any
 
 import asyncpg
 import msgspec
+import pytest
 
 from domain import table
+from domain.cards import Card
+from domain.commands import DealCommand, Declaration, Declare, NameContract, PlayCard
 from domain.dealing import deal_from_seed
 from domain.errors import DomainError
 from domain.events import DealScored
+from domain.game_types import GameType
+from domain.observations import Observation
+from domain.players import FirstChoice
 from domain.seats import SEATS, Seat
 from domain.simulation import next_command
 from domain.table import (
@@ -342,3 +348,77 @@ def test_deal_record_and_scoresheet_are_functions_of_the_state() -> None:
         assert "not scored" in str(error)
     else:
         raise AssertionError("an open deal has no record")
+
+
+SPLIT = (
+    ["AC", "9C", "QC", "AS", "KS", "JS", "AH", "9H", "10H", "AD", "9D", "QD"],
+    ["10C", "KC", "JC", "10S", "QS", "9S", "KH", "QH", "JH", "10D", "KD", "JD"],
+)
+"""The 24 different cards in two halves: seats 0 and 2 hold the first (each one QC, so
+no silent solo), seats 1 and 3 the second."""
+
+SORTED = {
+    GameType.NORMAL: (  # R3.1, R3.2: 10H, queens, jacks, diamonds; clubs, spades, hearts
+        ["10H", "QC", "QD", "JS", "AD", "9D", "AC", "9C", "AS", "KS", "AH", "9H"],
+        ["QS", "QH", "JC", "JH", "JD", "10D", "KD", "10C", "KC", "10S", "9S", "KH"],
+    ),
+    GameType.HEARTS_SOLO: (  # R5.2: hearts replace the diamonds, 10H not again among them
+        ["10H", "QC", "QD", "JS", "AH", "9H", "AC", "9C", "AS", "KS", "AD", "9D"],
+        ["QS", "QH", "JC", "JH", "JD", "KH", "10C", "KC", "10S", "9S", "10D", "KD"],
+    ),
+    GameType.QUEEN_SOLO: (  # R5.3: only the queens; each suit A 10 K J 9
+        ["QC", "QD", "AC", "9C", "AS", "KS", "JS", "AH", "10H", "9H", "AD", "9D"],
+        ["QS", "QH", "10C", "KC", "JC", "10S", "9S", "KH", "JH", "10D", "KD", "JD"],
+    ),
+}
+"""Each half sorted by hand from RULES.md for a game type: trumps highest first, then the
+plain suits clubs, spades, hearts, diamonds, each highest first."""
+
+
+def _scored_deal_1(contract: GameType) -> TableState:
+    """A preset table whose deal 1 (the halves of `SPLIT`, dealt in no order) is played to its
+    score: seat 1 names ``contract`` (the others say healthy, R4.1), then the first legal
+    card every turn."""
+    rng = random.Random(5)
+    dealt = tuple(rng.sample(SPLIT[seat % 2], 12) for seat in SEATS)
+    presets = (tuple(tuple(Card(c) for c in hand) for hand in dealt),) * 12
+    soloist = Seat(1) if contract is not GameType.NORMAL else None
+
+    def act(seen: Observation, chooser: object) -> DealCommand | None:
+        options = seen.options
+        assert seen.viewer is not None
+        if options.declarations:
+            word = Declaration.RESERVATION if seen.viewer == soloist else Declaration.HEALTHY
+            return Declare(seen.viewer, word)
+        if options.contracts:
+            return NameContract(seen.viewer, contract)
+        return PlayCard(seen.viewer, options.cards[0]) if options.cards else None
+
+    state = TableState()
+    commands: list[TableCommand] = [CreateTable("sorted", Seat(0), presets=presets)]
+    commands += [TakeSeat(f"p{s}", f"token-{s}", None, b"") for s in SEATS]
+    for command in commands:
+        state = table.fold(table.decide(state, command), state)
+    while (deal := state.session.deal) is not None and deal.score is None:
+        action = next_command(deal, FirstChoice(), act)
+        assert action is not None
+        state = table.fold(table.decide(state, action), state)
+    return state
+
+
+@pytest.mark.parametrize("contract", list(SORTED))
+def test_a_deal_records_its_hands_as_dealt_and_sorted_for_its_game_type(
+    contract: GameType,
+) -> None:
+    state = _scored_deal_1(contract)
+    deal = state.session.deal
+    assert deal is not None
+    record = deal_record(deal, state)
+    assert record.game_type is contract
+    assert record.hands == deal.dealt  # as dealt, the order the audit recomputes (R2.2)
+    assert [[c.value for c in hand] for hand in record.hands] != [
+        SORTED[contract][seat % 2] for seat in SEATS
+    ]
+    assert [[c.value for c in hand] for hand in record.sorted_hands] == [
+        SORTED[contract][seat % 2] for seat in SEATS
+    ]

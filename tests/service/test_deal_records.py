@@ -47,10 +47,10 @@ async def scored(base_url: str, pool: asyncpg.Pool) -> Scored:
 
 
 async def test_a_scored_deals_record_is_its_log(api: DokoClient, scored: Scored) -> None:
-    """GET /deals/1: the hands, the revealed server seed (its commitment as published when
-    the table was created), every action, the itemized score lines (R8-R10) and who played
-    each seat (T2.2); the scoresheet's row names the same players. The table is private:
-    its host token opens it (T1.1)."""
+    """GET /deals/1: the hands (as dealt, and sorted), the revealed server seed (its
+    commitment as published when the table was created), every action, the itemized score
+    lines (R8-R10) and who played each seat (T2.2); the scoresheet's row names the same
+    players. The table is private: its host token opens it (T1.1)."""
     table = scored.table
     response = await api.http.get(f"{table.path}/deals/1", headers=table.credential)
     assert response.status_code == 200, response.text
@@ -58,6 +58,9 @@ async def test_a_scored_deals_record_is_its_log(api: DokoClient, scored: Scored)
     facts = scored.log.facts[scored.scored_at]
     deal, created = facts.deal, facts.created
     assert deal is not None and created is not None
+    # the same cards sorted for the game type (the order: tests.infra.test_projections)
+    sorted_hands = record.pop("sorted_hands")
+    assert [sorted(hand) for hand in sorted_hands] == [sorted(hand) for hand in deal.dealt]
     server_seed = created["server_seeds"][0]
     assert record["dealing"]["seed"] == server_seed
     assert record["dealing"]["commitment"] == hashlib.sha256(bytes.fromhex(server_seed)).hexdigest()

@@ -1,6 +1,6 @@
 """The shipped TypeScript client (clients/typescript): its types are the document's, it
-compiles under ``tsc --strict``, and its own tests (Node's test runner) pass against a live
-doko service.
+compiles under ``tsc --strict``, its own tests (Node's test runner) pass against a live
+doko service, and the web client (service/web) type-checks against its types.
 
 Node and npm are needed; without them the tests are skipped with one line saying so,
 except under CI (``CI=true``), where they must run (`.ci/run` installs them).
@@ -64,3 +64,12 @@ async def test_the_client_compiles_strictly_and_passes_its_tests(npm: str, base_
     code, output = await run(npm, "test", env={"DOKO_URL": base_url})
     assert code == 0, output
     assert "# fail 0" in output and "# pass 4" in output, output
+
+
+async def test_the_web_client_type_checks_against_the_documents_types(npm: str) -> None:
+    """The web client's modules take the types of their requests and answers from the client
+    (JSDoc imports, no build step): ``tsc --checkJs`` accepts them, service/web/api.js under
+    ``--strict``, and refuses the wrong requests ``test/web-refusals.js`` expects it to
+    refuse (a wrong path, a missing parameter, a wrong member or card, a 304's body)."""
+    code, output = await run(npm, "run", "-s", "check:web")
+    assert code == 0, output

@@ -138,7 +138,8 @@ class Tab:
             await self.page.keyboard.press("Enter" if key.startswith("card-") else " ")
         else:
             try:
-                await self.page.click(f'[data-key="{key}"]', timeout=2_000)
+                # no page navigates on a move: no wait for one after the click
+                await self.page.click(f'[data-key="{key}"]', timeout=2_000, no_wait_after=True)
             except PlaywrightTimeout:
                 if await self.page.locator(f'[data-key="{key}"]').count():
                     raise

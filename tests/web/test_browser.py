@@ -285,9 +285,10 @@ TRICK = """() => {
 async def test_the_deal_viewer_steps_through_the_deal_as_the_log_has_it(
     session: Session, browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
 ) -> None:
-    """The hands as dealt, each trick (arrow keys and buttons) with its cards, winner and
-    points, the announcements, the score lines with rule ids, and the seed that matches
-    the commitment published when the table was created."""
+    """The hands as dealt, in the record's order sorted for the game type, each trick (arrow
+    keys and buttons) with its cards, winner and points, the announcements, the score lines
+    with rule ids, and the seed that matches the commitment published when the table was
+    created."""
     log = await full_log(pool, session.table_id)
     hands, tricks, won, announced = _tricks(log, 1)
     record = (await api.http.get(f"/tables/{session.table_id}/deals/1")).json()
@@ -299,7 +300,8 @@ async def test_the_deal_viewer_steps_through_the_deal_as_the_log_has_it(
         shown = await page.eval_on_selector_all(
             f"[data-hand='{seat}'] [data-card]", "l => l.map(c => c.dataset.card)"
         )
-        assert tuple(shown) == hand
+        assert sorted(shown) == sorted(hand)  # the cards dealt, in the record's sorted order
+        assert shown == record["sorted_hands"][seat] != list(hand)
     for step, (cards, (winner, points)) in enumerate(zip(tricks, won, strict=True), 1):
         await page.keyboard.press("ArrowRight")
         await page.wait_for_selector(f"body[data-step='{step}']")

@@ -1,7 +1,8 @@
 """The pages' words (issue 18): one catalogue per language (service/web/i18n/de.json and
 en.json) with the same keys and the same places to fill; every key is used by the pages
-and every key the pages ask for is there; every API word the pages show has its words in
-both; every rule the pages show has its German text beside RULES.md's English one."""
+and every key the pages ask for is there; every API word the pages show, and every problem
+code, has its words in both; every rule the pages show has its German text beside RULES.md's
+English one."""
 
 from __future__ import annotations
 
@@ -83,6 +84,17 @@ def test_every_api_word_the_pages_show_has_its_words() -> None:
             if f"{family}.{value}" not in words
         ]
         assert missing == [], lang
+
+
+def test_every_problem_code_of_the_api_has_its_words() -> None:
+    """A refusal is shown from its ``code`` in the page's language, never in the server's
+    English ``detail`` alone: every code of the API's closed list has its words in both."""
+    schemas = json.loads(SCHEMA.read_text(encoding="utf-8"))["components"]["schemas"]
+    codes = schemas["ProblemCode"]["enum"]
+    assert len(codes) > 50
+    for lang in LANGUAGES:
+        words = catalogue(lang)
+        assert [code for code in codes if f"problem.{code}" not in words] == [], lang
 
 
 def test_every_rule_shown_has_its_english_and_its_german_text() -> None:

@@ -11,6 +11,7 @@ import type { components, operations, paths } from "./schema.js";
 import { readStream, type StreamMessage, type StreamOptions } from "./stream.js";
 
 export type { components, operations, paths } from "./schema.js";
+export type { AnswerOf, Method, Operation, PathOf, RequestOf } from "./operation.js";
 export { ProblemError, type Problem } from "./problem.js";
 export { parseEventStream, readStream, type StreamMessage, type StreamOptions } from "./stream.js";
 
@@ -21,8 +22,10 @@ export type TableStreamData = Schemas["TableStreamData"];
 export type FeedItem = Schemas["FeedItem"];
 export type DokoClient = Client<paths>;
 
-/** A typed client of every operation; `token` (a seat or host token) goes in the
- * `Authorization` header of every request. */
+/** A typed client of every operation; `token` goes in the `Authorization` header of every
+ * request: a seat token, the host token or a private table's invitation code (the
+ * document's `seatToken`, `hostToken` and `invitationCode` schemes; each operation's
+ * `security` says which it takes). */
 export function createDokoClient(
   baseUrl: string,
   options: { token?: string } & Omit<ClientOptions, "baseUrl"> = {},
@@ -36,7 +39,8 @@ function url(baseUrl: string, path: string): string {
   return new URL(path, baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`).toString();
 }
 
-/** A table's events as `token`'s viewer may see them (public without a token). */
+/** A table's events as `token`'s viewer may see them: a seat token, that seat's; the host
+ * token, the invitation code (a private table) or none (a public one), a spectator's. */
 export function tableEvents(
   baseUrl: string,
   tableId: string,

@@ -642,6 +642,8 @@ export interface components {
             players: (string | null)[];
             published_commitment: string | null;
             score: components["schemas"]["Score"];
+            /** @default [] */
+            sorted_hands?: components["schemas"]["Card"][][];
             table: string;
             tricks: components["schemas"]["TrickRecord"][];
         };
