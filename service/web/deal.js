@@ -6,7 +6,7 @@
 // table (issue 19) links to the same deal at the round's other tables: its record is
 // public only once every table of the round has scored it (E5.3).
 import { call, download, held, meta, takeInvitation } from './api.js';
-import { comparePage, eventPass, eventPath, heldEvent } from './event_parts.js';
+import { comparePage, eventPass, heldEvent } from './event_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
 
@@ -25,16 +25,18 @@ const content = h('div', { class: 'deal-page' });
 const live = h('p', { id: 'step', class: 'live', 'aria-live': 'polite' });
 const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {}, problem: null, compare: null };
 
-/** An event's table is named `<event>-r<round>t<table>` (infra.events.table_id): the event's
- * own answer confirms it, and the comparison of this deal is linked when it lists this table
- * in that round. */
+/** Table `t` of round `r` of an event is `<event>-r<r>t<t>` (docs/events.md): the event's own
+ * answer confirms it, and the comparison of this deal is linked when the round has that
+ * table. */
 async function comparison() {
-  const named = table.match(/^(\w+)-r(\d+)t\d+$/);
+  const named = table.match(/^(\w+)-r(\d+)t(\d+)$/);
   if (!named) return;
-  const [, event, round] = named;
+  const [, event, round, number] = named;
   try {
-    const view = (await call('GET', eventPath(event), { token: eventPass(heldEvent(event)) ?? token })).data;
-    if (view.played[Number(round) - 1]?.tables.some((at) => at.table_id === table)) state.compare = comparePage(event, Number(round), dealNo);
+    const view = (await call('GET', '/events/{event_id}', {
+      params: { path: { event_id: event } }, token: eventPass(heldEvent(event)) ?? token,
+    })).data.event;
+    if (view.played[Number(round) - 1]?.tables.some((at) => at.table_no === Number(number))) state.compare = comparePage(event, Number(round), dealNo);
   } catch {
     // not an event's table (or not one this browser may see): no comparison
   }

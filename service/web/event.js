@@ -9,27 +9,27 @@
 // (streamEvent), which says when to ask again and brings the standings as they change.
 // Whether a round may start is the view's status and the service's answer: the page
 // decides no rule.
-import { call, follow, meta, schema } from './api.js';
+import { call, followEvent, meta, schema } from './api.js';
 import {
-  comparisons, eventLink, eventPass, eventPath, forgetEvent, heldEvent, holdEvent, standingsPanel, takeFragment, toTable,
+  comparisons, eventLink, eventPass, forgetEvent, heldEvent, holdEvent, standingsPanel, takeFragment, toTable,
 } from './event_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { fill, given, h, problemBox, problemOf, rule } from './ui.js';
 
 const event = decodeURIComponent(location.pathname.split('/')[2]);
+const at = { path: { event_id: event } };
 takeFragment(event);
 const content = h('div', { class: 'event-page' });
 const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 const state = {
   mine: heldEvent(event),
-  view: null, // the event (getEvent)
+  answer: null, // the event (getEvent): {event_id, version, event, tables: the running round's progress}
   where: null, // the player's table now (getPlayerTable)
   seated: null, // the table whose seat the player's credential opens already (its view answered)
   standings: null,
   problem: null,
   rules: {},
   types: [], // the event stream's message types (the document's)
-  tickets: false, // whether the API opens an event's stream with a ticket (a private event's)
   connection: 'connecting',
   registered: [], // the players the director registered on this page: {name, link}
   confirming: null, // the director's command waiting for a "yes": 'start', or 'abandon-<table>'
@@ -73,12 +73,12 @@ async function refresh({ standings = false } = {}) {
   try {
     do {
       again = false;
-      const [view, where, ranked] = await Promise.all([
-        call('GET', eventPath(event), { token: pass() }),
-        player() ? call('GET', eventPath(event, '/table'), { token: state.mine.token }) : null,
-        standings ? call('GET', eventPath(event, '/standings'), { token: pass() }) : null,
+      const [answer, where, ranked] = await Promise.all([
+        call('GET', '/events/{event_id}', { params: at, token: pass() }),
+        player() ? call('GET', '/events/{event_id}/table', { params: at, token: state.mine.token }) : null,
+        standings ? call('GET', '/events/{event_id}/standings', { params: at, token: pass() }) : null,
       ]);
-      state.view = view.data;
+      state.answer = answer.data;
       state.where = where?.data ?? null;
       if (ranked) state.standings = ranked.data;
       if (state.where) holdEvent(event, { player: state.where.player, name: state.where.name });
@@ -103,7 +103,9 @@ async function seatOpens() {
   const where = state.where;
   if (!where?.table_id || state.seated === where.table_id) return;
   try {
-    await call('GET', `/tables/${encodeURIComponent(where.table_id)}/seats/${where.seat}`, { token: state.mine.token });
+    await call('GET', '/tables/{table_id}/seats/{seat}', {
+      params: { path: { table_id: where.table_id, seat: where.seat } }, token: state.mine.token,
+    });
     state.seated = where.table_id;
   } catch (error) {
     if (![401, 403, 404].includes(error.status)) throw error;
@@ -115,8 +117,8 @@ async function seatOpens() {
 /** Register under a name (E2.1), with the invitation code a private event's link brought;
  * the event credential the answer shows once is kept on this device. */
 const register = (name) => command(async () => {
-  const answer = (await call('POST', eventPath(event, '/players'), {
-    body: { name, invitation: state.mine.invitation },
+  const answer = (await call('POST', '/events/{event_id}/players', {
+    params: at, body: { name, invitation: state.mine.invitation },
   })).data;
   holdEvent(event, { token: answer.token, player: answer.player, name: answer.name });
   state.mine = heldEvent(event);
@@ -126,7 +128,7 @@ const register = (name) => command(async () => {
 /** The director registers a player by hand (E2.1): their personal link, shown once on this
  * page, carries their event credential. */
 const registerFor = (name) => command(async () => {
-  const answer = (await call('POST', eventPath(event, '/players'), { token: state.mine.host, body: { name } })).data;
+  const answer = (await call('POST', '/events/{event_id}/players', { params: at, token: state.mine.host, body: { name } })).data;
   state.registered = [...state.registered, { name: answer.name, link: eventLink(event, { player: answer.token }) }];
   await refresh();
 });
@@ -134,24 +136,22 @@ const registerFor = (name) => command(async () => {
 /** The director starts round `round` (E4.1): the answer is the event after it. */
 const startRound = (round) => command(async () => {
   state.confirming = null;
-  state.view = (await call('POST', eventPath(event, '/rounds'), { token: state.mine.host, body: { round_no: round } })).data.event;
+  state.answer = (await call('POST', '/events/{event_id}/rounds', { params: at, token: state.mine.host, body: { round_no: round } })).data.event;
   await refresh();
 });
 
-let stream = null;
-/** Follow the event's stream from its start: its messages say when to ask for the event
- * again (registrations, rounds, tables' scored deals and ends), and bring the standings.
- * A private event's stream takes a credential, which goes only in a header for a ticket:
- * without the API's tickets for events it is not followed (the page then asks on "Refresh"). */
+/** Follow a public event's stream from its start: its messages say when to ask for the
+ * event again (registrations, rounds, tables' scored deals and ends), and bring the
+ * standings. A private event's stream takes a credential, which would go only in a header
+ * for a ticket: the API has no tickets for events, so it is not followed (the page then
+ * asks on "Refresh"). */
 function connect() {
-  const open = state.view.visibility === 'public' || state.tickets;
-  if (!open) {
+  if (state.answer.event.visibility !== 'public') {
     state.connection = 'off';
     showConnection();
     return;
   }
-  stream = follow(eventPath(event, '/events'), {
-    secret: state.view.visibility === 'public' ? undefined : pass(),
+  followEvent(event, {
     after: 0,
     types: state.types,
     onEvent: received,
@@ -191,7 +191,7 @@ async function copy(text, id) {
     await navigator.clipboard.writeText(text);
     state.copied = id;
   } catch {
-    document.getElementById(id)?.select();
+    /** @type {HTMLInputElement | null} */ (document.getElementById(id))?.select();
   }
   render();
 }
@@ -281,7 +281,7 @@ function confirmable(key, label, question, yes, run, extra = {}) {
     return button(key, label, () => {
       state.confirming = key;
       render();
-      document.querySelector(`[data-key="${key}-yes"]`)?.focus();
+      /** @type {HTMLElement | null} */ (document.querySelector(`[data-key="${key}-yes"]`))?.focus();
     }, extra);
   }
   return h('span', { class: 'confirm', role: 'group', 'aria-label': question },
@@ -297,7 +297,7 @@ function confirmable(key, label, question, yes, run, extra = {}) {
  * the table's host): its scored deals count, the rest do not. */
 const abandon = (table) => command(async () => {
   state.confirming = null;
-  await call('POST', `/tables/${encodeURIComponent(table)}/abandon`, { token: state.mine.host });
+  await call('POST', '/tables/{table_id}/abandon', { params: { path: { table_id: table } }, token: state.mine.host });
   await refresh();
 });
 
@@ -329,35 +329,40 @@ function directing(view) {
 function players(view) {
   return h('section', { class: 'panel', id: 'players', 'aria-labelledby': 'players-h' },
     h('h2', { id: 'players-h' }, t('players.heading', { count: view.players.length })),
-    view.players.length ? h('ol', { start: 0 }, view.players.map((p) => h('li', { 'data-player': p.player },
-      p.name, p.by_director ? h('small', {}, ` (${t('players.by_director')})`) : null,
-      p.player === state.mine.player && player() ? h('small', {}, ` (${t('players.you')})`) : null)))
+    view.players.length ? h('ol', { start: 0 }, view.players.map((name, number) => h('li', { 'data-player': number },
+      name, number === state.mine.player && player() ? h('small', {}, ` (${t('players.you')})`) : null)))
       : h('p', {}, t('players.none')));
 }
 
-function tableLine(table) {
-  const progress = table.abandoned ? t('rounds.abandoned', { count: table.deals })
-    : table.over ? t('rounds.finished') : t('rounds.progress', { count: table.deals, deals: 12 });
+/** A table of a round: its players by seat, and its progress: the running round's from the
+ * answer's `tables` (its id, deals scored, whether over), an ended one's from its end. */
+function tableLine(table, running) {
+  const deals = running?.deals ?? table.deals ?? 0;
+  const over = table.ended || Boolean(running?.over);
+  const progress = table.abandoned ? t('rounds.abandoned', { count: deals })
+    : over ? t('rounds.finished') : t('rounds.progress', { count: deals, deals: 12 });
+  const id = running?.table_id;
   return h('li', {
-    'data-table': table.table_id, 'data-deals': table.deals, 'data-over': String(table.over), 'data-abandoned': String(table.abandoned),
+    'data-table': id, 'data-table-no': table.table_no, 'data-deals': deals, 'data-over': String(over), 'data-abandoned': String(table.abandoned),
   },
   h('p', {}, h('strong', {}, t('rounds.table', { table: table.table_no })), ': ',
-    table.seats.map((s) => (given(s.player) ? s.name : t('rounds.bot'))).join(', '), h('br'),
+    table.seats.map((name) => name ?? t('rounds.bot')).join(', '), h('br'),
     h('span', { class: 'progress' }, progress), table.abandoned ? [' ', rule('T4.2', state.rules, false)] : null),
-  director() ? h('p', { class: 'vacate' },
-    button(`table-${table.table_id}`, t('rounds.open'), () => toTable(table.table_id, { host: state.mine.host }),
+  director() && id ? h('p', { class: 'vacate' },
+    button(`table-${id}`, t('rounds.open'), () => toTable(id, { host: state.mine.host }),
       { 'aria-label': t('rounds.open_label', { table: table.table_no }) }),
-    table.over ? null : confirmable(`abandon-${table.table_id}`, t('rounds.abandon'), t('rounds.abandon_question', { table: table.table_no }),
-      t('host.abandon_yes'), () => abandon(table.table_id), { 'aria-label': t('rounds.abandon_label', { table: table.table_no }) })) : null);
+    over ? null : confirmable(`abandon-${id}`, t('rounds.abandon'), t('rounds.abandon_question', { table: table.table_no }),
+      t('host.abandon_yes'), () => abandon(id), { 'aria-label': t('rounds.abandon_label', { table: table.table_no }) })) : null);
 }
 
 function rounds(view) {
   if (!view.played.length) return null;
+  const running = (r) => (r.ended ? [] : state.answer.tables);
   return h('section', { class: 'panel', id: 'rounds', 'aria-labelledby': 'rounds-h' },
     h('h2', { id: 'rounds-h' }, t('rounds.heading')),
     [...view.played].reverse().map((r) => h('div', { 'data-round': r.round_no, 'data-ended': String(r.ended) },
       h('h3', {}, t('standings.round', { round: r.round_no }), ' · ', t(r.ended ? 'rounds.ended' : 'rounds.running')),
-      h('ul', { class: 'tables' }, r.tables.map(tableLine)))));
+      h('ul', { class: 'tables' }, r.tables.map((table) => tableLine(table, running(r).find((p) => p.table_no === table.table_no)))))));
 }
 
 /** What this device keeps of the event, and forgetting it. */
@@ -374,10 +379,10 @@ function device() {
 }
 
 function render() {
-  const view = state.view;
-  if (!view) return;
+  if (!state.answer) return;
+  const view = state.answer.event;
   document.title = `${view.name} · doko`;
-  document.body.dataset.version = String(view.version);
+  document.body.dataset.version = String(state.answer.version);
   document.body.dataset.status = view.status;
   fill(content,
     heading(view),
@@ -416,8 +421,7 @@ async function start() {
     const [known, spec] = await Promise.all([meta(), schema(), loadLanguage()]);
     state.rules = ruleTexts(known.rules);
     state.types = Object.keys(spec.components.schemas.EventStreamData.discriminator.mapping);
-    state.tickets = Boolean(spec.paths['/events/{event_id}/stream-tickets']);
-    state.view = (await call('GET', eventPath(event), { token: pass() })).data;
+    state.answer = (await call('GET', '/events/{event_id}', { params: at, token: pass() })).data;
   } catch (error) {
     door(error);
     return;

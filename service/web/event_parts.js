@@ -60,9 +60,6 @@ export function takeFragment(event) {
   history.replaceState(null, '', location.pathname + location.search);
 }
 
-/** The API path of an event (and of what is below it). */
-export const eventPath = (event, below = '') => `/events/${encodeURIComponent(event)}${below}`;
-
 /** The page of one deal of a round compared across the round's tables. */
 export const comparePage = (event, round, deal) => `/e/${encodeURIComponent(event)}/rounds/${round}/deals/${deal}`;
 
@@ -83,7 +80,7 @@ export function standingsPanel(standings, rules) {
   if (!standings) return null;
   const ranked = SCORES[standings.method]?.[0];
   const columns = Object.values(SCORES).map(([score, id]) => ({ score, id }));
-  columns.sort((a, b) => (b.score === ranked) - (a.score === ranked));
+  columns.sort((a, b) => Number(b.score === ranked) - Number(a.score === ranked));
   const rounds = standings.lines[0]?.placements.length ?? 0;
   const number = new Intl.NumberFormat(document.documentElement.lang, { maximumFractionDigits: 2 });
   const show = (score, value) => (score === 'duplicate' ? (value > 0 ? '+' : '') + number.format(value).replace('-', '−') : signed(value));

@@ -4,7 +4,7 @@
 // a private event's invitation code, shown once, are kept on this device; then the event's
 // page. Below, the events this device keeps something for.
 import { call, meta, schema } from './api.js';
-import { eventPath, forgetEvent, heldEvent, heldEvents, holdEvent } from './event_parts.js';
+import { eventPass, forgetEvent, heldEvent, heldEvents, holdEvent } from './event_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { fill, h, problemBox, problemOf, rule } from './ui.js';
 
@@ -57,7 +57,9 @@ async function mine() {
   const found = await Promise.all(heldEvents().map(async (event) => {
     const held = heldEvent(event);
     try {
-      const view = (await call('GET', eventPath(event), { token: held.host ?? held.token ?? held.invitation })).data;
+      const view = (await call('GET', '/events/{event_id}', {
+        params: { path: { event_id: event } }, token: eventPass(held),
+      })).data.event;
       return { event, held, view };
     } catch (error) {
       return { event, held, problem: problemOf(error) };

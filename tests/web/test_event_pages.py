@@ -62,6 +62,7 @@ class Evening:
     compared: dict[str, Any] = field(default_factory=dict)
     visitor_keys: list[str] = field(default_factory=list)
     viewer_link: str = ""
+    table_buttons: int = 0
     grave: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -92,12 +93,15 @@ async def play_round(service: Service, tab: Tab, round_no: int) -> None:
     page = tab.page
     service.clock.pinned = PAST_EVERY_DEADLINE
     await page.wait_for_function(SCORED, arg=round_no, timeout=ROUND_MS)
-    for table in await page.eval_on_selector_all(
-        f"#rounds [data-round='{round_no}'] li[data-table]", "l => l.map((e) => e.dataset.table)"
-    ):
+    tables = await page.eval_on_selector_all(
+        f"#rounds [data-round='{round_no}'] li[data-table]",
+        "l => l.map((e) => [e.dataset.table, e.dataset.tableNo])",
+    )
+    for table, number in tables:
         await page.click(f"[data-key='abandon-{table}']")
         await page.click(f"[data-key='abandon-{table}-yes']")
-        await page.wait_for_selector(f"li[data-table='{table}'][data-abandoned='true']")
+        over = f"[data-round='{round_no}'] li[data-table-no='{number}'][data-over='true']"
+        await page.wait_for_selector(over)
     await page.wait_for_selector(f"#rounds [data-round='{round_no}'][data-ended='true']")
     service.clock.pinned = LONG_AGO
 
@@ -145,6 +149,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await screenshot(page, "event-director")
 
     await start_round(director, 1)
+    lived.table_buttons = await page.locator("#rounds [data-key^='table-']").count()
     lived.start_why.append(await page.get_attribute("#start-why", "data-reason"))
     # Anna's table now: the button seats her at the table page with her event credential
     await anna.page.click("[data-key='to-seat']")
@@ -171,9 +176,12 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await play_round(service, director, 2)
     await page.wait_for_selector("#event-facts[data-status='finished']")
     async with httpx.AsyncClient(base_url=service.url) as http:
-        lived.view = (await http.get(f"/events/{event_id}")).json()
+        lived.view = (await http.get(f"/events/{event_id}")).json()["event"]
     for played in lived.view["played"]:
-        for table in played["tables"]:
+        for table in played["tables"]:  # each with its stream's id, as the database has it
+            table["table_id"] = await pool.fetchval(
+                TABLE_ID, event_id, played["round_no"], table["table_no"]
+            )
             lived.tables[table["table_id"]] = await full_log(pool, table["table_id"])
     await everyone_looks(lived)
     try:
@@ -184,6 +192,9 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
             await tab.close()
 
 
+TABLE_ID = (
+    "SELECT table_id FROM event_tables WHERE event_id = $1 AND round_no = $2 AND table_no = $3"
+)
 STANDINGS = """l => l.map((e) => [e.querySelector('th').textContent, +e.dataset.total])"""
 COMPARED = """(table) => {
   const column = document.querySelector(`.columns [data-table="${table}"]`);
@@ -251,17 +262,15 @@ async def test_the_director_creates_registers_by_hand_and_starts_the_rounds(
     assert view["name"] == "Club night" and view["rounds"] == 2
     assert view["method"] == "placement_points" and view["turn_seconds"] == 5
     assert view["status"] == "finished"
-    assert [p["name"] for p in view["players"]] == ["Anna", *OTHERS]
-    assert [p["by_director"] for p in view["players"]] == [False, True] + [False] * 6
+    assert view["players"] == ["Anna", *OTHERS]
     assert evening.link == f"{evening.director.page.url}"  # a public event: its page
     assert evening.personal.startswith(f"{evening.link}#player=")
     # before anyone registered, and while round 1 ran, starting was offered with the reason
     assert evening.start_why == ["director.no_players", "director.running"]
     assert [len(r["tables"]) for r in view["played"]] == [2, 2]
     tables = [t for r in view["played"] for t in r["tables"]]
-    assert all(t["deals"] >= 1 and t["over"] and t["abandoned"] for t in tables)
-    buttons = evening.director.page.locator("#rounds [data-key^='table-']")
-    assert await buttons.count() == 4
+    assert all(t["deals"] >= 1 and t["ended"] and t["abandoned"] for t in tables)
+    assert evening.table_buttons == 2  # the running round's tables, to open as their host
 
 
 async def test_a_player_goes_to_the_seat_the_event_gives_with_the_event_credential(
@@ -271,7 +280,12 @@ async def test_a_player_goes_to_the_seat_the_event_gives_with_the_event_credenti
     credential = seat["event"]["token"]
     assert seat["held"]["token"] == credential
     round_1 = evening.view["played"][0]["tables"]
-    where = [(t["table_id"], s["seat"]) for t in round_1 for s in t["seats"] if s["name"] == "Anna"]
+    where = [
+        (t["table_id"], seat)
+        for t in round_1
+        for seat, name in enumerate(t["seats"])
+        if name == "Anna"
+    ]
     assert where == [(seat["table"], seat["held"]["seat"])]
     assert seat["hand"] == 12
     # no credential went into a URL
@@ -299,12 +313,12 @@ async def test_a_deal_is_compared_only_once_both_tables_scored_it(evening: Eveni
 
 async def test_everyone_sees_the_standings_of_the_tables_logs(evening: Evening) -> None:
     """Total points (E6.1) by hand: each player's entries at the seats the rounds gave."""
-    totals = {p["name"]: 0 for p in evening.view["players"]}
+    totals = dict.fromkeys(evening.view["players"], 0)
     for played in evening.view["played"]:
         for table in played["tables"]:
             for entries in entries_of(evening.tables[table["table_id"]]):
-                for s in table["seats"]:
-                    totals[s["name"]] += entries[s["seat"]]
+                for seat, name in enumerate(table["seats"]):
+                    totals[name] += entries[seat]
     for name, heading in (("visitor, en", "Standings"), ("player, de", "Rangliste")):
         seen = evening.standings[name]
         assert seen == {

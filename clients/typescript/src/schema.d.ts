@@ -24,6 +24,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an event (E1)
+         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private event, the invitation code are shown once.
+         */
+        post: operations["createEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An event: its options, players, rounds and tables' progress
+         * @description The commitments to its chance (the seating seed's, revealed once the event is finished, and every round's deal seeds', E1.2), the players, and every round started with its tables (their ids, seats, deals scored, whether over). A private event takes one of its credentials as the Bearer token (the host token, a player's event credential or the invitation code); to anyone else it does not exist.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live event messages, standings and tables' chain heads (Server-Sent Events)
+         * @description The event's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the event stream's `chain_head`; `table_scored` and `table_finished` as the event's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private event takes one of its credentials as the Bearer token.
+         */
+        get: operations["streamEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a player (E2)
+         * @description Under a name no other player of the event has (E2.1: compared without surrounding spaces, regardless of case); at a private event with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The event credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).
+         */
+        post: operations["registerPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the next round (E4.1), seated by rule or by hand (E3)
+         * @description The director (host token) starts round `round_no`, the next one: not while a round runs, not before anyone registered. Round 1 is seated by lot (E3.1), later rounds avoiding repeat opponents (E3.2), or by the director's `seating` (E3.3: every player exactly once; the empty seats are bots, E3.4). The service opens every table of the round with the round's 12 shared deals (E5.1). Starting a round that has started answers as its start did and opens nothing twice (also from several service processes).
+         */
+        post: operations["startRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/rounds/{round_no}/deals/{deal_no}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One deal of a round at every table, side by side
+         * @description The same cards in the same seats at every table of the round (E5.1): each table's players, contract, announcements, tricks and score (its deal record). Only once every table of the round has scored the deal or is over (E5.3: `deal_not_public` before); an abandoned table that did not play it has no record.
+         */
+        get: operations["compareDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The standings (E6)
+         * @description Rebuilt from the tables' logs: every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or by `method`, with the tie-break (E6.4). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
+         */
+        get: operations["getStandings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The player's table and seat in the current round
+         * @description With the player's event credential as the Bearer token: the round now, the player's table (its id) and seat there. The same credential is the seat's token at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so one link serves a player the whole evening. Before round 1 no table.
+         */
+        get: operations["getPlayerTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the whole event
+         * @description Re-runs the event's stream (the commitments to its seeds, every seating drawn by the rule or seated by hand, the rounds and the tables' ends) and every table of every round (opened as the event says with the round's shared deals, its chain, its replay, every deal's seed, hands and score), and, once the event is finished, holds the stored standings against those recomputed from the tables' logs; names the first thing that differs. Not while a round runs (409 `round_running`, E5.3: its tables' deals are not all public). Rate-limited like the other routes that replay a log.
+         */
+        get: operations["verifyEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/feed": {
         parameters: {
             query?: never;
@@ -217,7 +397,7 @@ export interface paths {
         };
         /**
          * A scored deal's full record
-         * @description Hands, every action, the revealed seed with its commitment, and the itemized score lines with their rule ids. Only once the deal is scored.
+         * @description Hands, every action, the revealed seed with its commitment, and the itemized score lines with their rule ids. Only once the deal is scored; at a table of an event once every table of the round has scored it (E5.3: `deal_not_public`).
          */
         get: operations["getDeal"];
         put?: never;
@@ -297,7 +477,7 @@ export interface paths {
         };
         /**
          * The whole session as one portable JSON record
-         * @description Every event with its version, payload and hash, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline. Only once the session is over (finished, or abandoned: T4.2).
+         * @description Every event with its version, payload and hash, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline. Only once the session is over (finished, or abandoned: T4.2); a table of an event once every table of its round has scored its deals (E5.3).
          */
         get: operations["exportSession"];
         put?: never;
@@ -504,6 +684,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** Abandoned */
+        Abandoned: {
+            deals: number;
+            round_no: number;
+            table_no: number;
+        };
         /** Allowance */
         Allowance: {
             until_cards: number;
@@ -589,6 +775,26 @@ export interface components {
             /** @example queen_solo */
             contract: components["schemas"]["GameType"];
         };
+        /** CreateEventRequest */
+        CreateEventRequest: {
+            /**
+             * @default total_points
+             * @example total_points
+             */
+            method?: string;
+            /** @example Friday club */
+            name: string;
+            presets?: components["schemas"]["Card"][][][][] | null;
+            /**
+             * @default 2
+             * @example 1
+             */
+            rounds?: number;
+            /** @example 60 */
+            turn_seconds?: number | null;
+            /** @example public */
+            visibility?: components["schemas"]["Visibility"];
+        };
         /** CreateTableRequest */
         CreateTableRequest: {
             /** @example 2 */
@@ -604,6 +810,13 @@ export interface components {
             turn_seconds?: number | null;
             /** @example private */
             visibility?: components["schemas"]["Visibility"];
+        };
+        /** DealComparison */
+        DealComparison: {
+            deal_no: number;
+            event_id: string;
+            round_no: number;
+            tables: components["schemas"]["TableDeal"][];
         };
         /** DealDealt */
         DealDealt: {
@@ -730,6 +943,120 @@ export interface components {
              * @enum {string}
              */
             type: "declared";
+        };
+        /** EventAnswer */
+        EventAnswer: {
+            event: components["schemas"]["EventView"];
+            event_id: string;
+            /** @default [] */
+            tables?: components["schemas"]["TableProgress"][];
+            version: number;
+        };
+        /**
+         * EventCreated
+         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
+         *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
+         *     SHA-256, public at once.
+         */
+        EventCreated: {
+            /** @default [] */
+            commitments?: string[][];
+            host_token_hash: string;
+            /** @default  */
+            invitation_hash?: string;
+            /** @default total_points */
+            method?: components["schemas"]["StandingsMethod"];
+            name: string;
+            /** @default [] */
+            presets?: components["schemas"]["Card"][][][][];
+            /** @default [] */
+            round_seeds?: string[][];
+            rounds: number;
+            seating_commitment: string;
+            seating_seed: string;
+            /** @default null */
+            turn_seconds?: number | null;
+            /** @enum {unknown} */
+            type: "event_created";
+            /** @default public */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /** EventCreatedResponse */
+        EventCreatedResponse: {
+            event: components["schemas"]["EventAnswer"];
+            event_id: string;
+            host_token: string;
+            invitation?: string | null;
+        };
+        /**
+         * EventFinished
+         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
+         */
+        EventFinished: {
+            rounds: number;
+            seating_seed: string;
+            /** @enum {unknown} */
+            type: "event_finished";
+        };
+        /** EventReport */
+        EventReport: {
+            checks: components["schemas"]["Check"][];
+            event_id: string;
+            events: number;
+            name: string | null;
+            /** @default [] */
+            tables?: components["schemas"]["TableReport"][];
+        };
+        /** EventRound */
+        EventRound: {
+            ended: boolean;
+            round_no: number;
+            tables: components["schemas"]["EventTable"][];
+        };
+        /**
+         * EventStatus
+         * @description Where an event is: `registering` (before round 1), `playing` (a round runs),
+         *         `between` rounds, or `finished` (E4.3).
+         * @enum {string}
+         */
+        EventStatus: "registering" | "playing" | "between" | "finished";
+        /**
+         * EventStreamData
+         * @description The data of an event stream message: an event of the event's stream with its chain head, a table's chain head as it scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
+         */
+        EventStreamData: components["schemas"]["WitnessedEventCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedEventFinished"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
+        /** EventTable */
+        EventTable: {
+            /** @default false */
+            abandoned?: boolean;
+            deals?: number | null;
+            /** @default false */
+            ended?: boolean;
+            seats: (string | null)[];
+            table_no: number;
+        };
+        /** EventVerification */
+        EventVerification: {
+            event_id: string;
+            first_failure: components["schemas"]["Check"] | null;
+            ok: boolean;
+            report: components["schemas"]["EventReport"];
+            summary: string[];
+        };
+        /** EventView */
+        EventView: {
+            commitments: string[][];
+            method: components["schemas"]["StandingsMethod"];
+            name: string;
+            played: components["schemas"]["EventRound"][];
+            players: string[];
+            preset: boolean;
+            rounds: number;
+            seating_commitment: string;
+            seating_seed?: string | null;
+            status: components["schemas"]["EventStatus"];
+            turn_seconds: number | null;
+            visibility: components["schemas"]["Visibility"];
         };
         /** Export */
         Export: {
@@ -950,6 +1277,40 @@ export interface components {
             points: number;
             winner: components["schemas"]["Seat"];
         };
+        /**
+         * PlayerRegistered
+         * @description E2.1: player number `player` registered as `name`; only its credential's hash is
+         *     kept.
+         */
+        PlayerRegistered: {
+            /** @default false */
+            by_director?: boolean;
+            name: string;
+            player: number;
+            token_hash: string;
+            /** @enum {unknown} */
+            type: "player_registered";
+        };
+        /** PlayerRegisteredResponse */
+        PlayerRegisteredResponse: {
+            event_id: string;
+            name: string;
+            player: number;
+            token: string;
+            version: number;
+        };
+        /** PlayerTable */
+        PlayerTable: {
+            event_id: string;
+            name: string;
+            player: number;
+            round_no: number;
+            /** @example 2 */
+            seat?: number | null;
+            status: components["schemas"]["EventStatus"];
+            table_id?: string | null;
+            table_no?: number | null;
+        };
         /** Problem */
         Problem: {
             code: components["schemas"]["ProblemCode"];
@@ -968,7 +1329,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_event_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "event_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_event_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "event_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "event_not_found" | "deal_not_public" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -980,10 +1341,54 @@ export interface components {
             name: string;
             ok: boolean;
         };
+        /** RegisterRequest */
+        RegisterRequest: {
+            /** @description a private table's invitation code */
+            invitation?: string | null;
+            /** @example Anna */
+            name: string;
+        };
         /** ReservationRequest */
         ReservationRequest: {
             /** @example healthy */
             declaration: components["schemas"]["Declaration"];
+        };
+        /**
+         * RoundEnded
+         * @description E4.3: every table of round `round_no` has ended.
+         */
+        RoundEnded: {
+            round_no: number;
+            /** @enum {unknown} */
+            type: "round_ended";
+        };
+        /**
+         * RoundSeated
+         * @description E3.3: the director seated round `round_no` by hand (the last such seating counts).
+         */
+        RoundSeated: {
+            round_no: number;
+            seating: (number | null)[][];
+            /** @enum {unknown} */
+            type: "round_seated";
+        };
+        /**
+         * RoundStarted
+         * @description E4.1: round `round_no` started with `seating`, by hand or drawn by rule (E3).
+         */
+        RoundStarted: {
+            /** @default false */
+            by_hand?: boolean;
+            round_no: number;
+            seating: (number | null)[][];
+            /** @enum {unknown} */
+            type: "round_started";
+        };
+        /** RoundStartedResponse */
+        RoundStartedResponse: {
+            event: components["schemas"]["EventAnswer"];
+            round_no: number;
+            version: number;
         };
         /** Score */
         Score: {
@@ -1167,6 +1572,51 @@ export interface components {
             /** @description base64url Ed25519 signature of the document's canonical JSON (members sorted, no white space) with signature.value left out */
             value: string;
         };
+        /** Standing */
+        Standing: {
+            deals: number;
+            duplicate: number;
+            name: string;
+            placement: number;
+            placements: (number | null)[];
+            player: number;
+            rank: number;
+            total: number;
+        };
+        /** Standings */
+        Standings: {
+            /** @default [] */
+            abandoned?: components["schemas"]["Abandoned"][];
+            lines: components["schemas"]["Standing"][];
+            method: components["schemas"]["StandingsMethod"];
+            public_deals: number[];
+            rounds_ended: number;
+        };
+        /**
+         * StandingsChanged
+         * @description The event's standings now (E6).
+         */
+        StandingsChanged: {
+            standings: components["schemas"]["Standings"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "standings";
+        };
+        /**
+         * StandingsMethod
+         * @description E6: what ranks the standings: `total_points` (E6.1), `placement_points` (E6.2)
+         *         or `duplicate` (E6.3).
+         * @enum {string}
+         */
+        StandingsMethod: "total_points" | "placement_points" | "duplicate";
+        /** StartRoundRequest */
+        StartRoundRequest: {
+            /** @example 1 */
+            round_no: number;
+            seating?: (number | null)[][] | null;
+        };
         /** StreamTicket */
         StreamTicket: {
             /** Format: date-time */
@@ -1218,8 +1668,83 @@ export interface components {
             version: number;
             view: components["schemas"]["TableView"];
         };
+        /** TableDeal */
+        TableDeal: {
+            players: string[];
+            record: components["schemas"]["DealRecord"] | null;
+            table_id: string;
+            table_no: number;
+        };
+        /**
+         * TableEnded
+         * @description E4.2: table `table_no` of round `round_no` is over after `deals` scored deals,
+         *     finished or `abandoned` (T4.2).
+         */
+        TableEnded: {
+            /** @default false */
+            abandoned?: boolean;
+            deals: number;
+            round_no: number;
+            table_no: number;
+            /** @enum {unknown} */
+            type: "table_ended";
+        };
         /** TableEvent */
         TableEvent: components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"];
+        /**
+         * TableFinished
+         * @description Table `table_no` of round `round_no` finished its session at `version`; its
+         *     hash chain value there.
+         */
+        TableFinished: {
+            chain_head: string;
+            round_no: number;
+            table_id: string;
+            table_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_finished";
+            version: number;
+        };
+        /** TableProgress */
+        TableProgress: {
+            deals: number;
+            over: boolean;
+            table_id: string;
+            table_no: number;
+        };
+        /** TableReport */
+        TableReport: {
+            checks: components["schemas"]["Check"][];
+            deals: components["schemas"]["DealReport"][];
+            events: number;
+            /** @default false */
+            flagged?: boolean;
+            name: string | null;
+            stream_id: string;
+            /** @default [] */
+            warnings?: string[];
+        };
+        /**
+         * TableScored
+         * @description Table `table_no` of round `round_no` scored deal `deal_no` at `version`; its
+         *     hash chain value there (`doko verify --witness`).
+         */
+        TableScored: {
+            chain_head: string;
+            deal_no: number;
+            round_no: number;
+            table_id: string;
+            table_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_scored";
+            version: number;
+        };
         /**
          * TableStatus
          * @description Where a table is in its life: seats free (`open`), `playing`, `finished`
@@ -1326,6 +1851,120 @@ export interface components {
              */
             type: "deal_scored";
         };
+        /**
+         * WitnessedEventCreated
+         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
+         *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
+         *     SHA-256, public at once.
+         */
+        WitnessedEventCreated: {
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            /** @default [] */
+            commitments?: string[][];
+            host_token_hash: string;
+            /** @default  */
+            invitation_hash?: string;
+            /** @default total_points */
+            method?: components["schemas"]["StandingsMethod"];
+            name: string;
+            /** @default [] */
+            presets?: components["schemas"]["Card"][][][][];
+            /** @default [] */
+            round_seeds?: string[][];
+            rounds: number;
+            seating_commitment: string;
+            seating_seed: string;
+            /** @default null */
+            turn_seconds?: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event_created";
+            /** @default public */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /**
+         * WitnessedEventFinished
+         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
+         */
+        WitnessedEventFinished: {
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            rounds: number;
+            seating_seed: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event_finished";
+        };
+        /**
+         * WitnessedPlayerRegistered
+         * @description E2.1: player number `player` registered as `name`; only its credential's hash is
+         *     kept.
+         */
+        WitnessedPlayerRegistered: {
+            /** @default false */
+            by_director?: boolean;
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            name: string;
+            player: number;
+            token_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_registered";
+        };
+        /**
+         * WitnessedRoundEnded
+         * @description E4.3: every table of round `round_no` has ended.
+         */
+        WitnessedRoundEnded: {
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            round_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_ended";
+        };
+        /**
+         * WitnessedRoundSeated
+         * @description E3.3: the director seated round `round_no` by hand (the last such seating counts).
+         */
+        WitnessedRoundSeated: {
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            round_no: number;
+            seating: (number | null)[][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_seated";
+        };
+        /**
+         * WitnessedRoundStarted
+         * @description E4.1: round `round_no` started with `seating`, by hand or drawn by rule (E3).
+         */
+        WitnessedRoundStarted: {
+            /** @default false */
+            by_hand?: boolean;
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            round_no: number;
+            seating: (number | null)[][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+        };
         /** WitnessedSessionFinished */
         WitnessedSessionFinished: {
             /** @description the table's hash chain value at this event's version (hex): a witness of the table's history to hold an export against (`doko verify --witness`) */
@@ -1337,6 +1976,25 @@ export interface components {
              */
             type: "session_finished";
             winners: components["schemas"]["Seat"][];
+        };
+        /**
+         * WitnessedTableEnded
+         * @description E4.2: table `table_no` of round `round_no` is over after `deals` scored deals,
+         *     finished or `abandoned` (T4.2).
+         */
+        WitnessedTableEnded: {
+            /** @default false */
+            abandoned?: boolean;
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            deals: number;
+            round_no: number;
+            table_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_ended";
         };
         /**
          * Word
@@ -1370,6 +2028,765 @@ export interface operations {
                 };
                 content: {
                     "application/jwk-set+json": components["schemas"]["KeySet"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEventRequest"];
+            };
+        };
+        responses: {
+            /** @description the new event */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventCreatedResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventAnswer"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamEvent: {
+        parameters: {
+            query?: {
+                after?: number;
+            };
+            header?: {
+                /** @description resume after this id */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["EventStreamData"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description the player registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerRegisteredResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startRound: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartRoundRequest"];
+            };
+        };
+        responses: {
+            /** @description the round started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundStartedResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    compareDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                event_id: string;
+                /** @description the round's number, 1-12 */
+                round_no: number;
+                /** @description the deal's number, 1-12 */
+                deal_no: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the deal at every table */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealComparison"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStandings: {
+        parameters: {
+            query?: {
+                /** @description rank by this method (`total_points`, `placement_points`, `duplicate`) instead of the event's */
+                method?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the standings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Standings"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlayerTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description where the player plays */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerTable"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventVerification"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description problem */
