@@ -20,6 +20,7 @@ from litestar import Request
 from domain.event import EventState
 from domain.table import Visibility
 from service.edge.auth import bearer, token_hash
+from service.edge.credentials import Credential, admit
 from service.edge.problems import ServiceError
 
 
@@ -72,27 +73,43 @@ def private(state: EventState) -> bool:
     return created is not None and created.visibility is Visibility.PRIVATE
 
 
+def kind_of(state: EventState, digest: str | None) -> Credential | None:
+    """The kind of credential this is of the event, as the document names them: a player's
+    event credential is their seat token (E5.2), the director's the host token."""
+    if is_director(state, digest):
+        return Credential.HOST_TOKEN
+    if player_with(state, digest) is not None:
+        return Credential.SEAT_TOKEN
+    return Credential.INVITATION_CODE if by_invitation(state, digest) else None
+
+
 def authorize_viewer(state: EventState, event_id: str, digest: str | None) -> None:
     """What anyone may see of a public event takes, at a private one, a credential of it;
     without one the event does not exist."""
-    if private(state) and not opens(state, digest):
-        raise event_not_found(event_id)
+    if private(state):
+        if not opens(state, digest):
+            raise event_not_found(event_id)
+        admit(kind_of(state, digest))
 
 
 def authorize_director(state: EventState, event_id: str, digest: str | None) -> None:
     """The director's host token: another credential of the event, or any at a public one,
     is 401 (at a private event, none of its credentials: as an unknown event)."""
     if not is_director(state, digest):
-        authorize_viewer(state, event_id, digest)
+        if private(state) and not opens(state, digest):
+            raise event_not_found(event_id)
         raise ServiceError(401, "unauthorized", "this is not the event's host token")
+    admit(Credential.HOST_TOKEN)
 
 
 def authorize_player(state: EventState, event_id: str, digest: str | None) -> int:
     """The player whose event credential this is (401 for any other credential)."""
     player = player_with(state, digest)
     if player is None:
-        authorize_viewer(state, event_id, digest)
+        if private(state) and not opens(state, digest):
+            raise event_not_found(event_id)
         raise ServiceError(401, "unauthorized", "send a player's event credential")
+    admit(Credential.SEAT_TOKEN)
     return player
 
 
@@ -104,10 +121,15 @@ def authorize_registration(
     event does not exist, a player of it without a code is 401 ``invitation_required``,
     with another code 403 ``invitation_invalid``."""
     if is_director(state, digest):
+        admit(Credential.HOST_TOKEN)
         return True
-    if not private(state) or by_invitation(state, token_hash(code) if code else digest):
+    if not private(state):
         return False
-    authorize_viewer(state, event_id, digest)
+    if by_invitation(state, token_hash(code) if code else digest):
+        admit(None if code else Credential.INVITATION_CODE)
+        return False
+    if not opens(state, digest):
+        raise event_not_found(event_id)
     if not code:
         raise ServiceError(
             401, "invitation_required", "a private event: send its invitation code to register"

@@ -151,7 +151,9 @@ class EventFeed:
         else:
             return None
         data = msgspec.json.encode(shown).decode()
-        return ServerSentEventMessage(data=data, event=shown.__struct_config__.tag, id=position)
+        return ServerSentEventMessage(
+            data=data, event=str(shown.__struct_config__.tag), id=position
+        )
 
     async def _standings_as_of(self, position: int) -> ServerSentEventMessage | None:
         """The standings, if they changed since last sent and nothing that counts for them

@@ -40,7 +40,10 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         description="A seat token, answered once by `takeSeat` (`token`; only its hash is "
         "kept). It acts for its seat (the seat's view, its commands, leaving it) for as long "
         "as its player holds the seat (T2.2), and opens a private table's public views and "
-        "stream (T1.1). Sent as `Authorization: Bearer <token>`.",
+        "stream (T1.1). A player's event credential, answered once by `registerPlayer`, is "
+        "the seat token of their table in every round of the event (E5.2) and opens the "
+        "event (`getPlayerTable`, a private event's views). Sent as "
+        "`Authorization: Bearer <token>`.",
     ),
     Credential.HOST_TOKEN: SecurityScheme(
         type="http",
@@ -48,8 +51,9 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         description="The host token, answered once by `createTable` (`host_token`). It "
         "gives the host's orders (seat a bot, vacate a bot's or an away seat, replace the "
         "invitation code, close the table, abandon the session: T1.2, T2.4, T4) and opens a "
-        "private table's public views and stream (T1.1). Sent as "
-        "`Authorization: Bearer <token>`.",
+        "private table's public views and stream (T1.1). An event's director's host token, "
+        "answered once by `createEvent`, starts its rounds, registers players and is the host "
+        "token of every table of the event (E5.2). Sent as `Authorization: Bearer <token>`.",
     ),
     Credential.INVITATION_CODE: SecurityScheme(
         type="http",
@@ -57,7 +61,9 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         description="A private table's invitation code, answered by `createTable` "
         "(`invitation`) and `replaceInvitation`. It seats whoever holds it (`takeSeat`, which "
         "also takes it in the body) and opens the table's public views and stream (T1.1), "
-        "until the host replaces it (T1.2). Sent as `Authorization: Bearer <code>`.",
+        "until the host replaces it (T1.2). A private event's invitation code, answered by "
+        "`createEvent`, registers whoever holds it and opens the event's views. Sent as "
+        "`Authorization: Bearer <code>`.",
     ),
     Credential.STREAM_TICKET: SecurityScheme(
         type="apiKey",
@@ -101,6 +107,18 @@ the body), at a public one with none (T1.1)."""
 AS_STREAM_READER = accepts(Credential.STREAM_TICKET) + AS_SPECTATOR
 """A table's stream: a stream ticket, or what a spectator may see with (a seat token: that
 seat's events)."""
+
+AS_EVENT_VIEWER = accepts(
+    Credential.SEAT_TOKEN, Credential.HOST_TOKEN, Credential.INVITATION_CODE, public=True
+)
+"""What anyone may see of an event: at a private one with any credential of it (a player's
+event credential, the director's host token, the invitation code), at a public one with
+none."""
+AS_REGISTRANT = accepts(Credential.INVITATION_CODE, Credential.HOST_TOKEN, public=True)
+"""Registering at an event: at a private one with its invitation code, or by the director;
+at a public one with none (E2.1)."""
+AS_EVENT_PLAYER = accepts(Credential.SEAT_TOKEN)
+"""A registered player's own routes: their event credential."""
 
 _admitted: contextvars.ContextVar[set[Credential] | None] = contextvars.ContextVar(
     "admitted", default=None

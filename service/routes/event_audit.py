@@ -11,9 +11,10 @@ from litestar import Request, get
 from infra.audit import Check
 from infra.event_audit import EventReport, event_summary, verify_event
 from service import event_examples
+from service.edge.credentials import AS_EVENT_VIEWER
 from service.edge.problems import ServiceError
 from service.event_access import authorize_viewer, digest_of
-from service.routes.events import BEARER, EventId, load_event
+from service.routes.events import EventId, load_event
 from service.routes.shared import problem_responses, services
 
 
@@ -41,7 +42,7 @@ class EventVerification(msgspec.Struct, frozen=True):
     "first thing that differs. Not while a round runs (409 `round_running`, E5.3: its "
     "tables' deals are not all public). Rate-limited like the other routes that replay a "
     "log.",
-    security=BEARER,
+    security=AS_EVENT_VIEWER,
     responses=problem_responses(401, 404, 409, shown=[event_examples.PROBLEMS["not_between"]]),
 )
 async def verify(request: Request[Any, Any, Any], event_id: EventId) -> EventVerification:

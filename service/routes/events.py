@@ -34,8 +34,8 @@ from domain.table import Visibility
 from infra.events import EventNotFound, LoadedEvent, table_id
 from infra.idempotency import holding
 from service import event_examples
-from service.dto import ZERO_MINIMUM
 from service.edge.auth import new_invitation, new_token, token_hash
+from service.edge.credentials import AS_EVENT_PLAYER, AS_EVENT_VIEWER, AS_HOST, AS_REGISTRANT
 from service.edge.draws import fresh_bytes, fresh_id
 from service.edge.parsing import MAX_POSITION, query_numbers
 from service.event_access import (
@@ -61,6 +61,7 @@ from service.event_dto import (
 )
 from service.event_stream import EventFeed
 from service.routes.shared import (
+    AfterPosition,
     LastEventId,
     problem_responses,
     scored_record,
@@ -77,9 +78,6 @@ EventId = Annotated[
 ]
 RoundNo = Annotated[int, Parameter(ge=1, le=12, description="the round's number, 1-12")]
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
-BEARER = [{"seat_token": []}]
-"""The event's credentials are Bearer tokens: the director's host token, a player's event
-credential, a private event's invitation code."""
 P = event_examples.PROBLEMS
 
 
@@ -180,7 +178,7 @@ async def create_event(
     "started with its tables (their ids, seats, deals scored, whether over). A private "
     "event takes one of its credentials as the Bearer token (the host token, a player's "
     "event credential or the invitation code); to anyone else it does not exist.",
-    security=BEARER,
+    security=AS_EVENT_VIEWER,
     responses={
         200: success(EventAnswer, event_examples.EVENT, "the event"),
         **problem_responses(401, 404, shown=[P["event_not_found"]]),
@@ -201,7 +199,7 @@ async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> Event
     "(in the body, or as the Bearer token); the director registers players with the host "
     "token. The event credential is shown once: it seats its player at their table in "
     "every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).",
-    security=BEARER,
+    security=AS_REGISTRANT,
     responses={
         201: success(PlayerRegisteredResponse, event_examples.REGISTERED, "the player registered"),
         **problem_responses(
@@ -236,7 +234,7 @@ async def register_player(
     "the player's table (its id) and seat there. The same credential is the seat's token "
     "at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so "
     "one link serves a player the whole evening. Before round 1 no table.",
-    security=BEARER,
+    security=AS_EVENT_PLAYER,
     responses={
         200: success(PlayerTable, event_examples.PLAYER_TABLE, "where the player plays"),
         **problem_responses(401, 404, shown=[P["event_not_found"]]),
@@ -270,7 +268,7 @@ async def get_player_table(request: Request[Any, Any, Any], event_id: EventId) -
     "of the round with the round's 12 shared deals (E5.1). Starting a round that has "
     "started answers as its start did and opens nothing twice (also from several service "
     "processes).",
-    security=BEARER,
+    security=AS_HOST,
     status_code=200,
     responses={
         200: success(RoundStartedResponse, event_examples.ROUND_STARTED, "the round started"),
@@ -312,7 +310,7 @@ async def start_round(
     "by `method`, with the tie-break (E6.4). Only what is final counts (E6.5): a deal once "
     "every table of its round has scored it, placement points once the round has ended; "
     "the abandoned tables are listed (T4.2).",
-    security=BEARER,
+    security=AS_EVENT_VIEWER,
     responses={
         200: success(Standings, event_examples.STANDINGS, "the standings"),
         **problem_responses(401, 404, shown=[P["unknown_standings_method"], P["event_not_found"]]),
@@ -349,7 +347,7 @@ async def get_standings(
     "table's players, contract, announcements, tricks and score (its deal record). Only "
     "once every table of the round has scored the deal or is over (E5.3: "
     "`deal_not_public` before); an abandoned table that did not play it has no record.",
-    security=BEARER,
+    security=AS_EVENT_VIEWER,
     responses={
         200: success(DealComparison, event_examples.COMPARISON, "the deal at every table"),
         **problem_responses(401, 404, 409, shown=[P["deal_not_public"], P["event_not_found"]]),
@@ -386,7 +384,7 @@ async def compare_deal(
     "`doko verify --witness`), never what was scored; and `standings` whenever they "
     "change. Event ids are global positions: resume with Last-Event-ID or `after`. A "
     "private event takes one of its credentials as the Bearer token.",
-    security=BEARER,
+    security=AS_EVENT_VIEWER,
     responses=problem_responses(400, 401, 404, shown=[P["event_not_found"]]),
     media_type="text/event-stream",
 )
@@ -394,9 +392,7 @@ async def stream_event(
     request: Request[Any, Any, Any],
     event_id: EventId,
     last_event_id: LastEventId = None,
-    after: Annotated[
-        int | None, Parameter(ge=0, le=MAX_POSITION, schema_extra=ZERO_MINIMUM, required=False)
-    ] = None,
+    after: AfterPosition = None,
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_POSITION})

@@ -28,6 +28,7 @@ from service.edge.auth import (
     seat_of,
 )
 from service.edge.parsing import (
+    MAX_POSITION,
     MAX_VERSION,
     NoneMatch,
     expected_version,
@@ -62,6 +63,11 @@ MinVersion = Annotated[
         "view may otherwise lag another process's commit by its notification",
     ),
 ]
+AfterPosition = Annotated[
+    int | None,
+    Parameter(ge=0, le=MAX_POSITION, schema_extra=ZERO_MINIMUM, required=False),
+]
+"""A stream's ``after``: resume after this global position (ids of streams across streams)."""
 LastEventId = Annotated[
     str | None,
     HeaderParameter(name="Last-Event-ID", required=False, description="resume after this id"),

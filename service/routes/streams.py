@@ -24,7 +24,14 @@ from service.edge.parsing import (
 )
 from service.edge.parsing import last_event_id as last_event_id_of
 from service.edge.tickets import stream_viewer
-from service.routes.shared import LIFE_PROBLEMS, LastEventId, TableId, problem_responses, services
+from service.routes.shared import (
+    LIFE_PROBLEMS,
+    AfterPosition,
+    LastEventId,
+    TableId,
+    problem_responses,
+    services,
+)
 from service.streams import ALL, message, sse_messages
 
 
@@ -114,9 +121,7 @@ async def _until_left(
 async def stream_feed(
     request: Request[Any, Any, Any],
     last_event_id: LastEventId = None,
-    after: Annotated[
-        int | None, Parameter(ge=0, le=MAX_POSITION, schema_extra=ZERO_MINIMUM, required=False)
-    ] = None,
+    after: AfterPosition = None,
 ) -> ServerSentEvent:
     svc = services(request)
 

@@ -41,7 +41,7 @@ def print_standings(console: Console, standings: Standings, title: str) -> None:
     console.print(table)
 
 
-async def _play_round(event: EventClient, seats: list[SeatClient], seed: int) -> None:
+async def _play_round(seats: list[SeatClient], seed: int) -> None:
     """Every table of the round at once, each seat on its own view."""
     by_table: dict[str, list[SeatClient]] = {}
     for seat in seats:
@@ -72,10 +72,10 @@ async def play_event(base_url: str, *, players: int, seed: int, console: Console
             started = await event.start_round(round_no)
             tables = started.event.event.played[round_no - 1].tables
             for table in tables:
-                seats = ", ".join(name or "bot" for name in table.seats)
-                console.print(f"round {round_no}, table {table.table_no}: {seats}")
+                names = ", ".join(name or "bot" for name in table.seats)
+                console.print(f"round {round_no}, table {table.table_no}: {names}")
             seats = [await player.seat() for player in registered]
-            await _play_round(event, seats, seed * ROUNDS + round_no)
+            await _play_round(seats, seed * ROUNDS + round_no)
             await _until_ended(event, round_no)
             print_standings(console, await event.standings(), f"Standings after round {round_no}")
         verified = await event.verify()

@@ -32,6 +32,7 @@ from service.tools.client import (
 )
 from service.tools.demo import demo
 from tests.service.conftest import serve, settings
+from tests.service.serving import doko_serve, free_port, wait_ready
 
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
 
@@ -311,3 +312,44 @@ async def test_the_event_demo_plays_two_rounds_and_verifies_the_event(
     assert text.count("player 4") >= 4  # seated in both rounds, ranked after each
     assert "tables: ok 2 tables audited" in text
     assert ": ok, 2 tables (demo event of 4)" in text
+
+
+async def test_a_service_killed_mid_round_loses_nothing(db_url: str) -> None:
+    """kill -9 of `doko serve` while round 1 runs (a deal scored, the next dealt): another
+    service on the database carries the round on; the director abandons the table there,
+    that service notices the end (E4.2), the round and the event end (E4.3), the scored
+    deal counts (T4.2) and the whole event verifies."""
+    first_port, second_port = free_port(), free_port()
+    first = doko_serve(first_port, "--database-url", db_url)
+    try:
+        await wait_ready(first_port, first)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{first_port}") as http:
+            event = await DokoClient(http).create_event("Power cut", rounds=1)
+            players = await registered(event, 4)
+            await event.start_round(1)
+            seats = [await p.seat() for p in players]
+            await play_session(seats, random_players(7), deals=1)
+    finally:
+        first.kill()
+        first.wait()
+    second = doko_serve(second_port, "--database-url", db_url)
+    try:
+        await wait_ready(second_port, second)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{second_port}") as http:
+            again = DokoClient(http).event(event.event_id)
+            again.host_token = event.host_token
+            [table] = (await again.view()).tables
+            assert table.deals == 1 and not table.over
+            host = {"authorization": f"Bearer {event.host_token}"}
+            abandoned = await http.post(f"/tables/{table.table_id}/abandon", headers=host)
+            assert abandoned.status_code == 200, abandoned.text
+            async with asyncio.timeout(60):
+                while (await again.view()).event.status != "finished":
+                    await asyncio.sleep(0.05)
+            standings = await again.standings()
+            verified = await again.verify()
+    finally:
+        second.terminate()
+        second.wait()
+    assert standings.public_deals == (1,) and all(line.deals == 1 for line in standings.lines)
+    assert verified.ok, verified.summary

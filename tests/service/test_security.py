@@ -8,7 +8,8 @@ called by the ``authorize_*`` functions and the stream's ticket check), and a wr
 around the app's ASGI handler keeps that record for each call of the test, by a header of
 its own. Every operation is called at a fresh private table with each kind (a seat token,
 the host token, the invitation code, a stream ticket) and with none, and at a public
-table with none.
+table with none; an event's operations at a fresh private event (a player's event
+credential is a seat token, the director's a host token) and at a public one.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ BODIES: dict[str, dict[str, Any]] = {
     "nameContract": {"contract": "queen_solo"},
     "playCard": {"card": "QC"},
     "announce": {"word": "re"},
+    "createEvent": {"name": "walked"},
+    "registerPlayer": {"name": "walker"},
+    "startRound": {"round_no": 1},
 }
 """A valid body of each operation that takes one, by hand."""
 SENT = (None, Credential.STREAM_TICKET, Credential.INVITATION_CODE, Credential.SEAT_TOKEN)
@@ -67,6 +71,29 @@ class Walker:
             Credential.INVITATION_CODE: code or "",
         }
 
+    async def event(self, visibility: str) -> dict[str, str]:
+        """A new event with one player registered: its id and its credentials by the kind
+        the document names them (a player's event credential is their seat token, the
+        director's the host token)."""
+        body = {"name": "walk", "visibility": visibility}
+        created = (await self.http.post("/events", json=body)).json()
+        code = created.get("invitation")
+        player = {"name": "first", **({"invitation": code} if code else {})}
+        registered = await self.http.post(f"/events/{created['event_id']}/players", json=player)
+        assert registered.status_code == 201, registered.text
+        return {
+            "event_id": created["event_id"],
+            Credential.SEAT_TOKEN: registered.json()["token"],
+            Credential.HOST_TOKEN: created["host_token"],
+            Credential.INVITATION_CODE: code or "",
+        }
+
+    async def at(self, path: str, visibility: str) -> dict[str, str]:
+        """Where an operation is called: a new event for an event's, else a new table."""
+        if "{event_id}" in path:
+            return await self.event(visibility)
+        return await self.table(visibility)
+
     async def call(
         self,
         path: str,
@@ -77,9 +104,12 @@ class Walker:
     ) -> tuple[int, set[Credential]]:
         """Call the operation at ``table`` with its credential of ``kind`` (None: none);
         the answer's status and the kinds that admitted the call."""
-        url = path.format(table_id=table["table_id"], seat=0, deal_no=1)
+        where = {"table_id": table.get("table_id"), "event_id": table.get("event_id")}
+        url = path.format(**where, seat=0, deal_no=1, round_no=1)
         headers, query = {CALL: str(next(self.numbers))}, {}
-        if kind is Credential.STREAM_TICKET:
+        if kind is Credential.STREAM_TICKET and "table_id" not in table:
+            pass  # an event's stream takes no ticket: sent without one
+        elif kind is Credential.STREAM_TICKET:
             host = {"authorization": f"Bearer {table[Credential.HOST_TOKEN]}"}
             tickets = f"/tables/{table['table_id']}/stream-tickets"
             ticket = await self.http.post(tickets, headers=host)
@@ -136,7 +166,7 @@ async def test_every_operation_declares_the_credentials_its_route_reads(walker: 
     and each declared scheme admits some call (the host token last: `SENT`)."""
     undeclared, unread = [], []
     for path, method, operation in _operations():
-        table = await walker.table("private")
+        table = await walker.at(path, "private")
         read: set[Credential] = set()
         for kind in (*SENT, Credential.HOST_TOKEN):
             _, admitted = await walker.call(path, method, operation, table, kind)
@@ -154,9 +184,11 @@ async def test_an_operation_a_public_table_opens_without_a_credential_says_so(
     """At a public table a call without a credential is refused 401 exactly where the
     operation declares security without the empty requirement ``{}`` (T1.1)."""
     table = await walker.table("public")
+    event = await walker.event("public")
     wrong = []
     for path, method, operation in _operations():
-        status, admitted = await walker.call(path, method, operation, table, None)
+        at = event if "{event_id}" in path else table
+        status, admitted = await walker.call(path, method, operation, at, None)
         assert admitted == set(), operation["operationId"]
         security = operation.get("security", [{}])
         if (status == 401) != ({} not in security):

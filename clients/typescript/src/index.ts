@@ -20,6 +20,9 @@ export type Schemas = components["schemas"];
 export type TableStreamData = Schemas["TableStreamData"];
 /** The data of a feed message: a public event of a public table. */
 export type FeedItem = Schemas["FeedItem"];
+/** The data of an event stream message: an event of the event's stream with its chain
+ * head, a table's chain head as it scores a deal or finishes, or the standings. */
+export type EventStreamData = Schemas["EventStreamData"];
 export type DokoClient = Client<paths>;
 
 /** A typed client of every operation; `token` goes in the `Authorization` header of every
@@ -39,6 +42,16 @@ function url(baseUrl: string, path: string): string {
   return new URL(path, baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`).toString();
 }
 
+function authorized<T>(
+  baseUrl: string,
+  path: string,
+  options: StreamOptions & { token?: string },
+): AsyncGenerator<StreamMessage<T>> {
+  const { token, headers, ...rest } = options;
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  return readStream<T>(url(baseUrl, path), { ...rest, headers: { ...auth, ...headers } });
+}
+
 /** A table's events as `token`'s viewer may see them: a seat token, that seat's; the host
  * token, the invitation code (a private table) or none (a public one), a spectator's. */
 export function tableEvents(
@@ -46,10 +59,18 @@ export function tableEvents(
   tableId: string,
   options: StreamOptions & { token?: string } = {},
 ): AsyncGenerator<StreamMessage<TableStreamData>> {
-  const { token, headers, ...rest } = options;
-  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  const path = `tables/${encodeURIComponent(tableId)}/events`;
-  return readStream<TableStreamData>(url(baseUrl, path), { ...rest, headers: { ...auth, ...headers } });
+  return authorized<TableStreamData>(baseUrl, `tables/${encodeURIComponent(tableId)}/events`, options);
+}
+
+/** An event's messages, its tables' chain heads and its standings (a private event takes
+ * one of its credentials as `token`: the host token, a player's event credential or the
+ * invitation code). */
+export function eventEvents(
+  baseUrl: string,
+  eventId: string,
+  options: StreamOptions & { token?: string } = {},
+): AsyncGenerator<StreamMessage<EventStreamData>> {
+  return authorized<EventStreamData>(baseUrl, `events/${encodeURIComponent(eventId)}/events`, options);
 }
 
 /** The public events of every public table, from a global position on. */
