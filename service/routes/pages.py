@@ -1,13 +1,19 @@
 """The reference web client's pages, served by the service itself (none in the OpenAPI document).
 
 ``/`` is the lobby, ``/t/{table}`` a table (a seat's page when the browser holds that
-seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer, ``/rules`` the
+seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer, ``/e`` a new
+event (issue 19), ``/e/{event}`` an event (the director's page when the browser holds its
+host token, a player's when it holds their event credential, and the standings for
+everyone allowed to see them), ``/e/{event}/rounds/{r}/deals/{n}`` one deal compared across
+the round's tables, ``/rules`` the
 rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned copy of
 Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
 own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
-a copy of RULES.md (the game, R1-R10) and TABLE_RULES.md (the table's house rules T1-T4, as
-`domain.table` states them) and the catalogues of the pages' words with the German rule
-texts (``web/i18n/``) are files of the package (``service/web/``), served under ``/web/``.
+a copy of RULES.md (the game, R1-R10), TABLE_RULES.md (the table's house rules T1-T4, as
+`domain.table` states them), EVENT_RULES.md (the event's, E1-E6, as `domain.event`,
+`domain.seating` and `domain.standings` state them) and the catalogues of the pages' words
+with the German rule texts (``web/i18n/``) are files of the package (``service/web/``),
+served under ``/web/``.
 ``/web/meta.json`` gives the pages what they take from the server and never re-implement:
 the rule texts by id (parsed from those copies) and the names of the stream's event types.
 """
@@ -40,6 +46,9 @@ _TITLES = {
     "lobby": "doko",
     "table": "doko table",
     "deal": "doko deal",
+    "events": "doko event",
+    "event": "doko event",
+    "compare": "doko deal compared",
     "rules": "doko rules",
     "reference": "doko API",
 }
@@ -52,16 +61,16 @@ class Meta(msgspec.Struct, frozen=True):
     events: list[str]
 
 
-_RULE = re.compile(r"^- ([RT]\d+\.\d+) (.*)$")
-_SECTION = re.compile(r"^## ([RT]\d+) (.*)$")
-RULE_FILES = ("RULES.md", "TABLE_RULES.md")
-"""The rules the pages quote: the game's (R ids) and the table's (T ids)."""
+_RULE = re.compile(r"^- ([RTE]\d+\.\d+) (.*)$")
+_SECTION = re.compile(r"^## ([RTE]\d+) (.*)$")
+RULE_FILES = ("RULES.md", "TABLE_RULES.md", "EVENT_RULES.md")
+"""The rules the pages quote: the game's (R ids), the table's (T ids) and the event's (E ids)."""
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
-    """Each rule of RULES.md (or TABLE_RULES.md) by its id: ``R3.3`` its text, ``R6`` its
-    section's title and introduction. A rule's continuation lines are joined with single
-    spaces."""
+    """Each rule of RULES.md (or TABLE_RULES.md, EVENT_RULES.md) by its id: ``R3.3`` its
+    text, ``R6`` its section's title and introduction. A rule's continuation lines are
+    joined with single spaces."""
     rules: dict[str, str] = {}
     section: str | None = None  # the section whose introduction is being read
     current: str | None = None  # the rule (or section) the next plain line continues
@@ -120,6 +129,21 @@ async def deal() -> Response[str]:
     return _html("deal")
 
 
+@get("/e", include_in_schema=False)
+async def events() -> Response[str]:
+    return _html("events")
+
+
+@get("/e/{event_id:str}", include_in_schema=False)
+async def event() -> Response[str]:
+    return _html("event")
+
+
+@get("/e/{event_id:str}/rounds/{round_no:int}/deals/{deal_no:int}", include_in_schema=False)
+async def compare() -> Response[str]:
+    return _html("compare")
+
+
 @get("/rules", include_in_schema=False)
 async def rules() -> Response[str]:
     return _html("rules")
@@ -139,6 +163,9 @@ PAGES: list[ControllerRouterHandler] = [
     lobby,
     table,
     deal,
+    events,
+    event,
+    compare,
     rules,
     reference,
     meta,

@@ -225,7 +225,8 @@ export function meta() {
  * A schema of the OpenAPI document, with what the pages read of it.
  * @typedef {{type?: string, enum?: string[], properties?: Record<string, JsonSchema>,
  *   oneOf?: JsonSchema[], allOf?: JsonSchema[], $ref?: string, default?: unknown,
- *   description?: string, minimum?: number, maximum?: number}} JsonSchema
+ *   description?: string, minimum?: number, maximum?: number,
+ *   discriminator?: {propertyName: string, mapping: Record<string, string>}}} JsonSchema
  * @typedef {{paths: Record<string, Record<string, unknown>>, components: {schemas: Record<string, JsonSchema>}}} Document
  */
 
@@ -266,32 +267,70 @@ const REOPEN_MS = 2000;
  *   onEvent: (event: StreamEvent) => void, onStatus: (status: StreamStatus) => void}} options
  * @returns {{close(): void}}
  */
-export function follow(table, { token, secret, after, types, onEvent, onStatus }) {
+export function follow(table, { token, secret, ...options }) {
   const credential = token ?? secret;
   const at = { path: { table_id: table } };
+  const ticket = async () => {
+    const answer = await call('POST', '/tables/{table_id}/stream-tickets', { params: at, token: credential });
+    return answer.data.ticket;
+  };
+  return followStream((after) => urlOf('/tables/{table_id}/events', { ...at, query: { after } }), credential ? ticket : null,
+    /** @type {FollowOptions<StreamEvent>} */ (options));
+}
+
+/**
+ * A message of an event's stream (issue 19): its id (a global position), its type, its data.
+ * @typedef {import('../../clients/typescript/src/index.js').Schemas['EventStreamData']} EventStreamData
+ * @typedef {{id: number, type: EventStreamData['type'], data: EventStreamData}} EventMessage
+ */
+
+/**
+ * Follow the Server-Sent Events stream of the event `event` (`/events/{event_id}/events`) as
+ * `follow` does a table's, without a credential: the API opens an event's stream with no
+ * ticket (a public event's; a private one's takes a credential, which never goes in a URL).
+ * @param {string} event
+ * @param {FollowOptions<EventMessage>} options
+ * @returns {{close(): void}}
+ */
+export function followEvent(event, options) {
+  const at = { path: { event_id: event } };
+  return followStream((after) => urlOf('/events/{event_id}/events', { ...at, query: { after } }), null, options);
+}
+
+/**
+ * @template {{id: number, type: string, data: unknown}} E
+ * @typedef {{after: number, types: E['type'][], onEvent: (event: E) => void,
+ *   onStatus: (status: StreamStatus) => void}} FollowOptions
+ */
+
+/**
+ * A stream (see `follow`): `urlAfter(id)` its URL from the event after `id`; `ticket` gets a
+ * stream ticket for the credential that opens it (null: the stream takes none).
+ * @template {{id: number, type: string, data: unknown}} E
+ * @param {(after: number) => URL} urlAfter @param {(() => Promise<string>) | null} ticket
+ * @param {FollowOptions<E>} options
+ * @returns {{close(): void}}
+ */
+function followStream(urlAfter, ticket, { after, types, onEvent, onStatus }) {
   let last = after;
   /** @type {EventSource | null} */
   let source = null;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   let closed = false;
-  /** @param {StreamEvent['type']} type @param {number} id @param {string} data */
+  /** @param {E['type']} type @param {number} id @param {string} data */
   const deliver = (type, id, data) => {
     if (!types.includes(type)) return;
     last = id;
-    onEvent({ id, type, data: JSON.parse(data) });
+    onEvent(/** @type {E} */ ({ id, type, data: JSON.parse(data) }));
   };
   const reopen = () => {
     onStatus('lost');
     timer = setTimeout(open, REOPEN_MS);
   };
-  const ticket = async () => {
-    const answer = await call('POST', '/tables/{table_id}/stream-tickets', { params: at, token: credential });
-    return answer.data.ticket;
-  };
   const open = async () => {
-    const url = urlOf('/tables/{table_id}/events', { ...at, query: { after: last } });
-    if (credential) {
+    const url = urlAfter(last);
+    if (ticket) {
       try {
         url.searchParams.set('ticket', await ticket());
       } catch {
@@ -309,7 +348,7 @@ export function follow(table, { token, secret, after, types, onEvent, onStatus }
     };
     current.onerror = () => {
       const refused = current.readyState === EventSource.CLOSED; // an error answer
-      if (!credential && !refused) {
+      if (!ticket && !refused) {
         onStatus('reconnecting'); // the browser reconnects by itself
         return;
       }

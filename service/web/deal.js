@@ -2,8 +2,11 @@
 // (buttons, or the arrow keys, Home and End), with the announcements at the moment they
 // were made, the score lines with their rule ids, the dealing commitment and seed, and
 // the service's own verification of the deal, who played each seat (T2.2). A private
-// table's deals open with the credential this tab holds for it (T1.1).
+// table's deals open with the credential this tab holds for it (T1.1). A deal of an event's
+// table (issue 19) links to the same deal at the round's other tables: its record is
+// public only once every table of the round has scored it (E5.3).
 import { call, download, held, meta, takeInvitation } from './api.js';
+import { comparePage, eventPass, heldEvent } from './event_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
 
@@ -20,7 +23,24 @@ const mine = held(table);
 const token = mine.host ?? mine.invitation ?? mine.token;
 const content = h('div', { class: 'deal-page' });
 const live = h('p', { id: 'step', class: 'live', 'aria-live': 'polite' });
-const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {}, problem: null };
+const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {}, problem: null, compare: null };
+
+/** Table `t` of round `r` of an event is `<event>-r<r>t<t>` (docs/events.md): the event's own
+ * answer confirms it, and the comparison of this deal is linked when the round has that
+ * table. */
+async function comparison() {
+  const named = table.match(/^(\w+)-r(\d+)t(\d+)$/);
+  if (!named) return;
+  const [, event, round, number] = named;
+  try {
+    const view = (await call('GET', '/events/{event_id}', {
+      params: { path: { event_id: event } }, token: eventPass(heldEvent(event)) ?? token,
+    })).data.event;
+    if (view.played[Number(round) - 1]?.tables.some((at) => at.table_no === Number(number))) state.compare = comparePage(event, Number(round), dealNo);
+  } catch {
+    // not an event's table (or not one this browser may see): no comparison
+  }
+}
 
 /** When each announcement was made: the trick it was made in (1-12) and how many cards of
  * that trick had been played, read from the deal's events in their order. */
@@ -185,6 +205,7 @@ function render() {
     h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, t('mine.back')),
       record.deal_no > 1 ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no - 1}` }, t('viewer.previous_deal'))] : null,
       state.view && record.deal_no < state.view.scoresheet.length ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no + 1}` }, t('viewer.next_deal'))] : null),
+    state.compare ? h('p', {}, h('a', { href: state.compare, id: 'compare-link' }, t('compare.from_viewer'))) : null,
     controls(record),
     h('div', { class: 'viewer' }, trickPanel(record, state.step), announcements(state.step)),
     hands(record, state.step),
@@ -222,6 +243,7 @@ async function start() {
     state.verification = verification.data;
     state.view = view.data;
     document.title = `${t('viewer.deal', { deal: dealNo })} · ${state.view.name || 'doko'}`;
+    await comparison();
   } catch (error) {
     fill(content, h('h1', {}, t('viewer.deal', { deal: dealNo })), problemBox(problemOf(error), state.rules),
       h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, t('mine.back'))));

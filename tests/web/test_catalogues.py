@@ -27,6 +27,8 @@ SHOWN_ENUMS = {
     "SeatStatus": "seat_status",
     "TableStatus": "table_status",
     "Visibility": "visibility",
+    "StandingsMethod": "method",
+    "EventStatus": "event_status",
 }
 """The API's enums whose values the pages show, and the catalogue family that words them
 (bot kinds are named by their API name when the catalogue does not know a new one)."""

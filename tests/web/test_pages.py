@@ -12,6 +12,9 @@ from typing import Any
 
 import pytest
 
+import domain.event
+import domain.seating
+import domain.standings
 import domain.table
 from service.routes.pages import WEB, rule_texts
 
@@ -20,6 +23,9 @@ PAGES = {
     "/": "lobby",
     "/t/4f1c": "table",
     "/t/4f1c/deals/3": "deal",
+    "/e": "events",
+    "/e/9b2e": "event",
+    "/e/9b2e/rounds/1/deals/3": "compare",
     "/rules": "rules",
     "/schema": "reference",
 }
@@ -30,11 +36,16 @@ MODULES = (
     "lobby.js",
     "table.js",
     "deal.js",
+    "events.js",
+    "event.js",
+    "compare.js",
+    "event_parts.js",
     "rules.js",
     "reference.js",
     "style.css",
     "RULES.md",
     "TABLE_RULES.md",
+    "EVENT_RULES.md",
     "vendor/swagger-ui-bundle.js",
     "vendor/swagger-ui.css",
     "vendor/swagger-ui-LICENSE",
@@ -79,6 +90,36 @@ def test_the_package_copy_of_the_table_rules_is_the_domains() -> None:
     assert rule_texts((WEB / "TABLE_RULES.md").read_text(encoding="utf-8")) == stated
 
 
+def bullets_of(module: Any, rule: str) -> dict[str, str]:
+    """The ``- E3.1 text`` bullets of a module's docstring (over several lines) whose ids
+    start with ``rule``, read without the service's parser."""
+    doc = module.__doc__ or ""
+    found = re.findall(rf"^- ({rule}\.\d) (.*?)(?=^- |^\S|\Z)", doc, re.M | re.S)
+    return {rule_id: " ".join(text.split()) for rule_id, text in found}
+
+
+def event_rules_of_the_domain() -> dict[str, str]:
+    """E1-E6 as the domain states them: E1, E2, E4 and E5 in domain/event.py's docstring
+    (``- E1 Creating. E1.1 text. E1.2 text``, split at the ids that begin a sentence), E3's
+    rules in domain/seating.py's and E6's in domain/standings.py's (a bullet each)."""
+    rules: dict[str, str] = {}
+    doc = domain.event.__doc__ or ""
+    for text in re.findall(r"^- E[1245] (.*?)(?=^- |\Z)", doc, re.M | re.S):
+        _, *parts = re.split(r"(?:(?<=\. )|^)(E\d\.\d) ", " ".join(text.split()))
+        rules.update(zip(parts[::2], (p.strip() for p in parts[1::2]), strict=True))
+    return rules | bullets_of(domain.seating, "E3") | bullets_of(domain.standings, "E6")
+
+
+def test_the_package_copy_of_the_event_rules_is_the_domains() -> None:
+    """service/web/EVENT_RULES.md (the event pages quote it) says every rule E1.1-E6.5 word
+    for word as the domain does, under its section's title."""
+    stated = event_rules_of_the_domain()
+    assert {"E1.1", "E2.2", "E3.2", "E4.1", "E5.3", "E6.4"} <= set(stated)
+    copied = rule_texts((WEB / "EVENT_RULES.md").read_text(encoding="utf-8"))
+    assert {k: v for k, v in copied.items() if "." in k} == stated
+    assert copied["E5"] == "Shared deals." and copied["E6"] == "Standings."
+
+
 def test_every_rule_text_is_read_from_its_bullet_and_continuation_lines() -> None:
     """Hand-made: a rule over several lines, a section with its introduction, a section with
     none, and the worked examples (not rules) left out."""
@@ -119,9 +160,9 @@ async def test_every_rule_id_of_rules_md_and_of_the_code_has_its_text(
     cited = {
         rule
         for path in [*(ROOT / "domain").glob("*.py"), *(ROOT / "service").glob("*.py")]
-        for rule in re.findall(r'"([RT]\d+\.\d+)"', path.read_text(encoding="utf-8"))
+        for rule in re.findall(r'"([RTE]\d+\.\d+)"', path.read_text(encoding="utf-8"))
     }
-    assert {"R3.3", "T2.3", "T4.2"} <= cited and cited <= set(rules)
+    assert {"R3.3", "T2.3", "T4.2", "E5.3"} <= cited and cited <= set(rules)
 
 
 async def test_the_stream_event_names_are_those_of_the_published_contract(
@@ -177,7 +218,7 @@ async def test_the_pages_are_not_part_of_the_api(api: Any) -> None:
     """The served OpenAPI document (and so the committed one, which a test keeps equal)
     has no page, and the API's own paths still answer as the API."""
     document = (await api.http.get("/schema/openapi.json")).json()
-    api_paths = ("/tables", "/feed", "/health", "/.well-known/")
+    api_paths = ("/tables", "/events", "/feed", "/health", "/.well-known/")
     assert all(p.startswith(api_paths) for p in document["paths"])
     created = await api.http.post("/tables", json={"name": "pages", "visibility": "public"})
     assert created.status_code == 201

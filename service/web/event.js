@@ -1,0 +1,434 @@
+// An event's page (issue 19), the one link a player keeps all evening: who holds the event's
+// host token gets the director's part (the registration link to share, players registered
+// by hand, the rounds and their tables' progress, starting the next round, the tables);
+// who holds a player's event credential gets "your table now" (getPlayerTable: a button
+// to the seat, which the credential opens, E5.2); anyone may register while registration
+// is open (at a private event with the invitation code of the link's fragment, E2.1); and
+// everyone allowed to see the event gets the standings (E6) and the deals to compare. State
+// = the last answers (getEvent, getPlayerTable, getStandings) and the event's stream
+// (streamEvent), which says when to ask again and brings the standings as they change.
+// Whether a round may start is the view's status and the service's answer: the page
+// decides no rule.
+import { call, followEvent, meta, schema } from './api.js';
+import {
+  comparisons, eventLink, eventPass, forgetEvent, heldEvent, holdEvent, standingsPanel, takeFragment, toTable,
+} from './event_parts.js';
+import { loadLanguage, ruleTexts, t, term } from './i18n.js';
+import { fill, given, h, problemBox, problemOf, rule } from './ui.js';
+
+const event = decodeURIComponent(location.pathname.split('/')[2]);
+const at = { path: { event_id: event } };
+takeFragment(event);
+const content = h('div', { class: 'event-page' });
+const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
+const state = {
+  mine: heldEvent(event),
+  answer: null, // the event (getEvent): {event_id, version, event, tables: the running round's progress}
+  where: null, // the player's table now (getPlayerTable)
+  seated: null, // the table whose seat the player's credential opens already (its view answered)
+  standings: null,
+  problem: null,
+  rules: {},
+  types: [], // the event stream's message types (the document's)
+  connection: 'connecting',
+  registered: [], // the players the director registered on this page: {name, link}
+  confirming: null, // the director's command waiting for a "yes": 'start', or 'abandon-<table>'
+  sending: false,
+  copied: '',
+};
+
+const pass = () => eventPass(state.mine);
+const director = () => Boolean(state.mine.host);
+const player = () => Boolean(state.mine.token);
+
+// --- talking to the service ------------------------------------------------------------
+
+/** Run `work` (one command at a time); a refusal is shown with its rule. */
+async function command(work) {
+  if (state.sending) return;
+  state.sending = true;
+  document.body.dataset.sending = 'true';
+  try {
+    await work();
+    state.problem = null;
+  } catch (error) {
+    state.problem = problemOf(error);
+  } finally {
+    state.sending = false;
+    document.body.dataset.sending = 'false';
+    render();
+  }
+}
+
+let refreshing = false;
+let again = false;
+/** Ask for the event (and the player's table, and the standings when no stream brings
+ * them) again: one request at a time, once more if the stream brought news meanwhile. */
+async function refresh({ standings = false } = {}) {
+  if (refreshing) {
+    again = true;
+    return;
+  }
+  refreshing = true;
+  try {
+    do {
+      again = false;
+      const [answer, where, ranked] = await Promise.all([
+        call('GET', '/events/{event_id}', { params: at, token: pass() }),
+        player() ? call('GET', '/events/{event_id}/table', { params: at, token: state.mine.token }) : null,
+        standings ? call('GET', '/events/{event_id}/standings', { params: at, token: pass() }) : null,
+      ]);
+      state.answer = answer.data;
+      state.where = where?.data ?? null;
+      if (ranked) state.standings = ranked.data;
+      if (state.where) holdEvent(event, { player: state.where.player, name: state.where.name });
+      state.mine = heldEvent(event);
+      await seatOpens();
+    } while (again);
+  } catch (error) {
+    state.problem = problemOf(error);
+  } finally {
+    refreshing = false;
+  }
+  render();
+}
+
+/** How long to wait before asking again whether the player's new table is open. */
+const OPENING_MS = 1000;
+let opening = null;
+/** Whether the seat of the player's table now opens with their credential: the round's
+ * tables are opened (and seated) just after the round starts, so the page offers the seat
+ * once its view answers, and asks again a moment later until it does. */
+async function seatOpens() {
+  const where = state.where;
+  if (!where?.table_id || state.seated === where.table_id) return;
+  try {
+    await call('GET', '/tables/{table_id}/seats/{seat}', {
+      params: { path: { table_id: where.table_id, seat: where.seat } }, token: state.mine.token,
+    });
+    state.seated = where.table_id;
+  } catch (error) {
+    if (![401, 403, 404].includes(error.status)) throw error;
+    clearTimeout(opening);
+    opening = setTimeout(refresh, OPENING_MS);
+  }
+}
+
+/** Register under a name (E2.1), with the invitation code a private event's link brought;
+ * the event credential the answer shows once is kept on this device. */
+const register = (name) => command(async () => {
+  const answer = (await call('POST', '/events/{event_id}/players', {
+    params: at, body: { name, invitation: state.mine.invitation },
+  })).data;
+  holdEvent(event, { token: answer.token, player: answer.player, name: answer.name });
+  state.mine = heldEvent(event);
+  await refresh();
+});
+
+/** The director registers a player by hand (E2.1): their personal link, shown once on this
+ * page, carries their event credential. */
+const registerFor = (name) => command(async () => {
+  const answer = (await call('POST', '/events/{event_id}/players', { params: at, token: state.mine.host, body: { name } })).data;
+  state.registered = [...state.registered, { name: answer.name, link: eventLink(event, { player: answer.token }) }];
+  await refresh();
+});
+
+/** The director starts round `round` (E4.1): the answer is the event after it. */
+const startRound = (round) => command(async () => {
+  state.confirming = null;
+  state.answer = (await call('POST', '/events/{event_id}/rounds', { params: at, token: state.mine.host, body: { round_no: round } })).data.event;
+  await refresh();
+});
+
+/** Follow a public event's stream from its start: its messages say when to ask for the
+ * event again (registrations, rounds, tables' scored deals and ends), and bring the
+ * standings. A private event's stream takes a credential, which would go only in a header
+ * for a ticket: the API has no tickets for events, so it is not followed (the page then
+ * asks on "Refresh"). */
+function connect() {
+  if (state.answer.event.visibility !== 'public') {
+    state.connection = 'off';
+    showConnection();
+    return;
+  }
+  followEvent(event, {
+    after: 0,
+    types: state.types,
+    onEvent: received,
+    onStatus: (now) => {
+      state.connection = now;
+      showConnection();
+    },
+  });
+}
+
+function received(message) {
+  if (message.type === 'standings') {
+    state.standings = message.data.standings;
+    render();
+    return;
+  }
+  if (message.type === 'table_scored') {
+    live.textContent = t('live.scored', { round: message.data.round_no, table: message.data.table_no, deal: message.data.deal_no });
+  }
+  refresh();
+}
+
+// --- drawing -------------------------------------------------------------------------------
+
+function showConnection() {
+  const status = document.getElementById('status');
+  status.textContent = t(`connection.${state.connection === 'reconnecting' ? 'lost' : state.connection}`);
+  status.dataset.connection = state.connection;
+}
+
+function button(key, label, onclick, extra = {}) {
+  return h('button', { type: 'button', 'data-key': key, onclick, ...extra }, label);
+}
+
+async function copy(text, id) {
+  try {
+    await navigator.clipboard.writeText(text);
+    state.copied = id;
+  } catch {
+    /** @type {HTMLInputElement | null} */ (document.getElementById(id))?.select();
+  }
+  render();
+}
+
+/** A link to hand out: read-only, with a copy button. */
+function linkField(id, label, link) {
+  return [
+    h('p', {}, h('label', { for: id }, label),
+      h('input', { id, 'data-key': id, class: 'link', readonly: true, value: link, size: 40 })),
+    h('p', {}, button(`copy-${id}`, t('invite.copy'), () => copy(link, id)), ' ',
+      h('span', { role: 'status' }, state.copied === id ? t('events.copied') : '')),
+  ];
+}
+
+function heading(view) {
+  return h('header', {},
+    h('h1', {}, view.name),
+    h('p', { class: 'small', id: 'event-facts', 'data-status': view.status, 'data-visibility': view.visibility },
+      t('events.facts', { visibility: term('visibility', view.visibility), rounds: view.rounds }), ' · ',
+      term('event_status', view.status), ' · ',
+      given(view.turn_seconds) ? t('facts.clock', { seconds: view.turn_seconds }) : t('facts.no_clock'), ' · ',
+      t('standings.method', { method: term('method', view.method) })));
+}
+
+/** A player's part: where they play now (E5.2: their credential is their seat's token). */
+function yourTable(view) {
+  if (!player()) return null;
+  const where = state.where;
+  const name = state.mine.name ?? '';
+  let now;
+  if (where?.table_id && state.seated !== where.table_id) {
+    now = h('p', { id: 'opening' }, t('you.opening', { round: where.round_no, table: where.table_no }));
+  } else if (where?.table_id) {
+    now = [
+      h('p', {}, t('you.table', { round: where.round_no, table: where.table_no, seat: where.seat })),
+      h('p', {}, button('to-seat', t('you.go'), () => toTable(where.table_id, { seat: where.seat, token: state.mine.token }))),
+    ];
+  } else {
+    now = h('p', {}, t(view.status === 'finished' ? 'you.finished' : 'you.waiting'));
+  }
+  return h('section', { class: 'panel', id: 'you', 'aria-labelledby': 'you-h', 'data-player': state.mine.player },
+    h('h2', { id: 'you-h' }, t('you.heading', { name })), now,
+    h('details', {}, h('summary', {}, t('you.link_about')),
+      linkField('player-link', t('you.link'), eventLink(event, { player: state.mine.token }))));
+}
+
+/** Registration, while it is open (E2.2): by name, with a private event's invitation (E2.1). */
+function registration(view) {
+  if (player() || director() || view.status !== 'registering') return null;
+  return h('section', { class: 'panel', id: 'register', 'aria-labelledby': 'register-h' },
+    h('h2', { id: 'register-h' }, t('register.heading')),
+    h('form', {
+      onsubmit: (e) => {
+        e.preventDefault();
+        register(e.target.elements.name.value.trim());
+      },
+    },
+    h('p', {}, h('label', { for: 'name' }, t('seats.your_name')),
+      h('input', { id: 'name', name: 'name', required: true, maxlength: 40, autocomplete: 'nickname' })),
+    h('p', {}, h('button', { type: 'submit', 'data-key': 'register' }, t('register.button')))),
+    h('p', { class: 'small' }, t('register.about'), ' ', rule('E2.1', state.rules, false)));
+}
+
+/** Whether the director may start a round now, read off the event's status (E4.1, E4.3):
+ * {round} or {reason, rule}. The service decides: a refusal is shown with its rule. */
+function nextRound(view) {
+  if (view.status === 'finished') return { reason: 'director.over', rule: 'E4.3' };
+  if (view.status === 'playing') return { reason: 'director.running', rule: 'E4.1' };
+  if (!view.players.length) return { reason: 'director.no_players', rule: 'E4.1' };
+  return { round: view.played.length + 1 };
+}
+
+function startButton(view) {
+  const next = nextRound(view);
+  const label = t('director.start', { round: next.round ?? view.played.length + 1 });
+  if (!next.round) {
+    return h('p', { id: 'start' }, button('start', label, null, { disabled: true, 'aria-describedby': 'start-why' }), ' ',
+      h('span', { id: 'start-why', 'data-reason': next.reason }, t(next.reason), ' ', rule(next.rule, state.rules, false)));
+  }
+  return h('p', { id: 'start' }, confirmable('start', label, t('director.sure', { round: next.round }), t('director.yes'), () => startRound(next.round)),
+    ' ', next.round === 1 && state.confirming !== 'start' ? h('small', {}, t('director.closes'), ' ', rule('E2.2', state.rules, false)) : null);
+}
+
+/** A command of the director's that waits for a "yes" first (it cannot be taken back). */
+function confirmable(key, label, question, yes, run, extra = {}) {
+  if (state.confirming !== key) {
+    return button(key, label, () => {
+      state.confirming = key;
+      render();
+      /** @type {HTMLElement | null} */ (document.querySelector(`[data-key="${key}-yes"]`))?.focus();
+    }, extra);
+  }
+  return h('span', { class: 'confirm', role: 'group', 'aria-label': question },
+    h('span', {}, question, ' '),
+    button(`${key}-yes`, yes, run), ' ',
+    button(`${key}-no`, t('confirm.no'), () => {
+      state.confirming = null;
+      render();
+    }));
+}
+
+/** The director abandons a table of the running round (E4.2, T4.2: the event's host token is
+ * the table's host): its scored deals count, the rest do not. */
+const abandon = (table) => command(async () => {
+  state.confirming = null;
+  await call('POST', '/tables/{table_id}/abandon', { params: { path: { table_id: table } }, token: state.mine.host });
+  await refresh();
+});
+
+/** The director's part: the link to share, registering by hand, the next round. */
+function directing(view) {
+  if (!director()) return null;
+  const link = eventLink(event, view.visibility === 'private' ? { invitation: state.mine.invitation } : {});
+  return h('section', { class: 'panel', id: 'director', 'aria-labelledby': 'director-h' },
+    h('h2', { id: 'director-h' }, t('director.heading')),
+    view.status === 'registering' ? [
+      linkField('registration-link', t('director.link'), link),
+      h('form', {
+        class: 'sit',
+        onsubmit: (e) => {
+          e.preventDefault();
+          registerFor(e.target.elements.who.value.trim());
+          e.target.reset();
+        },
+      },
+      h('label', { for: 'who' }, t('director.register')),
+      h('input', { id: 'who', name: 'who', required: true, maxlength: 40 }),
+      h('button', { type: 'submit', 'data-key': 'register-for' }, t('register.button'))),
+      state.registered.length ? h('ul', { id: 'registered' }, state.registered.map((r, i) => h('li', {},
+        linkField(`personal-${i}`, t('director.personal', { name: r.name }), r.link)))) : null,
+    ] : null,
+    startButton(view));
+}
+
+function players(view) {
+  return h('section', { class: 'panel', id: 'players', 'aria-labelledby': 'players-h' },
+    h('h2', { id: 'players-h' }, t('players.heading', { count: view.players.length })),
+    view.players.length ? h('ol', { start: 0 }, view.players.map((name, number) => h('li', { 'data-player': number },
+      name, number === state.mine.player && player() ? h('small', {}, ` (${t('players.you')})`) : null)))
+      : h('p', {}, t('players.none')));
+}
+
+/** A table of a round: its players by seat, and its progress: the running round's from the
+ * answer's `tables` (its id, deals scored, whether over), an ended one's from its end. */
+function tableLine(table, running) {
+  const deals = running?.deals ?? table.deals ?? 0;
+  const over = table.ended || Boolean(running?.over);
+  const progress = table.abandoned ? t('rounds.abandoned', { count: deals })
+    : over ? t('rounds.finished') : t('rounds.progress', { count: deals, deals: 12 });
+  const id = running?.table_id;
+  return h('li', {
+    'data-table': id, 'data-table-no': table.table_no, 'data-deals': deals, 'data-over': String(over), 'data-abandoned': String(table.abandoned),
+  },
+  h('p', {}, h('strong', {}, t('rounds.table', { table: table.table_no })), ': ',
+    table.seats.map((name) => name ?? t('rounds.bot')).join(', '), h('br'),
+    h('span', { class: 'progress' }, progress), table.abandoned ? [' ', rule('T4.2', state.rules, false)] : null),
+  director() && id ? h('p', { class: 'vacate' },
+    button(`table-${id}`, t('rounds.open'), () => toTable(id, { host: state.mine.host }),
+      { 'aria-label': t('rounds.open_label', { table: table.table_no }) }),
+    over ? null : confirmable(`abandon-${id}`, t('rounds.abandon'), t('rounds.abandon_question', { table: table.table_no }),
+      t('host.abandon_yes'), () => abandon(id), { 'aria-label': t('rounds.abandon_label', { table: table.table_no }) })) : null);
+}
+
+function rounds(view) {
+  if (!view.played.length) return null;
+  const running = (r) => (r.ended ? [] : state.answer.tables);
+  return h('section', { class: 'panel', id: 'rounds', 'aria-labelledby': 'rounds-h' },
+    h('h2', { id: 'rounds-h' }, t('rounds.heading')),
+    [...view.played].reverse().map((r) => h('div', { 'data-round': r.round_no, 'data-ended': String(r.ended) },
+      h('h3', {}, t('standings.round', { round: r.round_no }), ' · ', t(r.ended ? 'rounds.ended' : 'rounds.running')),
+      h('ul', { class: 'tables' }, r.tables.map((table) => tableLine(table, running(r).find((p) => p.table_no === table.table_no)))))));
+}
+
+/** What this device keeps of the event, and forgetting it. */
+function device() {
+  if (!director() && !player() && !state.mine.invitation) return null;
+  return h('section', { class: 'panel', id: 'device', 'aria-labelledby': 'device-h' },
+    h('h2', { id: 'device-h' }, t('menu.device')),
+    h('p', {}, t(director() ? 'events.kept_host' : player() ? 'events.kept_player' : 'events.kept_invitation')),
+    state.connection === 'off' ? h('p', {}, button('refresh', t('events.refresh'), () => refresh({ standings: true }))) : null,
+    h('p', {}, button('forget', t('events.forget'), () => {
+      forgetEvent(event);
+      location.reload();
+    })));
+}
+
+function render() {
+  if (!state.answer) return;
+  const view = state.answer.event;
+  document.title = `${view.name} · doko`;
+  document.body.dataset.version = String(state.answer.version);
+  document.body.dataset.status = view.status;
+  fill(content,
+    heading(view),
+    state.problem ? problemBox(state.problem, state.rules, () => {
+      state.problem = null;
+      render();
+    }) : null,
+    yourTable(view), registration(view), directing(view), rounds(view),
+    standingsPanel(state.standings, state.rules), comparisons(event, state.standings),
+    players(view), device());
+}
+
+/** The page of an event this browser may not see: a private event answers whoever holds
+ * none of its credentials as an unknown event (404); its registration link (or a
+ * personal link) opens it. */
+function door(error) {
+  const problem = problemOf(error);
+  fill(content, h('h1', {}, t('events.unknown')), problemBox(problem, state.rules),
+    problem.status === 404 || problem.status === 401 ? h('form', {
+      class: 'panel', id: 'enter',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const text = e.target.elements.code.value.trim();
+        location.hash = text.includes('#') ? text.slice(text.indexOf('#') + 1) : `invitation=${encodeURIComponent(text)}`;
+        location.reload();
+      },
+    },
+    h('p', {}, t('events.door')),
+    h('p', {}, h('label', { for: 'code' }, t('door.code')), h('input', { id: 'code', name: 'code', required: true, autocomplete: 'off' })),
+    h('p', {}, h('button', { type: 'submit' }, t('events.open')))) : null);
+}
+
+async function start() {
+  document.getElementById('main').replaceChildren(content, live);
+  try {
+    const [known, spec] = await Promise.all([meta(), schema(), loadLanguage()]);
+    state.rules = ruleTexts(known.rules);
+    state.types = Object.keys(spec.components.schemas.EventStreamData.discriminator.mapping);
+    state.answer = (await call('GET', '/events/{event_id}', { params: at, token: pass() })).data;
+  } catch (error) {
+    door(error);
+    return;
+  }
+  render();
+  connect();
+  await refresh({ standings: true });
+}
+
+start();

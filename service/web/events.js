@@ -1,0 +1,117 @@
+// A new event (issue 19): its name, the number of rounds, public or private, a turn clock for
+// its tables and the standings method (E1.1), as the API's `createEvent` takes them (the
+// bounds, the defaults and the methods are the document's). The director's host token and
+// a private event's invitation code, shown once, are kept on this device; then the event's
+// page. Below, the events this device keeps something for.
+import { call, meta, schema } from './api.js';
+import { eventPass, forgetEvent, heldEvent, heldEvents, holdEvent } from './event_parts.js';
+import { loadLanguage, ruleTexts, t, term } from './i18n.js';
+import { fill, h, problemBox, problemOf, rule } from './ui.js';
+
+const content = h('div', { class: 'events' });
+const problemArea = h('div');
+const mineArea = h('div');
+const state = { busy: false, rules: {} };
+
+/** A number field with the bounds and default of the request's property `name`. */
+function numberField(request, name, label, { optional = false } = {}) {
+  const property = request.properties[name];
+  const shape = property.oneOf?.find((p) => p.type !== 'null') ?? property;
+  return h('p', {}, h('label', { for: name }, label, ` (${shape.minimum}–${shape.maximum})`),
+    h('input', {
+      id: name, name, type: 'number', min: shape.minimum, max: shape.maximum, value: optional ? null : property.default,
+      required: !optional, placeholder: optional ? t('lobby.none') : null,
+    }));
+}
+
+function choice(name, label, values, chosen, family) {
+  return h('p', {}, h('label', { for: name }, label),
+    h('select', { id: name, name }, values.map((v) => h('option', { value: v, selected: v === chosen }, term(family, v)))));
+}
+
+async function create(form) {
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const clock = form.elements.turn_seconds.value;
+    const created = (await call('POST', '/events', {
+      body: {
+        name: form.elements.name.value.trim(),
+        rounds: Number(form.elements.rounds.value),
+        visibility: form.elements.visibility.value,
+        method: form.elements.method.value,
+        ...(clock ? { turn_seconds: Number(clock) } : {}),
+      },
+    })).data;
+    holdEvent(created.event_id, { host: created.host_token, invitation: created.invitation ?? null });
+    location.assign(`/e/${encodeURIComponent(created.event_id)}`);
+  } catch (error) {
+    fill(problemArea, problemBox(problemOf(error), state.rules));
+  } finally {
+    state.busy = false;
+  }
+}
+
+/** The events this device keeps a credential for, by their names (asked with it). */
+async function mine() {
+  const found = await Promise.all(heldEvents().map(async (event) => {
+    const held = heldEvent(event);
+    try {
+      const view = (await call('GET', '/events/{event_id}', {
+        params: { path: { event_id: event } }, token: eventPass(held),
+      })).data.event;
+      return { event, held, view };
+    } catch (error) {
+      return { event, held, problem: problemOf(error) };
+    }
+  }));
+  fill(mineArea, found.length ? h('section', { class: 'panel', id: 'my-events', 'aria-labelledby': 'my-events-h' },
+    h('h2', { id: 'my-events-h' }, t('events.mine')),
+    h('ul', { class: 'tables' }, found.map(({ event, held, view, problem }) => h('li', { 'data-my-event': event },
+      h('p', {}, h('strong', {}, view?.name ?? event), ' · ', view ? term('event_status', view.status) : t('mine.gone', { code: problem.code }),
+        h('small', {}, ` · ${t(held.host ? 'mine.host' : held.token ? 'events.player' : 'events.invited')}`)),
+      view ? h('a', { class: 'go', href: `/e/${encodeURIComponent(event)}`, 'aria-label': t('mine.back_to', { name: view.name }) }, t('events.open'))
+        : h('button', {
+          type: 'button',
+          onclick: () => {
+            forgetEvent(event);
+            mine();
+          },
+        }, t('mine.forget')))))) : null);
+}
+
+async function start() {
+  document.getElementById('main').replaceChildren(content);
+  try {
+    const [spec, known] = await Promise.all([schema(), meta(), loadLanguage()]);
+    state.rules = ruleTexts(known.rules);
+    const request = spec.components.schemas.CreateEventRequest;
+    const methods = spec.components.schemas.StandingsMethod.enum;
+    const visibility = spec.components.schemas.Visibility.enum;
+    fill(content, h('h1', {}, t('events.heading')), problemArea,
+      h('section', { class: 'panel', 'aria-labelledby': 'new-event-h' },
+        h('h2', { id: 'new-event-h' }, t('events.new')),
+        h('p', {}, t('events.about'), ' ', rule('E1.1', state.rules, false)),
+        h('form', {
+          id: 'create-event',
+          onsubmit: (e) => {
+            e.preventDefault();
+            create(e.target);
+          },
+        },
+        h('p', {}, h('label', { for: 'name' }, t('events.name')),
+          h('input', { id: 'name', name: 'name', required: true, maxlength: 100, placeholder: t('events.name_example') })),
+        numberField(request, 'rounds', t('events.rounds')),
+        choice('visibility', t('lobby.visibility'), visibility, request.properties.visibility.default, 'visibility'),
+        numberField(request, 'turn_seconds', t('lobby.turn_seconds'), { optional: true }),
+        choice('method', t('events.method'), methods, request.properties.method.default, 'method'),
+        h('p', { class: 'small' }, t('events.methods'), ' ', rule('E6', state.rules, false)),
+        h('p', {}, h('button', { type: 'submit', 'data-key': 'create-event' }, t('events.create'))))),
+      mineArea);
+    await mine();
+  } catch (error) {
+    fill(content, h('h1', {}, t('events.heading')), problemBox(problemOf(error), state.rules));
+  }
+}
+
+start();
