@@ -19,7 +19,11 @@ import jsonschema_rs
 from service.tools.client import Received
 
 OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
-STREAMS = {"sse": "/tables/{table_id}/events", "feed": "/feed"}
+STREAMS = {
+    "sse": "/tables/{table_id}/events",
+    "feed": "/feed",
+    "event_sse": "/events/{event_id}/events",
+}
 """A transcript's source -> the stream route whose messages it recorded."""
 
 

@@ -33,7 +33,10 @@ from service.tools.client import (
 from service.tools.demo import demo
 from tests.service.conftest import serve, settings
 from tests.service.serving import doko_serve, free_port, wait_ready
+from tests.service.stream_schemas import StreamSchemas
 
+EVENT_STREAM_TYPES = {"table_scored", "table_ended", "round_ended", "standings", "event_finished"}
+"""What the event's stream sends in a round that two tables end (E4.2, E4.3, E6.5)."""
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
 
 
@@ -246,6 +249,7 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     the service notices the ends, the round and the one-round event end once, and the
     event's stream tells each, the tables' chain heads and the standings; the event is
     then verified, its seating seed revealed (the SHA-256 of it is the commitment)."""
+    api.transcript = []
     event = await api.create_event("Short night", rounds=1)
     players = await registered(event, 8)
     started = await event.start_round(1)
@@ -299,6 +303,12 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
         assert public == ([1] if int(message.id or 0) >= both else [0]), message
     verified = await event.verify()
     assert verified.ok and verified.first_failure is None, verified.summary
+    schemas = StreamSchemas()
+    assert not schemas.failures(api.transcript), "the event stream as the document types it"
+    assert schemas.types >= EVENT_STREAM_TYPES, EVENT_STREAM_TYPES - schemas.types
+    ended = next(i for i in api.transcript if i.source == "event_sse" and i.event == "table_ended")
+    planted = msgspec.structs.replace(ended, body=ended.body[:-1] + b',"seed":"00"}')
+    assert schemas.failures([planted]), "a member the document does not name"
 
 
 async def test_the_event_demo_plays_two_rounds_and_verifies_the_event(
