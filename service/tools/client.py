@@ -322,15 +322,20 @@ class EventClient:
         return EventPlayer(self, registered.player, registered.name, registered.token)
 
     async def start_round(
-        self, round_no: int, seating: Sequence[Sequence[int | None]] | None = None
+        self,
+        round_no: int,
+        seating: Sequence[Sequence[int | None]] | None = None,
+        *,
+        idempotency_key: str | None = None,
     ) -> RoundStartedResponse:
         """As the director, start round ``round_no`` (E4.1), by hand with ``seating``."""
         body: dict[str, Any] = {"round_no": round_no}
         if seating is not None:
             body["seating"] = [list(seats) for seats in seating]
-        response = await self.api.http.post(
-            f"{self.path}/rounds", json=body, headers=self._auth(None)
-        )
+        headers = self._auth(None)
+        if idempotency_key is not None:
+            headers["idempotency-key"] = idempotency_key
+        response = await self.api.http.post(f"{self.path}/rounds", json=body, headers=headers)
         raise_for_problem(response)
         return msgspec.json.decode(response.content, type=RoundStartedResponse)
 

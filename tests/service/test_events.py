@@ -211,6 +211,12 @@ async def test_a_retried_post_with_its_key_draws_the_same_credentials_once(
     again = await first.register("Anna", idempotency_key=player_key)
     assert (again.player, again.token) == (anna.player, anna.token)
     assert await count(pool, first.event_id) == 2
+    round_key = uuid.uuid4().hex
+    started = await first.start_round(1, idempotency_key=round_key)
+    written = await count(pool, first.event_id)
+    assert written > 2
+    assert await first.start_round(1, idempotency_key=round_key) == started
+    assert await count(pool, first.event_id) == written
 
 
 async def test_two_processes_start_a_round_once(db_url: str, pool: asyncpg.Pool) -> None:

@@ -237,6 +237,16 @@ NO_TABLE_WRITE = {("post", "/tables/{table_id}/stream-tickets")}
 checks count a table's writes (issue 17 item 12: to be brought under the key's checks)."""
 
 
+EVENT_WRITES = {
+    ("post", "/events"),
+    ("post", "/events/{event_id}/players"),
+    ("post", "/events/{event_id}/rounds"),
+}
+"""Unsafe routes that write to an event's stream, not a table's: their retries are checked
+in `tests.service.test_events`
+(`test_a_retried_post_with_its_key_draws_the_same_credentials_once`)."""
+
+
 def test_every_unsafe_route_is_in_the_table() -> None:
     operations = {
         (method, path)
@@ -244,7 +254,7 @@ def test_every_unsafe_route_is_in_the_table() -> None:
         for method in item
         if method in ("post", "delete")
     }
-    assert operations - NO_TABLE_WRITE == set(ROUTES)
+    assert operations - NO_TABLE_WRITE - EVENT_WRITES == set(ROUTES)
 
 
 @pytest.fixture(params=list(ROUTES), ids=lambda r: f"{r[0]} {r[1]}")

@@ -60,6 +60,11 @@ BOXES = """(selectors) => selectors.map((s) => {
 """Where the elements are, all read at one moment (the page redraws on every event)."""
 
 
+LAYOUT_UNIT = 1 / 64
+"""Chromium lays pages out in 1/64 px: a box that ends one unit past the window's edge
+(844.015625 of 844) is rounding of a page exactly as tall as the window, nothing hidden."""
+
+
 async def outside(page: Page, move: str, size: dict[str, int]) -> list[str]:
     """Which of the hand, the trick and the move's element are not wholly inside the
     window (the move's element is left out when a newer view no longer offers it)."""
@@ -72,7 +77,10 @@ async def outside(page: Page, move: str, size: dict[str, int]) -> list[str]:
         for selector, box in zip(selectors, boxes, strict=True)
         if box is None
         or not (
-            box[0] >= 0 and box[1] >= 0 and box[2] <= size["width"] and box[3] <= size["height"]
+            box[0] >= 0
+            and box[1] >= 0
+            and box[2] <= size["width"] + LAYOUT_UNIT
+            and box[3] <= size["height"] + LAYOUT_UNIT
         )
     ]
 
