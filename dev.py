@@ -2,7 +2,8 @@
 """Set up and run doko with nothing but Python 3.11+.
 
     python3 dev.py serve [ARGS]   create .venv if needed, then run `doko serve ARGS`
-    python3 dev.py test [ARGS]    create .venv if needed, then run the whole test suite
+    python3 dev.py test [ARGS]    create .venv if needed, then run the whole test suite, one
+                                  worker per CPU core (pytest-xdist; `-n 0` runs it in one)
     python3 dev.py check          ruff check, ruff format --check, mypy
     python3 dev.py doko ARGS      any other `doko` command (db upgrade, replay, verify, ...)
 
@@ -56,7 +57,9 @@ def main(argv: list[str]) -> int:
             or run(str(BIN / "ruff"), "format", "--check", ".")
             or run(str(BIN / "mypy"))
         )
-    return run(str(BIN / "python"), "-m", "pytest", "--cov", "--cov-report=term", *rest)
+    return run(
+        str(BIN / "python"), "-m", "pytest", "-n", "auto", "--cov", "--cov-report=term", *rest
+    )
 
 
 if __name__ == "__main__":
