@@ -165,10 +165,6 @@ async def play_first_deal(api: DokoClient, table_id: str, credentials: list[str]
     raise AssertionError(f"deal 1 at {table_id} not scored after {MOVES} turns")
 
 
-def seats_of(view: dict[str, Any], round_no: int, table_no: int) -> list[str | None]:
-    return list(view["played"][round_no - 1]["tables"][table_no - 1]["seats"])
-
-
 @pytest.fixture(scope="module")
 async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> AsyncIterator[Evening]:
     service.clock.pinned = LONG_AGO
@@ -240,9 +236,11 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
 
     # table 1 plays deal 1 while table 2 waits: deal 1 is not public yet (E5.3)
     async with httpx.AsyncClient(base_url=service.url) as http:
-        lived.view = (await http.get(f"/events/{event_id}")).json()["event"]
-        players = [lived.credentials[name or ""] for name in seats_of(lived.view, 1, 1)]
-        await play_first_deal(DokoClient(http), f"{event_id}-r1t1", players)
+        answer = (await http.get(f"/events/{event_id}")).json()
+        (first,) = [t for t in answer["tables"] if t["table_no"] == 1]
+        (seated,) = [t for t in answer["event"]["played"][0]["tables"] if t["table_no"] == 1]
+        players = [lived.credentials[name] for name in seated["seats"]]
+        await play_first_deal(DokoClient(http), first["table_id"], players)
     await page.wait_for_selector("[data-round='1'] li[data-table-no='1'][data-deals='1']")
     lived.ahead = {
         number: await page.get_attribute(
@@ -260,8 +258,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
 
     await play_round(service, director, 1)
     await start_round(director, 2)
-    now = anna.page.locator("#you p", has_text="Runde 2:")
-    await anna.page.wait_for_selector("#you [data-key='to-seat']")
+    now = anna.page.locator("#you p:has(+ p [data-key='to-seat'])", has_text="Runde 2:")
     lived.anna_round_2 = await now.inner_text()
     await play_round(service, director, 2)
     await start_round(director, 3)
