@@ -32,6 +32,7 @@ const state = {
   types: [], // the event stream's message types (the document's)
   connection: 'connecting',
   registered: [], // the players the director registered on this page: {name, link}
+  typed: { name: '', who: '' }, // the names being typed (a redraw keeps them)
   confirming: null, // the director's command waiting for a "yes": 'start', or 'abandon-<table>'
   sending: false,
   copied: '',
@@ -182,6 +183,13 @@ function showConnection() {
   status.dataset.connection = state.connection;
 }
 
+/** A name field whose text a redraw keeps (the stream may bring news while one types). */
+function typing(id, extra) {
+  return h('input', {
+    id, name: id, 'data-key': id, value: state.typed[id], oninput: (e) => { state.typed[id] = e.target.value; }, ...extra,
+  });
+}
+
 function button(key, label, onclick, extra = {}) {
   return h('button', { type: 'button', 'data-key': key, onclick, ...extra }, label);
 }
@@ -250,7 +258,7 @@ function registration(view) {
       },
     },
     h('p', {}, h('label', { for: 'name' }, t('seats.your_name')),
-      h('input', { id: 'name', name: 'name', required: true, maxlength: 40, autocomplete: 'nickname' })),
+      typing('name', { required: true, maxlength: 40, autocomplete: 'nickname' })),
     h('p', {}, h('button', { type: 'submit', 'data-key': 'register' }, t('register.button')))),
     h('p', { class: 'small' }, t('register.about'), ' ', rule('E2.1', state.rules, false)));
 }
@@ -314,11 +322,12 @@ function directing(view) {
         onsubmit: (e) => {
           e.preventDefault();
           registerFor(e.target.elements.who.value.trim());
-          e.target.reset();
+          state.typed.who = '';
+          e.target.elements.who.value = '';
         },
       },
       h('label', { for: 'who' }, t('director.register')),
-      h('input', { id: 'who', name: 'who', required: true, maxlength: 40 }),
+      typing('who', { required: true, maxlength: 40 }),
       h('button', { type: 'submit', 'data-key': 'register-for' }, t('register.button'))),
       state.registered.length ? h('ul', { id: 'registered' }, state.registered.map((r, i) => h('li', {},
         linkField(`personal-${i}`, t('director.personal', { name: r.name }), r.link)))) : null,

@@ -73,6 +73,13 @@ export function toTable(table, held) {
 /** Which score ranks by a method (E6.1-E6.3), and the rule that defines it. */
 const SCORES = { total_points: ['total', 'E6.1'], placement_points: ['placement', 'E6.2'], duplicate: ['duplicate', 'E6.3'] };
 
+/** A standings column's heading: its word where there is room, on a phone an abbreviation
+ * with the word as its title. */
+const columnHeading = (key, values = {}) => [
+  h('span', { class: 'wide' }, t(`standings.${key}`, values)),
+  h('abbr', { class: 'narrow', title: t(`standings.${key}`, values) }, t(`standings.${key}_short`, values)),
+];
+
 /** The standings as the service sends them (E6): rank, player, the three scores (the
  * method's first), the deals counted and each round's placement points; the method and
  * its tie-break (E6.4), what counts so far (E6.5) and the abandoned tables (T4.2). */
@@ -86,14 +93,14 @@ export function standingsPanel(standings, rules) {
   const show = (score, value) => (score === 'duplicate' ? (value > 0 ? '+' : '') + number.format(value).replace('-', '−') : signed(value));
   return h('section', { class: 'panel', id: 'standings', 'aria-labelledby': 'standings-h', 'data-method': standings.method },
     h('h2', { id: 'standings-h' }, t('standings.heading')),
-    h('p', {}, t('standings.method', { method: term('method', standings.method) }), ' ', rule(SCORES[standings.method]?.[1] ?? 'E6', rules, false),
-      '. ', t('standings.tie_break'), ' ', rule('E6.4', rules)),
+    h('p', {}, t('standings.method', { method: term('method', standings.method) }), ' ', rule(SCORES[standings.method]?.[1] ?? 'E6', rules, false), '.'),
+    h('details', { class: 'small', id: 'tie-break' }, h('summary', {}, t('standings.tie_break')), rule('E6.4', rules)),
     standings.lines.length ? h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-labelledby': 'standings-h' }, h('table', { class: 'standings' },
       h('thead', {}, h('tr', {},
-        h('th', { scope: 'col' }, t('standings.rank')), h('th', { scope: 'col' }, t('standings.player')),
-        columns.map(({ score }) => h('th', { scope: 'col', class: score === ranked ? 'ranked' : null }, t(`standings.${score}`))),
-        h('th', { scope: 'col' }, t('standings.deals')),
-        Array.from({ length: rounds }, (_, r) => h('th', { scope: 'col' }, t('standings.round', { round: r + 1 }))))),
+        h('th', { scope: 'col' }, columnHeading('rank')), h('th', { scope: 'col' }, t('standings.player')),
+        columns.map(({ score }) => h('th', { scope: 'col', class: score === ranked ? 'ranked' : null }, columnHeading(score))),
+        h('th', { scope: 'col' }, columnHeading('deals')),
+        Array.from({ length: rounds }, (_, r) => h('th', { scope: 'col' }, columnHeading('round', { round: r + 1 }))))),
       h('tbody', {}, standings.lines.map((line) => h('tr', {
         'data-player': line.player, 'data-rank': line.rank, 'data-total': line.total, 'data-placement': line.placement, 'data-duplicate': line.duplicate,
       },
