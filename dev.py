@@ -58,7 +58,16 @@ def main(argv: list[str]) -> int:
             or run(str(BIN / "mypy"))
         )
     return run(
-        str(BIN / "python"), "-m", "pytest", "-n", "auto", "--cov", "--cov-report=term", *rest
+        str(BIN / "python"),
+        "-m",
+        "pytest",
+        "-n",
+        "auto",
+        "--dist",
+        "loadscope",
+        "--cov",
+        "--cov-report=term",
+        *rest,
     )
 
 
