@@ -23,7 +23,7 @@ from litestar.status_codes import (
 )
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.event import InvalidEventOption, UnknownStandingsMethod
+from domain.event import InvalidEventOption, InvalidPlayerName, UnknownStandingsMethod
 from domain.table import InvalidTableOption
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
@@ -122,11 +122,16 @@ def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[
 
     Malformed input that only the domain can judge (preset hands that are not a deck,
     R2.1/R2.2; a table option out of bounds, T1.1/T3.1; an event option out of bounds or a
-    standings method that does not exist, E1.1/E1.2) is a 400, as documented for the
-    operations that take it.
+    standings method that does not exist, E1.1/E1.2; a player's name that is empty, E2.1) is a
+    400, as documented for the operations that take it.
     """
     malformed = (
-        InvalidDeal | InvalidCard | InvalidTableOption | InvalidEventOption | UnknownStandingsMethod
+        InvalidDeal
+        | InvalidCard
+        | InvalidTableOption
+        | InvalidEventOption
+        | UnknownStandingsMethod
+        | InvalidPlayerName
     )
     status = HTTP_400_BAD_REQUEST if isinstance(exc, malformed) else HTTP_409_CONFLICT
     return problem(request, status, exc.code, exc.message, rule=exc.rule)

@@ -130,7 +130,7 @@ async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
     players = await registered(event, 5)
     async with unchanged(pool, event):
         assert await refused(event.register(" anna ")) == (409, "name_taken", "E2.1")
-        assert await refused(event.register("   ")) == (409, "invalid_player_name", "E2.1")
+        assert await refused(event.register("   ")) == (400, "invalid_player_name", "E2.1")
         twice = [[0, 1, 2, 3], [3, None, None, None]]
         assert await refused(event.start_round(1, twice)) == (409, "seated_twice", "E3.3")
         left_out = [[0, 1, 2, 3], [None, None, None, None]]
