@@ -74,8 +74,10 @@ def openapi_config() -> OpenAPIConfig:
 
 def openapi_document() -> dict[str, Any]:
     """The API's OpenAPI document (no database needed to build it); every POST and DELETE
-    declares Idempotency-Key (`service.edge.idempotency.declare`)."""
-    app = Litestar(API_ROUTES, openapi_config=openapi_config())
+    declares Idempotency-Key (`service.edge.idempotency.declare`). It leaves logging alone
+    (``logging_config=None``) as the service's app does: litestar's default would hang its own
+    handler on the root logger of whatever process asks for the document."""
+    app = Litestar(API_ROUTES, openapi_config=openapi_config(), logging_config=None)
     declare(app)
     return finish(app.openapi_schema.to_schema())
 

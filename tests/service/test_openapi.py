@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -58,6 +59,15 @@ def test_the_openapi_file_is_the_apps_document() -> None:
     assert OPENAPI_FILE.read_text() == render(openapi_document()), (
         "openapi/openapi.json is stale: run `.venv/bin/doko openapi`"
     )
+
+
+def test_building_the_document_leaves_the_processs_logging_alone() -> None:
+    """No handler of litestar's default logging is hung on the root logger (it wrote to a
+    stream the test run had closed long after)."""
+    root = logging.getLogger()
+    before = list(root.handlers)
+    openapi_document()
+    assert root.handlers == before
 
 
 def test_every_operation_is_named_summarized_and_lists_its_errors() -> None:
