@@ -155,7 +155,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
         "an event option out of its bounds, or chance of the wrong shape",
     ),
     C.UNKNOWN_STANDINGS_METHOD: (400, "no such standings method"),
-    C.INVALID_PLAYER_NAME: (409, "a player needs a name"),
+    C.INVALID_PLAYER_NAME: (400, "a player needs a name"),
     C.NAME_TAKEN: (409, "another player of the event has this name"),
     C.REGISTRATION_CLOSED: (409, "round 1 has started: registration is closed"),
     C.NO_PLAYERS: (409, "nobody has registered yet"),

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.event import InvalidEventOption, UnknownStandingsMethod
+from domain.event import InvalidEventOption, InvalidPlayerName, UnknownStandingsMethod
 from domain.table import InvalidTableOption
 from service.edge.codes import MEANINGS, ProblemCode, markdown_table
 from service.edge.problems import _CODES
@@ -73,6 +73,7 @@ MALFORMED = (
     InvalidTableOption,
     InvalidEventOption,
     UnknownStandingsMethod,
+    InvalidPlayerName,
 )
 """The domain errors answered 400 (service.edge.problems.domain_error); the others are 409."""
 
