@@ -547,6 +547,26 @@ def copies(events: Sequence[TableEvent]) -> tuple[str | None, tuple[str | None, 
     return name, tuple(p.name if p is not None else None for p in state.players)
 
 
+def exported(stored: Sequence[StoredEvent]) -> tuple[ExportedEvent, ...]:
+    """Stored events as an export holds them (`stored_events` reads them back)."""
+    return tuple(
+        ExportedEvent(
+            version=e.version,
+            type=e.type,
+            schema_version=e.schema_version,
+            payload=msgspec.Raw(e.payload),
+            hash=e.hash.hex(),
+            recorded_at=e.recorded_at,
+            position=e.position,
+            command_id=e.command_id,
+            actor=e.actor,
+            causation=e.causation,
+            chain=e.chain,
+        )
+        for e in stored
+    )
+
+
 def export_session(
     stored: Sequence[StoredEvent],
     events: Sequence[TableEvent],
@@ -578,22 +598,7 @@ def export_session(
         stream_id=stored[0].stream_id,
         name=name,
         players=players,
-        events=tuple(
-            ExportedEvent(
-                version=e.version,
-                type=e.type,
-                schema_version=e.schema_version,
-                payload=msgspec.Raw(e.payload),
-                hash=e.hash.hex(),
-                recorded_at=e.recorded_at,
-                position=e.position,
-                command_id=e.command_id,
-                actor=e.actor,
-                causation=e.causation,
-                chain=e.chain,
-            )
-            for e in disclosed(stored, events)
-        ),
+        events=exported(disclosed(stored, events)),
     )
     if signer is not None:
         at = signed_at or datetime.now(UTC)
@@ -618,10 +623,10 @@ def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
         raise ExportError(
             f"not a doko table export: format {document.format!r} v{document.format_version}"
         )
-    return value, document, _strict_check(data, document)
+    return value, document, strict_check(data, document)
 
 
-def _strict_check(data: bytes, document: Export) -> Check:
+def strict_check(data: bytes, document: msgspec.Struct) -> Check:
     """Issue 17: no member twice at any depth, nothing the canonical form does not
     reproduce; else the file shows one thing and its signature covers another."""
     try:
@@ -635,8 +640,13 @@ def _strict_check(data: bytes, document: Export) -> Check:
 
 
 def _stored(document: Export) -> list[StoredEvent]:
+    return stored_events(document.stream_id, document.events)
+
+
+def stored_events(stream_id: str, events: Sequence[ExportedEvent]) -> list[StoredEvent]:
+    """The stored events of stream ``stream_id`` an export holds; raises `ExportError`."""
     stored = []
-    for e in document.events:
+    for e in events:
         try:
             digest = bytes.fromhex(e.hash)
         except ValueError as error:
@@ -644,7 +654,7 @@ def _stored(document: Export) -> list[StoredEvent]:
         stored.append(
             StoredEvent(
                 position=e.position,
-                stream_id=document.stream_id,
+                stream_id=stream_id,
                 version=e.version,
                 type=e.type,
                 schema_version=e.schema_version,

@@ -1,0 +1,179 @@
+"""The signed export of a whole event, verified offline (issue 19): an honest file says
+ok; a changed card, a changed seating draw, a dropped table and a changed standing, each
+re-signed with the service's key, are each named as the first thing that differs; a key
+the verifier does not trust fails on the signature; the file holds no credential hash and
+no seed of a deal no table scored."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+
+from infra.audit import SecretsError
+from infra.event_audit import event_summary
+from infra.event_export import (
+    EventFileReport,
+    EventLogs,
+    export_event,
+    is_event_export,
+    read_event,
+    verify_event_file,
+)
+from infra.event_store import StoredEvent
+from infra.events import Events
+from infra.signing import PublicKey, Signer
+from tests.infra.forgery import Document, encoded, rechain, resign
+from tests.infra.test_event_audit import Logs, played
+from tests.infra.test_events import events_of, new_event
+
+__all__ = ["played"]
+
+SIGNER, STRANGER = Signer.generate(), Signer.generate()
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+KEYS = {SIGNER.kid: PublicKey(SIGNER.kid, SIGNER.public, NOW)}
+
+Played = tuple[Events, str, list[StoredEvent], Logs]
+
+
+@pytest.fixture(scope="module")
+async def logs(played: Played) -> EventLogs:
+    events, event_id, _, _ = played
+    return await read_event(events, event_id)
+
+
+def exported(logs: EventLogs, signer: Signer = SIGNER) -> Document:
+    data = export_event(logs.stored, logs.logs, logs.standings, signer=signer, signed_at=NOW)
+    document: Document = msgspec.json.decode(data)
+    return document
+
+
+def verified(document: Document) -> EventFileReport:
+    return verify_event_file(encoded(document), KEYS)
+
+
+def first(report: EventFileReport) -> tuple[str, str]:
+    failure = report.report.first_failure
+    assert failure is not None, event_summary(report.report)
+    return failure.name, failure.detail
+
+
+def resigned_table(document: Document, index: int, change: Any) -> Document:
+    """Table ``index``'s export with ``change`` applied to its events, its chain recomputed
+    and signed again, and the whole file signed again: only the content checks remain."""
+    table = document["tables"][index]["export"]
+    change(table["events"])
+    document["tables"][index]["export"] = resign(rechain(table), SIGNER, NOW)
+    return resign(document, SIGNER, NOW)
+
+
+def test_an_honest_export_verifies(logs: EventLogs) -> None:
+    data = export_event(logs.stored, logs.logs, logs.standings, signer=SIGNER, signed_at=NOW)
+    assert is_event_export(data)
+    report = verify_event_file(data, KEYS)
+    assert report.ok, event_summary(report.report)
+    assert [c.name for c in report.report.checks] == [
+        "signature",
+        "strict",
+        "copies",
+        "places",
+        "decode",
+        "chain",
+        "replay",
+        "tables",
+        "ends",
+        "standings",
+    ]
+    assert len(report.report.tables) == 2 and not report.warnings
+
+
+def test_a_key_the_verifier_does_not_trust_fails_on_the_signature(logs: EventLogs) -> None:
+    name, detail = first(verified(exported(logs, STRANGER)))
+    assert name == "signature" and f"signed by key {STRANGER.kid}, which is not one" in detail
+
+
+def test_a_changed_card_in_one_tables_log(logs: EventLogs) -> None:
+    def other_card(events: list[dict[str, Any]]) -> None:
+        played = next(e for e in events if e["type"] == "card_played")
+        played["payload"]["card"] = "AC" if played["payload"]["card"] != "AC" else "KS"
+
+    document = resigned_table(exported(logs), 1, other_card)
+    name, detail = first(verified(document))
+    assert name == "tables" and detail.startswith("round 1 table 2: replay:")
+
+
+def test_a_changed_seating_draw(logs: EventLogs) -> None:
+    document = exported(logs)
+    started = next(e for e in document["events"] if e["type"] == "round_started")
+    first_table, second_table = started["payload"]["seating"]
+    first_table[0], second_table[0] = second_table[0], first_table[0]
+    rechain({"stream_id": document["event_id"], "events": document["events"]})
+    report = verified(resign(document, SIGNER, NOW))
+    assert first(report)[0] == "replay"
+    assert report.report.first_failure is not None
+    assert report.report.first_failure.version == started["version"]
+
+
+def test_a_dropped_table(logs: EventLogs) -> None:
+    document = exported(logs)
+    document["tables"] = document["tables"][:1]
+    assert first(verified(resign(document, SIGNER, NOW))) == (
+        "tables",
+        "round 1 table 2 is missing",
+    )
+
+
+def test_a_changed_standing(logs: EventLogs) -> None:
+    document = exported(logs)
+    document["standings"]["lines"][0]["total"] += 1
+    name, detail = first(verified(resign(document, SIGNER, NOW)))
+    assert name == "standings" and detail.startswith("line 1 is")
+
+
+def test_a_table_in_another_place_or_twice(logs: EventLogs) -> None:
+    document = exported(logs)
+    document["tables"][1]["table_no"] = 3
+    assert first(verified(resign(document, SIGNER, NOW))) == (
+        "places",
+        "the file holds round 1 table 3, which the event has not",
+    )
+    document["tables"][1] = document["tables"][0]
+    assert first(verified(resign(document, SIGNER, NOW))) == (
+        "places",
+        "the file holds round 1 table 1 twice",
+    )
+
+
+def test_the_export_holds_no_credential_hash_and_no_unscored_seed(
+    logs: EventLogs, played: Played
+) -> None:
+    """The event of `played` was created by ``director`` with the host token hash
+    ``director``, players' ``token n``; both tables scored deal 1 only, so round 1's deals
+    2-12 stay sealed."""
+    data = export_event(logs.stored, logs.logs, logs.standings, signer=SIGNER, signed_at=NOW)
+    created = msgspec.json.decode(played[2][0].payload)
+    seeds = created["round_seeds"][0]
+    assert seeds[0] in data.decode()
+    assert not [s for s in seeds[1:] if s in data.decode()]
+    assert data.count(b'"director"') == data.count(b'"actor": "director"')  # who acted
+    assert b"token 0" not in data
+    assert created["seating_seed"] in data.decode()  # revealed: the event is finished
+
+
+async def test_an_event_in_play_is_exported_only_when_asked(pool: asyncpg.Pool) -> None:
+    """Its seating seed then stays sealed: round 1's draw is not re-drawn, and says so."""
+    events = events_of(pool)
+    event_id, create = await new_event(events, 4, rounds=1)
+    await events.start_round(event_id, 1)
+    logs = await read_event(events, event_id)
+    with pytest.raises(SecretsError):
+        export_event(logs.stored, logs.logs, logs.standings)
+    data = export_event(logs.stored, logs.logs, logs.standings, unfinished=True, signer=SIGNER)
+    assert create.seating_seed.hex().encode() not in data
+    report = verify_event_file(data, KEYS)
+    assert report.ok, "\n".join(event_summary(report.report))
+    replayed = next(c for c in report.report.checks if c.name == "replay")
+    assert replayed.detail.endswith("the seating seed is sealed: round 1 not re-drawn")
