@@ -20,6 +20,7 @@ first thing that differs:
 
 ``signature``  the file is signed by one of the keys the verifier trusts;
 ``strict``     the file has one reading, in the canonical form (`infra.strict`);
+``event``      (given the event the auditor expects) the file is that event's;
 ``copies``     the top-level ``name`` is the one the event's stream says;
 ``places``     every table of the file is in a place the event has, once;
 then the checks of `infra.event_audit.verify_event_streams` (the event's stream: chain,
@@ -208,13 +209,25 @@ def _places_check(document: EventExport, state: event.EventState) -> Check:
     return Check("places", True, f"{len(places)} tables, each in its place")
 
 
+def _event_check(event_id: str, expected: str) -> Check:
+    if event_id != expected:
+        return Check("event", False, f"the file is of event {event_id}, not of {expected}")
+    return Check("event", True, f"the file is of event {event_id}, as expected")
+
+
 def verify_event_file(
-    source: bytes | str | Path, keys: Keys | None, *, allow_unsigned: bool = False
+    source: bytes | str | Path,
+    keys: Keys | None,
+    *,
+    allow_unsigned: bool = False,
+    expected: str | None = None,
 ) -> EventFileReport:
     """Audit an event export offline (see the module docstring for the checks) with the
     public ``keys`` the verifier trusts, given apart from the file; an unsigned file
-    passes the signature checks only with ``allow_unsigned``, with a warning. Raises
-    `infra.audit.ExportError` for a file that is not an event export."""
+    passes the signature checks only with ``allow_unsigned``, with a warning; given the
+    ``expected`` event's id, the ``event`` check: the file is that event's, not a
+    look-alike's (issue 17). Raises `infra.audit.ExportError` for a file that is not an
+    event export."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     value, document = _parsed(data)
     verdict = check_signature(value, EVENT_EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
@@ -237,6 +250,7 @@ def verify_event_file(
     file_checks = (
         Check("signature", verdict.ok, verdict.detail),
         audit.strict_check(data, document),
+        *([_event_check(document.event_id, expected)] if expected is not None else []),
         Check(
             "copies",
             document.name == name,
