@@ -27,7 +27,9 @@ then the checks of `infra.event_audit.verify_event_streams` (the event's stream:
 replay with the seating draw and the commitments; ``tables``: every table there, each
 table file verified by `infra.audit.verify_file`, signature included, as the table of its
 round and number, opened as the event says; the ends; the standings the file states
-recomputed from the tables' logs).
+recomputed from the tables' logs); and given an archive of the event's stream as
+received, ``witness``: the chain heads it published, the event's own and its tables',
+are the file's (`infra.witness`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from infra.event_store import StoredEvent
 from infra.events import CODEC, Events, table_id
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
 from infra.tables import CODEC as TABLE_CODEC
+from infra.witness import Witnessed, compare, compare_event
 
 EVENT_EXPORT_FORMAT = "doko-event-export"
 EVENT_EXPORT_VERSION = 1
@@ -209,6 +212,36 @@ def _places_check(document: EventExport, state: event.EventState) -> Check:
     return Check("places", True, f"{len(places)} tables, each in its place")
 
 
+def _witness_check(
+    document: EventExport,
+    stored: Sequence[StoredEvent],
+    logs: Mapping[str, Sequence[StoredEvent]],
+    heads: Sequence[Witnessed],
+) -> Check:
+    """The chain heads the event's stream published, of its own events and of its tables'
+    scored deals and ends, are the export's (`infra.witness`)."""
+    own = compare_event(stored, heads)
+    if own.first_difference is not None:
+        return Check("witness", False, own.detail)
+    if not own.agreed:
+        return Check(
+            "witness", False, f"the archive holds no chain head of event {document.event_id}"
+        )
+    agreed = 0
+    for entry in document.tables:
+        stream = table_id(document.event_id, entry.round_no, entry.table_no)
+        found = compare(stream, logs.get(stream, ()), heads)
+        if found.first_difference is not None:
+            where = f"round {entry.round_no} table {entry.table_no}"
+            return Check("witness", False, f"{where}: {found.detail}")
+        agreed += found.agreed
+    return Check(
+        "witness",
+        True,
+        f"{own.agreed} published chain heads of the event and {agreed} of its tables agree",
+    )
+
+
 def _event_check(event_id: str, expected: str) -> Check:
     if event_id != expected:
         return Check("event", False, f"the file is of event {event_id}, not of {expected}")
@@ -221,13 +254,15 @@ def verify_event_file(
     *,
     allow_unsigned: bool = False,
     expected: str | None = None,
+    witnessed: Sequence[Witnessed] | None = None,
 ) -> EventFileReport:
     """Audit an event export offline (see the module docstring for the checks) with the
     public ``keys`` the verifier trusts, given apart from the file; an unsigned file
     passes the signature checks only with ``allow_unsigned``, with a warning; given the
     ``expected`` event's id, the ``event`` check: the file is that event's, not a
-    look-alike's (issue 17). Raises `infra.audit.ExportError` for a file that is not an
-    event export."""
+    look-alike's (issue 17); given an archive's chain heads (`infra.witness.read_archive`
+    of the event's stream as received), the ``witness`` check. Raises
+    `infra.audit.ExportError` for a file that is not an event export."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     value, document = _parsed(data)
     verdict = check_signature(value, EVENT_EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
@@ -258,8 +293,9 @@ def verify_event_file(
         ),
         _places_check(document, state),
     )
+    witness = () if witnessed is None else (_witness_check(document, stored, logs, witnessed),)
     return EventFileReport(
-        msgspec.structs.replace(report, checks=(*file_checks, *report.checks)),
+        msgspec.structs.replace(report, checks=(*file_checks, *report.checks, *witness)),
         tuple(warnings),
         verdict.flagged or any(r.flagged for r in audited.values()),
     )

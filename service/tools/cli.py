@@ -577,7 +577,7 @@ def register_verify(subparsers: Subparsers) -> None:
         metavar="ARCHIVE",
         help="with --file: hold the export against the chain heads published live, as "
         "saved from GET /feed (the event stream as received, or JSON lines of feed items) "
-        "or from a table's event stream",
+        "or from a table's event stream (an event's export: from the event's stream)",
     )
     add_database_options(parser)
     parser.set_defaults(handler=verify)

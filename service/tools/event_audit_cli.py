@@ -88,20 +88,31 @@ def verify_database(url: str, event_id: str) -> int:
 
 def verify_file(args: argparse.Namespace, keys: Keys | None) -> int:
     """``doko verify --file EVENT_EXPORT``: `infra.event_export.verify_event_file`, pinned
-    to ``--event ID`` if given (else with a loud warning)."""
+    to ``--event ID`` if given (else with a loud warning), held against the ``--witness``
+    archive if given."""
     from infra.audit import ExportError
     from infra.event_export import verify_event_file
+    from infra.witness import ArchiveError, read_archive
 
-    if args.witness is not None or args.pinned is not None:
+    if args.pinned is not None:
         print(
-            f"{args.file} is an event export: --witness and --table go with a table's export "
-            "(pin the event with --event ID)",
+            f"{args.file} is an event export: --table goes with a table's export (pin the "
+            "event with --event ID)",
             file=sys.stderr,
         )
         return 2
     try:
+        witnessed = read_archive(args.witness.read_bytes()) if args.witness else None
+    except (OSError, ArchiveError) as error:
+        print(f"--witness {args.witness}: {error}", file=sys.stderr)
+        return 2
+    try:
         checked = verify_event_file(
-            args.file, keys, allow_unsigned=args.allow_unsigned, expected=args.event
+            args.file,
+            keys,
+            allow_unsigned=args.allow_unsigned,
+            expected=args.event,
+            witnessed=witnessed,
         )
     except (OSError, ExportError) as error:
         print(f"{args.file}: {error}", file=sys.stderr)

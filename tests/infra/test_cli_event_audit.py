@@ -14,13 +14,14 @@ from infra.events import Events
 from service.tools.cli import main
 from tests.infra.test_cli_audit import doko, saved_keys
 from tests.infra.test_event_audit import Logs, played
+from tests.infra.test_event_export import recorded
 
 __all__ = ["played"]
 
 Played = tuple[Events, str, list[StoredEvent], Logs]
 
 
-async def test_an_event_verified_on_the_database_and_offline(
+async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
     db_url: str, played: Played, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     _, event_id, _, _ = played
@@ -41,6 +42,15 @@ async def test_an_event_verified_on_the_database_and_offline(
     assert "NOT PINNED" not in capsys.readouterr().err
     assert await asyncio.to_thread(main, offline) == 0
     assert "NOT PINNED: nothing says this file is of the event you mean" in capsys.readouterr().err
+    archive = tmp_path / "event-stream.txt"
+    archive.write_bytes(await recorded(played))
+    status, out = await doko(capsys, *offline, "--event", event_id, "--witness", str(archive))
+    assert status == 0 and f"{event_id} witness: ok " in out, out
+    archive.write_text("{not json")
+    assert await asyncio.to_thread(main, [*offline, "--witness", str(archive)]) == 2
+    assert capsys.readouterr().err.startswith(f"--witness {archive}: message 1 is not JSON")
+    assert await asyncio.to_thread(main, [*offline, "--table", "x"]) == 2
+    assert "--table goes with a table's export" in capsys.readouterr().err
     status, out = await doko(capsys, *offline, "--event", "another")
     assert status == 1 and out.splitlines()[-1] == (
         f"{event_id}: FAILED event: the file is of event {event_id}, not of another"

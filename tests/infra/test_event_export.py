@@ -6,7 +6,7 @@ no seed of a deal no table scored."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -26,6 +26,8 @@ from infra.event_export import (
 from infra.event_store import StoredEvent
 from infra.events import Events
 from infra.signing import PublicKey, Signer
+from infra.witness import read_archive
+from service.event_stream import EventFeed
 from tests.infra.forgery import Document, encoded, rechain, resign
 from tests.infra.test_event_audit import Logs, played
 from tests.infra.test_events import events_of, new_event
@@ -177,3 +179,50 @@ async def test_an_event_in_play_is_exported_only_when_asked(pool: asyncpg.Pool) 
     assert report.ok, "\n".join(event_summary(report.report))
     replayed = next(c for c in report.report.checks if c.name == "replay")
     assert replayed.detail.endswith("the seating seed is sealed: round 1 not re-drawn")
+
+
+async def recorded(played: Played) -> bytes:
+    """The event's stream as a spectator records it (text/event-stream), from the start."""
+    events, event_id, _, _ = played
+    messages, _ = await EventFeed(events, event_id).after(0)
+    return "".join(f"id: {m.id}\nevent: {m.event}\ndata: {m.data}\n\n" for m in messages).encode()
+
+
+async def test_the_events_published_chain_heads_witness_the_export(
+    logs: EventLogs, played: Played
+) -> None:
+    """The event's own heads (one per event of its stream) and its tables' (each table
+    scored deal 1 and was abandoned: one ``table_scored`` each) agree with the file."""
+    heads = read_archive(await recorded(played))
+    report = verify_event_file(encoded(exported(logs)), KEYS, witnessed=heads)
+    assert report.ok, event_summary(report.report)
+    witness = report.report.checks[-1]
+    assert witness.name == "witness"
+    assert witness.detail == (
+        f"{len(logs.stored)} published chain heads of the event and 2 of its tables agree"
+    )
+    nothing = verify_event_file(encoded(exported(logs)), KEYS, witnessed=[])
+    assert first(nothing) == (
+        "witness",
+        f"the archive holds no chain head of event {played[1]}",
+    )
+
+
+async def test_a_key_holder_who_shifts_the_events_times_is_caught_by_the_witness(
+    logs: EventLogs, played: Played
+) -> None:
+    """Every time of the event's stream a second later, the chain recomputed (version 2
+    covers the times), the file signed again: only what was published tells."""
+    document = exported(logs)
+    for item in document["events"]:
+        at = datetime.fromisoformat(item["recorded_at"]) + timedelta(seconds=1)
+        item["recorded_at"] = at.isoformat().replace("+00:00", "Z")
+    rechain({"stream_id": document["event_id"], "events": document["events"]})
+    forged = resign(document, SIGNER, NOW)
+    assert verified(forged).ok
+    report = verify_event_file(
+        encoded(forged), KEYS, witnessed=read_archive(await recorded(played))
+    )
+    name, detail = first(report)
+    assert name == "witness"
+    assert detail.startswith("the export differs at the event's published head 1 (a event_created)")
