@@ -48,7 +48,7 @@ import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -607,22 +607,44 @@ def export_session(
     return msgspec.json.format(msgspec.json.encode(document), indent=1)
 
 
-def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
-    """A file as parsed (the JSON object a signature covers), as an `Export` read from
-    that object's canonical bytes, so that what is audited is what is signed, and the
-    ``strict`` check: the file has that one reading (`infra.strict`)."""
-    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+class Formatted(Protocol):
+    """A document that says what it is: its ``format`` and ``format_version``."""
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def format_version(self) -> int: ...
+
+
+D = TypeVar("D", bound=Formatted)
+
+
+def read_document(
+    data: bytes, kind: type[D], format: str, version: int, what: str
+) -> tuple[dict[str, Any], D]:
+    """A file as parsed (the JSON object a signature covers) and as a ``kind`` read from
+    that object's canonical bytes, so that what is audited is what is signed; raises
+    `ExportError` unless it is a ``format`` document of ``version`` (``what``: its name)."""
     try:
         value = msgspec.json.decode(data)
         if not isinstance(value, dict):
-            raise ExportError("not a doko table export: not a JSON object")
-        document = msgspec.json.decode(canonical(value), type=Export)
+            raise ExportError(f"not a {what}: not a JSON object")
+        document = msgspec.json.decode(canonical(value), type=kind)
     except msgspec.DecodeError as error:
-        raise ExportError(f"not a doko table export: {error}") from error
-    if document.format != EXPORT_FORMAT or document.format_version != EXPORT_VERSION:
-        raise ExportError(
-            f"not a doko table export: format {document.format!r} v{document.format_version}"
-        )
+        raise ExportError(f"not a {what}: {error}") from error
+    if document.format != format or document.format_version != version:
+        raise ExportError(f"not a {what}: format {document.format!r} v{document.format_version}")
+    return value, document
+
+
+def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
+    """A file as parsed, as an `Export` (`read_document`), and the ``strict`` check: the
+    file has that one reading (`infra.strict`)."""
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    value, document = read_document(
+        data, Export, EXPORT_FORMAT, EXPORT_VERSION, "doko table export"
+    )
     return value, document, strict_check(data, document)
 
 

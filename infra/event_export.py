@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 
@@ -46,7 +46,7 @@ from domain.event import EventEvent
 from domain.standings import Standings
 from domain.table import TableEvent
 from infra import audit, event_disclosure
-from infra.audit import Check, Export, ExportedEvent, ExportError, SecretsError, TableReport
+from infra.audit import Check, Export, ExportedEvent, SecretsError, TableReport
 from infra.event_audit import EventReport, decode_events, verify_event_streams
 from infra.event_store import StoredEvent
 from infra.events import CODEC, Events, table_id
@@ -182,23 +182,6 @@ class EventFileReport(msgspec.Struct, frozen=True):
         return self.report.ok
 
 
-def _parsed(data: bytes) -> tuple[dict[str, Any], EventExport]:
-    """The file as parsed (what the signature covers) and as an `EventExport` read from
-    its canonical bytes, so that what is audited is what is signed."""
-    try:
-        value = msgspec.json.decode(data)
-        if not isinstance(value, dict):
-            raise ExportError("not a doko event export: not a JSON object")
-        document = msgspec.json.decode(canonical(value), type=EventExport)
-    except msgspec.DecodeError as error:
-        raise ExportError(f"not a doko event export: {error}") from error
-    if document.format != EVENT_EXPORT_FORMAT or document.format_version != EVENT_EXPORT_VERSION:
-        raise ExportError(
-            f"not a doko event export: format {document.format!r} v{document.format_version}"
-        )
-    return value, document
-
-
 def _places_check(document: EventExport, state: event.EventState) -> Check:
     """Every table of the file is in a place the event has, and in one file only."""
     places = [(t.round_no, t.table_no) for t in document.tables]
@@ -264,7 +247,9 @@ def verify_event_file(
     of the event's stream as received), the ``witness`` check. Raises
     `infra.audit.ExportError` for a file that is not an event export."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
-    value, document = _parsed(data)
+    value, document = audit.read_document(
+        data, EventExport, EVENT_EXPORT_FORMAT, EVENT_EXPORT_VERSION, "doko event export"
+    )
     verdict = check_signature(value, EVENT_EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
     stored = audit.stored_events(document.event_id, document.events)
     state = event.fold(decode_events(stored)[0])

@@ -56,6 +56,11 @@ async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
         f"{event_id}: FAILED event: the file is of event {event_id}, not of another"
     )
 
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "doko-event-export"}')
+    assert await asyncio.to_thread(main, ["verify", "--file", str(broken), "--allow-unsigned"]) == 2
+    assert capsys.readouterr().err.startswith(f"{broken}: not a doko event export")
+
     document = msgspec.json.decode(export.read_bytes())
     document["standings"]["lines"][0]["total"] += 1
     export.write_bytes(msgspec.json.encode(document))
