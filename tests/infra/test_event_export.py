@@ -26,7 +26,7 @@ from infra.event_export import (
 from infra.event_store import StoredEvent
 from infra.events import Events
 from infra.signing import PublicKey, Signer
-from infra.witness import read_archive
+from infra.witness import Witnessed, read_archive
 from service.event_stream import EventFeed
 from tests.infra.forgery import Document, encoded, rechain, resign
 from tests.infra.test_event_audit import Logs, played
@@ -226,3 +226,50 @@ async def test_a_key_holder_who_shifts_the_events_times_is_caught_by_the_witness
     name, detail = first(report)
     assert name == "witness"
     assert detail.startswith("the export differs at the event's published head 1 (a event_created)")
+
+
+async def test_a_published_head_the_file_does_not_have(logs: EventLogs, played: Played) -> None:
+    """A table's head, an event's head of another type, and heads out of their order."""
+    heads = read_archive(await recorded(played))
+    data = encoded(exported(logs))
+    table = next(i for i, h in enumerate(heads) if h.type == "deal_scored")
+    other = [*heads[:table], msgspec.structs.replace(heads[table], chain_head="0" * 64)]
+    name, detail = first(verify_event_file(data, KEYS, witnessed=other))
+    assert name == "witness" and detail.startswith(f"round 1 table {table_no(heads[table])}: ")
+    own = [h for h in heads if h.event_stream]
+    retyped = [msgspec.structs.replace(own[0], type="round_started")]
+    assert first(verify_event_file(data, KEYS, witnessed=retyped))[1].endswith(
+        "its chain head is of the export's version 1, a event_created"
+    )
+    assert first(verify_event_file(data, KEYS, witnessed=[own[1], own[0]]))[1].endswith(
+        "its chain head is of the export's version 1, not after 2"
+    )
+
+
+def table_no(head: Witnessed) -> int:
+    assert head.table_id is not None
+    return int(head.table_id.rsplit("t", 1)[1])
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "said"),
+    [
+        ("commitments", [["00" * 32]], "the rules do not create it so"),
+        ("name", " ", "the rules do not create this event: an event has a name"),
+    ],
+)
+def test_a_creation_the_rules_do_not_make(
+    logs: EventLogs, member: str, value: Any, said: str
+) -> None:
+    """E1.2: the commitments of the revealed seeds are their SHA-256; E1.1: a name."""
+    document = exported(logs)
+    payload = document["events"][0]["payload"]
+    if member == "commitments":
+        payload["commitments"] = [value[0] + payload["commitments"][0][1:]]
+    else:
+        payload[member] = document[member] = value
+    rechain({"stream_id": document["event_id"], "events": document["events"]})
+    report = verified(resign(document, SIGNER, NOW))
+    name, detail = first(report)
+    assert name == "replay" and said in detail
+    assert not is_event_export(b"not json") and not is_event_export(b"[]")
