@@ -166,7 +166,8 @@ def test_the_export_holds_no_credential_hash_and_no_unscored_seed(
 
 
 async def test_an_event_in_play_is_exported_only_when_asked(pool: asyncpg.Pool) -> None:
-    """Its seating seed then stays sealed: round 1's draw is not re-drawn, and says so."""
+    """Its seating seed then stays sealed: round 1's draw is not re-drawn, and says so;
+    the seating is still checked to seat every player once."""
     events = events_of(pool)
     event_id, create = await new_event(events, 4, rounds=1)
     await events.start_round(event_id, 1)
@@ -179,6 +180,12 @@ async def test_an_event_in_play_is_exported_only_when_asked(pool: asyncpg.Pool) 
     assert report.ok, "\n".join(event_summary(report.report))
     replayed = next(c for c in report.report.checks if c.name == "replay")
     assert replayed.detail.endswith("the seating seed is sealed: round 1 not re-drawn")
+    document: Document = msgspec.json.decode(data)
+    started = next(e for e in document["events"] if e["type"] == "round_started")
+    started["payload"]["seating"][0][1] = started["payload"]["seating"][0][0]
+    rechain({"stream_id": event_id, "events": document["events"]})
+    name, _ = first(verified(resign(document, SIGNER, NOW)))
+    assert name == "replay"  # E3.3: a seating that seats a player twice is no draw
 
 
 async def recorded(played: Played) -> bytes:
