@@ -142,6 +142,15 @@ def _logged(stored: Sequence[StoredEvent], count: int) -> list[Comparable]:
     return [comparable(e.type, msgspec.json.decode(e.payload)) for e in stored[:count]]
 
 
+def _in_deal(report: TableReport, failure: Check) -> str:
+    """`` deal n`` if the failure is at a version of deal n of the table, else nothing."""
+    version = failure.version
+    deals = [
+        d.deal_no for d in report.deals if version and d.first_version <= version <= d.last_version
+    ]
+    return f" deal {deals[0]}" if deals else ""
+
+
 def _confirmed(decoded: list[TableEvent], report: TableReport) -> TableState:
     """The table as far as the rules confirm its log: all of it, if its audit passed; else
     the replay's valid prefix (from the table's creation, if its seeds are sealed)."""
@@ -189,7 +198,8 @@ def _tables(
             elif not report.ok:
                 failure = report.failures[0]
                 at_version = f" (its version {failure.version})" if failure.version else ""
-                detail = f"{where}: {failure.name}: {failure.detail}{at_version}"
+                detail = f"{where}{_in_deal(report, failure)}: {failure.name}: {failure.detail}"
+                detail += at_version
                 tables_check = tables_check or Check("tables", False, detail)
             at = _confirmed(decoded, report)
             sheets.append(TableSheet(round_no, table_no, at.session.sheet, at.over))

@@ -104,7 +104,7 @@ def test_a_changed_card_in_one_tables_log(logs: EventLogs) -> None:
 
     document = resigned_table(exported(logs), 1, other_card)
     name, detail = first(verified(document))
-    assert name == "tables" and detail.startswith("round 1 table 2: replay:")
+    assert name == "tables" and detail.startswith("round 1 table 2 deal 1: replay:")
 
 
 def test_a_changed_seating_draw(logs: EventLogs) -> None:
