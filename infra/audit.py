@@ -48,7 +48,7 @@ import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -547,6 +547,26 @@ def copies(events: Sequence[TableEvent]) -> tuple[str | None, tuple[str | None, 
     return name, tuple(p.name if p is not None else None for p in state.players)
 
 
+def exported(stored: Sequence[StoredEvent]) -> tuple[ExportedEvent, ...]:
+    """Stored events as an export holds them (`stored_events` reads them back)."""
+    return tuple(
+        ExportedEvent(
+            version=e.version,
+            type=e.type,
+            schema_version=e.schema_version,
+            payload=msgspec.Raw(e.payload),
+            hash=e.hash.hex(),
+            recorded_at=e.recorded_at,
+            position=e.position,
+            command_id=e.command_id,
+            actor=e.actor,
+            causation=e.causation,
+            chain=e.chain,
+        )
+        for e in stored
+    )
+
+
 def export_session(
     stored: Sequence[StoredEvent],
     events: Sequence[TableEvent],
@@ -578,22 +598,7 @@ def export_session(
         stream_id=stored[0].stream_id,
         name=name,
         players=players,
-        events=tuple(
-            ExportedEvent(
-                version=e.version,
-                type=e.type,
-                schema_version=e.schema_version,
-                payload=msgspec.Raw(e.payload),
-                hash=e.hash.hex(),
-                recorded_at=e.recorded_at,
-                position=e.position,
-                command_id=e.command_id,
-                actor=e.actor,
-                causation=e.causation,
-                chain=e.chain,
-            )
-            for e in disclosed(stored, events)
-        ),
+        events=exported(disclosed(stored, events)),
     )
     if signer is not None:
         at = signed_at or datetime.now(UTC)
@@ -602,26 +607,48 @@ def export_session(
     return msgspec.json.format(msgspec.json.encode(document), indent=1)
 
 
-def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
-    """A file as parsed (the JSON object a signature covers), as an `Export` read from
-    that object's canonical bytes, so that what is audited is what is signed, and the
-    ``strict`` check: the file has that one reading (`infra.strict`)."""
-    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+class Formatted(Protocol):
+    """A document that says what it is: its ``format`` and ``format_version``."""
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def format_version(self) -> int: ...
+
+
+D = TypeVar("D", bound=Formatted)
+
+
+def read_document(
+    data: bytes, kind: type[D], format: str, version: int, what: str
+) -> tuple[dict[str, Any], D]:
+    """A file as parsed (the JSON object a signature covers) and as a ``kind`` read from
+    that object's canonical bytes, so that what is audited is what is signed; raises
+    `ExportError` unless it is a ``format`` document of ``version`` (``what``: its name)."""
     try:
         value = msgspec.json.decode(data)
         if not isinstance(value, dict):
-            raise ExportError("not a doko table export: not a JSON object")
-        document = msgspec.json.decode(canonical(value), type=Export)
+            raise ExportError(f"not a {what}: not a JSON object")
+        document = msgspec.json.decode(canonical(value), type=kind)
     except msgspec.DecodeError as error:
-        raise ExportError(f"not a doko table export: {error}") from error
-    if document.format != EXPORT_FORMAT or document.format_version != EXPORT_VERSION:
-        raise ExportError(
-            f"not a doko table export: format {document.format!r} v{document.format_version}"
-        )
-    return value, document, _strict_check(data, document)
+        raise ExportError(f"not a {what}: {error}") from error
+    if document.format != format or document.format_version != version:
+        raise ExportError(f"not a {what}: format {document.format!r} v{document.format_version}")
+    return value, document
 
 
-def _strict_check(data: bytes, document: Export) -> Check:
+def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
+    """A file as parsed, as an `Export` (`read_document`), and the ``strict`` check: the
+    file has that one reading (`infra.strict`)."""
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    value, document = read_document(
+        data, Export, EXPORT_FORMAT, EXPORT_VERSION, "doko table export"
+    )
+    return value, document, strict_check(data, document)
+
+
+def strict_check(data: bytes, document: msgspec.Struct) -> Check:
     """Issue 17: no member twice at any depth, nothing the canonical form does not
     reproduce; else the file shows one thing and its signature covers another."""
     try:
@@ -635,8 +662,13 @@ def _strict_check(data: bytes, document: Export) -> Check:
 
 
 def _stored(document: Export) -> list[StoredEvent]:
+    return stored_events(document.stream_id, document.events)
+
+
+def stored_events(stream_id: str, events: Sequence[ExportedEvent]) -> list[StoredEvent]:
+    """The stored events of stream ``stream_id`` an export holds; raises `ExportError`."""
     stored = []
-    for e in document.events:
+    for e in events:
         try:
             digest = bytes.fromhex(e.hash)
         except ValueError as error:
@@ -644,7 +676,7 @@ def _stored(document: Export) -> list[StoredEvent]:
         stored.append(
             StoredEvent(
                 position=e.position,
-                stream_id=document.stream_id,
+                stream_id=stream_id,
                 version=e.version,
                 type=e.type,
                 schema_version=e.schema_version,

@@ -27,19 +27,23 @@ check passed, and `event_summary` prints it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import msgspec
 
 from domain import event, table
-from domain.event import EVENT, EventEvent, EventState, TableEnded
-from domain.replay import TABLE, replay
+from domain.event import EventCreated, EventEvent, EventState, TableEnded
+from domain.events import DealDealt
+from domain.replay import replay
 from domain.standings import Standings, TableSheet, standings
 from domain.table import TableEvent, TableState
-from infra import audit
+from infra import audit, event_disclosure
 from infra.audit import Check, TableReport
+from infra.disclosure import replay_start
 from infra.event_store import StoredEvent
 from infra.events import CODEC, FILL_BOT, Events, table_id
-from infra.hash_chain import verify_chain
+from infra.hash_chain import seal, sealed, verify_chain
+from infra.tables import CODEC as TABLE_CODEC
 
 
 class EventReport(msgspec.Struct, frozen=True):
@@ -61,7 +65,8 @@ class EventReport(msgspec.Struct, frozen=True):
         return next((c for c in self.checks if not c.ok), None)
 
 
-def _decode(stored: Sequence[StoredEvent]) -> tuple[list[EventEvent], Check]:
+def decode_events(stored: Sequence[StoredEvent]) -> tuple[list[EventEvent], Check]:
+    """Decode an event's stored events up to the first that does not; the ``decode`` check."""
     events: list[EventEvent] = []
     for record in stored:
         try:
@@ -82,15 +87,23 @@ def _chain(stored: Sequence[StoredEvent]) -> Check:
 def _replay(
     stored: Sequence[StoredEvent], events: Sequence[EventEvent]
 ) -> tuple[EventState, Check]:
-    result = replay(events, EVENT)
-    if result.error is None:
-        return result.state, Check("replay", True, f"{len(events)} events re-decided")
-    version = stored[result.valid].version if result.valid < len(stored) else None
-    return result.state, Check("replay", False, result.error.message, version)
+    result = event_disclosure.replay(events)
+    if result.bad is not None:
+        version = stored[result.bad].version if result.bad < len(stored) else None
+        return result.state, Check("replay", False, result.why, version)
+    undrawn = ", ".join(map(str, result.undrawn))
+    unseen = f"; the seating seed is sealed: round {undrawn} not re-drawn" if undrawn else ""
+    return result.state, Check("replay", True, f"{len(events)} events re-decided{unseen}")
 
 
-def _opened(state: EventState, round_no: int, table_no: int) -> list[TableEvent]:
-    """The events that open and seat the table as the event says (E5.1, E5.2)."""
+def _opened(
+    state: EventState, shown: EventCreated, round_no: int, table_no: int
+) -> list[Comparable]:
+    """The events that open and seat the table as the event says (E5.1, E5.2), up to its
+    first deal, as they compare with a log whose secrets may be sealed (`comparable`):
+    the table's seeds and their commitments are the round's as the event shows them
+    (``shown``). The deals are the table audit's: dealt from the table's seeds, the
+    event's."""
     create, seats = event.table_commands(state, round_no, table_no, FILL_BOT)
     at, opened = TableState(), list[TableEvent]()
     commands: list[table.TableCommand] = [create, *seats]
@@ -98,7 +111,53 @@ def _opened(state: EventState, round_no: int, table_no: int) -> list[TableEvent]
         done = table.decide(at, command)
         opened += done
         at = table.fold(done, at)
-    return opened
+    dealt = next((i for i, e in enumerate(opened) if isinstance(e, DealDealt)), len(opened))
+    found = [_comparable_event(e) for e in opened[:dealt]]
+    if shown.round_seeds:
+        seeds = [seal(s) for s in shown.round_seeds[round_no - 1]]
+        commitments = list(shown.commitments[round_no - 1])
+        found[0] = (
+            "table_created",
+            {**found[0][1], "server_seeds": seeds, "commitments": commitments},
+        )
+    return found
+
+
+Comparable = tuple[str, Any]
+"""An event's type and its payload with every secret sealed."""
+
+
+def comparable(type: str, payload: Any) -> Comparable:
+    """An event as it compares whether its secrets are shown or sealed (`infra.hash_chain`:
+    sealing is idempotent, and a shown secret seals to the seal an export shows)."""
+    return type, sealed(type, payload)
+
+
+def _comparable_event(done: TableEvent) -> Comparable:
+    new = TABLE_CODEC.to_new_event(done)
+    return comparable(new.type, msgspec.json.decode(new.payload))
+
+
+def _logged(stored: Sequence[StoredEvent], count: int) -> list[Comparable]:
+    return [comparable(e.type, msgspec.json.decode(e.payload)) for e in stored[:count]]
+
+
+def _in_deal(report: TableReport, failure: Check) -> str:
+    """`` deal n`` if the failure is at a version of deal n of the table, else nothing."""
+    version = failure.version
+    deals = [
+        d.deal_no for d in report.deals if version and d.first_version <= version <= d.last_version
+    ]
+    return f" deal {deals[0]}" if deals else ""
+
+
+def _confirmed(decoded: list[TableEvent], report: TableReport) -> TableState:
+    """The table as far as the rules confirm its log: all of it, if its audit passed; else
+    the replay's valid prefix (from the table's creation, if its seeds are sealed)."""
+    if report.ok:
+        return table.fold(decoded)
+    start, aggregate, refused = replay_start(decoded)
+    return TableState() if refused else replay(decoded[start:], aggregate).state
 
 
 def _ends(state: EventState, round_no: int) -> Sequence[TableEnded]:
@@ -109,9 +168,14 @@ def _ends(state: EventState, round_no: int) -> Sequence[TableEnded]:
 
 
 def _tables(
-    state: EventState, event_id: str, logs: Mapping[str, Sequence[StoredEvent]]
+    state: EventState,
+    shown: EventCreated,
+    event_id: str,
+    logs: Mapping[str, Sequence[StoredEvent]],
+    audited: Mapping[str, TableReport],
 ) -> tuple[Check, Check, list[TableReport], list[TableSheet]]:
-    """The ``tables`` and ``ends`` checks, the tables' audits and their sheets."""
+    """The ``tables`` and ``ends`` checks, the tables' audits (those ``audited`` already
+    as given) and their sheets."""
     reports: list[TableReport] = []
     sheets: list[TableSheet] = []
     tables_check = ends_check = None
@@ -119,24 +183,25 @@ def _tables(
         ended = {e.table_no: e for e in _ends(state, round_no)}
         for table_no in range(1, len(seating) + 1):
             where = f"round {round_no} table {table_no}"
-            stored = logs.get(table_id(event_id, round_no, table_no), ())
+            stream = table_id(event_id, round_no, table_no)
+            stored = logs.get(stream, ())
             if not stored:
                 tables_check = tables_check or Check("tables", False, f"{where} is missing")
                 continue
             decoded, _ = audit.decode_events(stored)
-            report = audit.verify_events(stored, decoded)
+            report = audited.get(stream) or audit.verify_events(stored, decoded)
             reports.append(report)
-            opened = _opened(state, round_no, table_no)
-            if decoded[: len(opened)] != opened:
+            opened = _opened(state, shown, round_no, table_no)
+            if _logged(stored, len(opened)) != opened:
                 detail = f"{where} was not opened as the event says (E5)"
                 tables_check = tables_check or Check("tables", False, detail)
             elif not report.ok:
                 failure = report.failures[0]
                 at_version = f" (its version {failure.version})" if failure.version else ""
-                detail = f"{where}: {failure.name}: {failure.detail}{at_version}"
+                detail = f"{where}{_in_deal(report, failure)}: {failure.name}: {failure.detail}"
+                detail += at_version
                 tables_check = tables_check or Check("tables", False, detail)
-            # the table as far as the rules confirm its log (all of it, if its audit passed)
-            at = table.fold(decoded) if report.ok else replay(decoded, TABLE).state
+            at = _confirmed(decoded, report)
             sheets.append(TableSheet(round_no, table_no, at.session.sheet, at.over))
             end = ended.get(table_no)
             if end is not None and (
@@ -171,11 +236,14 @@ def verify_event_streams(
     stored: Sequence[StoredEvent],
     logs: Mapping[str, Sequence[StoredEvent]],
     given: Standings | None = None,
+    audited: Mapping[str, TableReport] | None = None,
 ) -> EventReport:
     """Audit an event from its stored events and its tables' (by stream id); see the module
-    docstring for the checks. ``given``: standings to check against the recomputed ones."""
+    docstring for the checks. ``given``: standings to check against the recomputed ones;
+    ``audited``: reports of tables audited already (by stream id), such as those of an
+    export's table files (`infra.audit.verify_file`), taken as they are."""
     event_id = stored[0].stream_id if stored else ""
-    events, decoded = _decode(stored)
+    events, decoded = decode_events(stored)
     state, replayed = _replay(stored, events)
     created = state.created
     if created is None and replayed.ok:
@@ -183,7 +251,11 @@ def verify_event_streams(
     checks = [decoded, _chain(stored), replayed]
     tables: list[TableReport] = []
     if created is not None:
-        tables_check, ends_check, tables, sheets = _tables(state, event_id, logs)
+        shown = events[0]
+        assert isinstance(shown, EventCreated)  # the replay created the event from it
+        tables_check, ends_check, tables, sheets = _tables(
+            state, shown, event_id, logs, audited or {}
+        )
         checks += [tables_check, ends_check]
         if given is not None:
             checks.append(_standings_check(state, sheets, given))

@@ -13,7 +13,10 @@ An archive (`read_archive`) is what a spectator or an integration recorded:
 
 * the stream as received: the text/event-stream of ``GET /feed`` (or of one table's
   ``GET /tables/{id}/events``, whose event ids are versions and whose messages do not name
-  their table), e.g. ``curl -N URL/feed > feed.txt``;
+  their table, or of an event's ``GET /events/{id}/events``: its tables' ``table_scored``
+  and ``table_finished`` with their tables' chain heads, and the event's own events with
+  the event stream's, which do not say their version: `compare_event` finds them by
+  hash), e.g. ``curl -N URL/feed > feed.txt``;
 * or JSON lines: one feed item (the ``data`` of a ``/feed`` message) per line.
 
 Messages without a chain head are passed over; `compare` names the first witnessed
@@ -23,16 +26,21 @@ version where the export differs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
+from domain.event import EventEvent
 from infra.event_store import StoredEvent
 from infra.projections import Scoresheet
 from infra.sse import parse_sse
 
 WITNESSED = frozenset({"deal_scored", "session_finished"})
 """The event types published with their chain head."""
+EVENT_TABLE_HEADS = {"table_scored": "deal_scored", "table_finished": "session_finished"}
+"""An event stream's messages of its tables' chain heads, and the table events they are of."""
+EVENT_TYPES = frozenset(str(t.__struct_config__.tag) for t in get_args(EventEvent))
+"""The types of an event's own events, each published with the event stream's chain head."""
 
 
 def chain_head(record: StoredEvent) -> str | None:
@@ -79,28 +87,35 @@ class ArchiveError(ValueError):
 
 class Witnessed(msgspec.Struct, frozen=True):
     """A chain head as published: the table (None: a table stream's, which does not say),
-    the version, the hex hash and the event's type."""
+    the version, the hex hash and the event's type; ``event_stream``: a head of an event's
+    own stream (its version not said: 0)."""
 
     table_id: str | None
     version: int
     chain_head: str
     type: str | None = None
+    event_stream: bool = False
 
 
 def _witnessed(item: Any, message_id: str | None) -> Witnessed | None:
     """The chain head in one message: a feed item, or a table stream's event (version = id)."""
     if not isinstance(item, dict) or not isinstance(item.get("chain_head"), str):
         return None
-    event = item.get("event")
+    event, said = item.get("event"), item.get("type")
+    head = item["chain_head"].lower()
     if isinstance(event, dict) and isinstance(item.get("table_id"), str):
         table_id, version, kind = item["table_id"], item.get("version"), event.get("type")
+    elif said in EVENT_TABLE_HEADS and isinstance(item.get("table_id"), str):
+        table_id, version, kind = item["table_id"], item.get("version"), EVENT_TABLE_HEADS[said]
+    elif said in EVENT_TYPES:
+        return Witnessed(None, 0, head, said, event_stream=True)
     elif message_id is not None and message_id.isdigit():
         table_id, version, kind = None, int(message_id), item.get("type")
     else:
         return None
     if not isinstance(version, int) or isinstance(version, bool):
         return None
-    return Witnessed(table_id, version, item["chain_head"].lower(), kind)
+    return Witnessed(table_id, version, head, kind)
 
 
 def read_archive(data: bytes) -> list[Witnessed]:
@@ -144,7 +159,11 @@ def compare(
     of another type, or has another hash."""
     by_version = {e.version: e for e in stored}
     mine = sorted(
-        {(w.version, w.chain_head, w.type) for w in heads if w.table_id in (None, stream_id)},
+        {
+            (w.version, w.chain_head, w.type)
+            for w in heads
+            if w.table_id in (None, stream_id) and not w.event_stream
+        },
         key=lambda w: (w[0], w[1], w[2] or ""),
     )
     agreed = last = 0
@@ -165,5 +184,31 @@ def compare(
             last,
             version,
             f"the export differs at published version {version}: {why}{since}",
+        )
+    return Comparison(agreed, last)
+
+
+def compare_event(stored: Sequence[StoredEvent], heads: Iterable[Witnessed]) -> Comparison:
+    """Hold an event's stored events against the archive's chain heads of its own stream,
+    in the order published: each the hash of an event of the export, of its type, at a
+    later version than the one before."""
+    by_hash = {e.hash.hex(): e for e in stored}
+    agreed = last = 0
+    for number, head in enumerate((w for w in heads if w.event_stream), 1):
+        record = by_hash.get(head.chain_head)
+        if record is None:
+            why = f"its chain head {head.chain_head} is the hash of no event of the export"
+        elif record.type != head.type:
+            why = f"its chain head is of the export's version {record.version}, a {record.type}"
+        elif record.version <= last:
+            why = f"its chain head is of the export's version {record.version}, not after {last}"
+        else:
+            agreed, last = agreed + 1, record.version
+            continue
+        return Comparison(
+            agreed,
+            last,
+            last + 1,
+            f"the export differs at the event's published head {number} (a {head.type}): {why}",
         )
     return Comparison(agreed, last)

@@ -68,6 +68,7 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "compareDeal",
             "streamEvent",
             "verifyEvent",
+            "exportEvent",
         ),
     ),
     "keys": ("The deployment's public signing keys (RFC 7517)", ("signingKeys",)),

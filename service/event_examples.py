@@ -139,6 +139,66 @@ COMPARISON = _examples(
         ],
     },
 )
+_CREATED = CREATED_STATE.created
+assert _CREATED is not None
+_SIGNATURE = {
+    "kid": "w2F0bC7dU8xJ1oX3rY6pQ9sV4nT0aK5mL2hG7eB1cD8",
+    "signed_at": "2026-12-01T23:10:00Z",
+    "value": "…",
+    "alg": "EdDSA",
+}
+EXPORT = _examples(
+    "a finished event (one event and one table shown, each abbreviated)",
+    {
+        "format": "doko-event-export",
+        "format_version": 1,
+        "event_id": EVENT_ID,
+        "name": "Friday club",
+        "events": [
+            {
+                "version": 1,
+                "type": "event_created",
+                "schema_version": 1,
+                "payload": {
+                    "type": "event_created",
+                    "name": "Friday club",
+                    "rounds": ROUNDS,
+                    "host_token_hash": "sealed:9b1c…",
+                    "seating_commitment": _CREATED.seating_commitment,
+                    "seating_seed": _seed("seating").hex(),
+                    "commitments": [["…"], ["…"]],
+                    "round_seeds": [["…"], ["…"]],
+                    "turn_seconds": 60,
+                    "method": "total_points",
+                },
+                "hash": "5f2a…",
+                "recorded_at": "2026-12-01T19:00:00.000000Z",
+                "position": 1,
+                "command_id": None,
+                "actor": "director",
+                "causation": None,
+                "chain": 2,
+            }
+        ],
+        "tables": [
+            {
+                "round_no": 1,
+                "table_no": 1,
+                "export": {
+                    "format": "doko-table-export",
+                    "format_version": 1,
+                    "stream_id": f"{EVENT_ID}-r1t1",
+                    "events": [],
+                    "name": "Friday club · round 1 · table 1",
+                    "players": [NAMES[0], NAMES[2], NAMES[4], "greedy bot 3"],
+                    "signature": _SIGNATURE,
+                },
+            }
+        ],
+        "standings": standings(STARTED_STATE, SHEETS),
+        "signature": _SIGNATURE,
+    },
+)
 PROBLEMS = {
     "unknown_standings_method": example_problem(
         400,
@@ -165,6 +225,9 @@ PROBLEMS = {
         "round_running",
         "round 1 is running: the event is verified between rounds",
         "E5.3",
+    ),
+    "not_finished": example_problem(
+        409, "event_not_finished", "an event is exported once it is finished", "E4.3"
     ),
     "deal_not_public": example_problem(
         409,

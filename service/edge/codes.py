@@ -87,6 +87,7 @@ class ProblemCode(StrEnum):
     # events at the service (service.routes.events, service.shared_deals)
     EVENT_NOT_FOUND = "event_not_found"
     DEAL_NOT_PUBLIC = "deal_not_public"
+    EVENT_NOT_FINISHED = "event_not_finished"
     # limits and the service's state
     RATE_LIMITED = "rate_limited"
     TOO_MANY_CONNECTIONS = "too_many_connections"
@@ -172,6 +173,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.LEFT_OUT: (409, "the seating leaves a player out"),
     C.EVENT_NOT_FOUND: (404, "no such event"),
     C.DEAL_NOT_PUBLIC: (409, "a shared deal stays hidden until every table of the round scored it"),
+    C.EVENT_NOT_FINISHED: (409, "an event is exported once it is finished"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),

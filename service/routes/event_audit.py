@@ -1,21 +1,25 @@
 """An event's audit over HTTP: its stream and every table of every round re-run
-(`infra.event_audit`, E1-E6)."""
+(`infra.event_audit`, E1-E6), and the signed export of it all (`infra.event_export`)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import msgspec
-from litestar import Request, get
+from litestar import Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
 
 from infra.audit import Check
 from infra.event_audit import EventReport, event_summary, verify_event
+from infra.event_export import EventExport, export_event, read_event
 from service import event_examples
 from service.edge.credentials import AS_EVENT_VIEWER
 from service.edge.problems import ServiceError
 from service.event_access import authorize_viewer, digest_of
+from service.keys import KEYS_PATH, signing
 from service.routes.events import EventId, load_event
-from service.routes.shared import problem_responses, services
+from service.routes.shared import SIGNED_PROBLEMS, problem_responses, services
 
 
 class EventVerification(msgspec.Struct, frozen=True):
@@ -61,4 +65,43 @@ async def verify(request: Request[Any, Any, Any], event_id: EventId) -> EventVer
     )
 
 
-EVENT_AUDIT_ROUTES = [verify]
+@get(
+    "/events/{event_id:str}/export",
+    operation_id="exportEvent",
+    summary="The whole event as one portable, signed JSON record",
+    description="The event's stream, every table of every round as its own signed table "
+    "export (as `exportSession` makes it) and the standings, signed by the service's "
+    f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline (no database). "
+    "Credential hashes are sealed, and so is the seed of every deal no table of its round "
+    "scored (`infra.event_export`). Only once the event is finished (409 "
+    "`event_not_finished`, E4.3). Rate-limited like the other routes that replay a log.",
+    security=AS_EVENT_VIEWER,
+    responses={
+        200: ResponseSpec(
+            EventExport,
+            description="the event and its tables",
+            generate_examples=False,
+            examples=event_examples.EXPORT,
+        ),
+        **problem_responses(
+            401, 404, 409, shown=[event_examples.PROBLEMS["not_finished"], *SIGNED_PROBLEMS]
+        ),
+    },
+)
+async def export(request: Request[Any, Any, Any], event_id: EventId) -> Response[bytes]:
+    loaded = await load_event(request, event_id)
+    authorize_viewer(loaded.state, event_id, digest_of(request))
+    if not loaded.state.finished:
+        raise ServiceError(
+            409, "event_not_finished", "an event is exported once it is finished", rule="E4.3"
+        )
+    svc = services(request)
+    logs = await read_event(svc.events, event_id)
+    signer, now = await signing(svc.keys)
+    body = await asyncio.to_thread(
+        export_event, logs.stored, logs.logs, logs.standings, signer=signer, signed_at=now
+    )
+    return Response(body, media_type="application/json")
+
+
+EVENT_AUDIT_ROUTES = [verify, export]

@@ -12,7 +12,7 @@ import socket
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     import asyncpg
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from domain.table import TableEvent
     from infra.audit import TableReport
     from infra.event_store import StoredEvent
+    from infra.signing import Keys
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
@@ -361,8 +362,14 @@ def verify(args: argparse.Namespace) -> int:
     import sys
 
     from infra.audit import summary
+    from service.tools import event_audit_cli
 
     reports: list[TableReport] = []
+    if args.event is not None and args.file is None:
+        if args.table is not None or args.public_key or args.witness or args.pinned:
+            print("--event ID alone verifies an event on the database", file=sys.stderr)
+            return 2
+        return event_audit_cli.verify_database(_connect(args), args.event)
     if args.file is not None:
         if args.table is not None:
             print("give a TABLE or --file, not both", file=sys.stderr)
@@ -377,6 +384,11 @@ def verify(args: argparse.Namespace) -> int:
             return 2
         if args.created_at is not None and args.pinned is None:
             print("--created-at goes with --table", file=sys.stderr)
+            return 2
+        if _is_event_export(args.file):
+            return _verify_event_file(args)
+        if args.event is not None:
+            print(f"{args.file} is a table's export: pin it with --table ID", file=sys.stderr)
             return 2
         report = _verify_file(args)
         if report is None:
@@ -409,23 +421,51 @@ def verify(args: argparse.Namespace) -> int:
     return 1 if bad else 3 if flagged else 0
 
 
+def _is_event_export(path: Path) -> bool:
+    from infra.event_export import is_event_export
+
+    try:
+        return is_event_export(path)
+    except OSError:
+        return False  # the table export's reading says why
+
+
+def _trusted(args: argparse.Namespace) -> tuple[bool, Keys | None]:
+    """Whether the keys ``--public-key`` names could be read, and they (None without it);
+    the reason on standard error when they could not."""
+    import sys
+
+    import httpx
+
+    from infra.signing import KeyFileError
+    from service.keys import trusted_keys
+
+    try:
+        return True, trusted_keys(args.public_key) if args.public_key is not None else None
+    except (OSError, KeyFileError, httpx.HTTPError) as error:
+        print(f"--public-key {args.public_key}: {error}", file=sys.stderr)
+        return False, None
+
+
+def _verify_event_file(args: argparse.Namespace) -> int:
+    from service.tools import event_audit_cli
+
+    read, keys = _trusted(args)
+    return event_audit_cli.verify_file(args, keys) if read else 2
+
+
 def _verify_file(args: argparse.Namespace) -> TableReport | None:
     """`infra.audit.verify_file` with the keys and the archive the options name; None (and
     the reason on standard error) when one of them cannot be read."""
     import sys
 
-    import httpx
     import msgspec
 
     from infra.audit import Expected, ExportError, verify_file
-    from infra.signing import KeyFileError
     from infra.witness import ArchiveError, read_archive
-    from service.keys import trusted_keys
 
-    try:
-        keys = trusted_keys(args.public_key) if args.public_key is not None else None
-    except (OSError, KeyFileError, httpx.HTTPError) as error:
-        print(f"--public-key {args.public_key}: {error}", file=sys.stderr)
+    read, keys = _trusted(args)
+    if not read:
         return None
     try:
         witnessed = read_archive(args.witness.read_bytes()) if args.witness else None
@@ -488,14 +528,22 @@ def register_verify(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "verify",
         help="audit tables: hash chain, replay by the rules, seeds, scores",
-        description="Audit one table, every table (no TABLE), or an export file offline "
-        "(--file, no database): its signature by a key you trust, its hash chain, the rules "
+        description="Audit one table, every table (no TABLE), an event (--event ID), or an "
+        "export file offline (--file, no database; a table's or an event's): its signature "
+        "by a key you trust, its hash chain, the rules "
         "replayed, seeds, scores, its top-level copies and, with --witness, the chain heads "
         "published live. Exits 1 if anything does not match, 3 if it verified but is "
         "flagged (signed by a key revoked after the signature's date).",
     )
     parser.add_argument("table", nargs="?", help="the table's id (default: every table)")
     parser.add_argument("--file", type=Path, help="verify an export file, without a database")
+    parser.add_argument(
+        "--event",
+        metavar="ID",
+        help="audit the event ID on the database: its stream and every table of every round; "
+        "with --file: the id of the event you mean to check (an event export of any other "
+        "fails; without it the report warns loudly)",
+    )
     parser.add_argument(
         "--public-key",
         metavar="KEYS",
@@ -529,41 +577,49 @@ def register_verify(subparsers: Subparsers) -> None:
         metavar="ARCHIVE",
         help="with --file: hold the export against the chain heads published live, as "
         "saved from GET /feed (the event stream as received, or JSON lines of feed items) "
-        "or from a table's event stream",
+        "or from a table's event stream (an event's export: from the event's stream)",
     )
     add_database_options(parser)
     parser.set_defaults(handler=verify)
 
 
 def export(args: argparse.Namespace) -> int:
-    """Write a table's whole log as one portable JSON file, signed."""
+    """Write a table's (or with ``--event``, an event's) whole log as one portable JSON
+    file, signed."""
     import sys
     from datetime import UTC
 
     from infra.audit import SecretsError, export_session
+    from infra.event_export import export_event
     from infra.key_folder import KeyFolder
     from infra.keyring import Keyring, NoSigningKey
     from infra.signing import KeyFileError
     from service.keys import key_file, load_signer
+    from service.tools.event_audit_cli import event_log
 
+    if (args.table is None) == (args.event is None):
+        print("give a TABLE or --event ID", file=sys.stderr)
+        return 2
     try:
         configured = load_signer(key_file(args.signing_key))
     except KeyFileError as error:
         print(f"--signing-key: {error}", file=sys.stderr)
         return 2
     url = _connect(args)
-    log = asyncio.run(_table_log(url, args.table))
+    what = f"table {args.table!r}" if args.table is not None else f"event {args.event!r}"
+    log: Sequence[Any] | None = asyncio.run(
+        _table_log(url, args.table) if args.table is not None else event_log(url, args.event)
+    )
     if log is None:
-        print(f"no table {args.table!r}", file=sys.stderr)
+        print(f"no {what}", file=sys.stderr)
         return 2
+    make: Callable[..., bytes] = export_session if args.table is not None else export_event
     try:
         folder = KeyFolder(args.key_dir)
         signer = _on_pool(url, lambda pool: Keyring(pool, configured, folder).signer())
-        data = export_session(
-            *log, unfinished=args.unfinished, signer=signer, signed_at=datetime.now(UTC)
-        )
+        data = make(*log, unfinished=args.unfinished, signer=signer, signed_at=datetime.now(UTC))
     except SecretsError as error:
-        print(f"table {args.table!r}: {error} (--unfinished exports it anyway)", file=sys.stderr)
+        print(f"{what}: {error} (--unfinished exports it anyway)", file=sys.stderr)
         return 2
     except NoSigningKey as error:
         print(f"cannot sign the export: {error} (--signing-key FILE)", file=sys.stderr)
@@ -572,10 +628,7 @@ def export(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data + b"\n")
     else:
         args.output.write_bytes(data + b"\n")
-        print(
-            f"wrote {len(log[0])} events of table {args.table!r} to {args.output}, "
-            f"signed by key {signer.kid}"
-        )
+        print(f"wrote {len(log[0])} events of {what} to {args.output}, signed by key {signer.kid}")
     return 0
 
 
@@ -591,16 +644,22 @@ def _on_pool(url: str, work: Callable[[asyncpg.Pool], Awaitable[T]]) -> T:
 
 
 def register_export(subparsers: Subparsers) -> None:
-    """``doko export TABLE -o file.json``."""
+    """``doko export TABLE -o file.json``, ``doko export --event ID -o file.json``."""
     parser = subparsers.add_parser(
-        "export", help="write a table's whole log as JSON, for `doko verify --file`"
+        "export", help="write a table's (or an event's) whole log as JSON, for `doko verify --file`"
     )
-    parser.add_argument("table", help="the table's id (its stream id)")
+    parser.add_argument("table", nargs="?", help="the table's id (its stream id)")
+    parser.add_argument(
+        "--event",
+        metavar="ID",
+        help="export the event ID instead: its stream, every table's export, the standings",
+    )
     parser.add_argument("-o", "--output", type=Path, help="the file (default: standard output)")
     parser.add_argument(
         "--unfinished",
         action="store_true",
-        help="export a table still in play (the file then holds its unplayed deals' seeds)",
+        help="export a table (or event) still in play (the file then holds the hands of the "
+        "deals in play)",
     )
     add_key_options(parser, signing_key=True)
     add_database_options(parser)

@@ -344,6 +344,10 @@ class EventClient:
         body = await self._get(f"{self.path}/verification", token)
         return msgspec.json.decode(body, type=EventVerification)
 
+    async def export(self, token: str | None = None) -> bytes:
+        """The signed export of the finished event, for `infra.event_export.verify_event_file`."""
+        return await self._get(f"{self.path}/export", token)
+
     def events(self, *, token: str | None = None, last_event_id: str | None = None) -> EventStream:
         """The event's live stream (ids: global positions)."""
         path = f"{self.path}/events"

@@ -109,7 +109,7 @@ def test_a_changed_card_is_the_tables(played: tuple[Events, str, list[StoredEven
 
     forged = {**logs, stream: edited(logs[stream], "card_played", other_card)}
     name, detail = failure(verify_event_streams(stored, forged))
-    assert name == "tables" and detail.startswith("round 1 table 2: replay")
+    assert name == "tables" and detail.startswith("round 1 table 2 deal 1: replay")
 
 
 def test_a_changed_seating_draw_is_the_replays(

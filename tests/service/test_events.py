@@ -19,6 +19,9 @@ import httpx
 import msgspec
 import pytest
 
+from infra.event_audit import event_summary
+from infra.event_export import verify_event_file
+from infra.signing import read_keys
 from service.app import create_app
 from service.tools.client import (
     DokoClient,
@@ -254,7 +257,9 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     """E4.2, E4.3, E6.5, E5.3: both tables score deal 1, the director abandons them (T4.2);
     the service notices the ends, the round and the one-round event end once, and the
     event's stream tells each, the tables' chain heads and the standings; the event is
-    then verified, its seating seed revealed (the SHA-256 of it is the commitment)."""
+    then verified, its seating seed revealed (the SHA-256 of it is the commitment), and
+    exported (not before it finished) in a file that verifies offline with the service's
+    published keys."""
     api.transcript = []
     event = await api.create_event("Short night", rounds=1)
     players = await registered(event, 8)
@@ -277,6 +282,7 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     for number, seats in by_table.items():
         await play_session(seats, random_players(number), deals=1)
     assert await refused(event.verify()) == (409, "round_running", "E5.3")
+    assert await refused(event.export()) == (409, "event_not_finished", "E4.3")
     compared = await event.compare(1, 1)
     records = [t.record for t in compared.tables]
     assert records[0] is not None and records[1] is not None
@@ -309,6 +315,12 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
         assert public == ([1] if int(message.id or 0) >= both else [0]), message
     verified = await event.verify()
     assert verified.ok and verified.first_failure is None, verified.summary
+    keys = read_keys((await http.get("/.well-known/doko-keys")).content)
+    exported = verify_event_file(await event.export(), keys)
+    assert exported.ok and not exported.warnings, event_summary(exported.report)
+    assert [t.stream_id for t in exported.report.tables] == [
+        t.table_id for t in started.event.tables
+    ]
     schemas = StreamSchemas()
     assert not schemas.failures(api.transcript), "the event stream as the document types it"
     assert schemas.types >= EVENT_STREAM_TYPES, EVENT_STREAM_TYPES - schemas.types
