@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
         "-n",
         "auto",
         "--dist",
-        "loadscope",
+        "loadgroup",
         "--cov",
         "--cov-report=term",
         *rest,

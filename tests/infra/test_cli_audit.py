@@ -26,6 +26,10 @@ from service.tools.cli import main
 from tests.infra.test_audit import tamper
 from tests.infra.test_projections import execute_all, play_table
 
+pytestmark = pytest.mark.xdist_group("cli_audit")
+"""Its tests share fixtures that play whole sessions: one worker runs them all
+(`--dist loadgroup`, README), so that they are played once."""
+
 
 async def play_two(pool: asyncpg.Pool) -> list[str]:
     """Two whole seeded sessions, written through `Tables.execute` with the projector."""

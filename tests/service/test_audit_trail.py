@@ -34,6 +34,10 @@ from service.tools.client import DokoClient
 from tests.infra.forgery import Document, encoded, forge_move, resign, unsigned
 from tests.service.conftest import serve, settings
 
+pytestmark = pytest.mark.xdist_group("audit_trail")
+"""Its tests share fixtures that play whole sessions: one worker runs them all
+(`--dist loadgroup`, README), so that they are played once."""
+
 WITNESSED = ("deal_scored", "session_finished")
 DAY = timedelta(days=1)
 SESSION_TIMEOUT = 300.0

@@ -36,6 +36,10 @@ from tests.service.sessions import (
 from tests.service.stream_schemas import StreamSchemas
 from tests.service.truth import Auditor, Truth
 
+pytestmark = pytest.mark.xdist_group("session")
+"""Its tests share fixtures that play whole sessions: one worker runs them all
+(`--dist loadgroup`, README), so that they are played once."""
+
 
 @pytest.fixture(scope="module")
 async def random_session(base_url: str) -> Recorded:

@@ -38,6 +38,10 @@ from tests.web.browsing import (
 )
 from tests.web.conftest import Service
 
+pytestmark = pytest.mark.xdist_group("browser")
+"""Its tests share fixtures that play whole sessions: one worker runs them all
+(`--dist loadgroup`, README), so that they are played once."""
+
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "service" / "web" / "RULES.md"
 

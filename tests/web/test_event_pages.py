@@ -46,6 +46,10 @@ from tests.web.conftest import Service
 from tests.web.test_board import LAYOUT_UNIT, SIZES
 from tests.web.test_table_life import LONG_AGO, urls_with
 
+pytestmark = pytest.mark.xdist_group("event_pages")
+"""Its tests share fixtures that play whole sessions: one worker runs them all
+(`--dist loadgroup`, README), so that they are played once."""
+
 PAST_EVERY_DEADLINE = datetime(2100, 1, 1, tzinfo=UTC)
 """A turn clock reading after every deadline: the stand-in acts for every seat at once."""
 ROUND_MS = 600_000

@@ -55,6 +55,10 @@ from tests.web.browsing import (
 from tests.web.conftest import Service
 from tests.web.test_pages import table_rules_of_the_domain
 
+pytestmark = pytest.mark.xdist_group("table_life")
+"""Its tests share fixtures that play whole sessions: one worker runs them all
+(`--dist loadgroup`, README), so that they are played once."""
+
 LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
 """A turn clock reading before every deadline: no turn runs out."""
 
