@@ -73,7 +73,8 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         "sent with it (none at a public table). It opens that table's stream "
         "(`streamTable`) once, within 60 s, as its credential would: for a client that "
         "cannot send headers on a stream (a browser's EventSource). Single use and "
-        "short-lived, it is the only thing of the kind that goes in a URL.",
+        "short-lived, it is the only thing of the kind that goes in a URL. An event's, "
+        "answered by `getEventStreamTicket`, opens the event's stream (`streamEvent`) so.",
     ),
 }
 """The document's security schemes: what each credential is, where it comes from, what it
@@ -114,6 +115,8 @@ AS_EVENT_VIEWER = accepts(
 """What anyone may see of an event: at a private one with any credential of it (a player's
 event credential, the director's host token, the invitation code), at a public one with
 none."""
+AS_EVENT_STREAM_READER = accepts(Credential.STREAM_TICKET) + AS_EVENT_VIEWER
+"""An event's stream: a stream ticket of the event, or what anyone may see of it with."""
 AS_REGISTRANT = accepts(Credential.INVITATION_CODE, Credential.HOST_TOKEN, public=True)
 """Registering at an event: at a private one with its invitation code, or by the director;
 at a public one with none (E2.1)."""
