@@ -148,10 +148,11 @@ async def test_a_players_table_is_open_once_the_events_stream_says_so(
 
 
 async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
-    api: DokoClient,
+    api: DokoClient, pool: asyncpg.Pool
 ) -> None:
     """E3.4, E6: six players sit at two tables with a bot each; the standings list the six
-    players only, before any deal counts all at 0."""
+    players only, before any deal counts all at 0; they are the stored ones (a row planted
+    in ``event_standings`` is what the route answers while nothing was scored since)."""
     event = await api.create_event("Six", rounds=1, method="placement_points")
     await registered(event, 6)
     started = await event.start_round(1)
@@ -163,6 +164,13 @@ async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
     assert sorted(line.player for line in standings.lines) == list(range(6))
     assert all((line.total, line.placement, line.deals) == (0, 0, 0) for line in standings.lines)
     assert (await event.standings(method="duplicate")).method == "duplicate"
+    planted = msgspec.json.encode(msgspec.structs.replace(standings, rounds_ended=5)).decode()
+    await pool.execute(
+        "UPDATE event_standings SET standings = $2::jsonb WHERE event_id = $1",
+        event.event_id,
+        planted,
+    )
+    assert (await event.standings()).rounds_ended == 5, "the route reads the projection"
 
 
 async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
