@@ -96,6 +96,13 @@ async def load_event(request: Request[Any, Any, Any], event_id: str) -> LoadedEv
     return loaded
 
 
+async def load_viewed(request: Request[Any, Any, Any], event_id: str) -> LoadedEvent:
+    """The event, to a caller allowed to see it (`authorize_viewer`)."""
+    loaded = await load_event(request, event_id)
+    authorize_viewer(loaded.state, event_id, digest_of(request))
+    return loaded
+
+
 def _claimed() -> dict[str, str]:
     """The command id and fingerprint of the request's Idempotency-Key, if it holds one:
     its run again writes nothing twice (`infra.idempotency`)."""
@@ -192,8 +199,7 @@ async def create_event(
     },
 )
 async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> EventAnswer:
-    loaded = await load_event(request, event_id)
-    authorize_viewer(loaded.state, event_id, digest_of(request))
+    loaded = await load_viewed(request, event_id)
     return await answer(request, event_id, loaded)
 
 
@@ -347,9 +353,8 @@ async def get_standings(
     ] = None,
 ) -> Standings:
     ranked_by = standings_method(method) if method is not None else None
-    loaded = await load_event(request, event_id)
+    loaded = await load_viewed(request, event_id)
     state = loaded.state
-    authorize_viewer(state, event_id, digest_of(request))
     events = services(request).events
     created = state.created
     if ranked_by is not None and created is not None and ranked_by is not created.method:
@@ -378,9 +383,8 @@ async def compare_deal(
     request: Request[Any, Any, Any], event_id: EventId, round_no: RoundNo, deal_no: DealNo
 ) -> DealComparison:
     svc = services(request)
-    loaded = await load_event(request, event_id)
+    loaded = await load_viewed(request, event_id)
     state = loaded.state
-    authorize_viewer(state, event_id, digest_of(request))
     if round_no > state.round_no or deal_no > await svc.events.public_deals(
         event_id, state, round_no
     ):
@@ -412,8 +416,7 @@ async def compare_deal(
     },
 )
 async def event_stream_ticket(request: Request[Any, Any, Any], event_id: EventId) -> StreamTicket:
-    loaded = await load_event(request, event_id)
-    authorize_viewer(loaded.state, event_id, digest_of(request))
+    await load_viewed(request, event_id)
     ticket: StreamTicket = await services(request).tickets.issue(
         event_id, bearer(request, required=False)
     )
