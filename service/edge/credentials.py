@@ -4,9 +4,9 @@ admitted a request.
 Four kinds (`Credential`), each a security scheme of the document (`SCHEMES`): the seat
 token, the host token and a private table's invitation code, sent as the Bearer token
 (`service.edge.auth`), and the stream ticket, sent as ``?ticket=`` on a table's or an
-event's stream (`service.edge.tickets`). Each route declares next to its decorator the kinds it accepts
-(`accepts`, and the named sets below), where the handler's own ``authorize_*`` call is:
-the declaration stays next to the truth it states.
+event's stream (`service.edge.tickets`). Each route declares next to its decorator the
+kinds it accepts (`accepts`, and the named sets below), where the handler's own
+``authorize_*`` call is: the declaration stays next to the truth it states.
 
 Whoever admits a request with a credential says so (`admit`); where a record is kept
 (`admissions`, as the test of the declarations keeps one per request), it holds the kinds
