@@ -126,10 +126,11 @@ STANDINGS_TYPES = ("deal_scored", "session_finished", "session_abandoned")
 event's own stream): a scored deal, a table's end (E6.5, T4.2)."""
 
 _STANDINGS_POSITION = f"""
-    SELECT coalesce(max(position), 0) FROM events
-    WHERE stream_id = $1
-       OR (stream_id IN (SELECT table_id FROM event_tables WHERE event_id = $1)
-           AND type IN ({", ".join(f"'{t}'" for t in STANDINGS_TYPES)}))
+    SELECT greatest(
+        (SELECT position FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1),
+        (SELECT coalesce(max(e.position), 0) FROM event_tables AS t
+         JOIN events AS e ON e.stream_id = t.table_id
+         WHERE t.event_id = $1 AND e.type IN ({", ".join(f"'{t}'" for t in STANDINGS_TYPES)})))
 """
 _STORED_STANDINGS = f"""
     SELECT ({_STANDINGS_POSITION}) AS now, s.log_position, s.standings::text
