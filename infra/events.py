@@ -31,8 +31,14 @@ Rounds, exactly once
 Standings
     `Events.standings` computes them from the event's stream and its tables' logs
     (`domain.standings`); `Events.project_standings` stores them in ``event_standings``
-    (migration 0011), and `rebuild_projections` recomputes every event's rows (its tables'
-    and its standings) from the log.
+    (migration 0011) with the log position they hold as of (migration 0012: the last event
+    of the event's stream, or of its tables' `STANDINGS_TYPES`, read before they were
+    computed). `Events.current_standings` is what the routes and the event's stream read:
+    the stored row while no event they depend on is later than its position, else the row
+    rebuilt from the log (then stored). Positions commit in order (`infra.event_store`), so
+    a row is never served while an event it lacks is visible. `rebuild_projections`
+    recomputes every event's rows (its tables' and its standings) from the log; the audit
+    (`infra.event_audit`) recomputes the standings on its own and compares.
 """
 
 from __future__ import annotations
@@ -115,14 +121,32 @@ class ExecutedEvent(msgspec.Struct, frozen=True):
     duplicate: bool = False
 
 
+STANDINGS_TYPES = ("deal_scored", "session_finished", "session_abandoned")
+"""The events of an event's tables that its standings depend on (with every event of the
+event's own stream): a scored deal, a table's end (E6.5, T4.2)."""
+
+_STANDINGS_POSITION = f"""
+    SELECT greatest(
+        (SELECT position FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1),
+        (SELECT coalesce(max(e.position), 0) FROM event_tables AS t
+         JOIN events AS e ON e.stream_id = t.table_id
+         WHERE t.event_id = $1 AND e.type IN ({", ".join(f"'{t}'" for t in STANDINGS_TYPES)})))
+"""
+_STORED_STANDINGS = f"""
+    SELECT ({_STANDINGS_POSITION}) AS now, s.log_position, s.standings::text
+    FROM (SELECT 1) AS one LEFT JOIN event_standings AS s ON s.event_id = $1
+"""
 _REGISTER_TABLE = """
     INSERT INTO event_tables (table_id, event_id, round_no, table_no) VALUES ($1, $2, $3, $4)
     ON CONFLICT DO NOTHING
 """
 _UPSERT_STANDINGS = """
-    INSERT INTO event_standings (event_id, event_version, standings) VALUES ($1, $2, $3::jsonb)
+    INSERT INTO event_standings (event_id, event_version, log_position, standings)
+    VALUES ($1, $2, $3, $4::jsonb)
     ON CONFLICT (event_id) DO UPDATE
-    SET event_version = EXCLUDED.event_version, standings = EXCLUDED.standings
+    SET event_version = EXCLUDED.event_version, log_position = EXCLUDED.log_position,
+        standings = EXCLUDED.standings
+    WHERE event_standings.log_position <= EXCLUDED.log_position
 """
 
 
@@ -255,6 +279,19 @@ class Events:
                 found.append(loaded.state)
         return found
 
+    async def table_open(self, stream_id: str) -> bool:
+        """Whether the event's table ``stream_id`` is open: created and every seat taken (its
+        session started, as `open_round` leaves it), as its log has it if the cache does
+        not know it so yet."""
+        for fresh in (False, True):
+            try:
+                loaded = await self.tables.load(stream_id, fresh=fresh)
+            except TableNotFound:
+                continue
+            if loaded.state.session.started:
+                return True
+        return False
+
     async def table_of(self, stream_id: str) -> EventTable | None:
         """The event, round and number of a table of an event; None for any other table."""
         row = await self.pool.fetchrow(
@@ -323,12 +360,21 @@ class Events:
         return loaded, standings(loaded.state, await self.sheets(event_id, loaded.state))
 
     async def project_standings(self, event_id: str) -> Standings:
-        """Compute the event's standings and store them in ``event_standings``."""
+        """Compute the event's standings and store them in ``event_standings``, as of the
+        log position read first (a row as of a later one stays)."""
+        position = await self.pool.fetchval(_STANDINGS_POSITION, event_id)
         loaded, result = await self.standings(event_id)
-        await self.pool.execute(
-            _UPSERT_STANDINGS, event_id, loaded.version, msgspec.json.encode(result).decode()
-        )
+        encoded = msgspec.json.encode(result).decode()
+        await self.pool.execute(_UPSERT_STANDINGS, event_id, loaded.version, position, encoded)
         return result
+
+    async def current_standings(self, event_id: str) -> Standings:
+        """E6: the event's standings now, from ``event_standings`` while it holds them as of
+        the latest event they depend on, else rebuilt from the log (module docstring)."""
+        row = await self.pool.fetchrow(_STORED_STANDINGS, event_id)
+        if row["standings"] is not None and row["log_position"] >= row["now"]:
+            return msgspec.json.decode(row["standings"], type=Standings)
+        return await self.project_standings(event_id)
 
     async def stored_standings(self, event_id: str) -> Standings | None:
         """The standings ``event_standings`` holds for the event, if any."""

@@ -13,10 +13,10 @@ An archive (`read_archive`) is what a spectator or an integration recorded:
 
 * the stream as received: the text/event-stream of ``GET /feed`` (or of one table's
   ``GET /tables/{id}/events``, whose event ids are versions and whose messages do not name
-  their table, or of an event's ``GET /events/{id}/events``: its tables' ``table_scored``
-  and ``table_finished`` with their tables' chain heads, and the event's own events with
-  the event stream's, which do not say their version: `compare_event` finds them by
-  hash), e.g. ``curl -N URL/feed > feed.txt``;
+  their table, or of an event's ``GET /events/{id}/events``: its tables' ``table_opened``,
+  ``table_scored`` and ``table_finished`` with their tables' chain heads, and the event's
+  own events with the event stream's, which do not say their version: `compare_event`
+  finds them by hash), e.g. ``curl -N URL/feed > feed.txt``;
 * or JSON lines: one feed item (the ``data`` of a ``/feed`` message) per line.
 
 Messages without a chain head are passed over; `compare` names the first witnessed
@@ -37,7 +37,11 @@ from infra.sse import parse_sse
 
 WITNESSED = frozenset({"deal_scored", "session_finished"})
 """The event types published with their chain head."""
-EVENT_TABLE_HEADS = {"table_scored": "deal_scored", "table_finished": "session_finished"}
+EVENT_TABLE_HEADS = {
+    "table_opened": "session_started",
+    "table_scored": "deal_scored",
+    "table_finished": "session_finished",
+}
 """An event stream's messages of its tables' chain heads, and the table events they are of."""
 EVENT_TYPES = frozenset(str(t.__struct_config__.tag) for t in get_args(EventEvent))
 """The types of an event's own events, each published with the event stream's chain head."""

@@ -66,6 +66,7 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "startRound",
             "getStandings",
             "compareDeal",
+            "getEventStreamTicket",
             "streamEvent",
             "verifyEvent",
             "exportEvent",

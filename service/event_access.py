@@ -83,12 +83,17 @@ def kind_of(state: EventState, digest: str | None) -> Credential | None:
     return Credential.INVITATION_CODE if by_invitation(state, digest) else None
 
 
-def authorize_viewer(state: EventState, event_id: str, digest: str | None) -> None:
+def authorize_viewer(
+    state: EventState, event_id: str, digest: str | None, *, ticket: bool = False
+) -> None:
     """What anyone may see of a public event takes, at a private one, a credential of it;
-    without one the event does not exist."""
-    if private(state):
-        if not opens(state, digest):
-            raise event_not_found(event_id)
+    without one the event does not exist. What admitted the request is noted: the stream
+    ticket that stands for the credential (``ticket``), else the credential."""
+    if private(state) and not opens(state, digest):
+        raise event_not_found(event_id)
+    if ticket:
+        admit(Credential.STREAM_TICKET)
+    elif private(state):
         admit(kind_of(state, digest))
 
 

@@ -114,7 +114,10 @@ class PlayerRegisteredResponse(msgspec.Struct, frozen=True):
 class PlayerTable(msgspec.Struct, frozen=True):
     """Where a player plays now: the round (0 before round 1) and, if the player has a
     table in it, the table's id and number and the player's seat (the event credential is
-    the seat's token there); null while registration runs."""
+    the seat's token there); null while registration runs. ``table_open``: whether the
+    table has every seat taken, so that the seat's view and commands answer the credential
+    (E5.2); false before round 1 and for the moment after a round starts while the service
+    opens and seats its tables, until the event's stream says ``table_opened``."""
 
     event_id: str
     player: int
@@ -124,6 +127,7 @@ class PlayerTable(msgspec.Struct, frozen=True):
     table_id: str | None = None
     table_no: int | None = None
     seat: SeatNumber | None = None
+    table_open: bool = False
 
 
 class RoundStartedResponse(msgspec.Struct, frozen=True):

@@ -95,25 +95,50 @@ REGISTERED = _examples(
 )
 _SITS = player_seat(STARTED_STATE, 0)
 assert _SITS is not None
-PLAYER_TABLE = _examples(
-    "Anna's table in round 1",
-    {
-        "event_id": EVENT_ID,
-        "player": 0,
-        "name": NAMES[0],
-        "status": "playing",
-        "round_no": 1,
-        "table_id": f"{EVENT_ID}-r1t{_SITS.table_no}",
-        "table_no": _SITS.table_no,
-        "seat": int(_SITS.seat),
-    },
-)
+_WHERE = {
+    "event_id": EVENT_ID,
+    "player": 0,
+    "name": NAMES[0],
+    "status": "playing",
+    "round_no": 1,
+    "table_id": f"{EVENT_ID}-r1t{_SITS.table_no}",
+    "table_no": _SITS.table_no,
+    "seat": int(_SITS.seat),
+    "table_open": True,
+}
+PLAYER_TABLES = [
+    *_examples("Anna's table in round 1", _WHERE),
+    *_examples(
+        "round 1 just started: Anna's table is being opened (wait for `table_opened`)",
+        {**_WHERE, "table_open": False},
+    ),
+    *_examples(
+        "registration runs: no table yet",
+        {
+            **_WHERE,
+            "status": "registering",
+            "round_no": 0,
+            "table_id": None,
+            "table_no": None,
+            "seat": None,
+            "table_open": False,
+        },
+    ),
+]
 ROUND_STARTED = _examples(
     "round 1 started by lot",
     {
         "round_no": 1,
         "version": STARTED_VERSION,
         "event": _view(STARTED_STATE, STARTED_VERSION, tuple(TableSheet(1, n, ()) for n in (1, 2))),
+    },
+)
+STREAM_TICKET = _examples(
+    "a ticket for the event's stream",
+    {
+        "ticket": "t1cket-0pens-the-stream-0nce",
+        "expires_at": "2026-12-01T19:01:00Z",
+        "seconds": 60,
     },
 )
 STANDINGS = _examples(

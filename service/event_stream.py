@@ -8,13 +8,17 @@ a position never skips one), so a client resumes with Last-Event-ID. What it sen
   event stream's hash chain value at it), its secrets emptied: the seeds, preset deals,
   token and invitation hashes (`public_event`; the seating seed is public in
   ``event_finished``, E4.3);
+* ``table_opened`` for the ``session_started`` of one of its tables: every seat is taken,
+  so each seat's view and commands answer its player's event credential from then on
+  (E5.2: the page of a player waits for it after a round starts);
 * ``table_scored`` for every ``deal_scored`` of one of its tables and ``table_finished``
   for every ``session_finished``, each with the table's chain head at that version (as
   ``/feed`` publishes a public table's, `infra.witness`): that a table scored a deal, never
   what it scored (E5.3);
 * ``standings`` (`domain.standings`: only what is final counts, E6.5) after every message
-  that may change them, once they are the standings as of that message (computed and then
-  checked that nothing that counts was committed since; else they follow the next one).
+  that may change them, once they are the standings as of that message (read from the
+  stored projection, `infra.events.Events.current_standings`, and then checked that
+  nothing that counts was committed since; else they follow the next one).
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ from litestar.response.sse import ServerSentEventMessage
 from domain import event as domain_event
 from domain.event import EventCreated, EventEvent, PlayerRegistered
 from domain.standings import Standings
-from infra.events import Events, table_id
+from infra.events import STANDINGS_TYPES, Events, table_id
 
-TABLE_TYPES = ("deal_scored", "session_finished", "session_abandoned")
+TABLE_TYPES = ("session_started", *STANDINGS_TYPES)
 """The events of an event's tables that its stream follows (`session_abandoned` for the
 standings only)."""
 PAGE = 500
@@ -42,6 +46,18 @@ _READ = """
     ORDER BY position LIMIT $5
 """
 ChainHead = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
+class TableOpened(msgspec.Struct, frozen=True, tag_field="type", tag="table_opened"):
+    """Table ``table_no`` of round ``round_no`` has every seat taken at ``version`` (its
+    session started): its players' credentials open their seats; its hash chain value
+    there."""
+
+    table_id: str
+    round_no: int
+    table_no: int
+    version: int
+    chain_head: ChainHead
 
 
 class TableScored(msgspec.Struct, frozen=True, tag_field="type", tag="table_scored"):
@@ -142,8 +158,10 @@ class EventFeed:
             data = _data(public_event(decoded), chain_head=head)
             return ServerSentEventMessage(data=data, event=row["type"], id=position)
         round_no, table_no = self._tables[row["stream_id"]]
-        shown: TableScored | TableFinished
-        if row["type"] == "deal_scored":
+        shown: TableOpened | TableScored | TableFinished
+        if row["type"] == "session_started":
+            shown = TableOpened(row["stream_id"], round_no, table_no, row["version"], head)
+        elif row["type"] == "deal_scored":
             deal_no = msgspec.json.decode(row["payload"])["deal_no"]
             shown = TableScored(row["stream_id"], round_no, table_no, deal_no, row["version"], head)
         elif row["type"] == "session_finished":
@@ -158,7 +176,7 @@ class EventFeed:
     async def _standings_as_of(self, position: int) -> ServerSentEventMessage | None:
         """The standings, if they changed since last sent and nothing that counts for them
         was committed after ``position`` while they were computed."""
-        _, standings = await self.events.standings(self.event_id)
+        standings = await self.events.current_standings(self.event_id)
         if await self._read(position):
             return None  # they may hold more than the messages up to `position`: next time
         encoded = msgspec.json.encode(StandingsChanged(standings))

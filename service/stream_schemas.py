@@ -16,8 +16,8 @@ unavailable: retrying") carry no data and are not messages.
   ``version`` and ``server_time``; ids are global positions.
 * ``GET /events/{event_id}/events``: `EventStreamData`, each event of the event's stream
   (`domain.event.EventEvent`, its secrets emptied) with ``chain_head``, the tables'
-  ``table_scored`` and ``table_finished`` and the ``standings`` (`service.event_stream`);
-  ids are global positions.
+  ``table_opened``, ``table_scored`` and ``table_finished`` and the ``standings``
+  (`service.event_stream`); ids are global positions.
 
 The schemas are derived from the event types themselves (`domain.table.TableEvent`), so a
 new event type is in the document as soon as it exists.
@@ -34,7 +34,7 @@ import msgspec
 from domain.event import EventEvent
 from domain.table import TableEvent
 from infra.witness import WITNESSED
-from service.event_stream import StandingsChanged, TableFinished, TableScored
+from service.event_stream import StandingsChanged, TableFinished, TableOpened, TableScored
 from service.streams import FeedItem
 
 REF = "#/components/schemas/{name}"
@@ -59,7 +59,7 @@ def event_event_types() -> list[type[msgspec.Struct]]:
     return list(typing.get_args(EventEvent))
 
 
-EVENT_STREAM_EXTRA = (TableScored, TableFinished, StandingsChanged)
+EVENT_STREAM_EXTRA = (TableOpened, TableScored, TableFinished, StandingsChanged)
 """The messages of an event's stream that are not its own events."""
 
 
@@ -153,7 +153,7 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     schemas["EventStreamData"] = {
         "title": "EventStreamData",
         "description": "The data of an event stream message: an event of the event's stream "
-        "with its chain head, a table's chain head as it scores a deal or finishes, or the "
+        "with its chain head, a table's chain head as it opens, scores a deal or finishes, or the "
         "standings (the message's `event` is its `type`, the `id` a global position).",
         **_union(mapping),
     }

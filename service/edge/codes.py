@@ -116,7 +116,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.INVITATION_REQUIRED: (401, "a private table: sitting down needs its invitation code"),
     C.INVITATION_INVALID: (403, "this is not the table's invitation code"),
     C.TOKEN_IN_URL: (400, "a credential in the URL: get a stream ticket instead"),
-    C.TICKET_INVALID: (401, "no such stream ticket for this table, or used already"),
+    C.TICKET_INVALID: (401, "no such stream ticket for this stream, or used already"),
     C.TICKET_EXPIRED: (401, "the stream ticket expired: get a new one"),
     C.TABLE_NOT_FOUND: (404, "no such table"),
     C.VERSION_MISMATCH: (409, "If-Match named another version than the table's"),

@@ -3,10 +3,10 @@ admitted a request.
 
 Four kinds (`Credential`), each a security scheme of the document (`SCHEMES`): the seat
 token, the host token and a private table's invitation code, sent as the Bearer token
-(`service.edge.auth`), and the stream ticket, sent as ``?ticket=`` on a table's stream
-(`service.edge.tickets`). Each route declares next to its decorator the kinds it accepts
-(`accepts`, and the named sets below), where the handler's own ``authorize_*`` call is:
-the declaration stays next to the truth it states.
+(`service.edge.auth`), and the stream ticket, sent as ``?ticket=`` on a table's or an
+event's stream (`service.edge.tickets`). Each route declares next to its decorator the
+kinds it accepts (`accepts`, and the named sets below), where the handler's own
+``authorize_*`` call is: the declaration stays next to the truth it states.
 
 Whoever admits a request with a credential says so (`admit`); where a record is kept
 (`admissions`, as the test of the declarations keeps one per request), it holds the kinds
@@ -73,7 +73,8 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         "sent with it (none at a public table). It opens that table's stream "
         "(`streamTable`) once, within 60 s, as its credential would: for a client that "
         "cannot send headers on a stream (a browser's EventSource). Single use and "
-        "short-lived, it is the only thing of the kind that goes in a URL.",
+        "short-lived, it is the only thing of the kind that goes in a URL. An event's, "
+        "answered by `getEventStreamTicket`, opens the event's stream (`streamEvent`) so.",
     ),
 }
 """The document's security schemes: what each credential is, where it comes from, what it
@@ -114,6 +115,8 @@ AS_EVENT_VIEWER = accepts(
 """What anyone may see of an event: at a private one with any credential of it (a player's
 event credential, the director's host token, the invitation code), at a public one with
 none."""
+AS_EVENT_STREAM_READER = accepts(Credential.STREAM_TICKET) + AS_EVENT_VIEWER
+"""An event's stream: a stream ticket of the event, or what anyone may see of it with."""
 AS_REGISTRANT = accepts(Credential.INVITATION_CODE, Credential.HOST_TOKEN, public=True)
 """Registering at an event: at a private one with its invitation code, or by the director;
 at a public one with none (E2.1)."""

@@ -1,23 +1,25 @@
-"""Stream tickets: a table's stream opened without a credential in its URL.
+"""Stream tickets: a table's or an event's stream opened without a credential in its URL.
 
 An ``EventSource`` cannot send headers, and a credential in a URL reaches proxies' and
 servers' logs. So a client asks for a ticket with its credential in the Authorization
 header (`POST /tables/{id}/stream-tickets`: a seat token, the host token, the invitation
-code, or none at a public table) and opens the stream with ``?ticket=``. A ticket:
+code, or none at a public table; `POST /events/{id}/stream-tickets`: a credential of the
+event, or none at a public one) and opens the stream with ``?ticket=``. A ticket:
 
-- opens the stream of that table once, as the credential it was obtained with would: a
-  second use, another table's stream, or a ticket that expired is 401;
+- opens the stream it was issued for (the table's, or the event's: both are streams of
+  the log, so their ids never meet) once, as the credential it was obtained with would:
+  a second use, another table's or event's stream, or a ticket that expired is 401;
 - expires `TICKET_SECONDS` after it was issued (by the service's clock, the injectable
   ``now`` of `service.app.create_app`);
 - stands for its credential when the stream opens: if the credential no longer opens the
-  table then (its player left, the invitation was replaced, T1.2), neither does the ticket;
+  table or event then (its player left, the invitation was replaced, T1.2), neither does the ticket;
 - is a random secret (256 bits) of which the database keeps only the SHA-256 hash
   (``stream_tickets``, deleted when the ticket is used), so every service process of the
   deployment accepts a ticket issued by another, once; the access log never shows query
   strings (`service.edge.logs`).
 
 A credential in the stream's URL (``?token=``) is refused (400 ``token_in_url``) before the
-table is looked at, whatever table it names.
+table or event is looked at, whatever it names (`ticket_digest`).
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ _USE = """
 
 
 class StreamTicket(msgspec.Struct, frozen=True):
-    """A ticket that opens the table's stream once (``?ticket=``), until ``expires_at``."""
+    """A ticket that opens the table's or event's stream once (``?ticket=``), until
+    ``expires_at``."""
 
     ticket: str
     expires_at: datetime
@@ -70,21 +73,24 @@ class Tickets:
         self._pool = pool
         self._now = now
 
-    async def issue(self, table_id: str, credential: str | None) -> StreamTicket:
-        """A new ticket for the table's stream, standing for ``credential`` (None: none);
+    async def issue(self, stream_id: str, credential: str | None) -> StreamTicket:
+        """A new ticket for the stream ``stream_id`` (a table's or an event's), standing for
+        ``credential`` (None: none);
         drawn like a token (`service.edge.draws`), so that a request with an Idempotency-Key run
         again after its answer was lost issues the same ticket."""
         ticket = fresh_secret(32)
         now = self._now()
         expires = now + timedelta(seconds=TICKET_SECONDS)
         digest = token_hash(credential) if credential is not None else ""
-        await self._pool.execute(_ISSUE, _hash(ticket), table_id, digest, expires, now)
+        await self._pool.execute(_ISSUE, _hash(ticket), stream_id, digest, expires, now)
         return StreamTicket(ticket, expires)
 
-    async def use(self, table_id: str, ticket: str) -> str | None:
+    async def use(self, stream_id: str, ticket: str) -> str | None:
         """The hash of the credential the ticket stands for (None: none); the ticket is
-        used up. One not issued for this table, used already or expired is 401."""
-        found = await self._pool.fetchrow(_USE, _hash(ticket), table_id) if _looks(ticket) else None
+        used up. One not issued for this stream, used already or expired is 401."""
+        found = (
+            await self._pool.fetchrow(_USE, _hash(ticket), stream_id) if _looks(ticket) else None
+        )
         if found is None:
             raise ServiceError(
                 401, "ticket_invalid", "no such ticket for this stream: get a new one"
@@ -136,23 +142,32 @@ class StreamViewer(msgspec.Struct, frozen=True):
         return self.by_invitation and isinstance(event, InvitationRotated)
 
 
-async def stream_viewer(
-    request: Request[Any, Any, Any], table_id: str, ticket: str | None
-) -> StreamViewer:
-    """Who opens the stream: the credential of the ``ticket`` (used up), else of the
-    Authorization header, else none; a credential in the URL (``?token=``) is refused."""
+async def ticket_digest(
+    request: Request[Any, Any, Any], stream_id: str, ticket: str | None
+) -> str | None:
+    """Who opens the stream ``stream_id``, by the hash of their credential (None: none): the
+    credential of the ``ticket`` (used up), else of the Authorization header, else none; a
+    credential in the URL (``?token=``) is refused."""
     if "token" in request.query_params:
         raise ServiceError(
             400,
             "token_in_url",
             "a credential in a URL reaches logs: send it in the Authorization header, or "
-            "open the stream with a ticket (POST /tables/{id}/stream-tickets)",
+            "open the stream with a ticket (POST /tables/{id}/stream-tickets, "
+            "POST /events/{id}/stream-tickets)",
         )
     if ticket is not None:
-        digest = await request.app.state.services.tickets.use(table_id, ticket)
-    else:
-        token = bearer(request, required=False)
-        digest = token_hash(token) if token is not None else None
+        digest: str | None = await request.app.state.services.tickets.use(stream_id, ticket)
+        return digest
+    token = bearer(request, required=False)
+    return token_hash(token) if token is not None else None
+
+
+async def stream_viewer(
+    request: Request[Any, Any, Any], table_id: str, ticket: str | None
+) -> StreamViewer:
+    """Who opens the table's stream (`ticket_digest`) and as what."""
+    digest = await ticket_digest(request, table_id, ticket)
     loaded = await admitted(request, table_id, digest, ticket=ticket is not None)
     seat = viewer_with(loaded.state, digest)
     invitation = loaded.state.invitation_hash

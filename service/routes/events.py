@@ -34,10 +34,17 @@ from domain.table import Visibility
 from infra.events import EventNotFound, LoadedEvent, table_id
 from infra.idempotency import holding
 from service import event_examples
-from service.edge.auth import new_invitation, new_token, token_hash
-from service.edge.credentials import AS_EVENT_PLAYER, AS_EVENT_VIEWER, AS_HOST, AS_REGISTRANT
+from service.edge.auth import bearer, new_invitation, new_token, token_hash
+from service.edge.credentials import (
+    AS_EVENT_PLAYER,
+    AS_EVENT_STREAM_READER,
+    AS_EVENT_VIEWER,
+    AS_HOST,
+    AS_REGISTRANT,
+)
 from service.edge.draws import fresh_bytes, fresh_id
 from service.edge.parsing import MAX_POSITION, query_numbers
+from service.edge.tickets import TICKET_SECONDS, StreamTicket, ticket_digest
 from service.event_access import (
     authorize_director,
     authorize_player,
@@ -86,6 +93,13 @@ async def load_event(request: Request[Any, Any, Any], event_id: str) -> LoadedEv
         loaded: LoadedEvent = await services(request).events.load(event_id)
     except EventNotFound:
         raise event_not_found(event_id) from None
+    return loaded
+
+
+async def load_viewed(request: Request[Any, Any, Any], event_id: str) -> LoadedEvent:
+    """The event, to a caller allowed to see it (`authorize_viewer`)."""
+    loaded = await load_event(request, event_id)
+    authorize_viewer(loaded.state, event_id, digest_of(request))
     return loaded
 
 
@@ -185,8 +199,7 @@ async def create_event(
     },
 )
 async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> EventAnswer:
-    loaded = await load_event(request, event_id)
-    authorize_viewer(loaded.state, event_id, digest_of(request))
+    loaded = await load_viewed(request, event_id)
     return await answer(request, event_id, loaded)
 
 
@@ -233,10 +246,16 @@ async def register_player(
     description="With the player's event credential as the Bearer token: the round now, "
     "the player's table (its id) and seat there. The same credential is the seat's token "
     "at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so "
-    "one link serves a player the whole evening. Before round 1 no table.",
+    "one link serves a player the whole evening. Before round 1 no table (`table_id` "
+    "null, `round_no` 0, `status` `registering`). Once a round has started the table and "
+    "seat are given at once, and `table_open` says whether the seat answers the credential "
+    "yet: for a moment after `startRound` the service is still opening and seating the "
+    "round's tables (`table_open` false, and the seat's view 404 or 401); the event's "
+    "stream sends `table_opened` for each table as it opens, so wait for that rather "
+    "than asking again.",
     security=AS_EVENT_PLAYER,
     responses={
-        200: success(PlayerTable, event_examples.PLAYER_TABLE, "where the player plays"),
+        200: success(PlayerTable, event_examples.PLAYER_TABLES, "where the player plays"),
         **problem_responses(401, 404, shown=[P["event_not_found"]]),
     },
 )
@@ -248,12 +267,14 @@ async def get_player_table(request: Request[Any, Any, Any], event_id: EventId) -
     sits = player_seat(state, player)
     if sits is None:
         return where
+    stream = table_id(event_id, sits.round_no, sits.table_no)
     return msgspec.structs.replace(
         where,
         round_no=sits.round_no,
-        table_id=table_id(event_id, sits.round_no, sits.table_no),
+        table_id=stream,
         table_no=sits.table_no,
         seat=int(sits.seat),
+        table_open=await services(request).events.table_open(stream),
     )
 
 
@@ -305,9 +326,11 @@ async def start_round(
     "/events/{event_id:str}/standings",
     operation_id="getStandings",
     summary="The standings (E6)",
-    description="Rebuilt from the tables' logs: every player's total points (E6.1), "
-    "placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or "
-    "by `method`, with the tie-break (E6.4). Only what is final counts (E6.5): a deal once "
+    description="Every player's total points (E6.1), placement points (E6.2) and "
+    "duplicate score (E6.3), ranked by the event's method or by `method`, with the "
+    "tie-break (E6.4): the stored standings, rebuilt from the event's and its tables' logs "
+    "whenever a deal was scored or a table or round ended since (ranked by another method "
+    "than the event's, recomputed from the logs). Only what is final counts (E6.5): a deal once "
     "every table of its round has scored it, placement points once the round has ended; "
     "the abandoned tables are listed (T4.2).",
     security=AS_EVENT_VIEWER,
@@ -330,13 +353,16 @@ async def get_standings(
     ] = None,
 ) -> Standings:
     ranked_by = standings_method(method) if method is not None else None
-    loaded = await load_event(request, event_id)
+    loaded = await load_viewed(request, event_id)
     state = loaded.state
-    authorize_viewer(state, event_id, digest_of(request))
-    if ranked_by is not None and state.created is not None:
+    events = services(request).events
+    created = state.created
+    if ranked_by is not None and created is not None and ranked_by is not created.method:
         replace = msgspec.structs.replace
-        state = replace(state, created=replace(state.created, method=ranked_by))
-    return standings(state, await services(request).events.sheets(event_id, state))
+        state = replace(state, created=replace(created, method=ranked_by))
+        return standings(state, await events.sheets(event_id, state))
+    current: Standings = await events.current_standings(event_id)
+    return current
 
 
 @get(
@@ -357,9 +383,8 @@ async def compare_deal(
     request: Request[Any, Any, Any], event_id: EventId, round_no: RoundNo, deal_no: DealNo
 ) -> DealComparison:
     svc = services(request)
-    loaded = await load_event(request, event_id)
+    loaded = await load_viewed(request, event_id)
     state = loaded.state
-    authorize_viewer(state, event_id, digest_of(request))
     if round_no > state.round_no or deal_no > await svc.events.public_deals(
         event_id, state, round_no
     ):
@@ -373,18 +398,48 @@ async def compare_deal(
     return DealComparison(event_id, round_no, deal_no, tuple(shown))
 
 
+@post(
+    "/events/{event_id:str}/stream-tickets",
+    operation_id="getEventStreamTicket",
+    summary="A ticket that opens the event's stream once",
+    description="For clients that cannot send headers on a stream (a browser's EventSource): "
+    "send one of a private event's credentials as the Bearer token (the director's host "
+    "token, a player's event credential or the invitation code; none at a public event) and "
+    "open `GET /events/{id}/events?ticket=...` with the answer's `ticket`. It opens the "
+    f"event's stream once, within {TICKET_SECONDS} s (a second time, at another event or "
+    "table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to "
+    "resume, too). A credential is never put in a URL.",
+    security=AS_EVENT_VIEWER,
+    responses={
+        201: success(StreamTicket, event_examples.STREAM_TICKET, "the ticket"),
+        **problem_responses(401, 404, shown=[P["event_not_found"]]),
+    },
+)
+async def event_stream_ticket(request: Request[Any, Any, Any], event_id: EventId) -> StreamTicket:
+    await load_viewed(request, event_id)
+    ticket: StreamTicket = await services(request).tickets.issue(
+        event_id, bearer(request, required=False)
+    )
+    return ticket
+
+
 @get(
     "/events/{event_id:str}/events",
     operation_id="streamEvent",
     summary="Live event messages, standings and tables' chain heads (Server-Sent Events)",
     description="The event's own events (registrations, rounds started and ended, tables' "
     "ends; no seed or credential hash), each with the event stream's `chain_head`; "
-    "`table_scored` and `table_finished` as the event's tables score deals and finish, with "
-    "the table's chain head (a witness, as `/feed` publishes public tables', for "
-    "`doko verify --witness`), never what was scored; and `standings` whenever they "
-    "change. Event ids are global positions: resume with Last-Event-ID or `after`. A "
-    "private event takes one of its credentials as the Bearer token.",
-    security=AS_EVENT_VIEWER,
+    "`table_opened` once a table of a round has every seat taken (its seats' views answer "
+    "their players' credentials from then on), `table_scored` and `table_finished` as the "
+    "event's tables score deals and finish, with the table's chain head (a witness, as "
+    "`/feed` publishes public tables', for `doko verify --witness`), never what was "
+    "scored; and `standings` whenever they change. Event ids are global positions: resume "
+    "with Last-Event-ID or `after`. A private event takes one of its credentials as the "
+    "Bearer token, or, from an EventSource (which cannot send headers), a `ticket` "
+    "obtained with it (`POST /events/{id}/stream-tickets`); without either it is 404 "
+    "`event_not_found`, as to anyone it does not exist for. A credential in the URL "
+    "(`token`) is refused (400 `token_in_url`).",
+    security=AS_EVENT_STREAM_READER,
     responses=problem_responses(400, 401, 404, shown=[P["event_not_found"]]),
     media_type="text/event-stream",
 )
@@ -393,12 +448,17 @@ async def stream_event(
     event_id: EventId,
     last_event_id: LastEventId = None,
     after: AfterPosition = None,
+    ticket: Annotated[
+        str | None,
+        Parameter(required=False, description="a stream ticket (single use, short-lived)"),
+    ] = None,
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_POSITION})
     cursor = cursor_of(last_event_id, after, MAX_POSITION)
+    digest = await ticket_digest(request, event_id, ticket)
     loaded = await load_event(request, event_id)
-    authorize_viewer(loaded.state, event_id, digest_of(request))
+    authorize_viewer(loaded.state, event_id, digest, ticket=ticket is not None)
     feed = EventFeed(svc.events, event_id)
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
@@ -415,5 +475,6 @@ EVENTS_ROUTES = [
     start_round,
     get_standings,
     compare_deal,
+    event_stream_ticket,
     stream_event,
 ]

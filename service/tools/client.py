@@ -348,6 +348,16 @@ class EventClient:
         """The signed export of the finished event, for `infra.event_export.verify_event_file`."""
         return await self._get(f"{self.path}/export", token)
 
+    async def stream_ticket(self, token: str | None = None) -> str:
+        """A ticket that opens the event's stream once (``?ticket=``), as the holder of
+        ``token``, else of the client's host token or invitation."""
+        response = await self.api.http.post(
+            f"{self.path}/stream-tickets", headers=self._auth(token)
+        )
+        raise_for_problem(response)
+        ticket: str = response.json()["ticket"]
+        return ticket
+
     def events(self, *, token: str | None = None, last_event_id: str | None = None) -> EventStream:
         """The event's live stream (ids: global positions)."""
         path = f"{self.path}/events"

@@ -286,15 +286,22 @@ export function follow(table, { token, secret, ...options }) {
 
 /**
  * Follow the Server-Sent Events stream of the event `event` (`/events/{event_id}/events`) as
- * `follow` does a table's, without a credential: the API opens an event's stream with no
- * ticket (a public event's; a private one's takes a credential, which never goes in a URL).
+ * `follow` does a table's: as the holder of `secret` (a private event's credential: the host
+ * token, a player's event credential or the invitation code), each opening with a stream
+ * ticket obtained with it (`/events/{event_id}/stream-tickets`), or, without one (a public
+ * event), as anyone.
  * @param {string} event
- * @param {FollowOptions<EventMessage>} options
+ * @param {{secret?: string} & FollowOptions<EventMessage>} options
  * @returns {{close(): void}}
  */
-export function followEvent(event, options) {
+export function followEvent(event, { secret, ...options }) {
   const at = { path: { event_id: event } };
-  return followStream((after) => urlOf('/events/{event_id}/events', { ...at, query: { after } }), null, options);
+  const ticket = async () => {
+    const answer = await call('POST', '/events/{event_id}/stream-tickets', { params: at, token: secret });
+    return answer.data.ticket;
+  };
+  return followStream((after) => urlOf('/events/{event_id}/events', { ...at, query: { after } }), secret ? ticket : null,
+    /** @type {FollowOptions<EventMessage>} */ (options));
 }
 
 /**

@@ -24,8 +24,7 @@ const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 const state = {
   mine: heldEvent(event),
   answer: null, // the event (getEvent): {event_id, version, event, tables: the running round's progress}
-  where: null, // the player's table now (getPlayerTable)
-  seated: null, // the table whose seat the player's credential opens already (its view answered)
+  where: null, // the player's table now (getPlayerTable: table_open once its seats answer)
   standings: null,
   problem: null,
   rules: {},
@@ -84,7 +83,6 @@ async function refresh({ standings = false } = {}) {
       if (ranked) state.standings = ranked.data;
       if (state.where) holdEvent(event, { player: state.where.player, name: state.where.name });
       state.mine = heldEvent(event);
-      await seatOpens();
     } while (again);
   } catch (error) {
     state.problem = problemOf(error);
@@ -92,27 +90,6 @@ async function refresh({ standings = false } = {}) {
     refreshing = false;
   }
   render();
-}
-
-/** How long to wait before asking again whether the player's new table is open. */
-const OPENING_MS = 1000;
-let opening = null;
-/** Whether the seat of the player's table now opens with their credential: the round's
- * tables are opened (and seated) just after the round starts, so the page offers the seat
- * once its view answers, and asks again a moment later until it does. */
-async function seatOpens() {
-  const where = state.where;
-  if (!where?.table_id || state.seated === where.table_id) return;
-  try {
-    await call('GET', '/tables/{table_id}/seats/{seat}', {
-      params: { path: { table_id: where.table_id, seat: where.seat } }, token: state.mine.token,
-    });
-    state.seated = where.table_id;
-  } catch (error) {
-    if (![401, 403, 404].includes(error.status)) throw error;
-    clearTimeout(opening);
-    opening = setTimeout(refresh, OPENING_MS);
-  }
 }
 
 /** Register under a name (E2.1), with the invitation code a private event's link brought;
@@ -141,18 +118,13 @@ const startRound = (round) => command(async () => {
   await refresh();
 });
 
-/** Follow a public event's stream from its start: its messages say when to ask for the
- * event again (registrations, rounds, tables' scored deals and ends), and bring the
- * standings. A private event's stream takes a credential, which would go only in a header
- * for a ticket: the API has no tickets for events, so it is not followed (the page then
- * asks on "Refresh"). */
+/** Follow the event's stream from its start (a private event's with its credential, through
+ * stream tickets): its messages say when to ask for the event again (registrations, rounds,
+ * tables opened, their scored deals and ends), and bring the standings. A player's table is
+ * offered once its seats answer (`table_open`), which the stream's `table_opened` tells. */
 function connect() {
-  if (state.answer.event.visibility !== 'public') {
-    state.connection = 'off';
-    showConnection();
-    return;
-  }
   followEvent(event, {
+    secret: state.answer.event.visibility === 'private' ? pass() : undefined,
     after: 0,
     types: state.types,
     onEvent: received,
@@ -230,7 +202,7 @@ function yourTable(view) {
   const where = state.where;
   const name = state.mine.name ?? '';
   let now;
-  if (where?.table_id && state.seated !== where.table_id) {
+  if (where?.table_id && !where.table_open) {
     now = h('p', { id: 'opening' }, t('you.opening', { round: where.round_no, table: where.table_no }));
   } else if (where?.table_id) {
     now = [
@@ -380,7 +352,6 @@ function device() {
   return h('section', { class: 'panel', id: 'device', 'aria-labelledby': 'device-h' },
     h('h2', { id: 'device-h' }, t('menu.device')),
     h('p', {}, t(director() ? 'events.kept_host' : player() ? 'events.kept_player' : 'events.kept_invitation')),
-    state.connection === 'off' ? h('p', {}, button('refresh', t('events.refresh'), () => refresh({ standings: true }))) : null,
     h('p', {}, button('forget', t('events.forget'), () => {
       forgetEvent(event);
       location.reload();

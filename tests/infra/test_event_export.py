@@ -199,14 +199,15 @@ async def test_the_events_published_chain_heads_witness_the_export(
     logs: EventLogs, played: Played
 ) -> None:
     """The event's own heads (one per event of its stream) and its tables' (each table
-    scored deal 1 and was abandoned: one ``table_scored`` each) agree with the file."""
+    opened, scored deal 1 and was abandoned: one ``table_opened`` and one ``table_scored``
+    each) agree with the file."""
     heads = read_archive(await recorded(played))
     report = verify_event_file(encoded(exported(logs)), KEYS, witnessed=heads)
     assert report.ok, event_summary(report.report)
     witness = report.report.checks[-1]
     assert witness.name == "witness"
     assert witness.detail == (
-        f"{len(logs.stored)} published chain heads of the event and 2 of its tables agree"
+        f"{len(logs.stored)} published chain heads of the event and 4 of its tables agree"
     )
     nothing = verify_event_file(encoded(exported(logs)), KEYS, witnessed=[])
     assert first(nothing) == (

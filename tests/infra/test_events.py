@@ -10,6 +10,7 @@ import random
 import secrets
 
 import asyncpg
+import msgspec
 import pytest
 
 from domain.dealing import deal_from_seed
@@ -30,6 +31,7 @@ from domain.events import DealDealt, DealScored
 from domain.seats import Seat
 from domain.simulation import next_command
 from domain.table import AbandonSession, TableCreated, Visibility
+from infra.event_audit import verify_event_streams
 from infra.event_store import EventStore
 from infra.events import CODEC, EventNotFound, Events, EventTable, rebuild_projections, table_id
 from infra.projections import project
@@ -238,3 +240,40 @@ async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool)
     assert event_id in await rebuild_projections(events)
     assert await events.stored_standings(event_id) == computed
     assert await events.table_of(stream) == EventTable(event_id, 1, 1)
+
+
+async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_newer(
+    pool: asyncpg.Pool,
+) -> None:
+    """E6: `current_standings` serves the stored row while no event it depends on is later
+    than the row, and rebuilds it from the log when one is; only what is final counts
+    (E6.5, E5.3: deal 1 once both tables scored it); after the round the row is the one
+    the audit recomputes on its own from the logs."""
+    events = events_of(pool)
+    event_id, _ = await new_event(events, 8, rounds=1)
+    await events.start_round(event_id, 1)
+    first = await events.current_standings(event_id)
+    assert first.public_deals == (0,) and await events.stored_standings(event_id) == first
+    planted = msgspec.structs.replace(first, rounds_ended=7)
+    await pool.execute(
+        "UPDATE event_standings SET standings = $2::jsonb WHERE event_id = $1",
+        event_id,
+        msgspec.json.encode(planted).decode(),
+    )
+    assert await events.current_standings(event_id) == planted, "read, not recomputed"
+    one, two = table_id(event_id, 1, 1), table_id(event_id, 1, 2)
+    await play_deals(events.tables, one, 1, random.Random(3))
+    hidden = await events.current_standings(event_id)
+    assert hidden.rounds_ended == 0, "rebuilt: table 1 scored a deal since"
+    assert hidden.public_deals == (0,) and all(line.total == 0 for line in hidden.lines)
+    await play_deals(events.tables, two, 1, random.Random(4))
+    public = await events.current_standings(event_id)
+    assert public.public_deals == (1,) and all(line.deals == 1 for line in public.lines)
+    for stream in (one, two):
+        await events.tables.execute(stream, AbandonSession())
+    assert (await events.notice_ends(event_id)).state.finished
+    final = await events.current_standings(event_id)
+    assert final.rounds_ended == 1 and len(final.abandoned) == 2
+    logs = {s: await events.store.read_stream(s) for s in (one, two)}
+    report = verify_event_streams(await events.store.read_stream(event_id), logs, final)
+    assert report.ok and report.checks[-1].name == "standings", report.checks

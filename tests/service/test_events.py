@@ -13,12 +13,14 @@ import hashlib
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
 import asyncpg
 import httpx
 import msgspec
 import pytest
 
+from domain.event import StartRound
 from infra.event_audit import event_summary
 from infra.event_export import verify_event_file
 from infra.signing import read_keys
@@ -34,11 +36,21 @@ from service.tools.client import (
     random_players,
 )
 from service.tools.demo import demo
+from tests.infra.test_events import events_of
 from tests.service.conftest import serve, settings
 from tests.service.serving import doko_serve, free_port, wait_ready
 from tests.service.stream_schemas import StreamSchemas
+from tests.service.test_access import TICKET_SECONDS, WAIT, FakeNow
+from tests.service.test_errors import assert_problem
 
-EVENT_STREAM_TYPES = {"table_scored", "table_ended", "round_ended", "standings", "event_finished"}
+EVENT_STREAM_TYPES = {
+    "table_opened",
+    "table_scored",
+    "table_ended",
+    "round_ended",
+    "standings",
+    "event_finished",
+}
 """What the event's stream sends in a round that two tables end (E4.2, E4.3, E6.5)."""
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
 
@@ -103,11 +115,44 @@ async def test_a_round_seats_every_player_with_the_same_cards_in_the_same_seats(
     assert all(len(c) == 12 for c in shown.commitments) and shown.seating_seed is None
 
 
+async def test_a_players_table_is_open_once_the_events_stream_says_so(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """getPlayerTable between registration and play: before round 1 no table; once the
+    round started, while its tables are not opened yet (here: the process that started it
+    died before opening them), the table and seat with ``table_open`` false, and the seat
+    does not answer the credential yet; the event's stream says ``table_opened`` for each
+    table as it opens (E5.2), and from then on ``table_open`` is true and the seat answers."""
+    event = await api.create_event("Opening", rounds=1)
+    players = await registered(event, 8)
+    before = await players[0].table()
+    assert (before.round_no, before.table_id, before.table_open) == (0, None, False)
+    events = events_of(pool)
+    started = await events.execute(event.event_id, StartRound(1))
+    where = await players[0].table()
+    assert (where.round_no, where.table_open) == (1, False) and where.table_id is not None
+    assert (await refused((await players[0].seat()).view()))[:2] == (404, "table_not_found")
+    await events.open_round(event.event_id, started.state, 1)
+    opened: list[int] = []
+    async with asyncio.timeout(WAIT), event.events() as messages:
+        async for message in messages:
+            if message.event == "table_opened":
+                opened.append(msgspec.json.decode(message.data)["table_no"])
+                if len(opened) == 2:
+                    break
+    assert sorted(opened) == [1, 2]
+    for player in players:
+        where = await player.table()
+        assert where.table_open, where
+        assert (await (await player.seat()).view()).viewer == where.seat
+
+
 async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
-    api: DokoClient,
+    api: DokoClient, pool: asyncpg.Pool
 ) -> None:
     """E3.4, E6: six players sit at two tables with a bot each; the standings list the six
-    players only, before any deal counts all at 0."""
+    players only, before any deal counts all at 0; they are the stored ones (a row planted
+    in ``event_standings`` is what the route answers while nothing was scored since)."""
     event = await api.create_event("Six", rounds=1, method="placement_points")
     await registered(event, 6)
     started = await event.start_round(1)
@@ -119,6 +164,13 @@ async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
     assert sorted(line.player for line in standings.lines) == list(range(6))
     assert all((line.total, line.placement, line.deals) == (0, 0, 0) for line in standings.lines)
     assert (await event.standings(method="duplicate")).method == "duplicate"
+    planted = msgspec.json.encode(msgspec.structs.replace(standings, rounds_ended=5)).decode()
+    await pool.execute(
+        "UPDATE event_standings SET standings = $2::jsonb WHERE event_id = $1",
+        event.event_id,
+        planted,
+    )
+    assert (await event.standings()).rounds_ended == 5, "the route reads the projection"
 
 
 async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
@@ -197,6 +249,57 @@ async def test_a_private_event_takes_its_invitation_or_the_director(
     shown = await event.view(token=anna.token)
     assert shown.event.players == ("Anna", "Ben")
     assert by_director.player == 1
+
+
+async def first_type(http: httpx.AsyncClient, path: str, params: dict[str, str]) -> str:
+    """The type of the first message of a stream (it must open: 200)."""
+    async with asyncio.timeout(WAIT), http.stream("GET", path, params=params) as response:
+        assert response.status_code == 200, await response.aread()
+        async for line in response.aiter_lines():
+            if line.startswith("event:"):
+                return line.removeprefix("event:").strip()
+    raise AssertionError("the stream ended without a message")
+
+
+async def test_a_private_events_stream_opens_with_a_ticket_once_within_its_time(
+    db_url: str,
+) -> None:
+    """The event's stream from an EventSource: each credential of a private event gets a
+    ticket that opens the event's stream once; used again, at another event or at a table,
+    or after its 60 s it is 401; without a credential the event does not exist (404); a
+    credential in the URL is 400."""
+    now = FakeNow()
+    async with (
+        serve(create_app(settings(db_url), now=now)) as url,
+        httpx.AsyncClient(base_url=url, timeout=WAIT) as http,
+    ):
+        api = DokoClient(http)
+        event = await api.create_event("Tickets", visibility="private")
+        other = await api.create_event("Other", visibility="private")
+        table = await api.create_table("elsewhere", visibility="public")
+        anna = await api.event(event.event_id, invitation=event.invitation).register("Anna")
+        stream = f"{event.path}/events"
+        assert_problem(await http.get(stream), 404, "event_not_found")
+        assert_problem(await http.post(f"{event.path}/stream-tickets"), 404, "event_not_found")
+        for credential in (event.host_token, anna.token, event.invitation):
+            ticket = await event.stream_ticket(credential)
+            assert ticket not in (event.host_token, anna.token, event.invitation)
+            assert await first_type(http, stream, {"ticket": ticket}) == "event_created"
+            assert_problem(await http.get(stream, params={"ticket": ticket}), 401, "ticket_invalid")
+        for elsewhere in (f"{other.path}/events", f"{table.path}/events"):
+            ticket = await event.stream_ticket()
+            assert_problem(
+                await http.get(elsewhere, params={"ticket": ticket}), 401, "ticket_invalid"
+            )
+        table_ticket = await table.stream_ticket()
+        assert_problem(
+            await http.get(stream, params={"ticket": table_ticket}), 401, "ticket_invalid"
+        )
+        late = await event.stream_ticket(anna.token)
+        now.at += timedelta(seconds=TICKET_SECONDS)
+        assert_problem(await http.get(stream, params={"ticket": late}), 401, "ticket_expired")
+        in_url = await http.get(stream, params={"token": anna.token})
+        assert_problem(in_url, 400, "token_in_url")
 
 
 async def test_a_retried_post_with_its_key_draws_the_same_credentials_once(
@@ -294,6 +397,7 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     await asyncio.wait_for(listener, 60)
     kinds = [m.event for m in heard]
     assert kinds.count("table_ended") == 2 and kinds.count("round_ended") == 1
+    assert kinds.count("table_opened") == 2
     scored = [msgspec.json.decode(m.data) for m in heard if m.event == "table_scored"]
     assert sorted((s["table_no"], s["deal_no"]) for s in scored) == [(1, 1), (2, 1)]
     assert all(len(s["chain_head"]) == 64 for s in scored)

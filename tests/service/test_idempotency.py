@@ -232,9 +232,13 @@ async def writes(pool: asyncpg.Pool, table_id: str | None) -> int:
     return int(await pool.fetchval("SELECT count(*) FROM events WHERE stream_id = $1", table_id))
 
 
-NO_TABLE_WRITE = {("post", "/tables/{table_id}/stream-tickets")}
-"""Unsafe routes that write nothing to a table (a stream ticket): not in `ROUTES`, whose
-checks count a table's writes (issue 17 item 12: to be brought under the key's checks)."""
+NO_TABLE_WRITE = {
+    ("post", "/tables/{table_id}/stream-tickets"),
+    ("post", "/events/{event_id}/stream-tickets"),
+}
+"""Unsafe routes that write nothing to a table or an event (a stream ticket): not in
+`ROUTES`, whose checks count a table's writes (issue 17 item 12: to be brought under the
+key's checks)."""
 
 
 EVENT_WRITES = {

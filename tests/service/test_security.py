@@ -107,12 +107,14 @@ class Walker:
         where = {"table_id": table.get("table_id"), "event_id": table.get("event_id")}
         url = path.format(**where, seat=0, deal_no=1, round_no=1)
         headers, query = {CALL: str(next(self.numbers))}, {}
-        if kind is Credential.STREAM_TICKET and "table_id" not in table:
-            pass  # an event's stream takes no ticket: sent without one
-        elif kind is Credential.STREAM_TICKET:
+        if kind is Credential.STREAM_TICKET:
             host = {"authorization": f"Bearer {table[Credential.HOST_TOKEN]}"}
-            tickets = f"/tables/{table['table_id']}/stream-tickets"
-            ticket = await self.http.post(tickets, headers=host)
+            stream = (
+                f"/events/{table['event_id']}"
+                if "event_id" in table
+                else f"/tables/{table['table_id']}"
+            )
+            ticket = await self.http.post(f"{stream}/stream-tickets", headers=host)
             query["ticket"] = ticket.json()["ticket"]
         elif kind is not None:
             headers["authorization"] = f"Bearer {table[kind]}"

@@ -507,3 +507,41 @@ async def test_the_deal_viewer_links_an_event_tables_deal_to_its_comparison(
 async def test_the_event_pages_are_accessible_in_both_languages(evening: Evening) -> None:
     assert len(evening.grave) == 8
     assert evening.grave == {name: [] for name in evening.grave}
+
+
+async def test_a_private_events_page_follows_its_stream_with_tickets(
+    browser: Browser, service: Service
+) -> None:
+    """A player's page of a private event follows the event's stream through stream
+    tickets (the credential only in the ticket request's header, never in a URL): when the
+    director starts the round, "your table now" offers the seat once the stream says the
+    table is open, without the page asking the seat's view before."""
+    async with httpx.AsyncClient(base_url=service.url) as http:
+        body = {"name": "Closed club", "visibility": "private"}
+        created = (await http.post("/events", json=body)).json()
+        event_id, code = created["event_id"], created["invitation"]
+        tokens = []
+        for name in ("Anna", *OTHERS[:3]):
+            joined = {"name": name, "invitation": code}
+            answer = await http.post(f"/events/{event_id}/players", json=joined)
+            tokens.append(answer.json()["token"])
+        tab = await open_tab(browser, service.url)
+        try:
+            await tab.page.goto(f"/e/{event_id}#player={tokens[0]}")
+            await tab.page.wait_for_selector("#status[data-connection='live']")
+            await tab.page.wait_for_selector("#you")
+            director = {"authorization": f"Bearer {created['host_token']}"}
+            started = await http.post(
+                f"/events/{event_id}/rounds", json={"round_no": 1}, headers=director
+            )
+            assert started.status_code == 200, started.text
+            await tab.page.wait_for_selector("[data-key='to-seat']")
+            path = f"/events/{event_id}/stream-tickets"
+            tickets = [r for r in tab.requests if r.url.endswith(path)]
+            sent = [(await r.all_headers()).get("authorization") for r in tickets]
+        finally:
+            await tab.close()
+    assert sent and set(sent) == {f"Bearer {tokens[0]}"}
+    assert any("ticket=" in r.url and "/events?" in r.url for r in tab.requests)
+    assert not [r for r in tab.requests if "/seats/" in r.url], "no seat asked before it opens"
+    assert urls_with(tab, tokens[0]) == [] and urls_with(tab, code) == []

@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * Live event messages, standings and tables' chain heads (Server-Sent Events)
-         * @description The event's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the event stream's `chain_head`; `table_scored` and `table_finished` as the event's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private event takes one of its credentials as the Bearer token.
+         * @description The event's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the event stream's `chain_head`; `table_opened` once a table of a round has every seat taken (its seats' views answer their players' credentials from then on), `table_scored` and `table_finished` as the event's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private event takes one of its credentials as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /events/{id}/stream-tickets`); without either it is 404 `event_not_found`, as to anyone it does not exist for. A credential in the URL (`token`) is refused (400 `token_in_url`).
          */
         get: operations["streamEvent"];
         put?: never;
@@ -173,11 +173,31 @@ export interface paths {
         };
         /**
          * The standings (E6)
-         * @description Rebuilt from the tables' logs: every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or by `method`, with the tie-break (E6.4). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
+         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or by `method`, with the tie-break (E6.4): the stored standings, rebuilt from the event's and its tables' logs whenever a deal was scored or a table or round ended since (ranked by another method than the event's, recomputed from the logs). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
          */
         get: operations["getStandings"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/stream-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket that opens the event's stream once
+         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private event's credentials as the Bearer token (the director's host token, a player's event credential or the invitation code; none at a public event) and open `GET /events/{id}/events?ticket=...` with the answer's `ticket`. It opens the event's stream once, within 60 s (a second time, at another event or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL.
+         */
+        post: operations["getEventStreamTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -193,7 +213,7 @@ export interface paths {
         };
         /**
          * The player's table and seat in the current round
-         * @description With the player's event credential as the Bearer token: the round now, the player's table (its id) and seat there. The same credential is the seat's token at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so one link serves a player the whole evening. Before round 1 no table.
+         * @description With the player's event credential as the Bearer token: the round now, the player's table (its id) and seat there. The same credential is the seat's token at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so one link serves a player the whole evening. Before round 1 no table (`table_id` null, `round_no` 0, `status` `registering`). Once a round has started the table and seat are given at once, and `table_open` says whether the seat answers the credential yet: for a moment after `startRound` the service is still opening and seating the round's tables (`table_open` false, and the seat's view 404 or 401); the event's stream sends `table_opened` for each table as it opens, so wait for that rather than asking again.
          */
         get: operations["getPlayerTable"];
         put?: never;
@@ -1054,9 +1074,9 @@ export interface components {
         EventStatus: "registering" | "playing" | "between" | "finished";
         /**
          * EventStreamData
-         * @description The data of an event stream message: an event of the event's stream with its chain head, a table's chain head as it scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
+         * @description The data of an event stream message: an event of the event's stream with its chain head, a table's chain head as it opens, scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
          */
-        EventStreamData: components["schemas"]["WitnessedEventCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedEventFinished"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
+        EventStreamData: components["schemas"]["WitnessedEventCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedEventFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
         /** EventTable */
         EventTable: {
             /** @default false */
@@ -1369,6 +1389,8 @@ export interface components {
             status: components["schemas"]["EventStatus"];
             table_id?: string | null;
             table_no?: number | null;
+            /** @default false */
+            table_open?: boolean;
         };
         /** Problem */
         Problem: {
@@ -2069,6 +2091,24 @@ export interface components {
             type: "table_finished";
             version: number;
         };
+        /**
+         * TableOpened
+         * @description Table `table_no` of round `round_no` has every seat taken at `version` (its
+         *     session started): its players' credentials open their seats; its hash chain value
+         *     there.
+         */
+        TableOpened: {
+            chain_head: string;
+            round_no: number;
+            table_id: string;
+            table_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_opened";
+            version: number;
+        };
         /** TableProgress */
         TableProgress: {
             deals: number;
@@ -2586,6 +2626,8 @@ export interface operations {
         parameters: {
             query?: {
                 after?: number;
+                /** @description a stream ticket (single use, short-lived) */
+                ticket?: string;
             };
             header?: {
                 /** @description resume after this id */
@@ -3088,6 +3130,95 @@ export interface operations {
             };
             /** @description problem */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEventStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the ticket */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicket"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
