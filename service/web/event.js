@@ -196,13 +196,16 @@ function heading(view) {
       t('standings.method', { method: term('method', view.method) })));
 }
 
-/** A player's part: where they play now (E5.2: their credential is their seat's token). */
+/** A player's part: where they play now (E5.2: their credential is their seat's token),
+ * and once the event is over (E4.3) that it is, not the last round's seat. */
 function yourTable(view) {
   if (!player()) return null;
   const where = state.where;
   const name = state.mine.name ?? '';
   let now;
-  if (where?.table_id && !where.table_open) {
+  if (view.status === 'finished') {
+    now = h('p', { id: 'over' }, t('you.finished'));
+  } else if (where?.table_id && !where.table_open) {
     now = h('p', { id: 'opening' }, t('you.opening', { round: where.round_no, table: where.table_no }));
   } else if (where?.table_id) {
     now = [
@@ -210,7 +213,7 @@ function yourTable(view) {
       h('p', {}, button('to-seat', t('you.go'), () => toTable(where.table_id, { seat: where.seat, token: state.mine.token }))),
     ];
   } else {
-    now = h('p', {}, t(view.status === 'finished' ? 'you.finished' : 'you.waiting'));
+    now = h('p', {}, t('you.waiting'));
   }
   return h('section', { class: 'panel', id: 'you', 'aria-labelledby': 'you-h', 'data-player': state.mine.player },
     h('h2', { id: 'you-h' }, t('you.heading', { name })), now,

@@ -79,6 +79,8 @@ class Evening:
     ahead: dict[str, str | None] = field(default_factory=dict)
     refused: dict[str, Any] = field(default_factory=dict)
     anna_round_2: str = ""
+    anna_over: tuple[str, int] = ("", 0)
+    """What Anna's page says of her part once the event is over, and its seat buttons."""
     start_why: list[str | None] = field(default_factory=list)
     view: dict[str, Any] = field(default_factory=dict)
     tables: dict[str, Log] = field(default_factory=dict)
@@ -268,6 +270,11 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await start_round(director, 3)
     await abandon_round(service, director, 3)
     await page.wait_for_selector("#event-facts[data-status='finished']")
+    over = anna.page.locator("#you #over")
+    lived.anna_over = (
+        await over.inner_text(),
+        await anna.page.locator("[data-key='to-seat']").count(),
+    )
     async with httpx.AsyncClient(base_url=service.url) as http:
         lived.view = (await http.get(f"/events/{event_id}")).json()["event"]
     for played in lived.view["played"]:
@@ -437,10 +444,12 @@ async def test_a_player_goes_to_the_seat_the_event_gives_with_the_event_credenti
         assert urls_with(tab, credential) == []
 
 
-async def test_a_players_page_shows_their_table_of_the_next_round(evening: Evening) -> None:
+async def test_a_players_page_shows_their_table_of_the_next_round_then_the_end(evening: Evening) -> None:
     (table,) = [t for t in evening.view["played"][1]["tables"] if "Anna" in t["seats"]]
     seat = table["seats"].index("Anna")
     assert evening.anna_round_2 == f"Runde 2: Tisch {table['table_no']}, Platz {seat}."
+    # once the event is over (E4.3) her part says so, and offers no seat of the last round
+    assert evening.anna_over == ("Das Turnier ist vorbei: danke fürs Mitspielen.", 0)
 
 
 async def test_every_table_of_a_round_held_the_same_deals(evening: Evening) -> None:
