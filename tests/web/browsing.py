@@ -26,6 +26,8 @@ from infra.tables import CODEC
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 780}
+CLICKS = 3
+"""How often `Tab.move` clicks a button the page did not take (see `Tab.taken`)."""
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(os.environ.get("DOKO_SCREENSHOTS") or ROOT / "build" / "screenshots")
 """Where the tests save their screenshots (git ignores build/; the README shows copies
@@ -137,13 +139,16 @@ class Tab:
                 return False
             await self.page.keyboard.press("Enter" if key.startswith("card-") else " ")
         else:
-            try:
-                # no page navigates on a move: no wait for one after the click
-                await self.page.click(f'[data-key="{key}"]', timeout=2_000, no_wait_after=True)
-            except PlaywrightTimeout:
-                if await self.page.locator(f'[data-key="{key}"]').count():
-                    raise
-                return False
+            for _ in range(CLICKS):
+                try:
+                    # no page navigates on a move: no wait for one after the click
+                    await self.page.click(f'[data-key="{key}"]', timeout=2_000, no_wait_after=True)
+                except PlaywrightTimeout:
+                    if await self.page.locator(f'[data-key="{key}"]').count():
+                        raise
+                    return False
+                if await self.taken(version, problems):
+                    break
         await self.page.wait_for_function(
             """([v, p]) => document.body.dataset.sending !== 'true'
                 && (Number(document.body.dataset.version) > v
@@ -151,6 +156,23 @@ class Tab:
             arg=[version, problems],
             timeout=30_000,
         )
+        return True
+
+    async def taken(self, version: int, problems: int) -> bool:
+        """Whether the page took the click: it is sending the command (set in the click's
+        handler, until answered), or already past ``version`` or ``problems``. A page that
+        redraws between the button's mousedown and mouseup (a stream message came) never
+        gets the click, and shows nothing of it: the button is clicked again."""
+        try:
+            await self.page.wait_for_function(
+                """([v, p]) => document.body.dataset.sending === 'true'
+                    || Number(document.body.dataset.version) > v
+                    || Number(document.body.dataset.problems) > p""",
+                arg=[version, problems],
+                timeout=5_000,
+            )
+        except PlaywrightTimeout:
+            return False
         return True
 
     async def press_until_focused(self, key: str, limit: int = 150) -> bool:
