@@ -44,6 +44,14 @@ async def _fresh_database(server_url: str) -> AsyncIterator[str]:
         await _admin(server_url, f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules that stay on one worker (marked ``xdist_group``: their fixtures play whole
+    sessions) go first, each in its order: the workers start on the longest work and finish
+    on the short tests, instead of one worker playing a long module while the other waits.
+    Every worker collects the same order (the scheduler needs that)."""
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def key_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The key folder of every service, ``doko`` command and subprocess of the session
