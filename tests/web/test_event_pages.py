@@ -444,7 +444,9 @@ async def test_a_player_goes_to_the_seat_the_event_gives_with_the_event_credenti
         assert urls_with(tab, credential) == []
 
 
-async def test_a_players_page_shows_their_table_of_the_next_round_then_the_end(evening: Evening) -> None:
+async def test_a_players_page_shows_their_table_of_the_next_round_then_the_end(
+    evening: Evening,
+) -> None:
     (table,) = [t for t in evening.view["played"][1]["tables"] if "Anna" in t["seats"]]
     seat = table["seats"].index("Anna")
     assert evening.anna_round_2 == f"Runde 2: Tisch {table['table_no']}, Platz {seat}."
