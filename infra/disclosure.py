@@ -33,10 +33,15 @@ from domain.events import DealDealt, DealScored
 from domain.replay import TABLE, Aggregate, Replay, command_of
 from domain.table import TableCreated, TableEvent, TableState
 from infra.event_store import StoredEvent
-from infra.hash_chain import SEAL_PREFIX, V2, seal, sealed
+from infra.hash_chain import V2, is_sealed, seal, sealed
 
 STAND_IN = bytes(32)
 """The seed a sealed one is replaced by to re-decide the table's creation."""
+
+
+def stand_in(seed: str) -> str:
+    """A seed as the rules re-decide a creation with it: `STAND_IN` for a sealed one."""
+    return STAND_IN.hex() if is_sealed(seed) else seed
 
 
 def disclosed(stored: Sequence[StoredEvent], events: Sequence[TableEvent]) -> list[StoredEvent]:
@@ -71,7 +76,7 @@ def replay_start(
     the seeds of the deals dealt, None)``, or ``(0, TABLE, why)`` when the creation is not
     what the rules make of it (seeds aside)."""
     created = events[0] if events else None
-    if not isinstance(created, TableCreated) or not any(map(_is_sealed, created.server_seeds)):
+    if not isinstance(created, TableCreated) or not any(map(is_sealed, created.server_seeds)):
         return 0, TABLE, None
     revealed = {
         e.deal_no: e.dealing.seed
@@ -81,7 +86,7 @@ def replay_start(
     seeds = tuple(
         _restored(seed, revealed.get(n)) for n, seed in enumerate(created.server_seeds, start=1)
     )
-    stand_ins = tuple(STAND_IN.hex() if _is_sealed(s) else s for s in seeds)
+    stand_ins = tuple(map(stand_in, seeds))
     restored = msgspec.structs.replace(created, server_seeds=stand_ins)
     command = command_of(restored)
     assert command is not None  # a table_created is answered by its CreateTable
@@ -142,7 +147,7 @@ def redecided(
 
 def withheld(event: DealDealt) -> bool:
     """Whether a deal's seed is withheld (sealed) in this event."""
-    return _is_sealed(event.dealing.seed or "")
+    return is_sealed(event.dealing.seed or "")
 
 
 def _same_but_seed(wanted: TableEvent, got: TableEvent) -> bool:
@@ -159,7 +164,3 @@ def _same_but_seed(wanted: TableEvent, got: TableEvent) -> bool:
 def _restored(seed: str, revealed: str | None) -> str:
     """The seed ``deal_dealt`` revealed, if ``seed`` is its seal."""
     return revealed if revealed is not None and seal(revealed) == seed else seed
-
-
-def _is_sealed(seed: str) -> bool:
-    return seed.startswith(SEAL_PREFIX)

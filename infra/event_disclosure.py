@@ -29,9 +29,9 @@ from domain.errors import DomainError
 from domain.event import EVENT, EventCreated, EventEvent, EventFinished, EventState, RoundStarted
 from domain.replay import Aggregate, Replay
 from domain.replay import replay as replay_rules
-from infra.disclosure import STAND_IN
+from infra.disclosure import stand_in
 from infra.event_store import StoredEvent
-from infra.hash_chain import SEAL_PREFIX, V2, seal, sealed
+from infra.hash_chain import V2, is_sealed, seal, sealed
 
 Revealed = Mapping[int, Set[int]]
 """Round number -> the numbers of the deals some table of that round scored."""
@@ -61,10 +61,6 @@ def _disclosed(record: StoredEvent, finished: bool, revealed: Revealed) -> Store
             for r, seeds in enumerate(value["round_seeds"], 1)
         ]
     return msgspec.structs.replace(record, payload=msgspec.json.encode(shown))
-
-
-def is_sealed(value: str) -> bool:
-    return value.startswith(SEAL_PREFIX)
 
 
 class EventReplay(msgspec.Struct, frozen=True):
@@ -111,12 +107,12 @@ def _start(events: Sequence[EventEvent]) -> tuple[int, Aggregate[EventState], st
     seeds = (created.seating_seed, *(s for r in created.round_seeds for s in r))
     if not any(map(is_sealed, seeds)):
         return 0, EVENT, None
-    stand_in = msgspec.structs.replace(
+    standing_in = msgspec.structs.replace(
         created,
-        seating_seed=_stand_in(created.seating_seed),
-        round_seeds=tuple(tuple(map(_stand_in, r)) for r in created.round_seeds),
+        seating_seed=stand_in(created.seating_seed),
+        round_seeds=tuple(tuple(map(stand_in, r)) for r in created.round_seeds),
     )
-    command = event.command_of(stand_in)
+    command = event.command_of(standing_in)
     assert command is not None  # an event_created is answered by its CreateEvent
     try:
         (decided,) = event.decide(EventState(), command)
@@ -142,11 +138,7 @@ def _start(events: Sequence[EventEvent]) -> tuple[int, Aggregate[EventState], st
     )
     if published != created:
         return 0, EVENT, f"event 1 is {created!r}; the rules do not create it so"
-    return 1, EVENT._replace(initial=event.evolve(EventState(), stand_in)), None
-
-
-def _stand_in(seed: str) -> str:
-    return STAND_IN.hex() if is_sealed(seed) else seed
+    return 1, EVENT._replace(initial=event.evolve(EventState(), standing_in)), None
 
 
 def _drawn(state: EventState, stored: EventEvent) -> bool:

@@ -103,6 +103,11 @@ def seal(value: str) -> str:
     return SEAL_PREFIX + digest
 
 
+def is_sealed(value: str) -> bool:
+    """Whether ``value`` is a seal (`seal`), not the secret itself."""
+    return value.startswith(SEAL_PREFIX)
+
+
 def sealed(type: str, payload: dict[str, Any]) -> dict[str, Any]:
     """A decoded payload with its secret members (`SEALED`) sealed (a new dict if any was
     sealed; else ``payload`` itself)."""
