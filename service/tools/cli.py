@@ -12,7 +12,7 @@ import socket
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     import asyncpg
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from infra.audit import TableReport
     from infra.event_store import StoredEvent
     from infra.signing import Keys
+    from infra.witness import Witnessed
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
@@ -430,28 +431,42 @@ def _is_event_export(path: Path) -> bool:
         return False  # the table export's reading says why
 
 
-def _trusted(args: argparse.Namespace) -> tuple[bool, Keys | None]:
-    """Whether the keys ``--public-key`` names could be read, and they (None without it);
-    the reason on standard error when they could not."""
+class _Given(NamedTuple):
+    """What ``--public-key`` and ``--witness`` name, read (None: not given)."""
+
+    keys: Keys | None
+    witnessed: list[Witnessed] | None
+
+
+def _given(args: argparse.Namespace) -> _Given | None:
+    """The keys and the archive the options name; None (and the reason on standard error)
+    when one of them cannot be read."""
     import sys
 
     import httpx
 
     from infra.signing import KeyFileError
+    from infra.witness import ArchiveError, read_archive
     from service.keys import trusted_keys
 
     try:
-        return True, trusted_keys(args.public_key) if args.public_key is not None else None
+        keys = trusted_keys(args.public_key) if args.public_key is not None else None
     except (OSError, KeyFileError, httpx.HTTPError) as error:
         print(f"--public-key {args.public_key}: {error}", file=sys.stderr)
-        return False, None
+        return None
+    try:
+        witnessed = read_archive(args.witness.read_bytes()) if args.witness else None
+    except (OSError, ArchiveError) as error:
+        print(f"--witness {args.witness}: {error}", file=sys.stderr)
+        return None
+    return _Given(keys, witnessed)
 
 
 def _verify_event_file(args: argparse.Namespace) -> int:
     from service.tools import event_audit_cli
 
-    read, keys = _trusted(args)
-    return event_audit_cli.verify_file(args, keys) if read else 2
+    given = _given(args)
+    return event_audit_cli.verify_file(args, *given) if given is not None else 2
 
 
 def _verify_file(args: argparse.Namespace) -> TableReport | None:
@@ -462,16 +477,11 @@ def _verify_file(args: argparse.Namespace) -> TableReport | None:
     import msgspec
 
     from infra.audit import Expected, ExportError, verify_file
-    from infra.witness import ArchiveError, read_archive
 
-    read, keys = _trusted(args)
-    if not read:
+    given = _given(args)
+    if given is None:
         return None
-    try:
-        witnessed = read_archive(args.witness.read_bytes()) if args.witness else None
-    except (OSError, ArchiveError) as error:
-        print(f"--witness {args.witness}: {error}", file=sys.stderr)
-        return None
+    keys, witnessed = given
     expected = Expected(args.pinned, args.created_at) if args.pinned else None
     try:
         report = verify_file(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from infra.event_store import StoredEvent
     from infra.events import Events
     from infra.signing import Keys
+    from infra.witness import Witnessed
 
     EventLog = tuple[list[StoredEvent], dict[Place, list[StoredEvent]], Standings]
     """What `infra.event_export.export_event` takes: the stream, the tables' logs, the
@@ -86,13 +88,14 @@ def verify_database(url: str, event_id: str) -> int:
     return _report(report)
 
 
-def verify_file(args: argparse.Namespace, keys: Keys | None) -> int:
-    """``doko verify --file EVENT_EXPORT``: `infra.event_export.verify_event_file`, pinned
-    to ``--event ID`` if given (else with a loud warning), held against the ``--witness``
-    archive if given."""
+def verify_file(
+    args: argparse.Namespace, keys: Keys | None, witnessed: Sequence[Witnessed] | None
+) -> int:
+    """``doko verify --file EVENT_EXPORT``: `infra.event_export.verify_event_file` with the
+    keys the verifier trusts, pinned to ``--event ID`` if given (else with a loud warning),
+    held against the ``--witness`` archive's chain heads if given."""
     from infra.audit import ExportError
     from infra.event_export import verify_event_file
-    from infra.witness import ArchiveError, read_archive
 
     if args.pinned is not None:
         print(
@@ -100,11 +103,6 @@ def verify_file(args: argparse.Namespace, keys: Keys | None) -> int:
             "event with --event ID)",
             file=sys.stderr,
         )
-        return 2
-    try:
-        witnessed = read_archive(args.witness.read_bytes()) if args.witness else None
-    except (OSError, ArchiveError) as error:
-        print(f"--witness {args.witness}: {error}", file=sys.stderr)
         return 2
     try:
         checked = verify_event_file(
