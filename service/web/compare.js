@@ -41,11 +41,11 @@ function contract(table, record) {
 
 function announcements(table, record) {
   return h('div', { class: 'announced' },
-    h('h4', {}, t('viewer.announcements')),
+    h('h4', {}, t('compare.announcements')),
     record.announcements.length ? h('ul', {}, record.announcements.map((a) => h('li', {},
       t(a.late_reply ? 'announcements.late' : 'announcements.line', {
         who: nameOf(table, a.seat), words: said(a.words), party: term('party', a.party), count: a.cards,
-      })))) : h('p', {}, t('announcements.none')));
+      })))) : h('p', {}, t('compare.no_announcements')));
 }
 
 function tricks(table, record) {
