@@ -1,12 +1,12 @@
-"""Seating an event's rounds (E3): tables of four, by lot in round 1, then avoiding repeat
+"""Seating a tournament's rounds (E3): tables of four, by lot in round 1, then avoiding repeat
 opponents; bots fill the seats nobody takes.
 
 A `Seating` lists a round's tables, each as its four seats (0-3), each seat holding a
 player's number (0-based, in the order of registration, E2) or None for a server bot.
 
 - E3.1 Round 1 is seated by lot: the players in the order `domain.dealing.permutation`
-  draws from the round's lot seed (`lot_seed`: the event's seating seed, committed when the
-  event was created, with the round number), filling the tables one after the other, each
+  draws from the round's lot seed (`lot_seed`: the tournament's seating seed, committed when the
+  tournament was created, with the round number), filling the tables one after the other, each
   from seat 0.
 - E3.2 A later round avoids repeat opponents as far as possible. Two players *met* once for
   every earlier round in which they sat at the same table; a seating's *repeats* are the

@@ -1,6 +1,6 @@
-"""An event's standings (E6), a pure function of the event and its tables' scoresheets.
+"""A tournament's standings (E6), a pure function of the tournament and its tables' scoresheets.
 
-Every player has three scores; the event's `StandingsMethod` says which ranks them:
+Every player has three scores; the tournament's `StandingsMethod` says which ranks them:
 
 - E6.1 Total points: the sum of the player's scoresheet entries (R10) over the deals that
   count (E6.5), in every round.
@@ -33,14 +33,14 @@ from fractions import Fraction
 
 import msgspec
 
-from domain.event import EventState, StandingsMethod, deal_public
+from domain.tournament import TournamentState, StandingsMethod, deal_public
 
 PLACES = (3, 1, -1, -3)
 """E6.2: the placement points of places 1-4 at a table."""
 
 
 class TableSheet(msgspec.Struct, frozen=True):
-    """A table of an event as its log has it: table ``table_no`` of round ``round_no``, the
+    """A table of a tournament as its log has it: table ``table_no`` of round ``round_no``, the
     scoresheet entries of its scored deals (by deal, by seat), and whether it is ``over``
     (finished or abandoned)."""
 
@@ -103,7 +103,7 @@ def placement_points(totals: Sequence[int]) -> tuple[int, ...]:
 
 
 def public_deals(sheets: Sequence[TableSheet | None]) -> int:
-    """E5.3, E6.5: how many deals of a round count: public (`domain.event.deal_public`) and
+    """E5.3, E6.5: how many deals of a round count: public (`domain.tournament.deal_public`) and
     scored by some table, given the round's tables' sheets (None: a table not opened yet)."""
     progress = [(len(s.entries), s.over) if s else (0, False) for s in sheets]
     scored = max(len(s.entries) if s else 0 for s in sheets)
@@ -120,8 +120,8 @@ class _Scores(msgspec.Struct):
     deals: int = 0
 
 
-def standings(state: EventState, sheets: Sequence[TableSheet]) -> Standings:
-    """E6: the standings of the event after these table sheets (see the module docstring)."""
+def standings(state: TournamentState, sheets: Sequence[TableSheet]) -> Standings:
+    """E6: the standings of the tournament after these table sheets (see the module docstring)."""
     assert state.created is not None
     tables = {(s.round_no, s.table_no): s for s in sheets}
     scores = [_Scores() for _ in state.players]
@@ -175,7 +175,7 @@ _KEYS = {
 
 
 def _ranked(
-    state: EventState, scores: Sequence[_Scores], placements: Sequence[Sequence[int | None]]
+    state: TournamentState, scores: Sequence[_Scores], placements: Sequence[Sequence[int | None]]
 ) -> tuple[Standing, ...]:
     """E6.4: the lines best first, ties broken and shared."""
     assert state.created is not None

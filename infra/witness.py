@@ -13,9 +13,9 @@ An archive (`read_archive`) is what a spectator or an integration recorded:
 
 * the stream as received: the text/event-stream of ``GET /feed`` (or of one table's
   ``GET /tables/{id}/events``, whose event ids are versions and whose messages do not name
-  their table, or of an event's ``GET /events/{id}/events``: its tables' ``table_opened``,
+  their table, or of an event's ``GET /tournaments/{id}/events``: its tables' ``table_opened``,
   ``table_scored`` and ``table_finished`` with their tables' chain heads, and the event's
-  own events with the event stream's, which do not say their version: `compare_event`
+  own events with the event stream's, which do not say their version: `compare_tournament`
   finds them by hash), e.g. ``curl -N URL/feed > feed.txt``;
 * or JSON lines: one feed item (the ``data`` of a ``/feed`` message) per line.
 
@@ -30,20 +30,20 @@ from typing import Any, get_args
 
 import msgspec
 
-from domain.event import EventEvent
+from domain.tournament import TournamentEvent
 from infra.event_store import StoredEvent
 from infra.projections import Scoresheet
 from infra.sse import parse_sse
 
 WITNESSED = frozenset({"deal_scored", "session_finished"})
 """The event types published with their chain head."""
-EVENT_TABLE_HEADS = {
+TOURNAMENT_TABLE_HEADS = {
     "table_opened": "session_started",
     "table_scored": "deal_scored",
     "table_finished": "session_finished",
 }
 """An event stream's messages of its tables' chain heads, and the table events they are of."""
-EVENT_TYPES = frozenset(str(t.__struct_config__.tag) for t in get_args(EventEvent))
+EVENT_TYPES = frozenset(str(t.__struct_config__.tag) for t in get_args(TournamentEvent))
 """The types of an event's own events, each published with the event stream's chain head."""
 
 
@@ -91,14 +91,14 @@ class ArchiveError(ValueError):
 
 class Witnessed(msgspec.Struct, frozen=True):
     """A chain head as published: the table (None: a table stream's, which does not say),
-    the version, the hex hash and the event's type; ``event_stream``: a head of an event's
+    the version, the hex hash and the event's type; ``tournament_stream``: a head of an event's
     own stream (its version not said: 0)."""
 
     table_id: str | None
     version: int
     chain_head: str
     type: str | None = None
-    event_stream: bool = False
+    tournament_stream: bool = False
 
 
 def _witnessed(item: Any, message_id: str | None) -> Witnessed | None:
@@ -109,10 +109,10 @@ def _witnessed(item: Any, message_id: str | None) -> Witnessed | None:
     head = item["chain_head"].lower()
     if isinstance(event, dict) and isinstance(item.get("table_id"), str):
         table_id, version, kind = item["table_id"], item.get("version"), event.get("type")
-    elif said in EVENT_TABLE_HEADS and isinstance(item.get("table_id"), str):
-        table_id, version, kind = item["table_id"], item.get("version"), EVENT_TABLE_HEADS[said]
+    elif said in TOURNAMENT_TABLE_HEADS and isinstance(item.get("table_id"), str):
+        table_id, version, kind = item["table_id"], item.get("version"), TOURNAMENT_TABLE_HEADS[said]
     elif said in EVENT_TYPES:
-        return Witnessed(None, 0, head, said, event_stream=True)
+        return Witnessed(None, 0, head, said, tournament_stream=True)
     elif message_id is not None and message_id.isdigit():
         table_id, version, kind = None, int(message_id), item.get("type")
     else:
@@ -166,7 +166,7 @@ def compare(
         {
             (w.version, w.chain_head, w.type)
             for w in heads
-            if w.table_id in (None, stream_id) and not w.event_stream
+            if w.table_id in (None, stream_id) and not w.tournament_stream
         },
         key=lambda w: (w[0], w[1], w[2] or ""),
     )
@@ -192,13 +192,13 @@ def compare(
     return Comparison(agreed, last)
 
 
-def compare_event(stored: Sequence[StoredEvent], heads: Iterable[Witnessed]) -> Comparison:
+def compare_tournament(stored: Sequence[StoredEvent], heads: Iterable[Witnessed]) -> Comparison:
     """Hold an event's stored events against the archive's chain heads of its own stream,
     in the order published: each the hash of an event of the export, of its type, at a
     later version than the one before."""
     by_hash = {e.hash.hex(): e for e in stored}
     agreed = last = 0
-    for number, head in enumerate((w for w in heads if w.event_stream), 1):
+    for number, head in enumerate((w for w in heads if w.tournament_stream), 1):
         record = by_hash.get(head.chain_head)
         if record is None:
             why = f"its chain head {head.chain_head} is the hash of no event of the export"

@@ -21,7 +21,7 @@ from litestar.exceptions import ClientException, SerializationException
 
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
-from infra.events import Events
+from infra.tournaments import Tournaments
 from infra.idempotency import IdempotencyKeys
 from infra.key_folder import KeyFolder
 from infra.keyring import Keyring
@@ -90,7 +90,7 @@ class Services(msgspec.Struct):
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
     verifications, the requests' idempotency keys, the stream tickets, which tables are
-    public, the events (`infra.events`) and the watch of their rounds, whether the LISTEN
+    public, the events (`infra.tournaments`) and the watch of their rounds, whether the LISTEN
     connection is up, and the service's clock (``now``: the turn clock's time source, the
     ``server_time`` of views and stream messages)."""
 
@@ -107,7 +107,7 @@ class Services(msgspec.Struct):
     idempotency: IdempotencyKeys
     tickets: Tickets
     visibilities: Visibilities
-    events: Events
+    tournaments: Tournaments
     rounds: RoundWatch
     listening: bool = False
     now: Now = system_now
@@ -192,8 +192,8 @@ def create_app(
                 tick=settings.turn_clock_tick,
                 rescan=settings.turn_clock_rescan,
             )
-            events = Events(pool, tables)
-            rounds = RoundWatch(events, hub)
+            tournaments = Tournaments(pool, tables)
+            rounds = RoundWatch(tournaments, hub)
             watch = DatabaseWatch(pool, timeout=settings.db_timeout)
             supervisor = Supervisor(expected=UNAVAILABLE, on_expected=watch.failed)
             services = Services(
@@ -212,7 +212,7 @@ def create_app(
                 ),
                 Tickets(pool, now),
                 visibilities,
-                events,
+                tournaments,
                 rounds,
                 now=now,
             )

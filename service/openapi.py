@@ -29,8 +29,8 @@ from service.edge.credentials import SCHEMES
 from service.edge.idempotency import declare
 from service.routes.access import ACCESS_ROUTES
 from service.routes.audit import AUDIT_ROUTES
-from service.routes.event_audit import EVENT_AUDIT_ROUTES
-from service.routes.events import EVENTS_ROUTES
+from service.routes.tournament_audit import TOURNAMENT_AUDIT_ROUTES
+from service.routes.tournaments import TOURNAMENTS_ROUTES
 from service.routes.health import HEALTH_ROUTES
 from service.routes.keys import KEYS_ROUTES
 from service.routes.life import LIFE_ROUTES
@@ -53,8 +53,8 @@ API_ROUTES: list[ControllerRouterHandler] = [
     *AUDIT_ROUTES,
     *KEYS_ROUTES,
     *STREAMS_ROUTES,
-    *EVENTS_ROUTES,
-    *EVENT_AUDIT_ROUTES,
+    *TOURNAMENTS_ROUTES,
+    *TOURNAMENT_AUDIT_ROUTES,
     *HEALTH_ROUTES,
 ]
 """The routes of the API: those the document describes (the pages are not part of it)."""

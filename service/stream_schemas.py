@@ -14,10 +14,10 @@ unavailable: retrying") carry no data and are not messages.
   carry one more member, ``chain_head`` (``Witnessed<Event>``).
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
   ``version`` and ``server_time``; ids are global positions.
-* ``GET /events/{event_id}/events``: `EventStreamData`, each event of the event's stream
-  (`domain.event.EventEvent`, its secrets emptied) with ``chain_head``, the tables'
+* ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the event's stream
+  (`domain.tournament.TournamentEvent`, its secrets emptied) with ``chain_head``, the tables'
   ``table_opened``, ``table_scored`` and ``table_finished`` and the ``standings``
-  (`service.event_stream`); ids are global positions.
+  (`service.tournament_stream`); ids are global positions.
 
 The schemas are derived from the event types themselves (`domain.table.TableEvent`), so a
 new event type is in the document as soon as it exists.
@@ -31,16 +31,16 @@ from typing import Any
 
 import msgspec
 
-from domain.event import EventEvent
+from domain.tournament import TournamentEvent
 from domain.table import TableEvent
 from infra.witness import WITNESSED
-from service.event_stream import StandingsChanged, TableFinished, TableOpened, TableScored
+from service.tournament_stream import StandingsChanged, TableFinished, TableOpened, TableScored
 from service.streams import FeedItem
 
 REF = "#/components/schemas/{name}"
 TABLE_STREAM = "/tables/{table_id}/events"
 FEED = "/feed"
-EVENT_STREAM = "/events/{event_id}/events"
+TOURNAMENT_STREAM = "/tournaments/{tournament_id}/events"
 SERVER_TIME = {
     "type": "string",
     "format": "date-time",
@@ -54,12 +54,12 @@ CHAIN_HEAD = {
 }
 
 
-def event_event_types() -> list[type[msgspec.Struct]]:
-    """Every event type of an event's stream (`domain.event`)."""
-    return list(typing.get_args(EventEvent))
+def tournament_event_types() -> list[type[msgspec.Struct]]:
+    """Every event type of an event's stream (`domain.tournament`)."""
+    return list(typing.get_args(TournamentEvent))
 
 
-EVENT_STREAM_EXTRA = (TableOpened, TableScored, TableFinished, StandingsChanged)
+TOURNAMENT_STREAM_EXTRA = (TableOpened, TableScored, TableFinished, StandingsChanged)
 """The messages of an event's stream that are not its own events."""
 
 
@@ -133,12 +133,12 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         "`event` is the event's `type`, the `id` its global position)."
     )
     _, generated = msgspec.json.schema_components(
-        [EventEvent, *EVENT_STREAM_EXTRA], ref_template=REF
+        [TournamentEvent, *TOURNAMENT_STREAM_EXTRA], ref_template=REF
     )
     for name, schema in generated.items():
         schemas.setdefault(name, schema)
     mapping = {}
-    for event_type in event_event_types():
+    for event_type in tournament_event_types():
         name = f"Witnessed{event_type.__name__}"
         schema = copy.deepcopy(schemas[event_type.__name__])
         schema["title"] = name
@@ -149,15 +149,15 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         schema["required"] = sorted([*schema.get("required", []), "chain_head"])
         schemas[name] = schema
         mapping[tag(event_type)] = name
-    mapping.update({tag(t): t.__name__ for t in EVENT_STREAM_EXTRA})
-    schemas["EventStreamData"] = {
-        "title": "EventStreamData",
+    mapping.update({tag(t): t.__name__ for t in TOURNAMENT_STREAM_EXTRA})
+    schemas["TournamentStreamData"] = {
+        "title": "TournamentStreamData",
         "description": "The data of an event stream message: an event of the event's stream "
         "with its chain head, a table's chain head as it opens, scores a deal or finishes, or the "
         "standings (the message's `event` is its `type`, the `id` a global position).",
         **_union(mapping),
     }
-    streams = {TABLE_STREAM: "TableStreamData", FEED: "FeedItem", EVENT_STREAM: "EventStreamData"}
+    streams = {TABLE_STREAM: "TableStreamData", FEED: "FeedItem", TOURNAMENT_STREAM: "TournamentStreamData"}
     for path, name in streams.items():
         ok = document["paths"][path]["get"]["responses"]["200"]
         ok["description"] = (

@@ -3,7 +3,7 @@
 A table's visibility is fixed when it is created, so each process remembers it once read:
 from the table's first event (`domain.table.TableCreated.visibility`; a table created
 before visibility existed was public). A stream that is no table's (an event's,
-`domain.event`, whose first event has a ``visibility`` too) is never public here.
+`domain.tournament`, whose first event has a ``visibility`` too) is never public here.
 """
 
 from __future__ import annotations

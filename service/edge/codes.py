@@ -66,8 +66,8 @@ class ProblemCode(StrEnum):
     CLOCK_RUNNING = "clock_running"
     TURN_EXPIRED = "turn_expired"
     NOT_AWAY = "not_away"
-    # the event's rules (domain.event, domain.seating)
-    INVALID_EVENT_OPTION = "invalid_event_option"
+    # the event's rules (domain.tournament, domain.seating)
+    INVALID_TOURNAMENT_OPTION = "invalid_tournament_option"
     UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
     INVALID_PLAYER_NAME = "invalid_player_name"
     NAME_TAKEN = "name_taken"
@@ -76,7 +76,7 @@ class ProblemCode(StrEnum):
     ROUND_NOT_NEXT = "round_not_next"
     ROUND_RUNNING = "round_running"
     NO_ROUND_RUNNING = "no_round_running"
-    EVENT_OVER = "event_over"
+    TOURNAMENT_OVER = "tournament_over"
     UNKNOWN_TABLE = "unknown_table"
     TABLE_NOT_OVER = "table_not_over"
     TABLE_ENDED = "table_ended"
@@ -84,10 +84,10 @@ class ProblemCode(StrEnum):
     UNKNOWN_PLAYER = "unknown_player"
     SEATED_TWICE = "seated_twice"
     LEFT_OUT = "left_out"
-    # events at the service (service.routes.events, service.shared_deals)
-    EVENT_NOT_FOUND = "event_not_found"
+    # events at the service (service.routes.tournaments, service.shared_deals)
+    TOURNAMENT_NOT_FOUND = "tournament_not_found"
     DEAL_NOT_PUBLIC = "deal_not_public"
-    EVENT_NOT_FINISHED = "event_not_finished"
+    TOURNAMENT_NOT_FINISHED = "tournament_not_finished"
     # limits and the service's state
     RATE_LIMITED = "rate_limited"
     TOO_MANY_CONNECTIONS = "too_many_connections"
@@ -151,7 +151,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.CLOCK_RUNNING: (409, "the turn has not run out yet"),
     C.TURN_EXPIRED: (409, "the turn ran out: the stand-in acted"),
     C.NOT_AWAY: (409, "the seat is not away"),
-    C.INVALID_EVENT_OPTION: (
+    C.INVALID_TOURNAMENT_OPTION: (
         400,
         "an event option out of its bounds, or chance of the wrong shape",
     ),
@@ -163,7 +163,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.ROUND_NOT_NEXT: (409, "rounds start in order: this one is not the next"),
     C.ROUND_RUNNING: (409, "a round is running"),
     C.NO_ROUND_RUNNING: (409, "no round is running"),
-    C.EVENT_OVER: (409, "the event is finished"),
+    C.TOURNAMENT_OVER: (409, "the event is finished"),
     C.UNKNOWN_TABLE: (409, "the running round has no such table"),
     C.TABLE_NOT_OVER: (409, "a table ends after its 12 deals, or abandoned before"),
     C.TABLE_ENDED: (409, "the table's end is recorded already"),
@@ -171,9 +171,9 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.UNKNOWN_PLAYER: (409, "no player has this number"),
     C.SEATED_TWICE: (409, "the seating seats a player twice"),
     C.LEFT_OUT: (409, "the seating leaves a player out"),
-    C.EVENT_NOT_FOUND: (404, "no such event"),
+    C.TOURNAMENT_NOT_FOUND: (404, "no such event"),
     C.DEAL_NOT_PUBLIC: (409, "a shared deal stays hidden until every table of the round scored it"),
-    C.EVENT_NOT_FINISHED: (409, "an event is exported once it is finished"),
+    C.TOURNAMENT_NOT_FINISHED: (409, "an event is exported once it is finished"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),

@@ -52,7 +52,7 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         "gives the host's orders (seat a bot, vacate a bot's or an away seat, replace the "
         "invitation code, close the table, abandon the session: T1.2, T2.4, T4) and opens a "
         "private table's public views and stream (T1.1). An event's director's host token, "
-        "answered once by `createEvent`, starts its rounds, registers players and is the host "
+        "answered once by `createTournament`, starts its rounds, registers players and is the host "
         "token of every table of the event (E5.2). Sent as `Authorization: Bearer <token>`.",
     ),
     Credential.INVITATION_CODE: SecurityScheme(
@@ -62,7 +62,7 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         "(`invitation`) and `replaceInvitation`. It seats whoever holds it (`takeSeat`, which "
         "also takes it in the body) and opens the table's public views and stream (T1.1), "
         "until the host replaces it (T1.2). A private event's invitation code, answered by "
-        "`createEvent`, registers whoever holds it and opens the event's views. Sent as "
+        "`createTournament`, registers whoever holds it and opens the event's views. Sent as "
         "`Authorization: Bearer <code>`.",
     ),
     Credential.STREAM_TICKET: SecurityScheme(
@@ -74,7 +74,7 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         "(`streamTable`) once, within 60 s, as its credential would: for a client that "
         "cannot send headers on a stream (a browser's EventSource). Single use and "
         "short-lived, it is the only thing of the kind that goes in a URL. An event's, "
-        "answered by `getEventStreamTicket`, opens the event's stream (`streamEvent`) so.",
+        "answered by `getTournamentStreamTicket`, opens the event's stream (`streamTournament`) so.",
     ),
 }
 """The document's security schemes: what each credential is, where it comes from, what it
@@ -109,18 +109,18 @@ AS_STREAM_READER = accepts(Credential.STREAM_TICKET) + AS_SPECTATOR
 """A table's stream: a stream ticket, or what a spectator may see with (a seat token: that
 seat's events)."""
 
-AS_EVENT_VIEWER = accepts(
+AS_TOURNAMENT_VIEWER = accepts(
     Credential.SEAT_TOKEN, Credential.HOST_TOKEN, Credential.INVITATION_CODE, public=True
 )
 """What anyone may see of an event: at a private one with any credential of it (a player's
 event credential, the director's host token, the invitation code), at a public one with
 none."""
-AS_EVENT_STREAM_READER = accepts(Credential.STREAM_TICKET) + AS_EVENT_VIEWER
+AS_TOURNAMENT_STREAM_READER = accepts(Credential.STREAM_TICKET) + AS_TOURNAMENT_VIEWER
 """An event's stream: a stream ticket of the event, or what anyone may see of it with."""
 AS_REGISTRANT = accepts(Credential.INVITATION_CODE, Credential.HOST_TOKEN, public=True)
 """Registering at an event: at a private one with its invitation code, or by the director;
 at a public one with none (E2.1)."""
-AS_EVENT_PLAYER = accepts(Credential.SEAT_TOKEN)
+AS_TOURNAMENT_PLAYER = accepts(Credential.SEAT_TOKEN)
 """A registered player's own routes: their event credential."""
 
 _admitted: contextvars.ContextVar[set[Credential] | None] = contextvars.ContextVar(

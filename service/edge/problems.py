@@ -23,7 +23,7 @@ from litestar.status_codes import (
 )
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.event import InvalidEventOption, InvalidPlayerName, UnknownStandingsMethod
+from domain.tournament import InvalidTournamentOption, InvalidPlayerName, UnknownStandingsMethod
 from domain.table import InvalidTableOption
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
@@ -129,7 +129,7 @@ def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[
         InvalidDeal
         | InvalidCard
         | InvalidTableOption
-        | InvalidEventOption
+        | InvalidTournamentOption
         | UnknownStandingsMethod
         | InvalidPlayerName
     )

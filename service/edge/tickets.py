@@ -3,7 +3,7 @@
 An ``EventSource`` cannot send headers, and a credential in a URL reaches proxies' and
 servers' logs. So a client asks for a ticket with its credential in the Authorization
 header (`POST /tables/{id}/stream-tickets`: a seat token, the host token, the invitation
-code, or none at a public table; `POST /events/{id}/stream-tickets`: a credential of the
+code, or none at a public table; `POST /tournaments/{id}/stream-tickets`: a credential of the
 event, or none at a public one) and opens the stream with ``?ticket=``. A ticket:
 
 - opens the stream it was issued for (the table's, or the event's: both are streams of
@@ -154,7 +154,7 @@ async def ticket_digest(
             "token_in_url",
             "a credential in a URL reaches logs: send it in the Authorization header, or "
             "open the stream with a ticket (POST /tables/{id}/stream-tickets, "
-            "POST /events/{id}/stream-tickets)",
+            "POST /tournaments/{id}/stream-tickets)",
         )
     if ticket is not None:
         digest: str | None = await request.app.state.services.tickets.use(stream_id, ticket)

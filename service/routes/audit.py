@@ -48,7 +48,7 @@ async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) 
         raise ServiceError(
             409, "deal_not_scored", f"deal {deal_no} is not scored yet: it stays hidden until then"
         )
-    await require_public(svc.events, table_id, deal_no)
+    await require_public(svc.tournaments, table_id, deal_no)
 
 
 async def _scored_log(
@@ -127,7 +127,7 @@ async def verify_deal(
     svc = services(request)
     if not await svc.visibilities.public([table_id]):  # T1.1, also when the report is kept
         await watched_table(request, table_id)
-    await require_public(svc.events, table_id, deal_no)  # E5.3, also when the report is kept
+    await require_public(svc.tournaments, table_id, deal_no)  # E5.3, also when the report is kept
     verification: DealVerification = await svc.verifications.of(
         table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
     )
@@ -154,7 +154,7 @@ async def export_table(request: Request[Any, Any, Any], table_id: TableId) -> Re
     authorize_spectator(request, loaded.state)
     if not (loaded.state.session.finished or loaded.state.abandoned):
         raise ServiceError(409, "session_not_finished", "a session is exported once it is over")
-    await require_public(services(request).events, table_id, len(loaded.state.session.sheet))
+    await require_public(services(request).tournaments, table_id, len(loaded.state.session.sheet))
     stored = await tables.store.read_stream(table_id)
     signer, now = await signing(services(request).keys)
     body = await asyncio.to_thread(export_of, stored, signer, now)

@@ -10,7 +10,7 @@ rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned 
 Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
 own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
 a copy of RULES.md (the game, R1-R10), TABLE_RULES.md (the table's house rules T1-T4, as
-`domain.table` states them), EVENT_RULES.md (the event's, E1-E6, as `domain.event`,
+`domain.table` states them), TOURNAMENT_RULES.md (the event's, E1-E6, as `domain.tournament`,
 `domain.seating` and `domain.standings` state them) and the catalogues of the pages' words
 with the German rule texts (``web/i18n/``) are files of the package (``service/web/``),
 served under ``/web/``.
@@ -63,12 +63,12 @@ class Meta(msgspec.Struct, frozen=True):
 
 _RULE = re.compile(r"^- ([RTE]\d+\.\d+) (.*)$")
 _SECTION = re.compile(r"^## ([RTE]\d+) (.*)$")
-RULE_FILES = ("RULES.md", "TABLE_RULES.md", "EVENT_RULES.md")
+RULE_FILES = ("RULES.md", "TABLE_RULES.md", "TOURNAMENT_RULES.md")
 """The rules the pages quote: the game's (R ids), the table's (T ids) and the event's (E ids)."""
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
-    """Each rule of RULES.md (or TABLE_RULES.md, EVENT_RULES.md) by its id: ``R3.3`` its
+    """Each rule of RULES.md (or TABLE_RULES.md, TOURNAMENT_RULES.md) by its id: ``R3.3`` its
     text, ``R6`` its section's title and introduction. A rule's continuation lines are
     joined with single spaces."""
     rules: dict[str, str] = {}
@@ -134,12 +134,12 @@ async def events() -> Response[str]:
     return _html("events")
 
 
-@get("/e/{event_id:str}", include_in_schema=False)
+@get("/e/{tournament_id:str}", include_in_schema=False)
 async def event() -> Response[str]:
     return _html("event")
 
 
-@get("/e/{event_id:str}/rounds/{round_no:int}/deals/{deal_no:int}", include_in_schema=False)
+@get("/e/{tournament_id:str}/rounds/{round_no:int}/deals/{deal_no:int}", include_in_schema=False)
 async def compare() -> Response[str]:
     return _html("compare")
 

@@ -363,14 +363,14 @@ def verify(args: argparse.Namespace) -> int:
     import sys
 
     from infra.audit import summary
-    from service.tools import event_audit_cli
+    from service.tools import tournament_audit_cli
 
     reports: list[TableReport] = []
-    if args.event is not None and args.file is None:
+    if args.tournament is not None and args.file is None:
         if args.table is not None or args.public_key or args.witness or args.pinned:
-            print("--event ID alone verifies an event on the database", file=sys.stderr)
+            print("--tournament ID alone verifies an event on the database", file=sys.stderr)
             return 2
-        return event_audit_cli.verify_database(_connect(args), args.event)
+        return tournament_audit_cli.verify_database(_connect(args), args.tournament)
     if args.file is not None:
         if args.table is not None:
             print("give a TABLE or --file, not both", file=sys.stderr)
@@ -386,9 +386,9 @@ def verify(args: argparse.Namespace) -> int:
         if args.created_at is not None and args.pinned is None:
             print("--created-at goes with --table", file=sys.stderr)
             return 2
-        if _is_event_export(args.file):
-            return _verify_event_file(args)
-        if args.event is not None:
+        if _is_tournament_export(args.file):
+            return _verify_tournament_file(args)
+        if args.tournament is not None:
             print(f"{args.file} is a table's export: pin it with --table ID", file=sys.stderr)
             return 2
         report = _verify_file(args)
@@ -422,11 +422,11 @@ def verify(args: argparse.Namespace) -> int:
     return 1 if bad else 3 if flagged else 0
 
 
-def _is_event_export(path: Path) -> bool:
-    from infra.event_export import is_event_export
+def _is_tournament_export(path: Path) -> bool:
+    from infra.tournament_export import is_tournament_export
 
     try:
-        return is_event_export(path)
+        return is_tournament_export(path)
     except OSError:
         return False  # the table export's reading says why
 
@@ -462,11 +462,11 @@ def _given(args: argparse.Namespace) -> _Given | None:
     return _Given(keys, witnessed)
 
 
-def _verify_event_file(args: argparse.Namespace) -> int:
-    from service.tools import event_audit_cli
+def _verify_tournament_file(args: argparse.Namespace) -> int:
+    from service.tools import tournament_audit_cli
 
     given = _given(args)
-    return event_audit_cli.verify_file(args, *given) if given is not None else 2
+    return tournament_audit_cli.verify_file(args, *given) if given is not None else 2
 
 
 def _verify_file(args: argparse.Namespace) -> TableReport | None:
@@ -538,7 +538,7 @@ def register_verify(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "verify",
         help="audit tables: hash chain, replay by the rules, seeds, scores",
-        description="Audit one table, every table (no TABLE), an event (--event ID), or an "
+        description="Audit one table, every table (no TABLE), an event (--tournament ID), or an "
         "export file offline (--file, no database; a table's or an event's): its signature "
         "by a key you trust, its hash chain, the rules "
         "replayed, seeds, scores, its top-level copies and, with --witness, the chain heads "
@@ -548,7 +548,7 @@ def register_verify(subparsers: Subparsers) -> None:
     parser.add_argument("table", nargs="?", help="the table's id (default: every table)")
     parser.add_argument("--file", type=Path, help="verify an export file, without a database")
     parser.add_argument(
-        "--event",
+        "--tournament",
         metavar="ID",
         help="audit the event ID on the database: its stream and every table of every round; "
         "with --file: the id of the event you mean to check (an event export of any other "
@@ -594,21 +594,21 @@ def register_verify(subparsers: Subparsers) -> None:
 
 
 def export(args: argparse.Namespace) -> int:
-    """Write a table's (or with ``--event``, an event's) whole log as one portable JSON
+    """Write a table's (or with ``--tournament``, an event's) whole log as one portable JSON
     file, signed."""
     import sys
     from datetime import UTC
 
     from infra.audit import SecretsError, export_session
-    from infra.event_export import export_event
+    from infra.tournament_export import export_tournament
     from infra.key_folder import KeyFolder
     from infra.keyring import Keyring, NoSigningKey
     from infra.signing import KeyFileError
     from service.keys import key_file, load_signer
-    from service.tools.event_audit_cli import event_log
+    from service.tools.tournament_audit_cli import tournament_log
 
-    if (args.table is None) == (args.event is None):
-        print("give a TABLE or --event ID", file=sys.stderr)
+    if (args.table is None) == (args.tournament is None):
+        print("give a TABLE or --tournament ID", file=sys.stderr)
         return 2
     try:
         configured = load_signer(key_file(args.signing_key))
@@ -616,14 +616,14 @@ def export(args: argparse.Namespace) -> int:
         print(f"--signing-key: {error}", file=sys.stderr)
         return 2
     url = _connect(args)
-    what = f"table {args.table!r}" if args.table is not None else f"event {args.event!r}"
+    what = f"table {args.table!r}" if args.table is not None else f"event {args.tournament!r}"
     log: Sequence[Any] | None = asyncio.run(
-        _table_log(url, args.table) if args.table is not None else event_log(url, args.event)
+        _table_log(url, args.table) if args.table is not None else tournament_log(url, args.tournament)
     )
     if log is None:
         print(f"no {what}", file=sys.stderr)
         return 2
-    make: Callable[..., bytes] = export_session if args.table is not None else export_event
+    make: Callable[..., bytes] = export_session if args.table is not None else export_tournament
     try:
         folder = KeyFolder(args.key_dir)
         signer = _on_pool(url, lambda pool: Keyring(pool, configured, folder).signer())
@@ -654,13 +654,13 @@ def _on_pool(url: str, work: Callable[[asyncpg.Pool], Awaitable[T]]) -> T:
 
 
 def register_export(subparsers: Subparsers) -> None:
-    """``doko export TABLE -o file.json``, ``doko export --event ID -o file.json``."""
+    """``doko export TABLE -o file.json``, ``doko export --tournament ID -o file.json``."""
     parser = subparsers.add_parser(
         "export", help="write a table's (or an event's) whole log as JSON, for `doko verify --file`"
     )
     parser.add_argument("table", nargs="?", help="the table's id (its stream id)")
     parser.add_argument(
-        "--event",
+        "--tournament",
         metavar="ID",
         help="export the event ID instead: its stream, every table's export, the standings",
     )
@@ -815,13 +815,13 @@ def run_demo(args: argparse.Namespace) -> int:
             bots=args.bots,
             seed=args.seed,
             turn_seconds=args.turn_seconds,
-            event=args.event,
+            event=args.tournament,
         )
     )
 
 
 def register_demo(subparsers: Subparsers) -> None:
-    """``doko demo [--url URL] [--bots N] [--seed S] [--turn-seconds N] [--event PLAYERS]``."""
+    """``doko demo [--url URL] [--bots N] [--seed S] [--turn-seconds N] [--tournament PLAYERS]``."""
     from domain.table import TURN_SECONDS
 
     parser = subparsers.add_parser("demo", help="play a whole session through the API")
@@ -837,7 +837,7 @@ def register_demo(subparsers: Subparsers) -> None:
         help="a turn clock of N seconds; the first HTTP player then never acts (T3)",
     )
     parser.add_argument(
-        "--event",
+        "--tournament",
         type=int,
         choices=range(1, 65),
         metavar="PLAYERS",

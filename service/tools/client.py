@@ -12,10 +12,10 @@ A private table's `TableClient` holds its invitation code (given to ``create_tab
 ``table``) and sends it to sit down and, with the host token, to watch; players elsewhere
 get ``api.table(table_id, invitation=code)``. The lobby is `DokoClient.lobby`.
 
-Events (club nights, tournaments) are `DokoClient.create_event` (the director's
-`EventClient`, holding the host token) and `DokoClient.event`; a registered player's
-`EventPlayer` holds the event credential, finds its table in the current round and acts
-there through `EventPlayer.seat`.
+Events (club nights, tournaments) are `DokoClient.create_tournament` (the director's
+`TournamentClient`, holding the host token) and `DokoClient.event`; a registered player's
+`TournamentPlayer` holds the tournament credential, finds its table in the current round and acts
+there through `TournamentPlayer.seat`.
 
 Views are decoded into `domain.table_view.TableView`; a domain command (`Declare`,
 `NameContract`, `PlayCard`, `Announce`) is sent to its endpoint with `SeatClient.send`,
@@ -47,15 +47,15 @@ from domain.standings import Standings
 from domain.table_view import TableView
 from infra.sse import SseMessage, SseParser
 from service.dto import LobbyPage
-from service.event_dto import (
+from service.tournament_dto import (
     DealComparison,
-    EventAnswer,
-    EventCreatedResponse,
+    TournamentAnswer,
+    TournamentCreatedResponse,
     PlayerRegisteredResponse,
     PlayerTable,
     RoundStartedResponse,
 )
-from service.routes.event_audit import EventVerification
+from service.routes.tournament_audit import TournamentVerification
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -85,9 +85,9 @@ class Received(msgspec.Struct, frozen=True):
 
     ``viewer`` is a seat, or None for a spectator; ``source`` says what it was
     (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``; of an
-    event: ``event_created``, ``event`` for an answer of its routes, ``event_sse``),
-    ``version`` the table version it reflects (for ``feed`` and ``event_sse``: the global
-    position; 0 for an answer of an event's routes); ``host``: asked with the host token (a
+    tournament: ``event_created`` (its stored type), ``tournament`` for an answer of its routes, ``tournament_sse``),
+    ``version`` the table version it reflects (for ``feed`` and ``tournament_sse``: the global
+    position; 0 for an answer of a tournament's routes); ``host``: asked with the host token (a
     view's life actions are the host's).
     """
 
@@ -230,7 +230,7 @@ class DokoClient:
         """The integration feed of public events of all tables (ids: global positions)."""
         return EventStream(self, "/feed", None, {}, last_event_id)
 
-    async def create_event(
+    async def create_tournament(
         self,
         name: str,
         *,
@@ -239,9 +239,9 @@ class DokoClient:
         turn_seconds: int | None = None,
         method: str | None = None,
         idempotency_key: str | None = None,
-    ) -> EventClient:
-        """Open an event (E1); the returned client is the director's (the host token, and
-        a private event's invitation code)."""
+    ) -> TournamentClient:
+        """Open a tournament (E1); the returned client is the director's (the host token, and
+        a private tournament's invitation code)."""
         body: dict[str, Any] = {"name": name, "rounds": rounds}
         for key, value in (
             ("visibility", visibility),
@@ -251,33 +251,33 @@ class DokoClient:
             if value is not None:
                 body[key] = value
         headers = {"idempotency-key": idempotency_key} if idempotency_key else {}
-        response = await self.http.post("/events", json=body, headers=headers)
+        response = await self.http.post("/tournaments", json=body, headers=headers)
         raise_for_problem(response)
-        created = msgspec.json.decode(response.content, type=EventCreatedResponse)
-        self.record(Received(None, "event_created", created.event.version, response.content))
-        event = EventClient(self, created.event_id, invitation=created.invitation)
-        event.host_token = created.host_token
-        return event
+        created = msgspec.json.decode(response.content, type=TournamentCreatedResponse)
+        self.record(Received(None, "event_created", created.tournament.version, response.content))
+        tournament = TournamentClient(self, created.tournament_id, invitation=created.invitation)
+        tournament.host_token = created.host_token
+        return tournament
 
-    def event(self, event_id: str, *, invitation: str | None = None) -> EventClient:
-        """A client of the event ``event_id`` (``invitation``: a private event's code)."""
-        return EventClient(self, event_id, invitation=invitation)
+    def tournament(self, tournament_id: str, *, invitation: str | None = None) -> TournamentClient:
+        """A client of the tournament ``tournament_id`` (``invitation``: a private tournament's code)."""
+        return TournamentClient(self, tournament_id, invitation=invitation)
 
 
-class EventClient:
-    """One event: read it, its standings, a deal across its tables and its stream (with
+class TournamentClient:
+    """One tournament: read it, its standings, a deal across its tables and its stream (with
     ``token``: as that credential's holder, else as the director or with the invitation);
     register players; as its director (with ``host_token``) start rounds."""
 
-    def __init__(self, api: DokoClient, event_id: str, *, invitation: str | None = None) -> None:
+    def __init__(self, api: DokoClient, tournament_id: str, *, invitation: str | None = None) -> None:
         self.api = api
-        self.event_id = event_id
+        self.tournament_id = tournament_id
         self.invitation = invitation
         self.host_token: str | None = None
 
     @property
     def path(self) -> str:
-        return f"/events/{self.event_id}"
+        return f"/tournaments/{self.tournament_id}"
 
     def _auth(self, token: str | None) -> dict[str, str]:
         secret = token or self.host_token or self.invitation
@@ -288,11 +288,11 @@ class EventClient:
     ) -> bytes:
         response = await self.api.http.get(path, headers=self._auth(token), params=params)
         raise_for_problem(response)
-        self.api.record(Received(None, "event", 0, response.content))
+        self.api.record(Received(None, "tournament", 0, response.content))
         return response.content
 
-    async def view(self, token: str | None = None) -> EventAnswer:
-        return msgspec.json.decode(await self._get(self.path, token), type=EventAnswer)
+    async def view(self, token: str | None = None) -> TournamentAnswer:
+        return msgspec.json.decode(await self._get(self.path, token), type=TournamentAnswer)
 
     async def standings(self, token: str | None = None, method: str | None = None) -> Standings:
         params = {"method": method} if method is not None else None
@@ -307,9 +307,9 @@ class EventClient:
 
     async def register(
         self, name: str, *, by_director: bool = False, idempotency_key: str | None = None
-    ) -> EventPlayer:
+    ) -> TournamentPlayer:
         """Register ``name`` (E2): as the director with the host token, else with the
-        event's invitation code if the client holds one; the player's client."""
+        tournament's invitation code if the client holds one; the player's client."""
         body: dict[str, Any] = {"name": name}
         headers = self._auth(None) if by_director else {}
         if not by_director and self.invitation is not None:
@@ -319,7 +319,7 @@ class EventClient:
         response = await self.api.http.post(f"{self.path}/players", json=body, headers=headers)
         raise_for_problem(response)
         registered = msgspec.json.decode(response.content, type=PlayerRegisteredResponse)
-        return EventPlayer(self, registered.player, registered.name, registered.token)
+        return TournamentPlayer(self, registered.player, registered.name, registered.token)
 
     async def start_round(
         self,
@@ -339,17 +339,17 @@ class EventClient:
         raise_for_problem(response)
         return msgspec.json.decode(response.content, type=RoundStartedResponse)
 
-    async def verify(self, token: str | None = None) -> EventVerification:
-        """The audit of the whole event (between rounds, once the event's tables are over)."""
+    async def verify(self, token: str | None = None) -> TournamentVerification:
+        """The audit of the whole tournament (between rounds, once the tournament's tables are over)."""
         body = await self._get(f"{self.path}/verification", token)
-        return msgspec.json.decode(body, type=EventVerification)
+        return msgspec.json.decode(body, type=TournamentVerification)
 
     async def export(self, token: str | None = None) -> bytes:
-        """The signed export of the finished event, for `infra.event_export.verify_event_file`."""
+        """The signed export of the finished tournament, for `infra.tournament_export.verify_tournament_file`."""
         return await self._get(f"{self.path}/export", token)
 
     async def stream_ticket(self, token: str | None = None) -> str:
-        """A ticket that opens the event's stream once (``?ticket=``), as the holder of
+        """A ticket that opens the tournament's stream once (``?ticket=``), as the holder of
         ``token``, else of the client's host token or invitation."""
         response = await self.api.http.post(
             f"{self.path}/stream-tickets", headers=self._auth(token)
@@ -359,30 +359,30 @@ class EventClient:
         return ticket
 
     def events(self, *, token: str | None = None, last_event_id: str | None = None) -> EventStream:
-        """The event's live stream (ids: global positions)."""
+        """The tournament's live stream (ids: global positions)."""
         path = f"{self.path}/events"
-        return EventStream(self.api, path, None, self._auth(token), last_event_id, "event_sse")
+        return EventStream(self.api, path, None, self._auth(token), last_event_id, "tournament_sse")
 
 
-class EventPlayer:
-    """A registered player with their event credential: their table in the current round
+class TournamentPlayer:
+    """A registered player with their tournament credential: their table in the current round
     and their seat there, where the credential is the seat's token (E5.2)."""
 
-    def __init__(self, event: EventClient, player: int, name: str, token: str) -> None:
-        self.event = event
+    def __init__(self, tournament: TournamentClient, player: int, name: str, token: str) -> None:
+        self.tournament = tournament
         self.player = player
         self.name = name
         self.token = token
 
     async def table(self) -> PlayerTable:
-        body = await self.event._get(f"{self.event.path}/table", self.token)
+        body = await self.tournament._get(f"{self.tournament.path}/table", self.token)
         return msgspec.json.decode(body, type=PlayerTable)
 
     async def seat(self) -> SeatClient:
         """The player's seat in the current round (the round must have started)."""
         where = await self.table()
         assert where.table_id is not None and where.seat is not None, where
-        return self.event.api.table(where.table_id).seat(where.seat, self.token)
+        return self.tournament.api.table(where.table_id).seat(where.seat, self.token)
 
 
 class TableClient:

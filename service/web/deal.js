@@ -6,7 +6,7 @@
 // table (issue 19) links to the same deal at the round's other tables: its record is
 // public only once every table of the round has scored it (E5.3).
 import { call, download, held, meta, takeInvitation } from './api.js';
-import { comparePage, eventPass, heldEvent } from './event_parts.js';
+import { comparePage, tournamentPass, heldTournament } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
 
@@ -25,7 +25,7 @@ const content = h('div', { class: 'deal-page' });
 const live = h('p', { id: 'step', class: 'live', 'aria-live': 'polite' });
 const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {}, problem: null, compare: null };
 
-/** Table `t` of round `r` of an event is `<event>-r<r>t<t>` (docs/events.md): the event's own
+/** Table `t` of round `r` of an event is `<event>-r<r>t<t>` (docs/tournaments.md): the event's own
  * answer confirms it, and the comparison of this deal is linked when the round has that
  * table. */
 async function comparison() {
@@ -33,8 +33,8 @@ async function comparison() {
   if (!named) return;
   const [, event, round, number] = named;
   try {
-    const view = (await call('GET', '/events/{event_id}', {
-      params: { path: { event_id: event } }, token: eventPass(heldEvent(event)) ?? token,
+    const view = (await call('GET', '/tournaments/{tournament_id}', {
+      params: { path: { tournament_id: event } }, token: tournamentPass(heldTournament(event)) ?? token,
     })).data.event;
     if (view.played[Number(round) - 1]?.tables.some((at) => at.table_no === Number(number))) state.compare = comparePage(event, Number(round), dealNo);
   } catch {

@@ -17,7 +17,7 @@ function compare(a, b) {
 
 /** @type {[string, string, string][]} */
 const PARTS = [['R', 'rules.game', 'rules.game_about'], ['T', 'rules.table', 'rules.table_about'],
-  ['E', 'rules.event', 'rules.event_about']];
+  ['E', 'rules.event', 'rules.tournament_about']];
 
 function part([letter, title, about], ids, rules) {
   const mine = ids.filter((id) => id.startsWith(letter));

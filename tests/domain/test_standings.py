@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from domain import event
-from domain.event import (
-    CreateEvent,
+from domain import tournament
+from domain.tournament import (
+    CreateTournament,
     EndTable,
-    EventState,
+    TournamentState,
     RegisterPlayer,
     SeatRound,
     StandingsMethod,
@@ -21,24 +21,24 @@ from domain.standings import Abandoned, TableSheet, placement_points, standings
 SEEDS = ((bytes(32),) * 12,)
 
 
-def seated(players: int, seating: Seating, method: StandingsMethod) -> EventState:
-    """A one-round event of ``players`` players, round 1 started as seated by hand."""
+def seated(players: int, seating: Seating, method: StandingsMethod) -> TournamentState:
+    """A one-round tournament of ``players`` players, round 1 started as seated by hand."""
     commands = [
-        CreateEvent("Cup", 1, "director", bytes(32), SEEDS, method=method),
+        CreateTournament("Cup", 1, "director", bytes(32), SEEDS, method=method),
         *(RegisterPlayer(f"p{n}", f"t{n}") for n in range(players)),
         SeatRound(1, seating),
         StartRound(1),
     ]
-    state = EventState()
+    state = TournamentState()
     for command in commands:
-        state = event.fold(event.decide(state, command), state)
+        state = tournament.fold(tournament.decide(state, command), state)
     return state
 
 
-def ended(state: EventState, *deals: int) -> EventState:
+def ended(state: TournamentState, *deals: int) -> TournamentState:
     """Every table of round 1 abandoned after the given numbers of scored deals."""
     for table_no, count in enumerate(deals, 1):
-        state = event.fold(event.decide(state, EndTable(1, table_no, count, True)), state)
+        state = tournament.fold(tournament.decide(state, EndTable(1, table_no, count, True)), state)
     return state
 
 

@@ -20,8 +20,8 @@ TABLES = {
     "signing_keys",
     "idempotency_keys",
     "stream_tickets",
-    "event_tables",
-    "event_standings",
+    "tournament_tables",
+    "tournament_standings",
 }
 
 

@@ -22,7 +22,7 @@ OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 STREAMS = {
     "sse": "/tables/{table_id}/events",
     "feed": "/feed",
-    "event_sse": "/events/{event_id}/events",
+    "tournament_sse": "/tournaments/{tournament_id}/events",
 }
 """A transcript's source -> the stream route whose messages it recorded."""
 

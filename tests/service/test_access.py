@@ -220,7 +220,7 @@ async def _private_table_with_a_scored_deal(api: DokoClient) -> TableClient:
 ROUTES = [
     ("GET", "", None),
     ("GET", "/scoresheet", None),
-    ("GET", "/events", None),
+    ("GET", "/tournaments", None),
     ("GET", "/deals/1", None),
     ("GET", "/deals/1/replay", None),
     ("GET", "/deals/1/verification", None),

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.event import InvalidEventOption, InvalidPlayerName, UnknownStandingsMethod
+from domain.tournament import InvalidTournamentOption, InvalidPlayerName, UnknownStandingsMethod
 from domain.table import InvalidTableOption
 from service.edge.codes import MEANINGS, ProblemCode, markdown_table
 from service.edge.problems import _CODES
@@ -71,7 +71,7 @@ MALFORMED = (
     InvalidDeal,
     InvalidCard,
     InvalidTableOption,
-    InvalidEventOption,
+    InvalidTournamentOption,
     UnknownStandingsMethod,
     InvalidPlayerName,
 )

@@ -169,7 +169,7 @@ def _id_cases() -> list[Case]:
             "a seat number with an exponent", "GET", "/tables/{table}/seats/1e0", 404, "not_found"
         ),
     ]
-    for suffix in ("/events", "/scoresheet", "/deals/1", "/deals/1/verification", "/export"):
+    for suffix in ("/tournaments", "/scoresheet", "/deals/1", "/deals/1/verification", "/export"):
         cases.append(
             Case(
                 f"table id NUL on {suffix}", "GET", f"/tables/%00{suffix}", 400, "malformed_request"

@@ -8,7 +8,7 @@ called by the ``authorize_*`` functions and the stream's ticket check), and a wr
 around the app's ASGI handler keeps that record for each call of the test, by a header of
 its own. Every operation is called at a fresh private table with each kind (a seat token,
 the host token, the invitation code, a stream ticket) and with none, and at a public
-table with none; an event's operations at a fresh private event (a player's event
+table with none; a tournament's operations at a fresh private tournament (a player's tournament
 credential is a seat token, the director's a host token) and at a public one.
 """
 
@@ -36,7 +36,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "nameContract": {"contract": "queen_solo"},
     "playCard": {"card": "QC"},
     "announce": {"word": "re"},
-    "createEvent": {"name": "walked"},
+    "createTournament": {"name": "walked"},
     "registerPlayer": {"name": "walker"},
     "startRound": {"round_no": 1},
 }
@@ -71,27 +71,27 @@ class Walker:
             Credential.INVITATION_CODE: code or "",
         }
 
-    async def event(self, visibility: str) -> dict[str, str]:
-        """A new event with one player registered: its id and its credentials by the kind
-        the document names them (a player's event credential is their seat token, the
+    async def tournament(self, visibility: str) -> dict[str, str]:
+        """A new tournament with one player registered: its id and its credentials by the kind
+        the document names them (a player's tournament credential is their seat token, the
         director's the host token)."""
         body = {"name": "walk", "visibility": visibility}
-        created = (await self.http.post("/events", json=body)).json()
+        created = (await self.http.post("/tournaments", json=body)).json()
         code = created.get("invitation")
         player = {"name": "first", **({"invitation": code} if code else {})}
-        registered = await self.http.post(f"/events/{created['event_id']}/players", json=player)
+        registered = await self.http.post(f"/tournaments/{created['tournament_id']}/players", json=player)
         assert registered.status_code == 201, registered.text
         return {
-            "event_id": created["event_id"],
+            "tournament_id": created["tournament_id"],
             Credential.SEAT_TOKEN: registered.json()["token"],
             Credential.HOST_TOKEN: created["host_token"],
             Credential.INVITATION_CODE: code or "",
         }
 
     async def at(self, path: str, visibility: str) -> dict[str, str]:
-        """Where an operation is called: a new event for an event's, else a new table."""
-        if "{event_id}" in path:
-            return await self.event(visibility)
+        """Where an operation is called: a new tournament for a tournament's, else a new table."""
+        if "{tournament_id}" in path:
+            return await self.tournament(visibility)
         return await self.table(visibility)
 
     async def call(
@@ -104,14 +104,14 @@ class Walker:
     ) -> tuple[int, set[Credential]]:
         """Call the operation at ``table`` with its credential of ``kind`` (None: none);
         the answer's status and the kinds that admitted the call."""
-        where = {"table_id": table.get("table_id"), "event_id": table.get("event_id")}
+        where = {"table_id": table.get("table_id"), "tournament_id": table.get("tournament_id")}
         url = path.format(**where, seat=0, deal_no=1, round_no=1)
         headers, query = {CALL: str(next(self.numbers))}, {}
         if kind is Credential.STREAM_TICKET:
             host = {"authorization": f"Bearer {table[Credential.HOST_TOKEN]}"}
             stream = (
-                f"/events/{table['event_id']}"
-                if "event_id" in table
+                f"/tournaments/{table['tournament_id']}"
+                if "tournament_id" in table
                 else f"/tables/{table['table_id']}"
             )
             ticket = await self.http.post(f"{stream}/stream-tickets", headers=host)
@@ -186,10 +186,10 @@ async def test_an_operation_a_public_table_opens_without_a_credential_says_so(
     """At a public table a call without a credential is refused 401 exactly where the
     operation declares security without the empty requirement ``{}`` (T1.1)."""
     table = await walker.table("public")
-    event = await walker.event("public")
+    tournament = await walker.tournament("public")
     wrong = []
     for path, method, operation in _operations():
-        at = event if "{event_id}" in path else table
+        at = tournament if "{tournament_id}" in path else table
         status, admitted = await walker.call(path, method, operation, at, None)
         assert admitted == set(), operation["operationId"]
         security = operation.get("security", [{}])

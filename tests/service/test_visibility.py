@@ -6,11 +6,11 @@ import secrets
 
 import asyncpg
 
-from domain.event import CreateEvent, RegisterPlayer
+from domain.tournament import CreateTournament, RegisterPlayer
 from domain.seats import Seat
 from domain.table import CreateTable, Visibility
 from infra.event_store import EventStore
-from infra.events import Events
+from infra.tournaments import Tournaments
 from infra.tables import Tables
 from service.visibility import Visibilities
 
@@ -19,13 +19,13 @@ async def test_a_public_events_stream_is_no_public_table(pool: asyncpg.Pool) -> 
     """An event's first event has a public ``visibility`` too; its stream (which holds the
     event's secret seeds) is still not shown in the feed."""
     tables = Tables(EventStore(pool))
-    events = Events(pool, tables)
-    event_id, table_id = secrets.token_hex(16), secrets.token_hex(16)
+    tournaments = Tournaments(pool, tables)
+    tournament_id, table_id = secrets.token_hex(16), secrets.token_hex(16)
     seeds = tuple(secrets.token_bytes(32) for _ in range(12))
-    create = CreateEvent("Open night", 1, "d", secrets.token_bytes(32), (seeds,))
-    await events.execute(event_id, create)
-    await events.execute(event_id, RegisterPlayer("Ann", "a"))
+    create = CreateTournament("Open night", 1, "d", secrets.token_bytes(32), (seeds,))
+    await tournaments.execute(tournament_id, create)
+    await tournaments.execute(tournament_id, RegisterPlayer("Ann", "a"))
     await tables.execute(
         table_id, CreateTable("open", Seat.NORTH, seeds, visibility=Visibility.PUBLIC)
     )
-    assert await Visibilities(pool).public({event_id, table_id}) == {table_id}
+    assert await Visibilities(pool).public({tournament_id, table_id}) == {table_id}

@@ -368,7 +368,7 @@ class Auditor:
         )
 
 
-EVENT_SOURCES = ("event_created", "event", "event_sse")
+EVENT_SOURCES = ("event_created", "event", "tournament_sse")
 """What a client receives from an event's routes and stream (`service.tools.client`)."""
 
 
@@ -392,7 +392,7 @@ class RoundAuditor:
 
     def __init__(
         self,
-        event_log: Sequence[StoredEvent],
+        tournament_log: Sequence[StoredEvent],
         tables: Sequence[Truth],
         table: int,
         seat: int,
@@ -403,8 +403,8 @@ class RoundAuditor:
         self.public = public_deals(facts)
         own = facts[table].deal
         self.known = known_cards(own, seat) if own is not None and not own.scored else None
-        self.events = {e.position: e for e in event_log}
-        payloads = [msgspec.json.decode(e.payload) for e in event_log]
+        self.events = {e.position: e for e in tournament_log}
+        payloads = [msgspec.json.decode(e.payload) for e in tournament_log]
         created = payloads[0]
         finished = any(p["type"] == "event_finished" for p in payloads)
         own_log = tables[table].log
@@ -443,7 +443,7 @@ class RoundAuditor:
                 counted = standings["public_deals"][self.round_no - 1 : self.round_no]
                 if counted and counted[0] > self.public:
                     self.fail(where, f"standings count {counted[0]} deals, {self.public} public")
-            if item.source == "event_sse" and item.version in self.events:
+            if item.source == "tournament_sse" and item.version in self.events:
                 self.event_message(item.version, raw, where)
 
     def event_message(self, position: int, raw: Any, where: str) -> None:

@@ -28,7 +28,7 @@ SHOWN_ENUMS = {
     "TableStatus": "table_status",
     "Visibility": "visibility",
     "StandingsMethod": "method",
-    "EventStatus": "event_status",
+    "TournamentStatus": "tournament_status",
 }
 """The API's enums whose values the pages show, and the catalogue family that words them
 (bot kinds are named by their API name when the catalogue does not know a new one)."""

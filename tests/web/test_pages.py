@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import domain.event
+import domain.tournament
 import domain.seating
 import domain.standings
 import domain.table
@@ -39,13 +39,13 @@ MODULES = (
     "events.js",
     "event.js",
     "compare.js",
-    "event_parts.js",
+    "tournament_parts.js",
     "rules.js",
     "reference.js",
     "style.css",
     "RULES.md",
     "TABLE_RULES.md",
-    "EVENT_RULES.md",
+    "TOURNAMENT_RULES.md",
     "vendor/swagger-ui-bundle.js",
     "vendor/swagger-ui.css",
     "vendor/swagger-ui-LICENSE",
@@ -98,12 +98,12 @@ def bullets_of(module: Any, rule: str) -> dict[str, str]:
     return {rule_id: " ".join(text.split()) for rule_id, text in found}
 
 
-def event_rules_of_the_domain() -> dict[str, str]:
+def tournament_rules_of_the_domain() -> dict[str, str]:
     """E1-E6 as the domain states them: E1, E2, E4 and E5 in domain/event.py's docstring
     (``- E1 Creating. E1.1 text. E1.2 text``, split at the ids that begin a sentence), E3's
     rules in domain/seating.py's and E6's in domain/standings.py's (a bullet each)."""
     rules: dict[str, str] = {}
-    doc = domain.event.__doc__ or ""
+    doc = domain.tournament.__doc__ or ""
     for text in re.findall(r"^- E[1245] (.*?)(?=^- |\Z)", doc, re.M | re.S):
         _, *parts = re.split(r"(?:(?<=\. )|^)(E\d\.\d) ", " ".join(text.split()))
         rules.update(zip(parts[::2], (p.strip() for p in parts[1::2]), strict=True))
@@ -111,11 +111,11 @@ def event_rules_of_the_domain() -> dict[str, str]:
 
 
 def test_the_package_copy_of_the_event_rules_is_the_domains() -> None:
-    """service/web/EVENT_RULES.md (the event pages quote it) says every rule E1.1-E6.5 word
+    """service/web/TOURNAMENT_RULES.md (the event pages quote it) says every rule E1.1-E6.5 word
     for word as the domain does, under its section's title."""
-    stated = event_rules_of_the_domain()
+    stated = tournament_rules_of_the_domain()
     assert {"E1.1", "E2.2", "E3.2", "E4.1", "E5.3", "E6.4"} <= set(stated)
-    copied = rule_texts((WEB / "EVENT_RULES.md").read_text(encoding="utf-8"))
+    copied = rule_texts((WEB / "TOURNAMENT_RULES.md").read_text(encoding="utf-8"))
     assert {k: v for k, v in copied.items() if "." in k} == stated
     assert copied["E5"] == "Shared deals." and copied["E6"] == "Standings."
 
@@ -218,7 +218,7 @@ async def test_the_pages_are_not_part_of_the_api(api: Any) -> None:
     """The served OpenAPI document (and so the committed one, which a test keeps equal)
     has no page, and the API's own paths still answer as the API."""
     document = (await api.http.get("/schema/openapi.json")).json()
-    api_paths = ("/tables", "/events", "/feed", "/health", "/.well-known/")
+    api_paths = ("/tables", "/tournaments", "/feed", "/health", "/.well-known/")
     assert all(p.startswith(api_paths) for p in document["paths"])
     created = await api.http.post("/tables", json={"name": "pages", "visibility": "public"})
     assert created.status_code == 201

@@ -22,7 +22,7 @@ export type TableStreamData = Schemas["TableStreamData"];
 export type FeedItem = Schemas["FeedItem"];
 /** The data of an event stream message: an event of the event's stream with its chain
  * head, a table's chain head as it scores a deal or finishes, or the standings. */
-export type EventStreamData = Schemas["EventStreamData"];
+export type TournamentStreamData = Schemas["TournamentStreamData"];
 export type DokoClient = Client<paths>;
 
 /** A typed client of every operation; `token` goes in the `Authorization` header of every
@@ -65,12 +65,12 @@ export function tableEvents(
 /** An event's messages, its tables' chain heads and its standings (a private event takes
  * one of its credentials as `token`: the host token, a player's event credential or the
  * invitation code). */
-export function eventEvents(
+export function tournamentEvents(
   baseUrl: string,
-  eventId: string,
+  tournamentId: string,
   options: StreamOptions & { token?: string } = {},
-): AsyncGenerator<StreamMessage<EventStreamData>> {
-  return authorized<EventStreamData>(baseUrl, `events/${encodeURIComponent(eventId)}/events`, options);
+): AsyncGenerator<StreamMessage<TournamentStreamData>> {
+  return authorized<TournamentStreamData>(baseUrl, `events/${encodeURIComponent(tournamentId)}/events`, options);
 }
 
 /** The public events of every public table, from a global position on. */

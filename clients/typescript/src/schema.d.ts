@@ -24,226 +24,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create an event (E1)
-         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private event, the invitation code are shown once.
-         */
-        post: operations["createEvent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An event: its options, players, rounds and tables' progress
-         * @description The commitments to its chance (the seating seed's, revealed once the event is finished, and every round's deal seeds', E1.2), the players, and every round started with its tables (their ids, seats, deals scored, whether over). A private event takes one of its credentials as the Bearer token (the host token, a player's event credential or the invitation code); to anyone else it does not exist.
-         */
-        get: operations["getEvent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Live event messages, standings and tables' chain heads (Server-Sent Events)
-         * @description The event's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the event stream's `chain_head`; `table_opened` once a table of a round has every seat taken (its seats' views answer their players' credentials from then on), `table_scored` and `table_finished` as the event's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private event takes one of its credentials as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /events/{id}/stream-tickets`); without either it is 404 `event_not_found`, as to anyone it does not exist for. A credential in the URL (`token`) is refused (400 `token_in_url`).
-         */
-        get: operations["streamEvent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The whole event as one portable, signed JSON record
-         * @description The event's stream, every table of every round as its own signed table export (as `exportSession` makes it) and the standings, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline (no database). Credential hashes are sealed, and so is the seed of every deal no table of its round scored (`infra.event_export`). Only once the event is finished (409 `event_not_finished`, E4.3). Rate-limited like the other routes that replay a log.
-         */
-        get: operations["exportEvent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/players": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Register a player (E2)
-         * @description Under a name no other player of the event has (E2.1: compared without surrounding spaces, regardless of case); at a private event with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The event credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).
-         */
-        post: operations["registerPlayer"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/rounds": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start the next round (E4.1), seated by rule or by hand (E3)
-         * @description The director (host token) starts round `round_no`, the next one: not while a round runs, not before anyone registered. Round 1 is seated by lot (E3.1), later rounds avoiding repeat opponents (E3.2), or by the director's `seating` (E3.3: every player exactly once; the empty seats are bots, E3.4). The service opens every table of the round with the round's 12 shared deals (E5.1). Starting a round that has started answers as its start did and opens nothing twice (also from several service processes).
-         */
-        post: operations["startRound"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/rounds/{round_no}/deals/{deal_no}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One deal of a round at every table, side by side
-         * @description The same cards in the same seats at every table of the round (E5.1): each table's players, contract, announcements, tricks and score (its deal record). Only once every table of the round has scored the deal or is over (E5.3: `deal_not_public` before); an abandoned table that did not play it has no record.
-         */
-        get: operations["compareDeal"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/standings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The standings (E6)
-         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or by `method`, with the tie-break (E6.4): the stored standings, rebuilt from the event's and its tables' logs whenever a deal was scored or a table or round ended since (ranked by another method than the event's, recomputed from the logs). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
-         */
-        get: operations["getStandings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/stream-tickets": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A ticket that opens the event's stream once
-         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private event's credentials as the Bearer token (the director's host token, a player's event credential or the invitation code; none at a public event) and open `GET /events/{id}/events?ticket=...` with the answer's `ticket`. It opens the event's stream once, within 60 s (a second time, at another event or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL.
-         */
-        post: operations["getEventStreamTicket"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/table": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The player's table and seat in the current round
-         * @description With the player's event credential as the Bearer token: the round now, the player's table (its id) and seat there. The same credential is the seat's token at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so one link serves a player the whole evening. Before round 1 no table (`table_id` null, `round_no` 0, `status` `registering`). Once a round has started the table and seat are given at once, and `table_open` says whether the seat answers the credential yet: for a moment after `startRound` the service is still opening and seating the round's tables (`table_open` false, and the seat's view 404 or 401); the event's stream sends `table_opened` for each table as it opens, so wait for that rather than asking again.
-         */
-        get: operations["getPlayerTable"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/events/{event_id}/verification": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Verify the whole event
-         * @description Re-runs the event's stream (the commitments to its seeds, every seating drawn by the rule or seated by hand, the rounds and the tables' ends) and every table of every round (opened as the event says with the round's shared deals, its chain, its replay, every deal's seed, hands and score), and, once the event is finished, holds the stored standings against those recomputed from the tables' logs; names the first thing that differs. Not while a round runs (409 `round_running`, E5.3: its tables' deals are not all public). Rate-limited like the other routes that replay a log.
-         */
-        get: operations["verifyEvent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/feed": {
         parameters: {
             query?: never;
@@ -720,6 +500,226 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an event (E1)
+         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private event, the invitation code are shown once.
+         */
+        post: operations["createTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An event: its options, players, rounds and tables' progress
+         * @description The commitments to its chance (the seating seed's, revealed once the event is finished, and every round's deal seeds', E1.2), the players, and every round started with its tables (their ids, seats, deals scored, whether over). A private event takes one of its credentials as the Bearer token (the host token, a player's event credential or the invitation code); to anyone else it does not exist.
+         */
+        get: operations["getTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live event messages, standings and tables' chain heads (Server-Sent Events)
+         * @description The event's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the event stream's `chain_head`; `table_opened` once a table of a round has every seat taken (its seats' views answer their players' credentials from then on), `table_scored` and `table_finished` as the event's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private event takes one of its credentials as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tournaments/{id}/stream-tickets`); without either it is 404 `tournament_not_found`, as to anyone it does not exist for. A credential in the URL (`token`) is refused (400 `token_in_url`).
+         */
+        get: operations["streamTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole event as one portable, signed JSON record
+         * @description The event's stream, every table of every round as its own signed table export (as `exportSession` makes it) and the standings, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline (no database). Credential hashes are sealed, and so is the seed of every deal no table of its round scored (`infra.tournament_export`). Only once the event is finished (409 `tournament_not_finished`, E4.3). Rate-limited like the other routes that replay a log.
+         */
+        get: operations["exportTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a player (E2)
+         * @description Under a name no other player of the event has (E2.1: compared without surrounding spaces, regardless of case); at a private event with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The event credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).
+         */
+        post: operations["registerPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the next round (E4.1), seated by rule or by hand (E3)
+         * @description The director (host token) starts round `round_no`, the next one: not while a round runs, not before anyone registered. Round 1 is seated by lot (E3.1), later rounds avoiding repeat opponents (E3.2), or by the director's `seating` (E3.3: every player exactly once; the empty seats are bots, E3.4). The service opens every table of the round with the round's 12 shared deals (E5.1). Starting a round that has started answers as its start did and opens nothing twice (also from several service processes).
+         */
+        post: operations["startRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/rounds/{round_no}/deals/{deal_no}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One deal of a round at every table, side by side
+         * @description The same cards in the same seats at every table of the round (E5.1): each table's players, contract, announcements, tricks and score (its deal record). Only once every table of the round has scored the deal or is over (E5.3: `deal_not_public` before); an abandoned table that did not play it has no record.
+         */
+        get: operations["compareDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The standings (E6)
+         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or by `method`, with the tie-break (E6.4): the stored standings, rebuilt from the event's and its tables' logs whenever a deal was scored or a table or round ended since (ranked by another method than the event's, recomputed from the logs). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
+         */
+        get: operations["getStandings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/stream-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket that opens the event's stream once
+         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private event's credentials as the Bearer token (the director's host token, a player's event credential or the invitation code; none at a public event) and open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the event's stream once, within 60 s (a second time, at another event or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL.
+         */
+        post: operations["getTournamentStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The player's table and seat in the current round
+         * @description With the player's event credential as the Bearer token: the round now, the player's table (its id) and seat there. The same credential is the seat's token at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so one link serves a player the whole evening. Before round 1 no table (`table_id` null, `round_no` 0, `status` `registering`). Once a round has started the table and seat are given at once, and `table_open` says whether the seat answers the credential yet: for a moment after `startRound` the service is still opening and seating the round's tables (`table_open` false, and the seat's view 404 or 401); the event's stream sends `table_opened` for each table as it opens, so wait for that rather than asking again.
+         */
+        get: operations["getPlayerTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the whole event
+         * @description Re-runs the event's stream (the commitments to its seeds, every seating drawn by the rule or seated by hand, the rounds and the tables' ends) and every table of every round (opened as the event says with the round's shared deals, its chain, its replay, every deal's seed, hands and score), and, once the event is finished, holds the stored standings against those recomputed from the tables' logs; names the first thing that differs. Not while a round runs (409 `round_running`, E5.3: its tables' deals are not all public). Rate-limited like the other routes that replay a log.
+         */
+        get: operations["verifyTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -815,8 +815,24 @@ export interface components {
             /** @example queen_solo */
             contract: components["schemas"]["GameType"];
         };
-        /** CreateEventRequest */
-        CreateEventRequest: {
+        /** CreateTableRequest */
+        CreateTableRequest: {
+            /** @example 2 */
+            first_dealer?: number | null;
+            /**
+             * @default
+             * @example Friday league, table 3
+             */
+            name?: string;
+            presets?: components["schemas"]["Card"][][][] | null;
+            seeds?: string[] | null;
+            /** @example 30 */
+            turn_seconds?: number | null;
+            /** @example private */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /** CreateTournamentRequest */
+        CreateTournamentRequest: {
             /**
              * @default total_points
              * @example total_points
@@ -835,28 +851,12 @@ export interface components {
             /** @example public */
             visibility?: components["schemas"]["Visibility"];
         };
-        /** CreateTableRequest */
-        CreateTableRequest: {
-            /** @example 2 */
-            first_dealer?: number | null;
-            /**
-             * @default
-             * @example Friday league, table 3
-             */
-            name?: string;
-            presets?: components["schemas"]["Card"][][][] | null;
-            seeds?: string[] | null;
-            /** @example 30 */
-            turn_seconds?: number | null;
-            /** @example private */
-            visibility?: components["schemas"]["Visibility"];
-        };
         /** DealComparison */
         DealComparison: {
             deal_no: number;
-            event_id: string;
             round_no: number;
             tables: components["schemas"]["TableDeal"][];
+            tournament_id: string;
         };
         /** DealDealt */
         DealDealt: {
@@ -983,132 +983,6 @@ export interface components {
              * @enum {string}
              */
             type: "declared";
-        };
-        /** EventAnswer */
-        EventAnswer: {
-            event: components["schemas"]["EventView"];
-            event_id: string;
-            /** @default [] */
-            tables?: components["schemas"]["TableProgress"][];
-            version: number;
-        };
-        /**
-         * EventCreated
-         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
-         *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
-         *     SHA-256, public at once.
-         */
-        EventCreated: {
-            /** @default [] */
-            commitments?: string[][];
-            host_token_hash: string;
-            /** @default  */
-            invitation_hash?: string;
-            /** @default total_points */
-            method?: components["schemas"]["StandingsMethod"];
-            name: string;
-            /** @default [] */
-            presets?: components["schemas"]["Card"][][][][];
-            /** @default [] */
-            round_seeds?: string[][];
-            rounds: number;
-            seating_commitment: string;
-            seating_seed: string;
-            /** @default null */
-            turn_seconds?: number | null;
-            /** @enum {unknown} */
-            type: "event_created";
-            /** @default public */
-            visibility?: components["schemas"]["Visibility"];
-        };
-        /** EventCreatedResponse */
-        EventCreatedResponse: {
-            event: components["schemas"]["EventAnswer"];
-            event_id: string;
-            host_token: string;
-            invitation?: string | null;
-        };
-        /** EventExport */
-        EventExport: {
-            event_id: string;
-            events: components["schemas"]["ExportedEvent"][];
-            format: string;
-            format_version: number;
-            name?: string | null;
-            /** @description the deployment's signature of the whole file (`/.well-known/doko-keys`) */
-            signature?: components["schemas"]["Signature"] | null;
-            standings: components["schemas"]["Standings"];
-            tables: components["schemas"]["ExportedTable"][];
-        };
-        /**
-         * EventFinished
-         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
-         */
-        EventFinished: {
-            rounds: number;
-            seating_seed: string;
-            /** @enum {unknown} */
-            type: "event_finished";
-        };
-        /** EventReport */
-        EventReport: {
-            checks: components["schemas"]["Check"][];
-            event_id: string;
-            events: number;
-            name: string | null;
-            /** @default [] */
-            tables?: components["schemas"]["TableReport"][];
-        };
-        /** EventRound */
-        EventRound: {
-            ended: boolean;
-            round_no: number;
-            tables: components["schemas"]["EventTable"][];
-        };
-        /**
-         * EventStatus
-         * @description Where an event is: `registering` (before round 1), `playing` (a round runs),
-         *         `between` rounds, or `finished` (E4.3).
-         * @enum {string}
-         */
-        EventStatus: "registering" | "playing" | "between" | "finished";
-        /**
-         * EventStreamData
-         * @description The data of an event stream message: an event of the event's stream with its chain head, a table's chain head as it opens, scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
-         */
-        EventStreamData: components["schemas"]["WitnessedEventCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedEventFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
-        /** EventTable */
-        EventTable: {
-            /** @default false */
-            abandoned?: boolean;
-            deals?: number | null;
-            /** @default false */
-            ended?: boolean;
-            seats: (string | null)[];
-            table_no: number;
-        };
-        /** EventVerification */
-        EventVerification: {
-            event_id: string;
-            first_failure: components["schemas"]["Check"] | null;
-            ok: boolean;
-            report: components["schemas"]["EventReport"];
-            summary: string[];
-        };
-        /** EventView */
-        EventView: {
-            commitments: string[][];
-            method: components["schemas"]["StandingsMethod"];
-            name: string;
-            played: components["schemas"]["EventRound"][];
-            players: string[];
-            preset: boolean;
-            rounds: number;
-            seating_commitment: string;
-            seating_seed?: string | null;
-            status: components["schemas"]["EventStatus"];
-            turn_seconds: number | null;
-            visibility: components["schemas"]["Visibility"];
         };
         /** Export */
         Export: {
@@ -1372,25 +1246,25 @@ export interface components {
         };
         /** PlayerRegisteredResponse */
         PlayerRegisteredResponse: {
-            event_id: string;
             name: string;
             player: number;
             token: string;
+            tournament_id: string;
             version: number;
         };
         /** PlayerTable */
         PlayerTable: {
-            event_id: string;
             name: string;
             player: number;
             round_no: number;
             /** @example 2 */
             seat?: number | null;
-            status: components["schemas"]["EventStatus"];
+            status: components["schemas"]["TournamentStatus"];
             table_id?: string | null;
             table_no?: number | null;
             /** @default false */
             table_open?: boolean;
+            tournament_id: string;
         };
         /** Problem */
         Problem: {
@@ -1410,7 +1284,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_event_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "event_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "event_not_found" | "deal_not_public" | "event_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1467,7 +1341,7 @@ export interface components {
         };
         /** RoundStartedResponse */
         RoundStartedResponse: {
-            event: components["schemas"]["EventAnswer"];
+            event: components["schemas"]["TournamentAnswer"];
             round_no: number;
             version: number;
         };
@@ -2195,6 +2069,132 @@ export interface components {
             /** @example 2 */
             seat?: number | null;
         };
+        /** TournamentAnswer */
+        TournamentAnswer: {
+            event: components["schemas"]["TournamentView"];
+            /** @default [] */
+            tables?: components["schemas"]["TableProgress"][];
+            tournament_id: string;
+            version: number;
+        };
+        /**
+         * TournamentCreated
+         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
+         *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
+         *     SHA-256, public at once.
+         */
+        TournamentCreated: {
+            /** @default [] */
+            commitments?: string[][];
+            host_token_hash: string;
+            /** @default  */
+            invitation_hash?: string;
+            /** @default total_points */
+            method?: components["schemas"]["StandingsMethod"];
+            name: string;
+            /** @default [] */
+            presets?: components["schemas"]["Card"][][][][];
+            /** @default [] */
+            round_seeds?: string[][];
+            rounds: number;
+            seating_commitment: string;
+            seating_seed: string;
+            /** @default null */
+            turn_seconds?: number | null;
+            /** @enum {unknown} */
+            type: "event_created";
+            /** @default public */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /** TournamentCreatedResponse */
+        TournamentCreatedResponse: {
+            event: components["schemas"]["TournamentAnswer"];
+            host_token: string;
+            invitation?: string | null;
+            tournament_id: string;
+        };
+        /** TournamentExport */
+        TournamentExport: {
+            events: components["schemas"]["ExportedEvent"][];
+            format: string;
+            format_version: number;
+            name?: string | null;
+            /** @description the deployment's signature of the whole file (`/.well-known/doko-keys`) */
+            signature?: components["schemas"]["Signature"] | null;
+            standings: components["schemas"]["Standings"];
+            tables: components["schemas"]["ExportedTable"][];
+            tournament_id: string;
+        };
+        /**
+         * TournamentFinished
+         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
+         */
+        TournamentFinished: {
+            rounds: number;
+            seating_seed: string;
+            /** @enum {unknown} */
+            type: "event_finished";
+        };
+        /** TournamentReport */
+        TournamentReport: {
+            checks: components["schemas"]["Check"][];
+            events: number;
+            name: string | null;
+            /** @default [] */
+            tables?: components["schemas"]["TableReport"][];
+            tournament_id: string;
+        };
+        /** TournamentRound */
+        TournamentRound: {
+            ended: boolean;
+            round_no: number;
+            tables: components["schemas"]["TournamentTable"][];
+        };
+        /**
+         * TournamentStatus
+         * @description Where an event is: `registering` (before round 1), `playing` (a round runs),
+         *         `between` rounds, or `finished` (E4.3).
+         * @enum {string}
+         */
+        TournamentStatus: "registering" | "playing" | "between" | "finished";
+        /**
+         * TournamentStreamData
+         * @description The data of an event stream message: an event of the event's stream with its chain head, a table's chain head as it opens, scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
+         */
+        TournamentStreamData: components["schemas"]["WitnessedTournamentCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedTournamentFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
+        /** TournamentTable */
+        TournamentTable: {
+            /** @default false */
+            abandoned?: boolean;
+            deals?: number | null;
+            /** @default false */
+            ended?: boolean;
+            seats: (string | null)[];
+            table_no: number;
+        };
+        /** TournamentVerification */
+        TournamentVerification: {
+            first_failure: components["schemas"]["Check"] | null;
+            ok: boolean;
+            report: components["schemas"]["TournamentReport"];
+            summary: string[];
+            tournament_id: string;
+        };
+        /** TournamentView */
+        TournamentView: {
+            commitments: string[][];
+            method: components["schemas"]["StandingsMethod"];
+            name: string;
+            played: components["schemas"]["TournamentRound"][];
+            players: string[];
+            preset: boolean;
+            rounds: number;
+            seating_commitment: string;
+            seating_seed?: string | null;
+            status: components["schemas"]["TournamentStatus"];
+            turn_seconds: number | null;
+            visibility: components["schemas"]["Visibility"];
+        };
         /** TrickRecord */
         TrickRecord: {
             cards: components["schemas"]["Card"][];
@@ -2259,55 +2259,6 @@ export interface components {
              * @enum {string}
              */
             type: "deal_scored";
-        };
-        /**
-         * WitnessedEventCreated
-         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
-         *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
-         *     SHA-256, public at once.
-         */
-        WitnessedEventCreated: {
-            /** @description the event stream's hash chain value at this event (hex) */
-            chain_head: string;
-            /** @default [] */
-            commitments?: string[][];
-            host_token_hash: string;
-            /** @default  */
-            invitation_hash?: string;
-            /** @default total_points */
-            method?: components["schemas"]["StandingsMethod"];
-            name: string;
-            /** @default [] */
-            presets?: components["schemas"]["Card"][][][][];
-            /** @default [] */
-            round_seeds?: string[][];
-            rounds: number;
-            seating_commitment: string;
-            seating_seed: string;
-            /** @default null */
-            turn_seconds?: number | null;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "event_created";
-            /** @default public */
-            visibility?: components["schemas"]["Visibility"];
-        };
-        /**
-         * WitnessedEventFinished
-         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
-         */
-        WitnessedEventFinished: {
-            /** @description the event stream's hash chain value at this event (hex) */
-            chain_head: string;
-            rounds: number;
-            seating_seed: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "event_finished";
         };
         /**
          * WitnessedPlayerRegistered
@@ -2411,6 +2362,55 @@ export interface components {
             type: "table_ended";
         };
         /**
+         * WitnessedTournamentCreated
+         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
+         *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
+         *     SHA-256, public at once.
+         */
+        WitnessedTournamentCreated: {
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            /** @default [] */
+            commitments?: string[][];
+            host_token_hash: string;
+            /** @default  */
+            invitation_hash?: string;
+            /** @default total_points */
+            method?: components["schemas"]["StandingsMethod"];
+            name: string;
+            /** @default [] */
+            presets?: components["schemas"]["Card"][][][][];
+            /** @default [] */
+            round_seeds?: string[][];
+            rounds: number;
+            seating_commitment: string;
+            seating_seed: string;
+            /** @default null */
+            turn_seconds?: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event_created";
+            /** @default public */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /**
+         * WitnessedTournamentFinished
+         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
+         */
+        WitnessedTournamentFinished: {
+            /** @description the event stream's hash chain value at this event (hex) */
+            chain_head: string;
+            rounds: number;
+            seating_seed: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event_finished";
+        };
+        /**
          * Word
          * @description What a player may say: the party's own word, or a refusal (Absage).
          * @example re
@@ -2442,933 +2442,6 @@ export interface operations {
                 };
                 content: {
                     "application/jwk-set+json": components["schemas"]["KeySet"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createEvent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateEventRequest"];
-            };
-        };
-        responses: {
-            /** @description the new event */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventCreatedResponse"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getEvent: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the event */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventAnswer"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    streamEvent: {
-        parameters: {
-            query?: {
-                after?: number;
-                /** @description a stream ticket (single use, short-lived) */
-                ticket?: string;
-            };
-            header?: {
-                /** @description resume after this id */
-                "Last-Event-ID"?: string;
-            };
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": components["schemas"]["EventStreamData"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    exportEvent: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the event and its tables */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventExport"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    registerPlayer: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RegisterRequest"];
-            };
-        };
-        responses: {
-            /** @description the player registered */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlayerRegisteredResponse"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    startRound: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["StartRoundRequest"];
-            };
-        };
-        responses: {
-            /** @description the round started */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RoundStartedResponse"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description the body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    compareDeal: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the event's id */
-                event_id: string;
-                /** @description the round's number, 1-12 */
-                round_no: number;
-                /** @description the deal's number, 1-12 */
-                deal_no: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the deal at every table */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DealComparison"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getStandings: {
-        parameters: {
-            query?: {
-                /** @description rank by this method (`total_points`, `placement_points`, `duplicate`) instead of the event's */
-                method?: string;
-            };
-            header?: never;
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the standings */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Standings"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getEventStreamTicket: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the ticket */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StreamTicket"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getPlayerTable: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description where the player plays */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlayerTable"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    verifyEvent: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the event's id */
-                event_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventVerification"];
-                };
-            };
-            /** @description problem */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description problem */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description problem */
@@ -5542,6 +4615,933 @@ export interface operations {
             };
             /** @description problem */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTournament: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTournamentRequest"];
+            };
+        };
+        responses: {
+            /** @description the new event */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentCreatedResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentAnswer"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamTournament: {
+        parameters: {
+            query?: {
+                after?: number;
+                /** @description a stream ticket (single use, short-lived) */
+                ticket?: string;
+            };
+            header?: {
+                /** @description resume after this id */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["TournamentStreamData"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event and its tables */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentExport"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description the player registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerRegisteredResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startRound: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartRoundRequest"];
+            };
+        };
+        responses: {
+            /** @description the round started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundStartedResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    compareDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+                /** @description the round's number, 1-12 */
+                round_no: number;
+                /** @description the deal's number, 1-12 */
+                deal_no: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the deal at every table */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealComparison"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStandings: {
+        parameters: {
+            query?: {
+                /** @description rank by this method (`total_points`, `placement_points`, `duplicate`) instead of the event's */
+                method?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the standings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Standings"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTournamentStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the ticket */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicket"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlayerTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description where the player plays */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerTable"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentVerification"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

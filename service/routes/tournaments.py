@@ -1,11 +1,11 @@
-"""Events: club nights and tournaments of several tables over several rounds (E1-E6).
+"""Tournaments: club nights and tournaments of several tables over several rounds (E1-E6).
 
-A director creates an event (the host token, shown once), players register (each gets an
-event credential, shown once, that is their seat's token at their table in every round),
+A director creates a tournament (the host token, shown once), players register (each gets an
+tournament credential, shown once, that is their seat's token at their table in every round),
 the director starts the rounds (the service opens every table of the round with the
-round's shared deals, `infra.events`), and everyone allowed to see the event reads it,
+round's shared deals, `infra.tournaments`), and everyone allowed to see the tournament reads it,
 its standings, its stream and, once a deal is public for the whole round (E5.3), the deal
-compared across the round's tables. Who may do what: `service.event_access`. A rejected
+compared across the round's tables. Who may do what: `service.tournament_access`. A rejected
 command writes nothing and answers problem+json with its code and E-rule id; every POST
 takes an Idempotency-Key (`service.edge.idempotency`): a retry draws the same credentials
 and writes nothing twice.
@@ -21,43 +21,43 @@ from litestar.params import JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 
 from domain.dealing import SEED_BYTES
-from domain.event import (
-    CreateEvent,
+from domain.tournament import (
+    CreateTournament,
     RegisterPlayer,
     SeatRound,
     standings_method,
 )
-from domain.event_view import event_view, player_seat
+from domain.tournament_view import tournament_view, player_seat
 from domain.session import DEALS
 from domain.standings import Standings, standings
 from domain.table import Visibility
-from infra.events import EventNotFound, LoadedEvent, table_id
+from infra.tournaments import TournamentNotFound, LoadedTournament, table_id
 from infra.idempotency import holding
-from service import event_examples
+from service import tournament_examples
 from service.edge.auth import bearer, new_invitation, new_token, token_hash
 from service.edge.credentials import (
-    AS_EVENT_PLAYER,
-    AS_EVENT_STREAM_READER,
-    AS_EVENT_VIEWER,
+    AS_TOURNAMENT_PLAYER,
+    AS_TOURNAMENT_STREAM_READER,
+    AS_TOURNAMENT_VIEWER,
     AS_HOST,
     AS_REGISTRANT,
 )
 from service.edge.draws import fresh_bytes, fresh_id
 from service.edge.parsing import MAX_POSITION, query_numbers
 from service.edge.tickets import TICKET_SECONDS, StreamTicket, ticket_digest
-from service.event_access import (
+from service.tournament_access import (
     authorize_director,
     authorize_player,
     authorize_registration,
     authorize_viewer,
     digest_of,
-    event_not_found,
+    tournament_not_found,
 )
-from service.event_dto import (
-    CreateEventRequest,
+from service.tournament_dto import (
+    CreateTournamentRequest,
     DealComparison,
-    EventAnswer,
-    EventCreatedResponse,
+    TournamentAnswer,
+    TournamentCreatedResponse,
     PlayerRegisteredResponse,
     PlayerTable,
     RegisterRequest,
@@ -66,7 +66,7 @@ from service.event_dto import (
     TableDeal,
     TableProgress,
 )
-from service.event_stream import EventFeed
+from service.tournament_stream import TournamentFeed
 from service.routes.shared import (
     AfterPosition,
     LastEventId,
@@ -79,27 +79,27 @@ from service.routes.streams import cursor_of
 from service.shared_deals import not_public
 from service.streams import sse_messages
 
-EventId = Annotated[
+TournamentId = Annotated[
     str,
-    Parameter(description="the event's id", pattern="^[A-Za-z0-9_]{1,64}$", max_length=64),
+    Parameter(description="the tournament's id", pattern="^[A-Za-z0-9_]{1,64}$", max_length=64),
 ]
 RoundNo = Annotated[int, Parameter(ge=1, le=12, description="the round's number, 1-12")]
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
-P = event_examples.PROBLEMS
+P = tournament_examples.PROBLEMS
 
 
-async def load_event(request: Request[Any, Any, Any], event_id: str) -> LoadedEvent:
+async def load_tournament(request: Request[Any, Any, Any], tournament_id: str) -> LoadedTournament:
     try:
-        loaded: LoadedEvent = await services(request).events.load(event_id)
-    except EventNotFound:
-        raise event_not_found(event_id) from None
+        loaded: LoadedTournament = await services(request).tournaments.load(tournament_id)
+    except TournamentNotFound:
+        raise tournament_not_found(tournament_id) from None
     return loaded
 
 
-async def load_viewed(request: Request[Any, Any, Any], event_id: str) -> LoadedEvent:
-    """The event, to a caller allowed to see it (`authorize_viewer`)."""
-    loaded = await load_event(request, event_id)
-    authorize_viewer(loaded.state, event_id, digest_of(request))
+async def load_viewed(request: Request[Any, Any, Any], tournament_id: str) -> LoadedTournament:
+    """The tournament, to a caller allowed to see it (`authorize_viewer`)."""
+    loaded = await load_tournament(request, tournament_id)
+    authorize_viewer(loaded.state, tournament_id, digest_of(request))
     return loaded
 
 
@@ -113,46 +113,46 @@ def _claimed() -> dict[str, str]:
 
 
 async def answer(
-    request: Request[Any, Any, Any], event_id: str, loaded: LoadedEvent
-) -> EventAnswer:
-    """The event as anyone allowed to see it sees it (`domain.event_view`), with its running
+    request: Request[Any, Any, Any], tournament_id: str, loaded: LoadedTournament
+) -> TournamentAnswer:
+    """The tournament as anyone allowed to see it sees it (`domain.tournament_view`), with its running
     round's tables' progress as their logs have it now."""
     state = loaded.state
     progress: tuple[TableProgress, ...] = ()
     if state.running:
         round_no = state.round_no
-        tables = await services(request).events.round_tables(event_id, state, round_no)
+        tables = await services(request).tournaments.round_tables(tournament_id, state, round_no)
         progress = tuple(
             TableProgress(
                 n,
-                table_id(event_id, round_no, n),
+                table_id(tournament_id, round_no, n),
                 len(t.session.sheet) if t else 0,
                 t.over if t else False,
             )
             for n, t in enumerate(tables, 1)
         )
-    return EventAnswer(event_id, loaded.version, event_view(state), progress)
+    return TournamentAnswer(tournament_id, loaded.version, tournament_view(state), progress)
 
 
 @post(
-    "/events",
-    operation_id="createEvent",
-    summary="Create an event (E1)",
+    "/tournaments",
+    operation_id="createTournament",
+    summary="Create a tournament (E1)",
     description="A club night or tournament: its name, 1-12 rounds, `public` (anyone "
     "registers) or `private` (registration takes the invitation code), a turn clock for its "
     "tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, "
     "E6) and optionally preset deals for every round. The service draws the seating seed "
     "and every round's 12 deal seeds and publishes their SHA-256 commitments at once "
-    "(E1.2). The director's host token and, for a private event, the invitation code are "
+    "(E1.2). The director's host token and, for a private tournament, the invitation code are "
     "shown once.",
     responses={
-        201: success(EventCreatedResponse, event_examples.CREATED, "the new event"),
+        201: success(TournamentCreatedResponse, tournament_examples.CREATED, "the new tournament"),
         **problem_responses(400, 413, shown=[P["unknown_standings_method"]]),
     },
 )
-async def create_event(
-    request: Request[Any, Any, Any], data: JSONBody[CreateEventRequest]
-) -> EventCreatedResponse:
+async def create_tournament(
+    request: Request[Any, Any, Any], data: JSONBody[CreateTournamentRequest]
+) -> TournamentCreatedResponse:
     method = standings_method(data.method)
     host = new_token()
     private = data.visibility is Visibility.PRIVATE
@@ -165,7 +165,7 @@ async def create_event(
         if presets
         else tuple(tuple(fresh_bytes(SEED_BYTES) for _ in range(DEALS)) for _ in range(data.rounds))
     )
-    command = CreateEvent(
+    command = CreateTournament(
         name=data.name,
         rounds=data.rounds,
         host_token_hash=token_hash(host),
@@ -177,44 +177,44 @@ async def create_event(
         turn_seconds=data.turn_seconds,
         method=method,
     )
-    event_id = fresh_id()
-    done = await services(request).events.execute(event_id, command, actor="director", **_claimed())
-    view = await answer(request, event_id, LoadedEvent(done.state, done.version))
-    return EventCreatedResponse(event_id, host, view, invitation)
+    tournament_id = fresh_id()
+    done = await services(request).tournaments.execute(tournament_id, command, actor="director", **_claimed())
+    view = await answer(request, tournament_id, LoadedTournament(done.state, done.version))
+    return TournamentCreatedResponse(tournament_id, host, view, invitation)
 
 
 @get(
-    "/events/{event_id:str}",
-    operation_id="getEvent",
-    summary="An event: its options, players, rounds and tables' progress",
-    description="The commitments to its chance (the seating seed's, revealed once the event "
+    "/tournaments/{tournament_id:str}",
+    operation_id="getTournament",
+    summary="A tournament: its options, players, rounds and tables' progress",
+    description="The commitments to its chance (the seating seed's, revealed once the tournament "
     "is finished, and every round's deal seeds', E1.2), the players, and every round "
     "started with its tables (their ids, seats, deals scored, whether over). A private "
-    "event takes one of its credentials as the Bearer token (the host token, a player's "
-    "event credential or the invitation code); to anyone else it does not exist.",
-    security=AS_EVENT_VIEWER,
+    "tournament takes one of its credentials as the Bearer token (the host token, a player's "
+    "tournament credential or the invitation code); to anyone else it does not exist.",
+    security=AS_TOURNAMENT_VIEWER,
     responses={
-        200: success(EventAnswer, event_examples.EVENT, "the event"),
-        **problem_responses(401, 404, shown=[P["event_not_found"]]),
+        200: success(TournamentAnswer, tournament_examples.EVENT, "the tournament"),
+        **problem_responses(401, 404, shown=[P["tournament_not_found"]]),
     },
 )
-async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> EventAnswer:
-    loaded = await load_viewed(request, event_id)
-    return await answer(request, event_id, loaded)
+async def get_tournament(request: Request[Any, Any, Any], tournament_id: TournamentId) -> TournamentAnswer:
+    loaded = await load_viewed(request, tournament_id)
+    return await answer(request, tournament_id, loaded)
 
 
 @post(
-    "/events/{event_id:str}/players",
+    "/tournaments/{tournament_id:str}/players",
     operation_id="registerPlayer",
     summary="Register a player (E2)",
-    description="Under a name no other player of the event has (E2.1: compared without "
-    "surrounding spaces, regardless of case); at a private event with its invitation code "
+    description="Under a name no other player of the tournament has (E2.1: compared without "
+    "surrounding spaces, regardless of case); at a private tournament with its invitation code "
     "(in the body, or as the Bearer token); the director registers players with the host "
-    "token. The event credential is shown once: it seats its player at their table in "
+    "token. The tournament credential is shown once: it seats its player at their table in "
     "every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).",
     security=AS_REGISTRANT,
     responses={
-        201: success(PlayerRegisteredResponse, event_examples.REGISTERED, "the player registered"),
+        201: success(PlayerRegisteredResponse, tournament_examples.REGISTERED, "the player registered"),
         **problem_responses(
             400,
             401,
@@ -226,60 +226,60 @@ async def get_event(request: Request[Any, Any, Any], event_id: EventId) -> Event
     },
 )
 async def register_player(
-    request: Request[Any, Any, Any], event_id: EventId, data: JSONBody[RegisterRequest]
+    request: Request[Any, Any, Any], tournament_id: TournamentId, data: JSONBody[RegisterRequest]
 ) -> PlayerRegisteredResponse:
-    loaded = await load_event(request, event_id)
-    director = authorize_registration(loaded.state, event_id, digest_of(request), data.invitation)
+    loaded = await load_tournament(request, tournament_id)
+    director = authorize_registration(loaded.state, tournament_id, digest_of(request), data.invitation)
     token = new_token()
     command = RegisterPlayer(data.name, token_hash(token), director)
     who = "director" if director else "player"
-    done = await services(request).events.execute(event_id, command, actor=who, **_claimed())
+    done = await services(request).tournaments.execute(tournament_id, command, actor=who, **_claimed())
     registered = done.state.players
     number = next(n for n, p in enumerate(registered) if p.token_hash == command.token_hash)
-    return PlayerRegisteredResponse(event_id, number, registered[number].name, token, done.version)
+    return PlayerRegisteredResponse(tournament_id, number, registered[number].name, token, done.version)
 
 
 @get(
-    "/events/{event_id:str}/table",
+    "/tournaments/{tournament_id:str}/table",
     operation_id="getPlayerTable",
     summary="The player's table and seat in the current round",
-    description="With the player's event credential as the Bearer token: the round now, "
+    description="With the player's tournament credential as the Bearer token: the round now, "
     "the player's table (its id) and seat there. The same credential is the seat's token "
     "at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so "
     "one link serves a player the whole evening. Before round 1 no table (`table_id` "
     "null, `round_no` 0, `status` `registering`). Once a round has started the table and "
     "seat are given at once, and `table_open` says whether the seat answers the credential "
     "yet: for a moment after `startRound` the service is still opening and seating the "
-    "round's tables (`table_open` false, and the seat's view 404 or 401); the event's "
+    "round's tables (`table_open` false, and the seat's view 404 or 401); the tournament's "
     "stream sends `table_opened` for each table as it opens, so wait for that rather "
     "than asking again.",
-    security=AS_EVENT_PLAYER,
+    security=AS_TOURNAMENT_PLAYER,
     responses={
-        200: success(PlayerTable, event_examples.PLAYER_TABLES, "where the player plays"),
-        **problem_responses(401, 404, shown=[P["event_not_found"]]),
+        200: success(PlayerTable, tournament_examples.PLAYER_TABLES, "where the player plays"),
+        **problem_responses(401, 404, shown=[P["tournament_not_found"]]),
     },
 )
-async def get_player_table(request: Request[Any, Any, Any], event_id: EventId) -> PlayerTable:
-    loaded = await load_event(request, event_id)
+async def get_player_table(request: Request[Any, Any, Any], tournament_id: TournamentId) -> PlayerTable:
+    loaded = await load_tournament(request, tournament_id)
     state = loaded.state
-    player = authorize_player(state, event_id, digest_of(request))
-    where = PlayerTable(event_id, player, state.players[player].name, state.status, 0)
+    player = authorize_player(state, tournament_id, digest_of(request))
+    where = PlayerTable(tournament_id, player, state.players[player].name, state.status, 0)
     sits = player_seat(state, player)
     if sits is None:
         return where
-    stream = table_id(event_id, sits.round_no, sits.table_no)
+    stream = table_id(tournament_id, sits.round_no, sits.table_no)
     return msgspec.structs.replace(
         where,
         round_no=sits.round_no,
         table_id=stream,
         table_no=sits.table_no,
         seat=int(sits.seat),
-        table_open=await services(request).events.table_open(stream),
+        table_open=await services(request).tournaments.table_open(stream),
     )
 
 
 @post(
-    "/events/{event_id:str}/rounds",
+    "/tournaments/{tournament_id:str}/rounds",
     operation_id="startRound",
     summary="Start the next round (E4.1), seated by rule or by hand (E3)",
     description="The director (host token) starts round `round_no`, the next one: not while "
@@ -292,7 +292,7 @@ async def get_player_table(request: Request[Any, Any, Any], event_id: EventId) -
     security=AS_HOST,
     status_code=200,
     responses={
-        200: success(RoundStartedResponse, event_examples.ROUND_STARTED, "the round started"),
+        200: success(RoundStartedResponse, tournament_examples.ROUND_STARTED, "the round started"),
         **problem_responses(
             401,
             404,
@@ -302,150 +302,150 @@ async def get_player_table(request: Request[Any, Any, Any], event_id: EventId) -
     },
 )
 async def start_round(
-    request: Request[Any, Any, Any], event_id: EventId, data: JSONBody[StartRoundRequest]
+    request: Request[Any, Any, Any], tournament_id: TournamentId, data: JSONBody[StartRoundRequest]
 ) -> RoundStartedResponse:
     svc = services(request)
-    loaded = await load_event(request, event_id)
-    authorize_director(loaded.state, event_id, digest_of(request))
-    loaded = await svc.events.settle(event_id)  # a table's end not noticed yet
+    loaded = await load_tournament(request, tournament_id)
+    authorize_director(loaded.state, tournament_id, digest_of(request))
+    loaded = await svc.tournaments.settle(tournament_id)  # a table's end not noticed yet
     if data.seating is not None and data.round_no > loaded.state.round_no:
         seating = tuple(tuple(seats) for seats in data.seating)
-        await svc.events.execute(
-            event_id, SeatRound(data.round_no, seating), actor="director", **_claimed()
+        await svc.tournaments.execute(
+            tournament_id, SeatRound(data.round_no, seating), actor="director", **_claimed()
         )
-    done = await svc.events.start_round(event_id, data.round_no, actor="director")
+    done = await svc.tournaments.start_round(tournament_id, data.round_no, actor="director")
     created = done.state.created
     if created is not None and created.turn_seconds is not None:
         for table_no in range(1, len(done.state.seatings[data.round_no - 1]) + 1):
-            svc.clock.watch(table_id(event_id, data.round_no, table_no))
-    view = await answer(request, event_id, LoadedEvent(done.state, done.version))
+            svc.clock.watch(table_id(tournament_id, data.round_no, table_no))
+    view = await answer(request, tournament_id, LoadedTournament(done.state, done.version))
     return RoundStartedResponse(data.round_no, done.version, view)
 
 
 @get(
-    "/events/{event_id:str}/standings",
+    "/tournaments/{tournament_id:str}/standings",
     operation_id="getStandings",
     summary="The standings (E6)",
     description="Every player's total points (E6.1), placement points (E6.2) and "
-    "duplicate score (E6.3), ranked by the event's method or by `method`, with the "
-    "tie-break (E6.4): the stored standings, rebuilt from the event's and its tables' logs "
+    "duplicate score (E6.3), ranked by the tournament's method or by `method`, with the "
+    "tie-break (E6.4): the stored standings, rebuilt from the tournament's and its tables' logs "
     "whenever a deal was scored or a table or round ended since (ranked by another method "
-    "than the event's, recomputed from the logs). Only what is final counts (E6.5): a deal once "
+    "than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal once "
     "every table of its round has scored it, placement points once the round has ended; "
     "the abandoned tables are listed (T4.2).",
-    security=AS_EVENT_VIEWER,
+    security=AS_TOURNAMENT_VIEWER,
     responses={
-        200: success(Standings, event_examples.STANDINGS, "the standings"),
-        **problem_responses(401, 404, shown=[P["unknown_standings_method"], P["event_not_found"]]),
+        200: success(Standings, tournament_examples.STANDINGS, "the standings"),
+        **problem_responses(401, 404, shown=[P["unknown_standings_method"], P["tournament_not_found"]]),
     },
 )
 async def get_standings(
     request: Request[Any, Any, Any],
-    event_id: EventId,
+    tournament_id: TournamentId,
     method: Annotated[
         str | None,
         Parameter(
             required=False,
             max_length=40,
             description="rank by this method (`total_points`, `placement_points`, "
-            "`duplicate`) instead of the event's",
+            "`duplicate`) instead of the tournament's",
         ),
     ] = None,
 ) -> Standings:
     ranked_by = standings_method(method) if method is not None else None
-    loaded = await load_viewed(request, event_id)
+    loaded = await load_viewed(request, tournament_id)
     state = loaded.state
-    events = services(request).events
+    events = services(request).tournaments
     created = state.created
     if ranked_by is not None and created is not None and ranked_by is not created.method:
         replace = msgspec.structs.replace
         state = replace(state, created=replace(created, method=ranked_by))
-        return standings(state, await events.sheets(event_id, state))
-    current: Standings = await events.current_standings(event_id)
+        return standings(state, await events.sheets(tournament_id, state))
+    current: Standings = await events.current_standings(tournament_id)
     return current
 
 
 @get(
-    "/events/{event_id:str}/rounds/{round_no:int}/deals/{deal_no:int}",
+    "/tournaments/{tournament_id:str}/rounds/{round_no:int}/deals/{deal_no:int}",
     operation_id="compareDeal",
     summary="One deal of a round at every table, side by side",
     description="The same cards in the same seats at every table of the round (E5.1): each "
     "table's players, contract, announcements, tricks and score (its deal record). Only "
     "once every table of the round has scored the deal or is over (E5.3: "
     "`deal_not_public` before); an abandoned table that did not play it has no record.",
-    security=AS_EVENT_VIEWER,
+    security=AS_TOURNAMENT_VIEWER,
     responses={
-        200: success(DealComparison, event_examples.COMPARISON, "the deal at every table"),
-        **problem_responses(401, 404, 409, shown=[P["deal_not_public"], P["event_not_found"]]),
+        200: success(DealComparison, tournament_examples.COMPARISON, "the deal at every table"),
+        **problem_responses(401, 404, 409, shown=[P["deal_not_public"], P["tournament_not_found"]]),
     },
 )
 async def compare_deal(
-    request: Request[Any, Any, Any], event_id: EventId, round_no: RoundNo, deal_no: DealNo
+    request: Request[Any, Any, Any], tournament_id: TournamentId, round_no: RoundNo, deal_no: DealNo
 ) -> DealComparison:
     svc = services(request)
-    loaded = await load_viewed(request, event_id)
+    loaded = await load_viewed(request, tournament_id)
     state = loaded.state
-    if round_no > state.round_no or deal_no > await svc.events.public_deals(
-        event_id, state, round_no
+    if round_no > state.round_no or deal_no > await svc.tournaments.public_deals(
+        tournament_id, state, round_no
     ):
         raise not_public(deal_no)
     shown: list[TableDeal] = []
     for table_no, seats in enumerate(state.seatings[round_no - 1], 1):
-        stream = table_id(event_id, round_no, table_no)
+        stream = table_id(tournament_id, round_no, table_no)
         record = await scored_record(svc, stream, deal_no)
         names = tuple("bot" if p is None else state.players[p].name for p in seats)
         shown.append(TableDeal(table_no, stream, names, record))
-    return DealComparison(event_id, round_no, deal_no, tuple(shown))
+    return DealComparison(tournament_id, round_no, deal_no, tuple(shown))
 
 
 @post(
-    "/events/{event_id:str}/stream-tickets",
-    operation_id="getEventStreamTicket",
-    summary="A ticket that opens the event's stream once",
+    "/tournaments/{tournament_id:str}/stream-tickets",
+    operation_id="getTournamentStreamTicket",
+    summary="A ticket that opens the tournament's stream once",
     description="For clients that cannot send headers on a stream (a browser's EventSource): "
-    "send one of a private event's credentials as the Bearer token (the director's host "
-    "token, a player's event credential or the invitation code; none at a public event) and "
-    "open `GET /events/{id}/events?ticket=...` with the answer's `ticket`. It opens the "
-    f"event's stream once, within {TICKET_SECONDS} s (a second time, at another event or "
+    "send one of a private tournament's credentials as the Bearer token (the director's host "
+    "token, a player's tournament credential or the invitation code; none at a public tournament) and "
+    "open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the "
+    f"tournament's stream once, within {TICKET_SECONDS} s (a second time, at another tournament or "
     "table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to "
     "resume, too). A credential is never put in a URL.",
-    security=AS_EVENT_VIEWER,
+    security=AS_TOURNAMENT_VIEWER,
     responses={
-        201: success(StreamTicket, event_examples.STREAM_TICKET, "the ticket"),
-        **problem_responses(401, 404, shown=[P["event_not_found"]]),
+        201: success(StreamTicket, tournament_examples.STREAM_TICKET, "the ticket"),
+        **problem_responses(401, 404, shown=[P["tournament_not_found"]]),
     },
 )
-async def event_stream_ticket(request: Request[Any, Any, Any], event_id: EventId) -> StreamTicket:
-    await load_viewed(request, event_id)
+async def tournament_stream_ticket(request: Request[Any, Any, Any], tournament_id: TournamentId) -> StreamTicket:
+    await load_viewed(request, tournament_id)
     ticket: StreamTicket = await services(request).tickets.issue(
-        event_id, bearer(request, required=False)
+        tournament_id, bearer(request, required=False)
     )
     return ticket
 
 
 @get(
-    "/events/{event_id:str}/events",
-    operation_id="streamEvent",
-    summary="Live event messages, standings and tables' chain heads (Server-Sent Events)",
-    description="The event's own events (registrations, rounds started and ended, tables' "
-    "ends; no seed or credential hash), each with the event stream's `chain_head`; "
+    "/tournaments/{tournament_id:str}/events",
+    operation_id="streamTournament",
+    summary="Live tournament messages, standings and tables' chain heads (Server-Sent Events)",
+    description="The tournament's own events (registrations, rounds started and ended, tables' "
+    "ends; no seed or credential hash), each with the tournament stream's `chain_head`; "
     "`table_opened` once a table of a round has every seat taken (its seats' views answer "
     "their players' credentials from then on), `table_scored` and `table_finished` as the "
-    "event's tables score deals and finish, with the table's chain head (a witness, as "
+    "tournament's tables score deals and finish, with the table's chain head (a witness, as "
     "`/feed` publishes public tables', for `doko verify --witness`), never what was "
-    "scored; and `standings` whenever they change. Event ids are global positions: resume "
-    "with Last-Event-ID or `after`. A private event takes one of its credentials as the "
+    "scored; and `standings` whenever they change. Tournament ids are global positions: resume "
+    "with Last-Event-ID or `after`. A private tournament takes one of its credentials as the "
     "Bearer token, or, from an EventSource (which cannot send headers), a `ticket` "
-    "obtained with it (`POST /events/{id}/stream-tickets`); without either it is 404 "
-    "`event_not_found`, as to anyone it does not exist for. A credential in the URL "
+    "obtained with it (`POST /tournaments/{id}/stream-tickets`); without either it is 404 "
+    "`tournament_not_found`, as to anyone it does not exist for. A credential in the URL "
     "(`token`) is refused (400 `token_in_url`).",
-    security=AS_EVENT_STREAM_READER,
-    responses=problem_responses(400, 401, 404, shown=[P["event_not_found"]]),
+    security=AS_TOURNAMENT_STREAM_READER,
+    responses=problem_responses(400, 401, 404, shown=[P["tournament_not_found"]]),
     media_type="text/event-stream",
 )
 async def stream_event(
     request: Request[Any, Any, Any],
-    event_id: EventId,
+    tournament_id: TournamentId,
     last_event_id: LastEventId = None,
     after: AfterPosition = None,
     ticket: Annotated[
@@ -456,25 +456,25 @@ async def stream_event(
     svc = services(request)
     query_numbers(request, {"after": MAX_POSITION})
     cursor = cursor_of(last_event_id, after, MAX_POSITION)
-    digest = await ticket_digest(request, event_id, ticket)
-    loaded = await load_event(request, event_id)
-    authorize_viewer(loaded.state, event_id, digest, ticket=ticket is not None)
-    feed = EventFeed(svc.events, event_id)
+    digest = await ticket_digest(request, tournament_id, ticket)
+    loaded = await load_tournament(request, tournament_id)
+    authorize_viewer(loaded.state, tournament_id, digest, ticket=ticket is not None)
+    feed = TournamentFeed(svc.tournaments, tournament_id)
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         return await feed.after(cursor)
 
-    return ServerSentEvent(sse_messages(svc.hub, event_id, cursor, fetch))
+    return ServerSentEvent(sse_messages(svc.hub, tournament_id, cursor, fetch))
 
 
-EVENTS_ROUTES = [
-    create_event,
-    get_event,
+TOURNAMENTS_ROUTES = [
+    create_tournament,
+    get_tournament,
     register_player,
     get_player_table,
     start_round,
     get_standings,
     compare_deal,
-    event_stream_ticket,
+    tournament_stream_ticket,
     stream_event,
 ]

@@ -1,34 +1,34 @@
-"""The signed export of a whole event, and its audit offline (issue 19, E1-E6).
+"""The signed export of a whole tournament, and its audit offline (issue 19, E1-E6).
 
-An event export is one JSON document (``format`` ``doko-event-export``): the event's own
+A tournament export is one JSON document (``format`` ``doko-tournament-export``): the tournament's own
 stream, every table of every round as its own table export (`infra.audit.export_session`,
 each signed), the standings the service computed from them, and the service's Ed25519
 signature of it all (`infra.signing`, as a table export's).
 
 What it discloses
     No more than the table exports do: every credential hash sealed (the director's host
-    token, which is also every event table's invitation, the invitation code, every
+    token, which is also every tournament table's invitation, the invitation code, every
     player's credential; none is needed to verify, the seals suffice for the hash chain
-    and to compare a table's seats with the event's players), the seeds of deals no table
-    of the round scored sealed, and the seating seed sealed unless the event is finished
-    (`infra.event_disclosure`). An event is exported once it is finished (every round
+    and to compare a table's seats with the tournament's players), the seeds of deals no table
+    of the round scored sealed, and the seating seed sealed unless the tournament is finished
+    (`infra.tournament_disclosure`). A tournament is exported once it is finished (every round
     over, E4.3); ``unfinished`` exports one in play, whose tables in play then hold the
     hands of their open deals, as a table export with ``unfinished`` does.
 
-`verify_event_file` checks such a file without a database, in this order, and names the
+`verify_tournament_file` checks such a file without a database, in this order, and names the
 first thing that differs:
 
 ``signature``  the file is signed by one of the keys the verifier trusts;
 ``strict``     the file has one reading, in the canonical form (`infra.strict`);
-``event``      (given the event the auditor expects) the file is that event's;
-``copies``     the top-level ``name`` is the one the event's stream says;
-``places``     every table of the file is in a place the event has, once;
-then the checks of `infra.event_audit.verify_event_streams` (the event's stream: chain,
+``event``      (given the tournament the auditor expects) the file is that tournament's;
+``copies``     the top-level ``name`` is the one the tournament's stream says;
+``places``     every table of the file is in a place the tournament has, once;
+then the checks of `infra.tournament_audit.verify_tournament_streams` (the tournament's stream: chain,
 replay with the seating draw and the commitments; ``tables``: every table there, each
 table file verified by `infra.audit.verify_file`, signature included, as the table of its
-round and number, opened as the event says; the ends; the standings the file states
-recomputed from the tables' logs); and given an archive of the event's stream as
-received, ``witness``: the chain heads it published, the event's own and its tables',
+round and number, opened as the tournament says; the ends; the standings the file states
+recomputed from the tables' logs); and given an archive of the tournament's stream as
+received, ``witness``: the chain heads it published, the tournament's own and its tables',
 are the file's (`infra.witness`).
 """
 
@@ -41,21 +41,21 @@ from typing import Annotated
 
 import msgspec
 
-from domain import event
-from domain.event import EventEvent
+from domain import tournament
+from domain.tournament import TournamentEvent
 from domain.standings import Standings
 from domain.table import TableEvent
-from infra import audit, event_disclosure
+from infra import audit, tournament_disclosure
 from infra.audit import Check, Export, ExportedEvent, SecretsError, TableReport
-from infra.event_audit import EventReport, decode_events, verify_event_streams
+from infra.tournament_audit import TournamentReport, decode_events, verify_tournament_streams
 from infra.event_store import StoredEvent
-from infra.events import CODEC, Events, table_id
+from infra.tournaments import CODEC, Tournaments, table_id
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
 from infra.tables import CODEC as TABLE_CODEC
-from infra.witness import Witnessed, compare, compare_event
+from infra.witness import Witnessed, compare, compare_tournament
 
-EVENT_EXPORT_FORMAT = "doko-event-export"
-EVENT_EXPORT_VERSION = 1
+TOURNAMENT_EXPORT_FORMAT = "doko-tournament-export"
+TOURNAMENT_EXPORT_VERSION = 1
 
 
 class ExportedTable(msgspec.Struct, frozen=True):
@@ -66,13 +66,13 @@ class ExportedTable(msgspec.Struct, frozen=True):
     export: Export
 
 
-class EventExport(msgspec.Struct, frozen=True):
-    """A whole event, portable: its stream, its tables' exports and its standings;
+class TournamentExport(msgspec.Struct, frozen=True):
+    """A whole tournament, portable: its stream, its tables' exports and its standings;
     ``name`` is a copy of what the stream says (checked); ``signature`` signs the rest."""
 
     format: str
     format_version: int
-    event_id: str
+    tournament_id: str
     events: tuple[ExportedEvent, ...]
     tables: tuple[ExportedTable, ...]
     standings: Standings
@@ -89,7 +89,7 @@ Place = tuple[int, int]
 """A table's round and number."""
 
 
-def export_event(
+def export_tournament(
     stored: Sequence[StoredEvent],
     logs: Mapping[Place, Sequence[StoredEvent]],
     standings: Standings,
@@ -98,15 +98,15 @@ def export_event(
     signer: Signer | None = None,
     signed_at: datetime | None = None,
 ) -> bytes:
-    """An event's stream, its tables' logs (by place) and its standings as one JSON
-    document, for `verify_event_file` (see the module docstring for what it discloses).
-    An event not finished is refused (`infra.audit.SecretsError`) unless ``unfinished``."""
+    """A tournament's stream, its tables' logs (by place) and its standings as one JSON
+    document, for `verify_tournament_file` (see the module docstring for what it discloses).
+    A tournament not finished is refused (`infra.audit.SecretsError`) unless ``unfinished``."""
     if not stored:
-        raise ValueError("an event export needs the event's events")
-    events: list[EventEvent] = [CODEC.from_stored(e) for e in stored]
-    if not unfinished and not event.fold(events).finished:
+        raise ValueError("a tournament export needs the tournament's events")
+    events: list[TournamentEvent] = [CODEC.from_stored(e) for e in stored]
+    if not unfinished and not tournament.fold(events).finished:
         raise SecretsError(
-            "the event is still in play: its tables hold the hands and seeds of deals not "
+            "the tournament is still in play: its tables hold the hands and seeds of deals not "
             "yet scored"
         )
     at = signed_at or datetime.now(UTC)
@@ -120,14 +120,14 @@ def export_event(
         tables.append(ExportedTable(round_no, table_no, msgspec.json.decode(data, type=Export)))
         revealed.setdefault(round_no, set()).update(audit.scored_numbers(decoded))
     created = events[0]
-    document = EventExport(
-        format=EVENT_EXPORT_FORMAT,
-        format_version=EVENT_EXPORT_VERSION,
-        event_id=stored[0].stream_id,
-        events=audit.exported(event_disclosure.disclosed(stored, events, revealed)),
+    document = TournamentExport(
+        format=TOURNAMENT_EXPORT_FORMAT,
+        format_version=TOURNAMENT_EXPORT_VERSION,
+        tournament_id=stored[0].stream_id,
+        events=audit.exported(tournament_disclosure.disclosed(stored, events, revealed)),
         tables=tuple(tables),
         standings=standings,
-        name=created.name if isinstance(created, event.EventCreated) else None,
+        name=created.name if isinstance(created, tournament.TournamentCreated) else None,
     )
     if signer is not None:
         signature = signature_of(msgspec.json.encode(document), signer, at)
@@ -135,8 +135,8 @@ def export_event(
     return msgspec.json.format(msgspec.json.encode(document), indent=1)
 
 
-class EventLogs(msgspec.Struct, frozen=True):
-    """What an event export is made of: the event's stream, its tables' logs by place and
+class TournamentLogs(msgspec.Struct, frozen=True):
+    """What a tournament export is made of: the tournament's stream, its tables' logs by place and
     its standings."""
 
     stored: list[StoredEvent]
@@ -144,36 +144,36 @@ class EventLogs(msgspec.Struct, frozen=True):
     standings: Standings
 
 
-async def read_event(events: Events, event_id: str) -> EventLogs:
-    """An event's stream, every table of every round started and the standings computed
-    from them (`infra.events.Events.standings`); raises `infra.events.EventNotFound`."""
-    loaded, standings = await events.standings(event_id)
-    stored = await events.store.read_stream(event_id)
+async def read_tournament(tournaments: Tournaments, tournament_id: str) -> TournamentLogs:
+    """A tournament's stream, every table of every round started and the standings computed
+    from them (`infra.tournaments.Tournaments.standings`); raises `infra.tournaments.TournamentNotFound`."""
+    loaded, standings = await tournaments.standings(tournament_id)
+    stored = await tournaments.store.read_stream(tournament_id)
     logs: dict[Place, list[StoredEvent]] = {}
     for round_no, seating in enumerate(loaded.state.seatings, 1):
         for table_no in range(1, len(seating) + 1):
-            log = await events.store.read_stream(table_id(event_id, round_no, table_no))
+            log = await tournaments.store.read_stream(table_id(tournament_id, round_no, table_no))
             if log:
                 logs[round_no, table_no] = log
-    return EventLogs(stored, logs, standings)
+    return TournamentLogs(stored, logs, standings)
 
 
-def is_event_export(source: bytes | str | Path) -> bool:
-    """Whether a file says it is an event export (not a table export): its ``format``."""
+def is_tournament_export(source: bytes | str | Path) -> bool:
+    """Whether a file says it is a tournament export (not a table export): its ``format``."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     try:
         value = msgspec.json.decode(data)
     except msgspec.DecodeError:
         return False
-    return isinstance(value, dict) and value.get("format") == EVENT_EXPORT_FORMAT
+    return isinstance(value, dict) and value.get("format") == TOURNAMENT_EXPORT_FORMAT
 
 
-class EventFileReport(msgspec.Struct, frozen=True):
-    """The audit of an event export: the event's report (the file's checks first), the
+class TournamentFileReport(msgspec.Struct, frozen=True):
+    """The audit of a tournament export: the tournament's report (the file's checks first), the
     warnings to show loudly (a file accepted without proof of its origin) and ``flagged``
     when a signature is by a key revoked after its date (`infra.signing`)."""
 
-    report: EventReport
+    report: TournamentReport
     warnings: tuple[str, ...] = ()
     flagged: bool = False
 
@@ -182,8 +182,8 @@ class EventFileReport(msgspec.Struct, frozen=True):
         return self.report.ok
 
 
-def _places_check(document: EventExport, state: event.EventState) -> Check:
-    """Every table of the file is in a place the event has, and in one file only."""
+def _places_check(document: TournamentExport, state: tournament.TournamentState) -> Check:
+    """Every table of the file is in a place the tournament has, and in one file only."""
     places = [(t.round_no, t.table_no) for t in document.tables]
     has = {(r, t) for r, s in enumerate(state.seatings, 1) for t in range(1, len(s) + 1)}
     for index, place in enumerate(places):
@@ -191,28 +191,28 @@ def _places_check(document: EventExport, state: event.EventState) -> Check:
         if place in places[:index]:
             return Check("places", False, f"the file holds {where} twice")
         if place not in has:
-            return Check("places", False, f"the file holds {where}, which the event has not")
+            return Check("places", False, f"the file holds {where}, which the tournament has not")
     return Check("places", True, f"{len(places)} tables, each in its place")
 
 
 def _witness_check(
-    document: EventExport,
+    document: TournamentExport,
     stored: Sequence[StoredEvent],
     logs: Mapping[str, Sequence[StoredEvent]],
     heads: Sequence[Witnessed],
 ) -> Check:
-    """The chain heads the event's stream published, of its own events and of its tables'
+    """The chain heads the tournament's stream published, of its own events and of its tables'
     scored deals and ends, are the export's (`infra.witness`)."""
-    own = compare_event(stored, heads)
+    own = compare_tournament(stored, heads)
     if own.first_difference is not None:
         return Check("witness", False, own.detail)
     if not own.agreed:
         return Check(
-            "witness", False, f"the archive holds no chain head of event {document.event_id}"
+            "witness", False, f"the archive holds no chain head of tournament {document.tournament_id}"
         )
     agreed = 0
     for entry in document.tables:
-        stream = table_id(document.event_id, entry.round_no, entry.table_no)
+        stream = table_id(document.tournament_id, entry.round_no, entry.table_no)
         found = compare(stream, logs.get(stream, ()), heads)
         if found.first_difference is not None:
             where = f"round {entry.round_no} table {entry.table_no}"
@@ -221,44 +221,44 @@ def _witness_check(
     return Check(
         "witness",
         True,
-        f"{own.agreed} published chain heads of the event and {agreed} of its tables agree",
+        f"{own.agreed} published chain heads of the tournament and {agreed} of its tables agree",
     )
 
 
-def _event_check(event_id: str, expected: str) -> Check:
-    if event_id != expected:
-        return Check("event", False, f"the file is of event {event_id}, not of {expected}")
-    return Check("event", True, f"the file is of event {event_id}, as expected")
+def _event_check(tournament_id: str, expected: str) -> Check:
+    if tournament_id != expected:
+        return Check("tournament", False, f"the file is of tournament {tournament_id}, not of {expected}")
+    return Check("tournament", True, f"the file is of tournament {tournament_id}, as expected")
 
 
-def verify_event_file(
+def verify_tournament_file(
     source: bytes | str | Path,
     keys: Keys | None,
     *,
     allow_unsigned: bool = False,
     expected: str | None = None,
     witnessed: Sequence[Witnessed] | None = None,
-) -> EventFileReport:
-    """Audit an event export offline (see the module docstring for the checks) with the
+) -> TournamentFileReport:
+    """Audit a tournament export offline (see the module docstring for the checks) with the
     public ``keys`` the verifier trusts, given apart from the file; an unsigned file
     passes the signature checks only with ``allow_unsigned``, with a warning; given the
-    ``expected`` event's id, the ``event`` check: the file is that event's, not a
+    ``expected`` tournament's id, the ``event`` check: the file is that tournament's, not a
     look-alike's (issue 17); given an archive's chain heads (`infra.witness.read_archive`
-    of the event's stream as received), the ``witness`` check. Raises
-    `infra.audit.ExportError` for a file that is not an event export."""
+    of the tournament's stream as received), the ``witness`` check. Raises
+    `infra.audit.ExportError` for a file that is not a tournament export."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     value, document = audit.read_document(
-        data, EventExport, EVENT_EXPORT_FORMAT, EVENT_EXPORT_VERSION, "doko event export"
+        data, TournamentExport, TOURNAMENT_EXPORT_FORMAT, TOURNAMENT_EXPORT_VERSION, "doko tournament export"
     )
-    verdict = check_signature(value, EVENT_EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
-    stored = audit.stored_events(document.event_id, document.events)
-    state = event.fold(decode_events(stored)[0])
+    verdict = check_signature(value, TOURNAMENT_EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
+    stored = audit.stored_events(document.tournament_id, document.events)
+    state = tournament.fold(decode_events(stored)[0])
     name = state.created.name if state.created is not None else None
     logs: dict[str, list[StoredEvent]] = {}
     audited: dict[str, TableReport] = {}
     warnings = [verdict.warning] if verdict.warning else []
     for entry, shown in zip(document.tables, value["tables"], strict=True):
-        stream = table_id(document.event_id, entry.round_no, entry.table_no)
+        stream = table_id(document.tournament_id, entry.round_no, entry.table_no)
         table_file = canonical(shown["export"])
         checked = audit.verify_file(
             table_file, keys, allow_unsigned=allow_unsigned, expected=audit.Expected(stream)
@@ -266,11 +266,11 @@ def verify_event_file(
         logs.setdefault(stream, audit.read_export(table_file))
         audited.setdefault(stream, checked)
         warnings += [w for w in checked.warnings if w not in warnings]
-    report = verify_event_streams(stored, logs, document.standings, audited)
+    report = verify_tournament_streams(stored, logs, document.standings, audited)
     file_checks = (
         Check("signature", verdict.ok, verdict.detail),
         audit.strict_check(data, document),
-        *([_event_check(document.event_id, expected)] if expected is not None else []),
+        *([_event_check(document.tournament_id, expected)] if expected is not None else []),
         Check(
             "copies",
             document.name == name,
@@ -279,7 +279,7 @@ def verify_event_file(
         _places_check(document, state),
     )
     witness = () if witnessed is None else (_witness_check(document, stored, logs, witnessed),)
-    return EventFileReport(
+    return TournamentFileReport(
         msgspec.structs.replace(report, checks=(*file_checks, *report.checks, *witness)),
         tuple(warnings),
         verdict.flagged or any(r.flagged for r in audited.values()),

@@ -1,19 +1,19 @@
-"""What an event export discloses of the event's stream, and how the audit replays it.
+"""What a tournament export discloses of the tournament's stream, and how the audit replays it.
 
-An event's stream holds secrets no auditor needs (E1.2, E2.1): the director's
+A tournament's stream holds secrets no auditor needs (E1.2, E2.1): the director's
 ``host_token_hash``, the ``invitation_hash``, every player's ``token_hash``; and chance
-that stays secret for a while: the seating seed until the event finishes (E4.3, its
-`EventFinished` then reveals it), a round's deal seed until the deal is public (E5.3).
+that stays secret for a while: the seating seed until the tournament finishes (E4.3, its
+`TournamentFinished` then reveals it), a round's deal seed until the deal is public (E5.3).
 Its events are linked by chain version 2 (`infra.hash_chain`), which commits to the seal
 of each, so `disclosed` exports every credential hash sealed (no audit check needs one:
-a table's seats are compared with the event's players through their seals), the seating
-seed sealed unless the event is finished, and deal ``n`` of round ``r``'s seed sealed
+a table's seats are compared with the tournament's players through their seals), the seating
+seed sealed unless the tournament is finished, and deal ``n`` of round ``r``'s seed sealed
 unless a table of round ``r`` scored deal ``n``, as that table's own export reveals it
 (`infra.disclosure`). A stream linked by version 1 is exported as stored, as a table's is.
 
-`replay` re-decides such a stream: the event's creation with stand-ins (`STAND_IN`) for
+`replay` re-decides such a stream: the tournament's creation with stand-ins (`STAND_IN`) for
 the sealed seeds, whose commitments cannot be recomputed and are taken as published;
-with the seating seed sealed (an unfinished event's export), a round seated by lot is
+with the seating seed sealed (an unfinished tournament's export), a round seated by lot is
 re-decided but for its seating, which is checked to seat every player once (E3.3) and
 cannot be checked against the lot (E3.1, E3.2).
 """
@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence, Set
 
 import msgspec
 
-from domain import event, seating
+from domain import tournament, seating
 from domain.errors import DomainError
-from domain.event import EVENT, EventCreated, EventEvent, EventFinished, EventState, RoundStarted
+from domain.tournament import EVENT, TournamentCreated, TournamentEvent, TournamentFinished, TournamentState, RoundStarted
 from domain.replay import Aggregate, Replay
 from domain.replay import replay as replay_rules
 from infra.disclosure import stand_in
@@ -38,11 +38,11 @@ Revealed = Mapping[int, Set[int]]
 
 
 def disclosed(
-    stored: Sequence[StoredEvent], events: Sequence[EventEvent], revealed: Revealed
+    stored: Sequence[StoredEvent], events: Sequence[TournamentEvent], revealed: Revealed
 ) -> list[StoredEvent]:
-    """The event's stored events as an export shows them (see the module docstring);
+    """The tournament's stored events as an export shows them (see the module docstring);
     ``events`` decoded."""
-    finished = any(isinstance(e, EventFinished) for e in events)
+    finished = any(isinstance(e, TournamentFinished) for e in events)
     return [_disclosed(record, finished, revealed) for record in stored]
 
 
@@ -63,46 +63,46 @@ def _disclosed(record: StoredEvent, finished: bool, revealed: Revealed) -> Store
     return msgspec.structs.replace(record, payload=msgspec.json.encode(shown))
 
 
-class EventReplay(msgspec.Struct, frozen=True):
-    """The replay of an event's stream: the state it reached (with stand-ins for sealed
-    seeds), the index of the first event the rules do not produce (None: all do), why, and
+class TournamentReplay(msgspec.Struct, frozen=True):
+    """The replay of a tournament's stream: the state it reached (with stand-ins for sealed
+    seeds), the index of the first tournament the rules do not produce (None: all do), why, and
     the rounds whose seating by lot could not be re-drawn (the seating seed is sealed)."""
 
-    state: EventState
+    state: TournamentState
     bad: int | None = None
     why: str = ""
     undrawn: tuple[int, ...] = ()
 
 
-def replay(events: Sequence[EventEvent]) -> EventReplay:
-    """Re-decide an event's stream, whose seeds may be sealed (see the module docstring)."""
+def replay(events: Sequence[TournamentEvent]) -> TournamentReplay:
+    """Re-decide a tournament's stream, whose seeds may be sealed (see the module docstring)."""
     start, aggregate, refused = _start(events)
     if refused is not None:
-        return EventReplay(EventState(), 0, refused)
+        return TournamentReplay(TournamentState(), 0, refused)
     created = events[0] if start else None
-    unseen = isinstance(created, EventCreated) and is_sealed(created.seating_seed)
+    unseen = isinstance(created, TournamentCreated) and is_sealed(created.seating_seed)
     undrawn: list[int] = []
     while True:
-        result: Replay[EventState] = replay_rules(events[start:], aggregate)
+        result: Replay[TournamentState] = replay_rules(events[start:], aggregate)
         if result.error is None:
-            return EventReplay(result.state, undrawn=tuple(undrawn))
+            return TournamentReplay(result.state, undrawn=tuple(undrawn))
         index = start + result.valid
         if not (unseen and _drawn(result.state, events[index])):
-            return EventReplay(result.state, index, result.error.message, tuple(undrawn))
+            return TournamentReplay(result.state, index, result.error.message, tuple(undrawn))
         drawn = events[index]
         assert isinstance(drawn, RoundStarted)
         undrawn.append(drawn.round_no)
-        aggregate = aggregate._replace(initial=event.evolve(result.state, drawn))
+        aggregate = aggregate._replace(initial=tournament.evolve(result.state, drawn))
         start = index + 1
 
 
-def _start(events: Sequence[EventEvent]) -> tuple[int, Aggregate[EventState], str | None]:
+def _start(events: Sequence[TournamentEvent]) -> tuple[int, Aggregate[TournamentState], str | None]:
     """Where the replay starts and from which state: ``(0, EVENT, None)``, or, for a
-    creation whose seeds are sealed, ``(1, the event as created with stand-ins for them,
+    creation whose seeds are sealed, ``(1, the tournament as created with stand-ins for them,
     None)`` once the rules create it so (commitments of sealed seeds aside), else
     ``(0, EVENT, why)``."""
     created = events[0] if events else None
-    if not isinstance(created, EventCreated):
+    if not isinstance(created, TournamentCreated):
         return 0, EVENT, None
     seeds = (created.seating_seed, *(s for r in created.round_seeds for s in r))
     if not any(map(is_sealed, seeds)):
@@ -112,13 +112,13 @@ def _start(events: Sequence[EventEvent]) -> tuple[int, Aggregate[EventState], st
         seating_seed=stand_in(created.seating_seed),
         round_seeds=tuple(tuple(map(stand_in, r)) for r in created.round_seeds),
     )
-    command = event.command_of(standing_in)
-    assert command is not None  # an event_created is answered by its CreateEvent
+    command = tournament.command_of(standing_in)
+    assert command is not None  # an event_created is answered by its CreateTournament
     try:
-        (decided,) = event.decide(EventState(), command)
+        (decided,) = tournament.decide(TournamentState(), command)
     except DomainError as error:
-        return 0, EVENT, f"the rules do not create this event: {error}"
-    assert isinstance(decided, EventCreated)
+        return 0, EVENT, f"the rules do not create this tournament: {error}"
+    assert isinstance(decided, TournamentCreated)
     published = msgspec.structs.replace(
         decided,
         seating_seed=created.seating_seed,
@@ -137,17 +137,17 @@ def _start(events: Sequence[EventEvent]) -> tuple[int, Aggregate[EventState], st
         ),
     )
     if published != created:
-        return 0, EVENT, f"event 1 is {created!r}; the rules do not create it so"
-    return 1, EVENT._replace(initial=event.evolve(EventState(), standing_in)), None
+        return 0, EVENT, f"tournament 1 is {created!r}; the rules do not create it so"
+    return 1, EVENT._replace(initial=tournament.evolve(TournamentState(), standing_in)), None
 
 
-def _drawn(state: EventState, stored: EventEvent) -> bool:
+def _drawn(state: TournamentState, stored: TournamentEvent) -> bool:
     """Whether ``stored`` starts a round seated by lot (from a sealed seating seed) as the
     rules start it but for the seating, which seats every player once (E3.3)."""
     if not isinstance(stored, RoundStarted) or stored.by_hand or state.by_hand is not None:
         return False
     try:
-        (decided,) = event.decide(state, event.StartRound(stored.round_no))
+        (decided,) = tournament.decide(state, tournament.StartRound(stored.round_no))
         seating.validate(stored.seating, len(state.players))
     except DomainError:
         return False

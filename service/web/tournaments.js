@@ -1,14 +1,14 @@
-// A new event (issue 19): its name, the number of rounds, public or private, a turn clock for
-// its tables and the standings method (E1.1), as the API's `createEvent` takes them (the
+// A new tournament (issue 19): its name, the number of rounds, public or private, a turn clock for
+// its tables and the standings method (E1.1), as the API's `createTournament` takes them (the
 // bounds, the defaults and the methods are the document's). The director's host token and
-// a private event's invitation code, shown once, are kept on this device; then the event's
+// a private tournament's invitation code, shown once, are kept on this device; then the tournament's
 // page. Below, the events this device keeps something for.
 import { call, meta, schema } from './api.js';
-import { eventPass, forgetEvent, heldEvent, heldEvents, holdEvent } from './event_parts.js';
+import { tournamentPass, forgetTournament, heldTournament, heldTournaments, holdTournament } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { fill, h, problemBox, problemOf, rule } from './ui.js';
 
-const content = h('div', { class: 'events' });
+const content = h('div', { class: 'tournaments' });
 const problemArea = h('div');
 const mineArea = h('div');
 const state = { busy: false, rules: {} };
@@ -34,7 +34,7 @@ async function create(form) {
   state.busy = true;
   try {
     const clock = form.elements.turn_seconds.value;
-    const created = (await call('POST', '/events', {
+    const created = (await call('POST', '/tournaments', {
       body: {
         name: form.elements.name.value.trim(),
         rounds: Number(form.elements.rounds.value),
@@ -43,8 +43,8 @@ async function create(form) {
         ...(clock ? { turn_seconds: Number(clock) } : {}),
       },
     })).data;
-    holdEvent(created.event_id, { host: created.host_token, invitation: created.invitation ?? null });
-    location.assign(`/e/${encodeURIComponent(created.event_id)}`);
+    holdTournament(created.tournament_id, { host: created.host_token, invitation: created.invitation ?? null });
+    location.assign(`/e/${encodeURIComponent(created.tournament_id)}`);
   } catch (error) {
     fill(problemArea, problemBox(problemOf(error), state.rules));
   } finally {
@@ -54,27 +54,27 @@ async function create(form) {
 
 /** The events this device keeps a credential for, by their names (asked with it). */
 async function mine() {
-  const found = await Promise.all(heldEvents().map(async (event) => {
-    const held = heldEvent(event);
+  const found = await Promise.all(heldTournaments().map(async (tournament) => {
+    const held = heldTournament(tournament);
     try {
-      const view = (await call('GET', '/events/{event_id}', {
-        params: { path: { event_id: event } }, token: eventPass(held),
+      const view = (await call('GET', '/tournaments/{tournament_id}', {
+        params: { path: { tournament_id: tournament } }, token: tournamentPass(held),
       })).data.event;
-      return { event, held, view };
+      return { tournament, held, view };
     } catch (error) {
-      return { event, held, problem: problemOf(error) };
+      return { tournament, held, problem: problemOf(error) };
     }
   }));
-  fill(mineArea, found.length ? h('section', { class: 'panel', id: 'my-events', 'aria-labelledby': 'my-events-h' },
+  fill(mineArea, found.length ? h('section', { class: 'panel', id: 'my-tournaments', 'aria-labelledby': 'my-events-h' },
     h('h2', { id: 'my-events-h' }, t('events.mine')),
-    h('ul', { class: 'tables' }, found.map(({ event, held, view, problem }) => h('li', { 'data-my-event': event },
-      h('p', {}, h('strong', {}, view?.name ?? event), ' · ', view ? term('event_status', view.status) : t('mine.gone', { code: problem.code }),
+    h('ul', { class: 'tables' }, found.map(({ tournament, held, view, problem }) => h('li', { 'data-my-event': tournament },
+      h('p', {}, h('strong', {}, view?.name ?? tournament), ' · ', view ? term('tournament_status', view.status) : t('mine.gone', { code: problem.code }),
         h('small', {}, ` · ${t(held.host ? 'mine.host' : held.token ? 'events.player' : 'events.invited')}`)),
-      view ? h('a', { class: 'go', href: `/e/${encodeURIComponent(event)}`, 'aria-label': t('mine.back_to', { name: view.name }) }, t('events.open'))
+      view ? h('a', { class: 'go', href: `/e/${encodeURIComponent(tournament)}`, 'aria-label': t('mine.back_to', { name: view.name }) }, t('events.open'))
         : h('button', {
           type: 'button',
           onclick: () => {
-            forgetEvent(event);
+            forgetTournament(tournament);
             mine();
           },
         }, t('mine.forget')))))) : null);
@@ -85,7 +85,7 @@ async function start() {
   try {
     const [spec, known] = await Promise.all([schema(), meta(), loadLanguage()]);
     state.rules = ruleTexts(known.rules);
-    const request = spec.components.schemas.CreateEventRequest;
+    const request = spec.components.schemas.CreateTournamentRequest;
     const methods = spec.components.schemas.StandingsMethod.enum;
     const visibility = spec.components.schemas.Visibility.enum;
     fill(content, h('h1', {}, t('events.heading')), problemArea,

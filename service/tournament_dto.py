@@ -1,4 +1,4 @@
-"""Request and response bodies of the events' routes (`service.routes.events`, E1-E6)."""
+"""Request and response bodies of the tournaments' routes (`service.routes.tournaments`, E1-E6)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from domain.event import ROUNDS, EventStatus, StandingsMethod
-from domain.event_view import EventView
+from domain.tournament import ROUNDS, TournamentStatus, StandingsMethod
+from domain.tournament_view import TournamentView
 from domain.table import TURN_SECONDS, Visibility
 from infra.projections import DealRecord
 from service.dto import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
@@ -16,13 +16,13 @@ from service.dto import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatN
 PlayerNumber = Annotated[
     int, Meta(ge=0, le=9999, examples=[3], extra_json_schema={"extra": ZERO_MINIMUM})
 ]
-"""A player's number in the event (0, 1, ... in the order they registered, E2.1)."""
+"""A player's number in the tournament (0, 1, ... in the order they registered, E2.1)."""
 RoundNumber = Annotated[int, Meta(ge=ROUNDS[0], le=ROUNDS[1], examples=[1])]
 Deals = Annotated[list[Annotated[list[Hand], Meta(min_length=4, max_length=4)]], Meta()]
 
 
-class CreateEventRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """A new event (E1.1): its ``name``, the number of ``rounds`` (1-12), ``public`` (anyone
+class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """A new tournament (E1.1): its ``name``, the number of ``rounds`` (1-12), ``public`` (anyone
     registers) or ``private`` (registration takes the invitation code), the turn clock of
     its tables (5-600 seconds, or none, T3.1), the standings ``method`` (``total_points``,
     ``placement_points`` or ``duplicate``, E6) and optionally ``presets``: for every round
@@ -44,7 +44,7 @@ class CreateEventRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """E2.1: register under ``name``; at a private event with its ``invitation`` code (the
+    """E2.1: register under ``name``; at a private tournament with its ``invitation`` code (the
     director registers players with the host token instead)."""
 
     name: Name
@@ -68,7 +68,7 @@ class StartRoundRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 class TableProgress(msgspec.Struct, frozen=True):
     """A table of the running round as its log has it now: its number and id (a private
-    table: its players open it with their event credentials, the director with the host
+    table: its players open it with their tournament credentials, the director with the host
     token), the deals it has scored, whether it is over (finished or abandoned, T4.2)."""
 
     table_no: int
@@ -77,34 +77,34 @@ class TableProgress(msgspec.Struct, frozen=True):
     over: bool
 
 
-class EventAnswer(msgspec.Struct, frozen=True):
-    """An event: its id, its version (of the event's stream), what anyone allowed to see it
-    sees (`domain.event_view.EventView`: options, commitments, players' names, every round's
+class TournamentAnswer(msgspec.Struct, frozen=True):
+    """A tournament: its id, its version (of the tournament's stream), what anyone allowed to see it
+    sees (`domain.tournament_view.TournamentView`: options, commitments, players' names, every round's
     seating and its tables' ends, the seating seed once finished) and the progress of the
-    running round's tables. Table ``t`` of round ``r`` is ``<event_id>-r<r>t<t>``."""
+    running round's tables. Table ``t`` of round ``r`` is ``<tournament_id>-r<r>t<t>``."""
 
-    event_id: str
+    tournament_id: str
     version: int
-    event: EventView
+    tournament: TournamentView
     tables: tuple[TableProgress, ...] = ()
 
 
-class EventCreatedResponse(msgspec.Struct, frozen=True):
-    """The new event: its id, the director's host token and, for a private event, the
-    invitation code (both shown once: only their hashes are kept), and the event."""
+class TournamentCreatedResponse(msgspec.Struct, frozen=True):
+    """The new tournament: its id, the director's host token and, for a private tournament, the
+    invitation code (both shown once: only their hashes are kept), and the tournament."""
 
-    event_id: str
+    tournament_id: str
     host_token: str
-    event: EventAnswer
+    tournament: TournamentAnswer
     invitation: str | None = None
 
 
 class PlayerRegisteredResponse(msgspec.Struct, frozen=True):
-    """The player registered and their event credential (shown once: keep it). It opens
+    """The player registered and their tournament credential (shown once: keep it). It opens
     their table and seat in every round (`getPlayerTable`) and acts there as the seat's
     token."""
 
-    event_id: str
+    tournament_id: str
     player: int
     name: str
     token: str
@@ -113,16 +113,16 @@ class PlayerRegisteredResponse(msgspec.Struct, frozen=True):
 
 class PlayerTable(msgspec.Struct, frozen=True):
     """Where a player plays now: the round (0 before round 1) and, if the player has a
-    table in it, the table's id and number and the player's seat (the event credential is
+    table in it, the table's id and number and the player's seat (the tournament credential is
     the seat's token there); null while registration runs. ``table_open``: whether the
     table has every seat taken, so that the seat's view and commands answer the credential
     (E5.2); false before round 1 and for the moment after a round starts while the service
-    opens and seats its tables, until the event's stream says ``table_opened``."""
+    opens and seats its tables, until the tournament's stream says ``table_opened``."""
 
-    event_id: str
+    tournament_id: str
     player: int
     name: str
-    status: EventStatus
+    status: TournamentStatus
     round_no: int
     table_id: str | None = None
     table_no: int | None = None
@@ -131,11 +131,11 @@ class PlayerTable(msgspec.Struct, frozen=True):
 
 
 class RoundStartedResponse(msgspec.Struct, frozen=True):
-    """The round started and the event after it."""
+    """The round started and the tournament after it."""
 
     round_no: int
     version: int
-    event: EventAnswer
+    tournament: TournamentAnswer
 
 
 class TableDeal(msgspec.Struct, frozen=True):
@@ -153,7 +153,7 @@ class DealComparison(msgspec.Struct, frozen=True):
     side: the same cards in the same seats, each table's contract, announcements, tricks
     and score."""
 
-    event_id: str
+    tournament_id: str
     round_no: int
     deal_no: int
     tables: tuple[TableDeal, ...]

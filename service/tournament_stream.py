@@ -1,15 +1,15 @@
-"""An event's live stream (``GET /events/{id}/events``): the event's messages, the chain
+"""A tournament's live stream (``GET /tournaments/{id}/events``): the tournament's messages, the chain
 heads of its tables' scoresheets as they publish them, and the standings.
 
 Message ids are global positions (`infra.event_store`: a reader asking for the events after
 a position never skips one), so a client resumes with Last-Event-ID. What it sends:
 
-* every event of the event's own stream (`domain.event`) with its ``chain_head`` (the
-  event stream's hash chain value at it), its secrets emptied: the seeds, preset deals,
-  token and invitation hashes (`public_event`; the seating seed is public in
+* every tournament of the tournament's own stream (`domain.tournament`) with its ``chain_head`` (the
+  tournament stream's hash chain value at it), its secrets emptied: the seeds, preset deals,
+  token and invitation hashes (`public_tournament_event`; the seating seed is public in
   ``event_finished``, E4.3);
 * ``table_opened`` for the ``session_started`` of one of its tables: every seat is taken,
-  so each seat's view and commands answer its player's event credential from then on
+  so each seat's view and commands answer its player's tournament credential from then on
   (E5.2: the page of a player waits for it after a round starts);
 * ``table_scored`` for every ``deal_scored`` of one of its tables and ``table_finished``
   for every ``session_finished``, each with the table's chain head at that version (as
@@ -17,7 +17,7 @@ a position never skips one), so a client resumes with Last-Event-ID. What it sen
   what it scored (E5.3);
 * ``standings`` (`domain.standings`: only what is final counts, E6.5) after every message
   that may change them, once they are the standings as of that message (read from the
-  stored projection, `infra.events.Events.current_standings`, and then checked that
+  stored projection, `infra.tournaments.Tournaments.current_standings`, and then checked that
   nothing that counts was committed since; else they follow the next one).
 """
 
@@ -29,13 +29,13 @@ from typing import Annotated, Any
 import msgspec
 from litestar.response.sse import ServerSentEventMessage
 
-from domain import event as domain_event
-from domain.event import EventCreated, EventEvent, PlayerRegistered
+from domain import tournament as domain_event
+from domain.tournament import TournamentCreated, TournamentEvent, PlayerRegistered
 from domain.standings import Standings
-from infra.events import STANDINGS_TYPES, Events, table_id
+from infra.tournaments import STANDINGS_TYPES, Tournaments, table_id
 
 TABLE_TYPES = ("session_started", *STANDINGS_TYPES)
-"""The events of an event's tables that its stream follows (`session_abandoned` for the
+"""The events of a tournament's tables that its stream follows (`session_abandoned` for the
 standings only)."""
 PAGE = 500
 """The most log events one read of a stream takes."""
@@ -84,16 +84,16 @@ class TableFinished(msgspec.Struct, frozen=True, tag_field="type", tag="table_fi
 
 
 class StandingsChanged(msgspec.Struct, frozen=True, tag_field="type", tag="standings"):
-    """The event's standings now (E6)."""
+    """The tournament's standings now (E6)."""
 
     standings: Standings
 
 
-def public_event(event: EventEvent) -> EventEvent:
-    """The event as anyone allowed to see the event sees it: no seed, preset deal, token or
+def public_tournament_event(event: TournamentEvent) -> TournamentEvent:
+    """The event as anyone allowed to see the tournament sees it: no seed, preset deal, token or
     invitation hash (E1.2, E2.1, E5.3)."""
     replace = msgspec.structs.replace
-    if isinstance(event, EventCreated):
+    if isinstance(event, TournamentCreated):
         return replace(
             event,
             seating_seed="",
@@ -113,12 +113,12 @@ def _data(struct: Any, **more: str) -> str:
     return (data[:-1] + extra + b"}").decode()
 
 
-class EventFeed:
-    """The messages of one event's stream after a position (module docstring)."""
+class TournamentFeed:
+    """The messages of one tournament's stream after a position (module docstring)."""
 
-    def __init__(self, events: Events, event_id: str) -> None:
-        self.events = events
-        self.event_id = event_id
+    def __init__(self, tournaments: Tournaments, tournament_id: str) -> None:
+        self.tournaments = tournaments
+        self.tournament_id = tournament_id
         self._tables: dict[str, tuple[int, int]] = {}
         self._standings: bytes | None = None
 
@@ -140,22 +140,22 @@ class EventFeed:
         return messages, last
 
     async def _read(self, cursor: int) -> Sequence[Any]:
-        loaded = await self.events.load(self.event_id)
+        loaded = await self.tournaments.load(self.tournament_id)
         state = loaded.state
         for round_no, seating in enumerate(state.seatings, 1):
             for table_no in range(1, len(seating) + 1):
-                self._tables[table_id(self.event_id, round_no, table_no)] = (round_no, table_no)
-        rows: Sequence[Any] = await self.events.pool.fetch(
-            _READ, cursor, self.event_id, list(self._tables), list(TABLE_TYPES), PAGE
+                self._tables[table_id(self.tournament_id, round_no, table_no)] = (round_no, table_no)
+        rows: Sequence[Any] = await self.tournaments.pool.fetch(
+            _READ, cursor, self.tournament_id, list(self._tables), list(TABLE_TYPES), PAGE
         )
         return rows
 
     def _message(self, row: Any) -> ServerSentEventMessage | None:
         head = bytes(row["hash"]).hex()
         position = row["position"]
-        if row["stream_id"] == self.event_id:
-            decoded = msgspec.json.decode(row["payload"], type=domain_event.EventEvent)
-            data = _data(public_event(decoded), chain_head=head)
+        if row["stream_id"] == self.tournament_id:
+            decoded = msgspec.json.decode(row["payload"], type=domain_event.TournamentEvent)
+            data = _data(public_tournament_event(decoded), chain_head=head)
             return ServerSentEventMessage(data=data, event=row["type"], id=position)
         round_no, table_no = self._tables[row["stream_id"]]
         shown: TableOpened | TableScored | TableFinished
@@ -176,7 +176,7 @@ class EventFeed:
     async def _standings_as_of(self, position: int) -> ServerSentEventMessage | None:
         """The standings, if they changed since last sent and nothing that counts for them
         was committed after ``position`` while they were computed."""
-        standings = await self.events.current_standings(self.event_id)
+        standings = await self.tournaments.current_standings(self.tournament_id)
         if await self._read(position):
             return None  # they may hold more than the messages up to `position`: next time
         encoded = msgspec.json.encode(StandingsChanged(standings))

@@ -1,7 +1,7 @@
-"""What anyone allowed to see an event may see of it (E1-E5): its options, the
+"""What anyone allowed to see a tournament may see of it (E1-E5): its options, the
 commitments to its chance, its players' names, the rounds' seatings and the tables' ends.
 
-Never in a view: a seed before its time (the seating seed until the event finishes, E1.2;
+Never in a view: a seed before its time (the seating seed until the tournament finishes, E1.2;
 the deal seeds and preset deals at all: each is revealed with its deal by the table that
 plays it, once the deal is public for the round, E5.3), a credential's or invitation's
 hash. The standings are `domain.standings`'.
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.event import EventState, EventStatus, StandingsMethod
+from domain.tournament import TournamentState, TournamentStatus, StandingsMethod
 from domain.seats import Seat
 from domain.table import Visibility
 
 
-class EventTable(msgspec.Struct, frozen=True):
+class TournamentTable(msgspec.Struct, frozen=True):
     """A table of a round: the players' names by seat (None: a bot, E3.4) and, once it has
     ended, after how many scored deals and whether it was abandoned (E4.2)."""
 
@@ -27,28 +27,28 @@ class EventTable(msgspec.Struct, frozen=True):
     abandoned: bool = False
 
 
-class EventRound(msgspec.Struct, frozen=True):
+class TournamentRound(msgspec.Struct, frozen=True):
     """A round started: seated by hand or by rule (E3), its tables, whether it has ended."""
 
     round_no: int
-    tables: tuple[EventTable, ...]
+    tables: tuple[TournamentTable, ...]
     ended: bool
 
 
-class EventView(msgspec.Struct, frozen=True):
-    """The public face of an event (see the module docstring)."""
+class TournamentView(msgspec.Struct, frozen=True):
+    """The public face of a tournament (see the module docstring)."""
 
     name: str
     rounds: int
     visibility: Visibility
     turn_seconds: int | None
     method: StandingsMethod
-    status: EventStatus
+    status: TournamentStatus
     seating_commitment: str
     commitments: tuple[tuple[str, ...], ...]
     preset: bool
     players: tuple[str, ...]
-    played: tuple[EventRound, ...]
+    played: tuple[TournamentRound, ...]
     seating_seed: str | None = None
 
 
@@ -60,12 +60,12 @@ class PlayerSeat(msgspec.Struct, frozen=True):
     seat: Seat
 
 
-def event_view(state: EventState) -> EventView:
-    """The event as anyone allowed to see it sees it."""
+def tournament_view(state: TournamentState) -> TournamentView:
+    """The tournament as anyone allowed to see it sees it."""
     created = state.created
     assert created is not None
     names = [p.name for p in state.players]
-    played: list[EventRound] = []
+    played: list[TournamentRound] = []
     for round_no, seating in enumerate(state.seatings, 1):
         ends = state.ended[round_no - 1] if round_no <= len(state.ended) else state.ends
         by_table = {e.table_no: e for e in ends if e is not None}
@@ -73,7 +73,7 @@ def event_view(state: EventState) -> EventView:
         for table_no, seats in enumerate(seating, 1):
             end = by_table.get(table_no)
             tables.append(
-                EventTable(
+                TournamentTable(
                     table_no,
                     tuple(names[p] if p is not None else None for p in seats),
                     end is not None,
@@ -81,8 +81,8 @@ def event_view(state: EventState) -> EventView:
                     end.abandoned if end else False,
                 )
             )
-        played.append(EventRound(round_no, tuple(tables), round_no <= len(state.ended)))
-    return EventView(
+        played.append(TournamentRound(round_no, tuple(tables), round_no <= len(state.ended)))
+    return TournamentView(
         name=created.name,
         rounds=created.rounds,
         visibility=created.visibility,
@@ -98,7 +98,7 @@ def event_view(state: EventState) -> EventView:
     )
 
 
-def player_seat(state: EventState, player: int) -> PlayerSeat | None:
+def player_seat(state: TournamentState, player: int) -> PlayerSeat | None:
     """E2.1: where registered player number ``player`` sits in the last round started
     (every player sits in every round, E3.3); None before round 1."""
     if not state.seatings:

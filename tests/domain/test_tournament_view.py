@@ -1,14 +1,14 @@
-"""The public face of an event: no seed before its time, no credential (E1.2, E5.3)."""
+"""The public face of a tournament: no seed before its time, no credential (E1.2, E5.3)."""
 
 from __future__ import annotations
 
 import msgspec
 
-from domain.event import EndTable, EventStatus, FinishEvent, RegisterPlayer, SeatRound, StartRound
-from domain.event_view import EventRound, EventTable, PlayerSeat, event_view, player_seat
+from domain.tournament import EndTable, TournamentStatus, FinishTournament, RegisterPlayer, SeatRound, StartRound
+from domain.tournament_view import TournamentRound, TournamentTable, PlayerSeat, tournament_view, player_seat
 from domain.seats import Seat
 from domain.table import Visibility
-from tests.domain.test_event import SEED, create, round_seeds, run
+from tests.domain.test_tournament import SEED, create, round_seeds, run
 
 
 def test_the_view_shows_the_rounds_and_no_secret_until_the_end() -> None:
@@ -16,14 +16,14 @@ def test_the_view_shows_the_rounds_and_no_secret_until_the_end() -> None:
     private = create(2, visibility=Visibility.PRIVATE, invitation_hash="invitation-hash")
     hand = ((4, 3, 2, None), (1, 0, None, None))
     state = run(private, *names, SeatRound(1, hand), StartRound(1), EndTable(1, 2, 12))
-    view = event_view(state)
-    assert view.status is EventStatus.PLAYING and view.players == ("p0", "p1", "p2", "p3", "p4")
+    view = tournament_view(state)
+    assert view.status is TournamentStatus.PLAYING and view.players == ("p0", "p1", "p2", "p3", "p4")
     assert view.played == (
-        EventRound(
+        TournamentRound(
             1,
             (
-                EventTable(1, ("p4", "p3", "p2", None)),
-                EventTable(2, ("p1", "p0", None, None), True, 12),
+                TournamentTable(1, ("p4", "p3", "p2", None)),
+                TournamentTable(2, ("p1", "p0", None, None), True, 12),
             ),
             False,
         ),
@@ -33,9 +33,9 @@ def test_the_view_shows_the_rounds_and_no_secret_until_the_end() -> None:
     secrets += [s.hex() for seeds in round_seeds(2) for s in seeds]
     assert not [s for s in secrets if s.encode() in shown]
     assert view.seating_seed is None and len(view.commitments) == 2
-    finished = run(EndTable(1, 1, 4, abandoned=True), FinishEvent(), state=state)
-    assert event_view(finished).seating_seed == SEED.hex()
-    assert event_view(finished).played[0].tables[0] == EventTable(
+    finished = run(EndTable(1, 1, 4, abandoned=True), FinishTournament(), state=state)
+    assert tournament_view(finished).seating_seed == SEED.hex()
+    assert tournament_view(finished).played[0].tables[0] == TournamentTable(
         1, ("p4", "p3", "p2", None), True, 4, True
     )
 

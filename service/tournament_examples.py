@@ -1,5 +1,5 @@
-"""Examples of the events' routes for the OpenAPI document, rendered by the real domain from
-a fixed event: six players registered for two rounds, round 1 started (two tables, a bot
+"""Examples of the tournaments' routes for the OpenAPI document, rendered by the real domain from
+a fixed tournament: six players registered for two rounds, round 1 started (two tables, a bot
 on each), table 1 has scored deals 1 and 2, table 2 deal 1.
 
 Deterministic (fixed seeds, fixed names), so the exported document is stable.
@@ -13,30 +13,30 @@ from typing import Any
 import msgspec
 from litestar.openapi.spec import Example
 
-from domain import event
-from domain.event import CreateEvent, EventState, RegisterPlayer, StandingsMethod, StartRound
-from domain.event_view import event_view, player_seat
+from domain import tournament
+from domain.tournament import CreateTournament, TournamentState, RegisterPlayer, StandingsMethod, StartRound
+from domain.tournament_view import tournament_view, player_seat
 from domain.session import DEALS
 from domain.standings import TableSheet, standings
 from service.edge.problems import example_problem
-from service.event_dto import EventAnswer, TableProgress
+from service.tournament_dto import TournamentAnswer, TableProgress
 
-EVENT_ID = "7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f"
+TOURNAMENT_ID = "7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f"
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz")
 ROUNDS = 2
 
 
 def _seed(label: str) -> bytes:
-    return hashlib.sha256(f"doko example event {label}".encode()).digest()
+    return hashlib.sha256(f"doko example tournament {label}".encode()).digest()
 
 
-def _decided(state: EventState, command: event.EventCommand) -> EventState:
-    return event.fold(event.decide(state, command), state)
+def _decided(state: TournamentState, command: tournament.TournamentCommand) -> TournamentState:
+    return tournament.fold(tournament.decide(state, command), state)
 
 
 CREATED_STATE = _decided(
-    EventState(),
-    CreateEvent(
+    TournamentState(),
+    CreateTournament(
         "Friday club",
         ROUNDS,
         "-",
@@ -50,7 +50,7 @@ REGISTERED_STATE = CREATED_STATE
 for _n, _name in enumerate(NAMES):
     REGISTERED_STATE = _decided(REGISTERED_STATE, RegisterPlayer(_name, f"-{_n}"))
 STARTED_STATE = _decided(REGISTERED_STATE, StartRound(1))
-"""The example event: created, its six players registered, round 1 started."""
+"""The example tournament: created, its six players registered, round 1 started."""
 SHEETS = (
     TableSheet(1, 1, ((3, -1, -1, -1), (-2, 2, 2, -2))),
     TableSheet(1, 2, ((-1, 3, -1, -1),)),
@@ -63,22 +63,22 @@ def _examples(summary: str, value: Any) -> list[Example]:
     return [Example(summary=summary, value=msgspec.to_builtins(value))]
 
 
-def _view(state: EventState, version: int, sheets: tuple[TableSheet, ...] = SHEETS) -> Any:
-    """The event's answer, its running round's tables having scored ``sheets``."""
+def _view(state: TournamentState, version: int, sheets: tuple[TableSheet, ...] = SHEETS) -> Any:
+    """The tournament's answer, its running round's tables having scored ``sheets``."""
     progress = tuple(
-        TableProgress(s.table_no, f"{EVENT_ID}-r1t{s.table_no}", len(s.entries), s.over)
+        TableProgress(s.table_no, f"{TOURNAMENT_ID}-r1t{s.table_no}", len(s.entries), s.over)
         for s in sheets
         if state.running
     )
-    return EventAnswer(EVENT_ID, version, event_view(state), progress)
+    return TournamentAnswer(TOURNAMENT_ID, version, tournament_view(state), progress)
 
 
 CREATED = _examples(
-    "a new public event",
+    "a new public tournament",
     {
-        "event_id": EVENT_ID,
+        "tournament_id": TOURNAMENT_ID,
         "host_token": "h0st-t0ken-shown-once",
-        "event": _view(CREATED_STATE, 1),
+        "tournament": _view(CREATED_STATE, 1),
         "invitation": None,
     },
 )
@@ -86,7 +86,7 @@ EVENT = _examples("round 1 running", _view(STARTED_STATE, STARTED_VERSION))
 REGISTERED = _examples(
     "player 5 registered",
     {
-        "event_id": EVENT_ID,
+        "tournament_id": TOURNAMENT_ID,
         "player": len(NAMES) - 1,
         "name": NAMES[-1],
         "token": "3vent-credent1al-shown-once",
@@ -96,12 +96,12 @@ REGISTERED = _examples(
 _SITS = player_seat(STARTED_STATE, 0)
 assert _SITS is not None
 _WHERE = {
-    "event_id": EVENT_ID,
+    "tournament_id": TOURNAMENT_ID,
     "player": 0,
     "name": NAMES[0],
     "status": "playing",
     "round_no": 1,
-    "table_id": f"{EVENT_ID}-r1t{_SITS.table_no}",
+    "table_id": f"{TOURNAMENT_ID}-r1t{_SITS.table_no}",
     "table_no": _SITS.table_no,
     "seat": int(_SITS.seat),
     "table_open": True,
@@ -130,11 +130,11 @@ ROUND_STARTED = _examples(
     {
         "round_no": 1,
         "version": STARTED_VERSION,
-        "event": _view(STARTED_STATE, STARTED_VERSION, tuple(TableSheet(1, n, ()) for n in (1, 2))),
+        "tournament": _view(STARTED_STATE, STARTED_VERSION, tuple(TableSheet(1, n, ()) for n in (1, 2))),
     },
 )
 STREAM_TICKET = _examples(
-    "a ticket for the event's stream",
+    "a ticket for the tournament's stream",
     {
         "ticket": "t1cket-0pens-the-stream-0nce",
         "expires_at": "2026-12-01T19:01:00Z",
@@ -148,13 +148,13 @@ STANDINGS = _examples(
 COMPARISON = _examples(
     "deal 1 of round 1 at two tables (records abbreviated)",
     {
-        "event_id": EVENT_ID,
+        "tournament_id": TOURNAMENT_ID,
         "round_no": 1,
         "deal_no": 1,
         "tables": [
             {
                 "table_no": n,
-                "table_id": f"{EVENT_ID}-r1t{n}",
+                "table_id": f"{TOURNAMENT_ID}-r1t{n}",
                 "players": [
                     "bot" if p is None else NAMES[p] for p in STARTED_STATE.seatings[0][n - 1]
                 ],
@@ -173,11 +173,11 @@ _SIGNATURE = {
     "alg": "EdDSA",
 }
 EXPORT = _examples(
-    "a finished event (one event and one table shown, each abbreviated)",
+    "a finished tournament (one tournament and one table shown, each abbreviated)",
     {
-        "format": "doko-event-export",
+        "format": "doko-tournament-export",
         "format_version": 1,
-        "event_id": EVENT_ID,
+        "tournament_id": TOURNAMENT_ID,
         "name": "Friday club",
         "events": [
             {
@@ -212,7 +212,7 @@ EXPORT = _examples(
                 "export": {
                     "format": "doko-table-export",
                     "format_version": 1,
-                    "stream_id": f"{EVENT_ID}-r1t1",
+                    "stream_id": f"{TOURNAMENT_ID}-r1t1",
                     "events": [],
                     "name": "Friday club · round 1 · table 1",
                     "players": [NAMES[0], NAMES[2], NAMES[4], "greedy bot 3"],
@@ -231,7 +231,7 @@ PROBLEMS = {
         "no standings method 'elo'; one of total_points, placement_points, duplicate",
         "E1.1",
     ),
-    "event_not_found": example_problem(404, "event_not_found", f"no event '{EVENT_ID}'"),
+    "tournament_not_found": example_problem(404, "tournament_not_found", f"no tournament '{TOURNAMENT_ID}'"),
     "name_taken": example_problem(
         409, "name_taken", "a player called 'Anna' is registered already", "E2.1"
     ),
@@ -239,7 +239,7 @@ PROBLEMS = {
         409, "registration_closed", "round 1 has started: registration is closed", "E2.2"
     ),
     "invitation_required": example_problem(
-        401, "invitation_required", "a private event: send its invitation code to register"
+        401, "invitation_required", "a private tournament: send its invitation code to register"
     ),
     "round_running": example_problem(409, "round_running", "round 1 is running", "E4.1"),
     "no_players": example_problem(409, "no_players", "nobody has registered yet", "E4.1"),
@@ -248,11 +248,11 @@ PROBLEMS = {
     "not_between": example_problem(
         409,
         "round_running",
-        "round 1 is running: the event is verified between rounds",
+        "round 1 is running: the tournament is verified between rounds",
         "E5.3",
     ),
     "not_finished": example_problem(
-        409, "event_not_finished", "an event is exported once it is finished", "E4.3"
+        409, "tournament_not_finished", "a tournament is exported once it is finished", "E4.3"
     ),
     "deal_not_public": example_problem(
         409,
@@ -262,4 +262,4 @@ PROBLEMS = {
         "E5.3",
     ),
 }
-"""Example problems of the events' routes, by code."""
+"""Example problems of the tournaments' routes, by code."""

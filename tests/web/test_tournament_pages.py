@@ -1,13 +1,13 @@
-"""An event from a browser only (issue 19's acceptance): a director creates an event on its
+"""A tournament from a browser only (issue 19's acceptance): a director creates a tournament on its
 page, eight people register through one link each, they play two rounds at two tables with
 the same deals, and everyone sees the standings and compares a deal across tables once both
 tables scored it.
 
-The director's page (English) creates the event, shares the registration link, registers
+The director's page (English) creates the tournament, shares the registration link, registers
 one player by hand (Bruno, who opens his personal link in a browser of his own) and starts
 the rounds, with the reason shown while it may not. Anna registers through the link in a
 German browser on a phone (390x844), goes to her seat from "your table now" (the table page
-seats her with her event credential), sees her table of round 2 there and later reads the
+seats her with her tournament credential), sees her table of round 2 there and later reads the
 standings, which fit her screen; the six others register through the same link, each in a
 browser of their own.
 
@@ -16,12 +16,12 @@ stand-in's (T3.2, `domain.players.stand_in_action`), the service's own way of pl
 whose time ran out: the clock's reading is pinned past every deadline
 (`tests.web.conftest.TurnClockTime`), so the stand-in plays every seat at once, and before
 every deadline while the test looks at a round that must not move. Only deal 1 at table 1 of
-round 1 is played otherwise: by its four players through the API with their own event
+round 1 is played otherwise: by its four players through the API with their own tournament
 credentials, choosing as the stand-in would, while table 2 waits, so that the comparison
 page is seen refusing a deal one table has scored and the other not (E5.3). Rounds 1 and 2
-are played to their 12th deal; a third round is abandoned by the director from the event's
+are played to their 12th deal; a third round is abandoned by the director from the tournament's
 page at both tables once they scored a deal (E4.2, T4.2: their scored deals count). A
-visitor without any credential reads the public event's standings and the comparison.
+visitor without any credential reads the public tournament's standings and the comparison.
 What the pages showed is checked against the tables' full logs read from the database.
 """
 
@@ -46,7 +46,7 @@ from tests.web.conftest import Service
 from tests.web.test_board import LAYOUT_UNIT, SIZES
 from tests.web.test_table_life import LONG_AGO, urls_with
 
-pytestmark = pytest.mark.xdist_group("event_pages")
+pytestmark = pytest.mark.xdist_group("tournament_pages")
 """Its tests share fixtures that play whole sessions: one worker runs them all
 (`--dist loadgroup`, README), so that they are played once."""
 
@@ -63,9 +63,9 @@ PHONE = SIZES["phone"]
 
 @dataclass
 class Evening:
-    """What the pages of the director, of the players and of a visitor did over the event."""
+    """What the pages of the director, of the players and of a visitor did over the tournament."""
 
-    event_id: str
+    tournament_id: str
     director: Tab
     anna: Tab
     visitor: Tab
@@ -73,14 +73,14 @@ class Evening:
     personal: str = ""
     typed: str = ""
     credentials: dict[str, str] = field(default_factory=dict)
-    """Each player's event credential, as the page they registered on keeps it."""
+    """Each player's tournament credential, as the page they registered on keeps it."""
     bruno: dict[str, Any] = field(default_factory=dict)
     anna_seat: dict[str, Any] = field(default_factory=dict)
     ahead: dict[str, str | None] = field(default_factory=dict)
     refused: dict[str, Any] = field(default_factory=dict)
     anna_round_2: str = ""
     anna_over: tuple[str, int] = ("", 0)
-    """What Anna's page says of her part once the event is over, and its seat buttons."""
+    """What Anna's page says of her part once the tournament is over, and its seat buttons."""
     start_why: list[str | None] = field(default_factory=list)
     view: dict[str, Any] = field(default_factory=dict)
     tables: dict[str, Log] = field(default_factory=dict)
@@ -107,8 +107,8 @@ async def register(tab: Tab, link: str, name: str) -> str:
     await tab.page.fill("#name", name)
     await tab.page.click("[data-key='register']")
     await tab.page.wait_for_selector("#you")
-    event_id = link.rsplit("/", 1)[1]
-    return str((await storage(tab, f"doko-event:{event_id}"))["token"])
+    tournament_id = link.rsplit("/", 1)[1]
+    return str((await storage(tab, f"doko-event:{tournament_id}"))["token"])
 
 
 async def start_round(tab: Tab, round_no: int) -> None:
@@ -152,7 +152,7 @@ async def abandon_round(service: Service, tab: Tab, round_no: int) -> None:
 
 
 async def play_first_deal(api: DokoClient, table_id: str, credentials: list[str]) -> None:
-    """The table's four players play deal 1 with their own event credentials (E5.2), each
+    """The table's four players play deal 1 with their own tournament credentials (E5.2), each
     turn as the stand-in would choose it (T3.2), until it is scored."""
     table = api.table(table_id)
     seats = [table.seat(seat, token) for seat, token in enumerate(credentials)]
@@ -180,7 +180,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     page = director.page
     await page.goto("/e")
     await page.wait_for_selector("#create-event")
-    grave = {"new event, en": await grave_violations(page)}
+    grave = {"new tournament, en": await grave_violations(page)}
     await page.fill("#name", "Club night")
     await page.fill("#rounds", "3")
     await page.select_option("#visibility", "public")
@@ -189,8 +189,8 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await page.click("[data-key='create-event']")
     await page.wait_for_url("**/e/*")
     await page.wait_for_selector("#registration-link")
-    event_id = page.url.rsplit("/", 1)[1]
-    lived = Evening(event_id, director, anna, visitor, grave=grave)
+    tournament_id = page.url.rsplit("/", 1)[1]
+    lived = Evening(tournament_id, director, anna, visitor, grave=grave)
     lived.link = await page.input_value("#registration-link")
     lived.start_why.append(await page.get_attribute("#start-why", "data-reason"))
 
@@ -209,7 +209,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await bruno.page.goto(lived.personal)
     await bruno.page.wait_for_selector("#you[data-player='1']")
     lived.bruno = {
-        "held": await storage(bruno, f"doko-event:{event_id}"),
+        "held": await storage(bruno, f"doko-event:{tournament_id}"),
         "url": bruno.page.url,
         "heading": await bruno.page.inner_text("#you-h"),
     }
@@ -227,7 +227,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await start_round(director, 1)
     lived.table_buttons = await page.locator("#rounds [data-key^='table-']").count()
     lived.start_why.append(await page.get_attribute("#start-why", "data-reason"))
-    # Anna's table now: the button seats her at the table page with her event credential
+    # Anna's table now: the button seats her at the table page with her tournament credential
     await anna.page.click("[data-key='to-seat']")
     await anna.page.wait_for_url("**/t/*")
     await anna.page.wait_for_selector("body[data-seated='true'] #hand")
@@ -235,16 +235,16 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     lived.anna_seat = {
         "table": table_id,
         "held": await storage(anna, f"doko:{table_id}"),
-        "event": await storage(anna, f"doko-event:{event_id}"),
+        "tournament": await storage(anna, f"doko-event:{tournament_id}"),
         "hand": await anna.page.eval_on_selector_all("#hand [data-card]", "l => l.length"),
     }
-    await anna.page.goto(f"/e/{event_id}")
+    await anna.page.goto(f"/e/{tournament_id}")
 
     # table 1 plays deal 1 while table 2 waits: deal 1 is not public yet (E5.3)
     async with httpx.AsyncClient(base_url=service.url) as http:
-        answer = (await http.get(f"/events/{event_id}")).json()
+        answer = (await http.get(f"/tournaments/{tournament_id}")).json()
         (first,) = [t for t in answer["tables"] if t["table_no"] == 1]
-        (seated,) = [t for t in answer["event"]["played"][0]["tables"] if t["table_no"] == 1]
+        (seated,) = [t for t in answer["tournament"]["played"][0]["tables"] if t["table_no"] == 1]
         players = [lived.credentials[name] for name in seated["seats"]]
         await play_first_deal(DokoClient(http), first["table_id"], players)
     await page.wait_for_selector("[data-round='1'] li[data-table-no='1'][data-deals='1']")
@@ -254,7 +254,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
         )
         for number in ("1", "2")
     }
-    await visitor.page.goto(f"/e/{event_id}/rounds/1/deals/1")
+    await visitor.page.goto(f"/e/{tournament_id}/rounds/1/deals/1")
     await visitor.page.wait_for_selector(".problem")
     lived.refused = {
         "code": await visitor.page.get_attribute(".problem", "data-code"),
@@ -276,11 +276,11 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
         await anna.page.locator("[data-key='to-seat']").count(),
     )
     async with httpx.AsyncClient(base_url=service.url) as http:
-        lived.view = (await http.get(f"/events/{event_id}")).json()["event"]
+        lived.view = (await http.get(f"/tournaments/{tournament_id}")).json()["tournament"]
     for played in lived.view["played"]:
         for table in played["tables"]:  # each with its stream's id, as the database has it
             table["table_id"] = await pool.fetchval(
-                TABLE_ID, event_id, played["round_no"], table["table_no"]
+                TABLE_ID, tournament_id, played["round_no"], table["table_no"]
             )
             lived.tables[table["table_id"]] = await full_log(pool, table["table_id"])
     await everyone_looks(lived)
@@ -293,7 +293,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
 
 
 TABLE_ID = (
-    "SELECT table_id FROM event_tables WHERE event_id = $1 AND round_no = $2 AND table_no = $3"
+    "SELECT table_id FROM tournament_tables WHERE tournament_id = $1 AND round_no = $2 AND table_no = $3"
 )
 STANDINGS = """l => l.map((e) => [e.querySelector('th').textContent,
   [+e.dataset.total, +e.dataset.placement]])"""
@@ -315,12 +315,12 @@ window's, plus the layout unit a box may end past it by rounding)."""
 
 async def everyone_looks(lived: Evening) -> None:
     """The visitor and Anna read the standings (Anna's must fit her phone); the visitor
-    compares deal 1 of round 1 from the event's page, Anna deal 1 from the deal viewer of
+    compares deal 1 of round 1 from the tournament's page, Anna deal 1 from the deal viewer of
     her table; Anna opens /e again."""
-    event_id = lived.event_id
+    tournament_id = lived.tournament_id
     for tab, name in ((lived.visitor, "visitor, en"), (lived.anna, "player, de")):
         page = tab.page
-        await page.goto(f"/e/{event_id}")
+        await page.goto(f"/e/{tournament_id}")
         await page.wait_for_selector("#standings tbody tr:nth-child(8)")
         lived.standings[name] = {
             "lines": dict(await page.eval_on_selector_all("#standings tbody tr", STANDINGS)),
@@ -351,12 +351,12 @@ async def everyone_looks(lived: Evening) -> None:
     await page.wait_for_selector("#score")  # the deal is drawn, with its link if it has one
     if await page.locator("#compare-link").count():
         lived.viewer_link = await page.get_attribute("#compare-link", "href") or ""
-    await page.goto(f"/e/{event_id}/rounds/1/deals/1")
+    await page.goto(f"/e/{tournament_id}/rounds/1/deals/1")
     await page.wait_for_selector(".columns [data-table]")
     lived.grave["comparison, de"] = await grave_violations(page)
     await page.goto("/e")
     await page.wait_for_selector("#my-events [data-my-event]")
-    lived.grave["new event, de"] = await grave_violations(page)
+    lived.grave["new tournament, de"] = await grave_violations(page)
 
 
 def scores_of(log: Log) -> list[Score]:
@@ -399,7 +399,7 @@ async def test_the_director_creates_registers_by_hand_and_starts_the_rounds(
     assert view["method"] == "placement_points" and view["turn_seconds"] == 5
     assert view["status"] == "finished"
     assert view["players"] == ["Anna", *OTHERS]
-    assert evening.link == f"{evening.director.page.url}"  # a public event: its page
+    assert evening.link == f"{evening.director.page.url}"  # a public tournament: its page
     assert evening.personal.startswith(f"{evening.link}#player=")
     # before anyone registered, and while round 1 ran, starting was offered with the reason
     assert evening.start_why == ["director.no_players", "director.running"]
@@ -427,7 +427,7 @@ async def test_a_player_goes_to_the_seat_the_event_gives_with_the_event_credenti
     evening: Evening,
 ) -> None:
     seat = evening.anna_seat
-    credential = seat["event"]["token"]
+    credential = seat["tournament"]["token"]
     assert credential == evening.credentials["Anna"]
     assert seat["held"]["token"] == credential
     round_1 = evening.view["played"][0]["tables"]
@@ -450,7 +450,7 @@ async def test_a_players_page_shows_their_table_of_the_next_round_then_the_end(
     (table,) = [t for t in evening.view["played"][1]["tables"] if "Anna" in t["seats"]]
     seat = table["seats"].index("Anna")
     assert evening.anna_round_2 == f"Runde 2: Tisch {table['table_no']}, Platz {seat}."
-    # once the event is over (E4.3) her part says so, and offers no seat of the last round
+    # once the tournament is over (E4.3) her part says so, and offers no seat of the last round
     assert evening.anna_over == ("Das Turnier ist vorbei: danke fürs Mitspielen.", 0)
 
 
@@ -512,7 +512,7 @@ async def test_the_standings_fit_a_phone_in_german(evening: Evening) -> None:
 async def test_the_deal_viewer_links_an_event_tables_deal_to_its_comparison(
     evening: Evening,
 ) -> None:
-    assert evening.viewer_link == f"/e/{evening.event_id}/rounds/1/deals/1"
+    assert evening.viewer_link == f"/e/{evening.tournament_id}/rounds/1/deals/1"
 
 
 async def test_the_event_pages_are_accessible_in_both_languages(evening: Evening) -> None:
@@ -523,36 +523,36 @@ async def test_the_event_pages_are_accessible_in_both_languages(evening: Evening
 async def test_a_private_events_page_follows_its_stream_with_tickets(
     browser: Browser, service: Service
 ) -> None:
-    """A player's page of a private event follows the event's stream through stream
+    """A player's page of a private tournament follows the tournament's stream through stream
     tickets (the credential only in the ticket request's header, never in a URL): when the
     director starts the round, "your table now" offers the seat once the stream says the
     table is open, without the page asking the seat's view before."""
     async with httpx.AsyncClient(base_url=service.url) as http:
         body = {"name": "Closed club", "visibility": "private"}
-        created = (await http.post("/events", json=body)).json()
-        event_id, code = created["event_id"], created["invitation"]
+        created = (await http.post("/tournaments", json=body)).json()
+        tournament_id, code = created["tournament_id"], created["invitation"]
         tokens = []
         for name in ("Anna", *OTHERS[:3]):
             joined = {"name": name, "invitation": code}
-            answer = await http.post(f"/events/{event_id}/players", json=joined)
+            answer = await http.post(f"/tournaments/{tournament_id}/players", json=joined)
             tokens.append(answer.json()["token"])
         tab = await open_tab(browser, service.url)
         try:
-            await tab.page.goto(f"/e/{event_id}#player={tokens[0]}")
+            await tab.page.goto(f"/e/{tournament_id}#player={tokens[0]}")
             await tab.page.wait_for_selector("#status[data-connection='live']")
             await tab.page.wait_for_selector("#you")
             director = {"authorization": f"Bearer {created['host_token']}"}
             started = await http.post(
-                f"/events/{event_id}/rounds", json={"round_no": 1}, headers=director
+                f"/tournaments/{tournament_id}/rounds", json={"round_no": 1}, headers=director
             )
             assert started.status_code == 200, started.text
             await tab.page.wait_for_selector("[data-key='to-seat']")
-            path = f"/events/{event_id}/stream-tickets"
+            path = f"/tournaments/{tournament_id}/stream-tickets"
             tickets = [r for r in tab.requests if r.url.endswith(path)]
             sent = [(await r.all_headers()).get("authorization") for r in tickets]
         finally:
             await tab.close()
     assert sent and set(sent) == {f"Bearer {tokens[0]}"}
-    assert any("ticket=" in r.url and "/events?" in r.url for r in tab.requests)
+    assert any("ticket=" in r.url and "/tournaments?" in r.url for r in tab.requests)
     assert not [r for r in tab.requests if "/seats/" in r.url], "no seat asked before it opens"
     assert urls_with(tab, tokens[0]) == [] and urls_with(tab, code) == []

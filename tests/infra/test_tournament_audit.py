@@ -1,4 +1,4 @@
-"""The audit of a whole event (real PostgreSQL): an honest event verifies; a changed card,
+"""The audit of a whole tournament (real PostgreSQL): an honest tournament verifies; a changed card,
 a changed seating draw, a dropped table, a changed end and a changed standing are each
 named as the first thing that differs."""
 
@@ -13,34 +13,34 @@ import msgspec
 import pytest
 
 from domain.table import AbandonSession
-from infra.event_audit import EventReport, event_summary, verify_event, verify_event_streams
+from infra.tournament_audit import TournamentReport, tournament_summary, verify_tournament, verify_tournament_streams
 from infra.event_store import StoredEvent
-from infra.events import Events, table_id
+from infra.tournaments import Tournaments, table_id
 from infra.hash_chain import GENESIS, event_hash
-from tests.infra.test_events import events_of, new_event, play_deals
+from tests.infra.test_tournaments import events_of, new_event, play_deals
 
 Logs = dict[str, list[StoredEvent]]
 
 
 @pytest.fixture(scope="module")
-async def played(pool: asyncpg.Pool) -> tuple[Events, str, list[StoredEvent], Logs]:
-    """An event of five (two tables, three bots) over one round, both tables abandoned
+async def played(pool: asyncpg.Pool) -> tuple[Tournaments, str, list[StoredEvent], Logs]:
+    """A tournament of five (two tables, three bots) over one round, both tables abandoned
     after one deal; its standings projected."""
     events = events_of(pool)
-    event_id, _ = await new_event(events, 5, rounds=1)
-    await events.start_round(event_id, 1)
+    tournament_id, _ = await new_event(events, 5, rounds=1)
+    await events.start_round(tournament_id, 1)
     for table_no in (1, 2):
-        stream = table_id(event_id, 1, table_no)
+        stream = table_id(tournament_id, 1, table_no)
         await play_deals(events.tables, stream, 1, random.Random(table_no))
         await events.tables.execute(stream, AbandonSession())
-    assert (await events.notice_ends(event_id)).state.finished
-    await events.project_standings(event_id)
-    stored = await events.store.read_stream(event_id)
+    assert (await events.notice_ends(tournament_id)).state.finished
+    await events.project_standings(tournament_id)
+    stored = await events.store.read_stream(tournament_id)
     logs = {
-        table_id(event_id, 1, t): await events.store.read_stream(table_id(event_id, 1, t))
+        table_id(tournament_id, 1, t): await events.store.read_stream(table_id(tournament_id, 1, t))
         for t in (1, 2)
     }
-    return events, event_id, stored, logs
+    return events, tournament_id, stored, logs
 
 
 def rechained(stored: Sequence[StoredEvent]) -> list[StoredEvent]:
@@ -67,7 +67,7 @@ def rechained(stored: Sequence[StoredEvent]) -> list[StoredEvent]:
 def edited(
     stored: Sequence[StoredEvent], kind: str, change: Callable[[dict[str, Any]], None]
 ) -> list[StoredEvent]:
-    """The first event of type ``kind`` with its payload changed, the chain recomputed."""
+    """The first tournament of type ``kind`` with its payload changed, the chain recomputed."""
     out = list(stored)
     index = next(i for i, e in enumerate(out) if e.type == kind)
     payload = msgspec.json.decode(out[index].payload)
@@ -76,18 +76,18 @@ def edited(
     return rechained(out)
 
 
-def failure(report: EventReport) -> tuple[str, str]:
+def failure(report: TournamentReport) -> tuple[str, str]:
     first = report.first_failure
-    assert first is not None, event_summary(report)
+    assert first is not None, tournament_summary(report)
     return first.name, first.detail
 
 
 async def test_an_honest_event_verifies(
-    played: tuple[Events, str, list[StoredEvent], Logs],
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    events, event_id, _, _ = played
-    report = await verify_event(events, event_id)
-    assert report.ok, event_summary(report)
+    events, tournament_id, _, _ = played
+    report = await verify_tournament(events, tournament_id)
+    assert report.ok, tournament_summary(report)
     assert [c.name for c in report.checks] == [
         "decode",
         "chain",
@@ -97,23 +97,23 @@ async def test_an_honest_event_verifies(
         "standings",
     ]
     assert len(report.tables) == 2 and all(t.ok for t in report.tables)
-    assert event_summary(report)[-1].endswith("ok, 2 tables (Club night)")
+    assert tournament_summary(report)[-1].endswith("ok, 2 tables (Club night)")
 
 
-def test_a_changed_card_is_the_tables(played: tuple[Events, str, list[StoredEvent], Logs]) -> None:
-    _, event_id, stored, logs = played
-    stream = table_id(event_id, 1, 2)
+def test_a_changed_card_is_the_tables(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
+    _, tournament_id, stored, logs = played
+    stream = table_id(tournament_id, 1, 2)
 
     def other_card(payload: dict[str, Any]) -> None:
         payload["card"] = "AC" if payload["card"] != "AC" else "KS"
 
     forged = {**logs, stream: edited(logs[stream], "card_played", other_card)}
-    name, detail = failure(verify_event_streams(stored, forged))
+    name, detail = failure(verify_tournament_streams(stored, forged))
     assert name == "tables" and detail.startswith("round 1 table 2 deal 1: replay")
 
 
 def test_a_changed_seating_draw_is_the_replays(
-    played: tuple[Events, str, list[StoredEvent], Logs],
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
     _, _, stored, logs = played
 
@@ -121,7 +121,7 @@ def test_a_changed_seating_draw_is_the_replays(
         first, second = payload["seating"]
         first[0], second[0] = second[0], first[0]
 
-    report = verify_event_streams(edited(stored, "round_started", swap), logs)
+    report = verify_tournament_streams(edited(stored, "round_started", swap), logs)
     assert report.first_failure is not None and report.first_failure.name == "replay"
     assert report.first_failure.version == next(
         e.version for e in stored if e.type == "round_started"
@@ -129,86 +129,86 @@ def test_a_changed_seating_draw_is_the_replays(
     assert report.checks[1].ok  # the chain was recomputed: only the rules catch it
 
 
-def test_a_dropped_table_is_missing(played: tuple[Events, str, list[StoredEvent], Logs]) -> None:
-    _, event_id, stored, logs = played
-    kept = {table_id(event_id, 1, 1): logs[table_id(event_id, 1, 1)]}
-    assert failure(verify_event_streams(stored, kept)) == ("tables", "round 1 table 2 is missing")
+def test_a_dropped_table_is_missing(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
+    _, tournament_id, stored, logs = played
+    kept = {table_id(tournament_id, 1, 1): logs[table_id(tournament_id, 1, 1)]}
+    assert failure(verify_tournament_streams(stored, kept)) == ("tables", "round 1 table 2 is missing")
 
 
 def test_a_changed_end_is_not_the_tables(
-    played: tuple[Events, str, list[StoredEvent], Logs],
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
     _, _, stored, logs = played
 
     def none_scored(payload: dict[str, Any]) -> None:
         payload["deals"] = 0
 
-    name, detail = failure(verify_event_streams(edited(stored, "table_ended", none_scored), logs))
+    name, detail = failure(verify_tournament_streams(edited(stored, "table_ended", none_scored), logs))
     assert name == "ends" and "ended after 0 deals (abandoned)" in detail
 
 
 async def test_a_changed_standing_differs_from_the_recomputed(
-    played: tuple[Events, str, list[StoredEvent], Logs],
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    events, event_id, stored, logs = played
-    honest = await events.stored_standings(event_id)
+    events, tournament_id, stored, logs = played
+    honest = await events.stored_standings(tournament_id)
     assert honest is not None
     line = honest.lines[0]
     changed = msgspec.structs.replace(
         honest, lines=(msgspec.structs.replace(line, total=line.total + 1), *honest.lines[1:])
     )
-    name, detail = failure(verify_event_streams(stored, logs, changed))
+    name, detail = failure(verify_tournament_streams(stored, logs, changed))
     assert name == "standings" and detail.startswith("line 1 is")
 
 
-def test_an_event_in_progress_verifies(played: tuple[Events, str, list[StoredEvent], Logs]) -> None:
+def test_an_event_in_progress_verifies(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
     """The log as it was while round 1 ran: no end recorded yet, nothing to differ."""
     _, _, stored, logs = played
     upto = next(i for i, e in enumerate(stored) if e.type == "table_ended")
-    report = verify_event_streams(stored[:upto], logs)
-    assert report.ok, event_summary(report)
+    report = verify_tournament_streams(stored[:upto], logs)
+    assert report.ok, tournament_summary(report)
 
 
 def test_a_table_not_opened_as_the_event_says(
-    played: tuple[Events, str, list[StoredEvent], Logs],
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    """A table of its own, consistent in itself, with another turn clock than the event's."""
-    _, event_id, stored, logs = played
-    stream = table_id(event_id, 1, 1)
+    """A table of its own, consistent in itself, with another turn clock than the tournament's."""
+    _, tournament_id, stored, logs = played
+    stream = table_id(tournament_id, 1, 1)
 
     def slower(payload: dict[str, Any]) -> None:
         payload["turn_seconds"] = 600
 
     forged = {**logs, stream: edited(logs[stream], "table_created", slower)}
-    report = verify_event_streams(stored, forged)
-    assert failure(report) == ("tables", "round 1 table 1 was not opened as the event says (E5)")
+    report = verify_tournament_streams(stored, forged)
+    assert failure(report) == ("tables", "round 1 table 1 was not opened as the tournament says (E5)")
     assert report.tables[0].ok  # the table's own audit finds nothing
-    assert event_summary(report)[-1].endswith("FAILED tables: " + failure(report)[1])
+    assert tournament_summary(report)[-1].endswith("FAILED tables: " + failure(report)[1])
 
 
-def test_the_event_streams_own_faults(played: tuple[Events, str, list[StoredEvent], Logs]) -> None:
-    """A payload changed without the chain, an event that does not decode, no event."""
+def test_the_event_streams_own_faults(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
+    """A payload changed without the chain, a tournament that does not decode, no tournament."""
     _, _, stored, logs = played
     index = next(i for i, e in enumerate(stored) if e.type == "player_registered")
     renamed = msgspec.structs.replace(
         stored[index], payload=stored[index].payload.replace(b"player 0", b"player 9")
     )
-    broken = verify_event_streams([*stored[:index], renamed, *stored[index + 1 :]], logs)
+    broken = verify_tournament_streams([*stored[:index], renamed, *stored[index + 1 :]], logs)
     assert failure(broken) == ("chain", f"hash chain broken at version {index + 1}")
     alien = renamed.payload.replace(b'"player_registered"', b'"x"')
     unknown = rechained([*stored[:index], msgspec.structs.replace(renamed, payload=alien)])
-    assert failure(verify_event_streams(unknown, logs))[0] == "decode"
-    assert failure(verify_event_streams([], {})) == ("replay", "the log creates no event")
+    assert failure(verify_tournament_streams(unknown, logs))[0] == "decode"
+    assert failure(verify_tournament_streams([], {})) == ("replay", "the log creates no tournament")
 
 
 async def test_standings_that_differ_in_what_they_count(
-    played: tuple[Events, str, list[StoredEvent], Logs],
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    events, event_id, stored, logs = played
-    honest = await events.stored_standings(event_id)
+    events, tournament_id, stored, logs = played
+    honest = await events.stored_standings(tournament_id)
     assert honest is not None
     changed = msgspec.structs.replace(honest, public_deals=(12,))
-    assert failure(verify_event_streams(stored, logs, changed)) == (
+    assert failure(verify_tournament_streams(stored, logs, changed)) == (
         "standings",
         "the standings differ from those recomputed",
     )

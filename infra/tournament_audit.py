@@ -1,27 +1,27 @@
-"""Audit of an event: its own stream and every table of every round (E1-E6).
+"""Audit of a tournament: its own stream and every table of every round (E1-E6).
 
-`verify_event_streams` checks an event's stored events and its tables' (pure; no database),
+`verify_tournament_streams` checks a tournament's stored events and its tables' (pure; no database),
 in this order, and names the first thing that differs:
 
-``decode``     every event of the event's stream decodes;
-``chain``      the event stream's SHA-256 hash chain is intact (`infra.hash_chain`);
+``decode``     every tournament of the tournament's stream decodes;
+``chain``      the tournament stream's SHA-256 hash chain is intact (`infra.hash_chain`);
 ``replay``     the rules, re-deciding every command (`domain.replay.replay` over
-               `domain.event.EVENT`), produce exactly the stored events: the commitments
+               `domain.tournament.EVENT`), produce exactly the stored events: the commitments
                are the SHA-256 of the seeds (E1.2), every seating drawn is the one the
                seating seed and the rule give (E3.1, E3.2), a hand-made one seats every
                player once (E3.3), the rounds start and end as E4 says;
-``tables``     every table of every round started is there, opened as the event says
-               (`domain.event.table_commands`: the round's shared seeds, seat 0 dealing
-               first, the event's clock, the seating's players and bots, E5.1, E5.2), and
+``tables``     every table of every round started is there, opened as the tournament says
+               (`domain.tournament.table_commands`: the round's shared seeds, seat 0 dealing
+               first, the tournament's clock, the seating's players and bots, E5.1, E5.2), and
                passes the table audit (`infra.audit.verify_events`: chain, replay, every
                deal's seed, hands and score);
-``ends``       every end the event recorded is its table's: finished after 12 deals, or
+``ends``       every end the tournament recorded is its table's: finished after 12 deals, or
                abandoned after the deals it scored (E4.2);
 ``standings``  (given the standings to check, such as the stored projection) they are
                the ones recomputed from the tables' logs (`domain.standings`, E6).
 
-`verify_event` reads all of it from the database; an `EventReport` is ``ok`` when every
-check passed, and `event_summary` prints it.
+`verify_tournament` reads all of it from the database; an `TournamentReport` is ``ok`` when every
+check passed, and `tournament_summary` prints it.
 """
 
 from __future__ import annotations
@@ -31,25 +31,25 @@ from typing import Any
 
 import msgspec
 
-from domain import event, table
-from domain.event import EventCreated, EventEvent, EventState, TableEnded
+from domain import tournament, table
+from domain.tournament import TournamentCreated, TournamentEvent, TournamentState, TableEnded
 from domain.events import DealDealt
 from domain.replay import replay
 from domain.standings import Standings, TableSheet, standings
 from domain.table import TableEvent, TableState
-from infra import audit, event_disclosure
+from infra import audit, tournament_disclosure
 from infra.audit import Check, TableReport
 from infra.disclosure import replay_start
 from infra.event_store import StoredEvent
-from infra.events import CODEC, FILL_BOT, Events, table_id
+from infra.tournaments import CODEC, FILL_BOT, Tournaments, table_id
 from infra.hash_chain import seal, sealed, verify_chain
 from infra.tables import CODEC as TABLE_CODEC
 
 
-class EventReport(msgspec.Struct, frozen=True):
-    """The audit of an event: its checks in order and the audit of each of its tables."""
+class TournamentReport(msgspec.Struct, frozen=True):
+    """The audit of a tournament: its checks in order and the audit of each of its tables."""
 
-    event_id: str
+    tournament_id: str
     name: str | None
     events: int
     checks: tuple[Check, ...]
@@ -65,9 +65,9 @@ class EventReport(msgspec.Struct, frozen=True):
         return next((c for c in self.checks if not c.ok), None)
 
 
-def decode_events(stored: Sequence[StoredEvent]) -> tuple[list[EventEvent], Check]:
-    """Decode an event's stored events up to the first that does not; the ``decode`` check."""
-    events: list[EventEvent] = []
+def decode_events(stored: Sequence[StoredEvent]) -> tuple[list[TournamentEvent], Check]:
+    """Decode a tournament's stored events up to the first that does not; the ``decode`` check."""
+    events: list[TournamentEvent] = []
     for record in stored:
         try:
             events.append(CODEC.from_stored(record))
@@ -85,9 +85,9 @@ def _chain(stored: Sequence[StoredEvent]) -> Check:
 
 
 def _replay(
-    stored: Sequence[StoredEvent], events: Sequence[EventEvent]
-) -> tuple[EventState, Check]:
-    result = event_disclosure.replay(events)
+    stored: Sequence[StoredEvent], events: Sequence[TournamentEvent]
+) -> tuple[TournamentState, Check]:
+    result = tournament_disclosure.replay(events)
     if result.bad is not None:
         version = stored[result.bad].version if result.bad < len(stored) else None
         return result.state, Check("replay", False, result.why, version)
@@ -97,14 +97,14 @@ def _replay(
 
 
 def _opened(
-    state: EventState, shown: EventCreated, round_no: int, table_no: int
+    state: TournamentState, shown: TournamentCreated, round_no: int, table_no: int
 ) -> list[Comparable]:
-    """The events that open and seat the table as the event says (E5.1, E5.2), up to its
+    """The events that open and seat the table as the tournament says (E5.1, E5.2), up to its
     first deal, as they compare with a log whose secrets may be sealed (`comparable`):
-    the table's seeds and their commitments are the round's as the event shows them
+    the table's seeds and their commitments are the round's as the tournament shows them
     (``shown``). The deals are the table audit's: dealt from the table's seeds, the
-    event's."""
-    create, seats = event.table_commands(state, round_no, table_no, FILL_BOT)
+    tournament's."""
+    create, seats = tournament.table_commands(state, round_no, table_no, FILL_BOT)
     at, opened = TableState(), list[TableEvent]()
     commands: list[table.TableCommand] = [create, *seats]
     for command in commands:
@@ -124,11 +124,11 @@ def _opened(
 
 
 Comparable = tuple[str, Any]
-"""An event's type and its payload with every secret sealed."""
+"""A tournament's type and its payload with every secret sealed."""
 
 
 def comparable(type: str, payload: Any) -> Comparable:
-    """An event as it compares whether its secrets are shown or sealed (`infra.hash_chain`:
+    """A tournament as it compares whether its secrets are shown or sealed (`infra.hash_chain`:
     sealing is idempotent, and a shown secret seals to the seal an export shows)."""
     return type, sealed(type, payload)
 
@@ -160,7 +160,7 @@ def _confirmed(decoded: list[TableEvent], report: TableReport) -> TableState:
     return TableState() if refused else replay(decoded[start:], aggregate).state
 
 
-def _ends(state: EventState, round_no: int) -> Sequence[TableEnded]:
+def _ends(state: TournamentState, round_no: int) -> Sequence[TableEnded]:
     """The ends recorded for the tables of round ``round_no`` (started)."""
     if round_no <= len(state.ended):
         return state.ended[round_no - 1]
@@ -168,9 +168,9 @@ def _ends(state: EventState, round_no: int) -> Sequence[TableEnded]:
 
 
 def _tables(
-    state: EventState,
-    shown: EventCreated,
-    event_id: str,
+    state: TournamentState,
+    shown: TournamentCreated,
+    tournament_id: str,
     logs: Mapping[str, Sequence[StoredEvent]],
     audited: Mapping[str, TableReport],
 ) -> tuple[Check, Check, list[TableReport], list[TableSheet]]:
@@ -183,7 +183,7 @@ def _tables(
         ended = {e.table_no: e for e in _ends(state, round_no)}
         for table_no in range(1, len(seating) + 1):
             where = f"round {round_no} table {table_no}"
-            stream = table_id(event_id, round_no, table_no)
+            stream = table_id(tournament_id, round_no, table_no)
             stored = logs.get(stream, ())
             if not stored:
                 tables_check = tables_check or Check("tables", False, f"{where} is missing")
@@ -193,7 +193,7 @@ def _tables(
             reports.append(report)
             opened = _opened(state, shown, round_no, table_no)
             if _logged(stored, len(opened)) != opened:
-                detail = f"{where} was not opened as the event says (E5)"
+                detail = f"{where} was not opened as the tournament says (E5)"
                 tables_check = tables_check or Check("tables", False, detail)
             elif not report.ok:
                 failure = report.failures[0]
@@ -208,7 +208,7 @@ def _tables(
                 not at.over or (end.deals, end.abandoned) != (len(at.session.sheet), at.abandoned)
             ):
                 detail = (
-                    f"the event says {where} ended after {end.deals} deals"
+                    f"the tournament says {where} ended after {end.deals} deals"
                     f"{' (abandoned)' if end.abandoned else ''}; its log has "
                     f"{len(at.session.sheet)} scored, {at.status.value}"
                 )
@@ -222,7 +222,7 @@ def _tables(
     )
 
 
-def _standings_check(state: EventState, sheets: Sequence[TableSheet], given: Standings) -> Check:
+def _standings_check(state: TournamentState, sheets: Sequence[TableSheet], given: Standings) -> Check:
     recomputed = standings(state, sheets)
     if recomputed == given:
         return Check("standings", True, f"{len(given.lines)} lines recomputed")
@@ -232,63 +232,63 @@ def _standings_check(state: EventState, sheets: Sequence[TableSheet], given: Sta
     return Check("standings", False, "the standings differ from those recomputed")
 
 
-def verify_event_streams(
+def verify_tournament_streams(
     stored: Sequence[StoredEvent],
     logs: Mapping[str, Sequence[StoredEvent]],
     given: Standings | None = None,
     audited: Mapping[str, TableReport] | None = None,
-) -> EventReport:
-    """Audit an event from its stored events and its tables' (by stream id); see the module
+) -> TournamentReport:
+    """Audit a tournament from its stored events and its tables' (by stream id); see the module
     docstring for the checks. ``given``: standings to check against the recomputed ones;
     ``audited``: reports of tables audited already (by stream id), such as those of an
     export's table files (`infra.audit.verify_file`), taken as they are."""
-    event_id = stored[0].stream_id if stored else ""
+    tournament_id = stored[0].stream_id if stored else ""
     events, decoded = decode_events(stored)
     state, replayed = _replay(stored, events)
     created = state.created
     if created is None and replayed.ok:
-        replayed = Check("replay", False, "the log creates no event")
+        replayed = Check("replay", False, "the log creates no tournament")
     checks = [decoded, _chain(stored), replayed]
     tables: list[TableReport] = []
     if created is not None:
         shown = events[0]
-        assert isinstance(shown, EventCreated)  # the replay created the event from it
+        assert isinstance(shown, TournamentCreated)  # the replay created the tournament from it
         tables_check, ends_check, tables, sheets = _tables(
-            state, shown, event_id, logs, audited or {}
+            state, shown, tournament_id, logs, audited or {}
         )
         checks += [tables_check, ends_check]
         if given is not None:
             checks.append(_standings_check(state, sheets, given))
-    return EventReport(
-        event_id, created.name if created else None, len(stored), tuple(checks), tuple(tables)
+    return TournamentReport(
+        tournament_id, created.name if created else None, len(stored), tuple(checks), tuple(tables)
     )
 
 
-async def verify_event(events: Events, event_id: str) -> EventReport:
-    """Audit an event of the database, and, once it is finished, the standings stored for
-    it (`infra.events.Events.project_standings`) if any; raises
-    `infra.events.EventNotFound`."""
-    loaded = await events.load(event_id)
-    stored = await events.store.read_stream(event_id)
+async def verify_tournament(tournaments: Tournaments, tournament_id: str) -> TournamentReport:
+    """Audit a tournament of the database, and, once it is finished, the standings stored for
+    it (`infra.tournaments.Tournaments.project_standings`) if any; raises
+    `infra.tournaments.TournamentNotFound`."""
+    loaded = await tournaments.load(tournament_id)
+    stored = await tournaments.store.read_stream(tournament_id)
     logs: dict[str, Sequence[StoredEvent]] = {}
     for round_no, seating in enumerate(loaded.state.seatings, 1):
         for table_no in range(1, len(seating) + 1):
-            stream = table_id(event_id, round_no, table_no)
-            logs[stream] = await events.store.read_stream(stream)
-    given = await events.stored_standings(event_id) if loaded.state.finished else None
-    return verify_event_streams(stored, logs, given)
+            stream = table_id(tournament_id, round_no, table_no)
+            logs[stream] = await tournaments.store.read_stream(stream)
+    given = await tournaments.stored_standings(tournament_id) if loaded.state.finished else None
+    return verify_tournament_streams(stored, logs, given)
 
 
-def event_summary(report: EventReport) -> list[str]:
+def tournament_summary(report: TournamentReport) -> list[str]:
     """One line per check, then the verdict naming the first thing that differs."""
     lines = [
-        f"{report.event_id} {c.name}: {'ok' if c.ok else 'FAILED'} {c.detail}"
+        f"{report.tournament_id} {c.name}: {'ok' if c.ok else 'FAILED'} {c.detail}"
         for c in report.checks
     ]
     failure = report.first_failure
     if failure is None:
-        lines.append(f"{report.event_id}: ok, {len(report.tables)} tables ({report.name})")
+        lines.append(f"{report.tournament_id}: ok, {len(report.tables)} tables ({report.name})")
     else:
-        at = f" (event version {failure.version})" if failure.version is not None else ""
-        lines.append(f"{report.event_id}: FAILED {failure.name}: {failure.detail}{at}")
+        at = f" (tournament version {failure.version})" if failure.version is not None else ""
+        lines.append(f"{report.tournament_id}: FAILED {failure.name}: {failure.detail}{at}")
     return lines

@@ -1,4 +1,4 @@
-"""The signed export of a whole event, verified offline (issue 19): an honest file says
+"""The signed export of a whole tournament, verified offline (issue 19): an honest file says
 ok; a changed card, a changed seating draw, a dropped table and a changed standing, each
 re-signed with the service's key, are each named as the first thing that differs; a key
 the verifier does not trust fails on the signature; the file holds no credential hash and
@@ -14,23 +14,23 @@ import msgspec
 import pytest
 
 from infra.audit import SecretsError
-from infra.event_audit import event_summary
-from infra.event_export import (
-    EventFileReport,
-    EventLogs,
-    export_event,
-    is_event_export,
-    read_event,
-    verify_event_file,
+from infra.tournament_audit import tournament_summary
+from infra.tournament_export import (
+    TournamentFileReport,
+    TournamentLogs,
+    export_tournament,
+    is_tournament_export,
+    read_tournament,
+    verify_tournament_file,
 )
 from infra.event_store import StoredEvent
-from infra.events import Events
+from infra.tournaments import Tournaments
 from infra.signing import PublicKey, Signer
 from infra.witness import Witnessed, read_archive
-from service.event_stream import EventFeed
+from service.tournament_stream import TournamentFeed
 from tests.infra.forgery import Document, encoded, rechain, resign
-from tests.infra.test_event_audit import Logs, played
-from tests.infra.test_events import events_of, new_event
+from tests.infra.test_tournament_audit import Logs, played
+from tests.infra.test_tournaments import events_of, new_event
 
 __all__ = ["played"]
 
@@ -38,28 +38,28 @@ SIGNER, STRANGER = Signer.generate(), Signer.generate()
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 KEYS = {SIGNER.kid: PublicKey(SIGNER.kid, SIGNER.public, NOW)}
 
-Played = tuple[Events, str, list[StoredEvent], Logs]
+Played = tuple[Tournaments, str, list[StoredEvent], Logs]
 
 
 @pytest.fixture(scope="module")
-async def logs(played: Played) -> EventLogs:
-    events, event_id, _, _ = played
-    return await read_event(events, event_id)
+async def logs(played: Played) -> TournamentLogs:
+    events, tournament_id, _, _ = played
+    return await read_tournament(events, tournament_id)
 
 
-def exported(logs: EventLogs, signer: Signer = SIGNER) -> Document:
-    data = export_event(logs.stored, logs.logs, logs.standings, signer=signer, signed_at=NOW)
+def exported(logs: TournamentLogs, signer: Signer = SIGNER) -> Document:
+    data = export_tournament(logs.stored, logs.logs, logs.standings, signer=signer, signed_at=NOW)
     document: Document = msgspec.json.decode(data)
     return document
 
 
-def verified(document: Document) -> EventFileReport:
-    return verify_event_file(encoded(document), KEYS)
+def verified(document: Document) -> TournamentFileReport:
+    return verify_tournament_file(encoded(document), KEYS)
 
 
-def first(report: EventFileReport) -> tuple[str, str]:
+def first(report: TournamentFileReport) -> tuple[str, str]:
     failure = report.report.first_failure
-    assert failure is not None, event_summary(report.report)
+    assert failure is not None, tournament_summary(report.report)
     return failure.name, failure.detail
 
 
@@ -72,11 +72,11 @@ def resigned_table(document: Document, index: int, change: Any) -> Document:
     return resign(document, SIGNER, NOW)
 
 
-def test_an_honest_export_verifies(logs: EventLogs) -> None:
-    data = export_event(logs.stored, logs.logs, logs.standings, signer=SIGNER, signed_at=NOW)
-    assert is_event_export(data)
-    report = verify_event_file(data, KEYS)
-    assert report.ok, event_summary(report.report)
+def test_an_honest_export_verifies(logs: TournamentLogs) -> None:
+    data = export_tournament(logs.stored, logs.logs, logs.standings, signer=SIGNER, signed_at=NOW)
+    assert is_tournament_export(data)
+    report = verify_tournament_file(data, KEYS)
+    assert report.ok, tournament_summary(report.report)
     assert [c.name for c in report.report.checks] == [
         "signature",
         "strict",
@@ -92,12 +92,12 @@ def test_an_honest_export_verifies(logs: EventLogs) -> None:
     assert len(report.report.tables) == 2 and not report.warnings
 
 
-def test_a_key_the_verifier_does_not_trust_fails_on_the_signature(logs: EventLogs) -> None:
+def test_a_key_the_verifier_does_not_trust_fails_on_the_signature(logs: TournamentLogs) -> None:
     name, detail = first(verified(exported(logs, STRANGER)))
     assert name == "signature" and f"signed by key {STRANGER.kid}, which is not one" in detail
 
 
-def test_a_changed_card_in_one_tables_log(logs: EventLogs) -> None:
+def test_a_changed_card_in_one_tables_log(logs: TournamentLogs) -> None:
     def other_card(events: list[dict[str, Any]]) -> None:
         played = next(e for e in events if e["type"] == "card_played")
         played["payload"]["card"] = "AC" if played["payload"]["card"] != "AC" else "KS"
@@ -107,19 +107,19 @@ def test_a_changed_card_in_one_tables_log(logs: EventLogs) -> None:
     assert name == "tables" and detail.startswith("round 1 table 2 deal 1: replay:")
 
 
-def test_a_changed_seating_draw(logs: EventLogs) -> None:
+def test_a_changed_seating_draw(logs: TournamentLogs) -> None:
     document = exported(logs)
     started = next(e for e in document["events"] if e["type"] == "round_started")
     first_table, second_table = started["payload"]["seating"]
     first_table[0], second_table[0] = second_table[0], first_table[0]
-    rechain({"stream_id": document["event_id"], "events": document["events"]})
+    rechain({"stream_id": document["tournament_id"], "events": document["events"]})
     report = verified(resign(document, SIGNER, NOW))
     assert first(report)[0] == "replay"
     assert report.report.first_failure is not None
     assert report.report.first_failure.version == started["version"]
 
 
-def test_a_dropped_table(logs: EventLogs) -> None:
+def test_a_dropped_table(logs: TournamentLogs) -> None:
     document = exported(logs)
     document["tables"] = document["tables"][:1]
     assert first(verified(resign(document, SIGNER, NOW))) == (
@@ -128,19 +128,19 @@ def test_a_dropped_table(logs: EventLogs) -> None:
     )
 
 
-def test_a_changed_standing(logs: EventLogs) -> None:
+def test_a_changed_standing(logs: TournamentLogs) -> None:
     document = exported(logs)
     document["standings"]["lines"][0]["total"] += 1
     name, detail = first(verified(resign(document, SIGNER, NOW)))
     assert name == "standings" and detail.startswith("line 1 is")
 
 
-def test_a_table_in_another_place_or_twice(logs: EventLogs) -> None:
+def test_a_table_in_another_place_or_twice(logs: TournamentLogs) -> None:
     document = exported(logs)
     document["tables"][1]["table_no"] = 3
     assert first(verified(resign(document, SIGNER, NOW))) == (
         "places",
-        "the file holds round 1 table 3, which the event has not",
+        "the file holds round 1 table 3, which the tournament has not",
     )
     document["tables"][1] = document["tables"][0]
     assert first(verified(resign(document, SIGNER, NOW))) == (
@@ -150,106 +150,106 @@ def test_a_table_in_another_place_or_twice(logs: EventLogs) -> None:
 
 
 def test_the_export_holds_no_credential_hash_and_no_unscored_seed(
-    logs: EventLogs, played: Played
+    logs: TournamentLogs, played: Played
 ) -> None:
-    """The event of `played` was created by ``director`` with the host token hash
+    """The tournament of `played` was created by ``director`` with the host token hash
     ``director``, players' ``token n``; both tables scored deal 1 only, so round 1's deals
     2-12 stay sealed."""
-    data = export_event(logs.stored, logs.logs, logs.standings, signer=SIGNER, signed_at=NOW)
+    data = export_tournament(logs.stored, logs.logs, logs.standings, signer=SIGNER, signed_at=NOW)
     created = msgspec.json.decode(played[2][0].payload)
     seeds = created["round_seeds"][0]
     assert seeds[0] in data.decode()
     assert not [s for s in seeds[1:] if s in data.decode()]
     assert data.count(b'"director"') == data.count(b'"actor": "director"')  # who acted
     assert b"token 0" not in data
-    assert created["seating_seed"] in data.decode()  # revealed: the event is finished
+    assert created["seating_seed"] in data.decode()  # revealed: the tournament is finished
 
 
 async def test_an_event_in_play_is_exported_only_when_asked(pool: asyncpg.Pool) -> None:
     """Its seating seed then stays sealed: round 1's draw is not re-drawn, and says so;
     the seating is still checked to seat every player once."""
     events = events_of(pool)
-    event_id, create = await new_event(events, 4, rounds=1)
-    await events.start_round(event_id, 1)
-    logs = await read_event(events, event_id)
+    tournament_id, create = await new_event(events, 4, rounds=1)
+    await events.start_round(tournament_id, 1)
+    logs = await read_tournament(events, tournament_id)
     with pytest.raises(SecretsError):
-        export_event(logs.stored, logs.logs, logs.standings)
-    data = export_event(logs.stored, logs.logs, logs.standings, unfinished=True, signer=SIGNER)
+        export_tournament(logs.stored, logs.logs, logs.standings)
+    data = export_tournament(logs.stored, logs.logs, logs.standings, unfinished=True, signer=SIGNER)
     assert create.seating_seed.hex().encode() not in data
-    report = verify_event_file(data, KEYS)
-    assert report.ok, "\n".join(event_summary(report.report))
+    report = verify_tournament_file(data, KEYS)
+    assert report.ok, "\n".join(tournament_summary(report.report))
     replayed = next(c for c in report.report.checks if c.name == "replay")
     assert replayed.detail.endswith("the seating seed is sealed: round 1 not re-drawn")
     document: Document = msgspec.json.decode(data)
     started = next(e for e in document["events"] if e["type"] == "round_started")
     started["payload"]["seating"][0][1] = started["payload"]["seating"][0][0]
-    rechain({"stream_id": event_id, "events": document["events"]})
+    rechain({"stream_id": tournament_id, "events": document["events"]})
     name, _ = first(verified(resign(document, SIGNER, NOW)))
     assert name == "replay"  # E3.3: a seating that seats a player twice is no draw
 
 
 async def recorded(played: Played) -> bytes:
-    """The event's stream as a spectator records it (text/event-stream), from the start."""
-    events, event_id, _, _ = played
-    messages, _ = await EventFeed(events, event_id).after(0)
+    """The tournament's stream as a spectator records it (text/event-stream), from the start."""
+    events, tournament_id, _, _ = played
+    messages, _ = await TournamentFeed(events, tournament_id).after(0)
     return "".join(f"id: {m.id}\nevent: {m.event}\ndata: {m.data}\n\n" for m in messages).encode()
 
 
 async def test_the_events_published_chain_heads_witness_the_export(
-    logs: EventLogs, played: Played
+    logs: TournamentLogs, played: Played
 ) -> None:
-    """The event's own heads (one per event of its stream) and its tables' (each table
+    """The tournament's own heads (one per tournament of its stream) and its tables' (each table
     opened, scored deal 1 and was abandoned: one ``table_opened`` and one ``table_scored``
     each) agree with the file."""
     heads = read_archive(await recorded(played))
-    report = verify_event_file(encoded(exported(logs)), KEYS, witnessed=heads)
-    assert report.ok, event_summary(report.report)
+    report = verify_tournament_file(encoded(exported(logs)), KEYS, witnessed=heads)
+    assert report.ok, tournament_summary(report.report)
     witness = report.report.checks[-1]
     assert witness.name == "witness"
     assert witness.detail == (
-        f"{len(logs.stored)} published chain heads of the event and 4 of its tables agree"
+        f"{len(logs.stored)} published chain heads of the tournament and 4 of its tables agree"
     )
-    nothing = verify_event_file(encoded(exported(logs)), KEYS, witnessed=[])
+    nothing = verify_tournament_file(encoded(exported(logs)), KEYS, witnessed=[])
     assert first(nothing) == (
         "witness",
-        f"the archive holds no chain head of event {played[1]}",
+        f"the archive holds no chain head of tournament {played[1]}",
     )
 
 
 async def test_a_key_holder_who_shifts_the_events_times_is_caught_by_the_witness(
-    logs: EventLogs, played: Played
+    logs: TournamentLogs, played: Played
 ) -> None:
-    """Every time of the event's stream a second later, the chain recomputed (version 2
+    """Every time of the tournament's stream a second later, the chain recomputed (version 2
     covers the times), the file signed again: only what was published tells."""
     document = exported(logs)
     for item in document["events"]:
         at = datetime.fromisoformat(item["recorded_at"]) + timedelta(seconds=1)
         item["recorded_at"] = at.isoformat().replace("+00:00", "Z")
-    rechain({"stream_id": document["event_id"], "events": document["events"]})
+    rechain({"stream_id": document["tournament_id"], "events": document["events"]})
     forged = resign(document, SIGNER, NOW)
     assert verified(forged).ok
-    report = verify_event_file(
+    report = verify_tournament_file(
         encoded(forged), KEYS, witnessed=read_archive(await recorded(played))
     )
     name, detail = first(report)
     assert name == "witness"
-    assert detail.startswith("the export differs at the event's published head 1 (a event_created)")
+    assert detail.startswith("the export differs at the tournament's published head 1 (a event_created)")
 
 
-async def test_a_published_head_the_file_does_not_have(logs: EventLogs, played: Played) -> None:
-    """A table's head, an event's head of another type, and heads out of their order."""
+async def test_a_published_head_the_file_does_not_have(logs: TournamentLogs, played: Played) -> None:
+    """A table's head, a tournament's head of another type, and heads out of their order."""
     heads = read_archive(await recorded(played))
     data = encoded(exported(logs))
     table = next(i for i, h in enumerate(heads) if h.type == "deal_scored")
     other = [*heads[:table], msgspec.structs.replace(heads[table], chain_head="0" * 64)]
-    name, detail = first(verify_event_file(data, KEYS, witnessed=other))
+    name, detail = first(verify_tournament_file(data, KEYS, witnessed=other))
     assert name == "witness" and detail.startswith(f"round 1 table {table_no(heads[table])}: ")
-    own = [h for h in heads if h.event_stream]
+    own = [h for h in heads if h.tournament_stream]
     retyped = [msgspec.structs.replace(own[0], type="round_started")]
-    assert first(verify_event_file(data, KEYS, witnessed=retyped))[1].endswith(
+    assert first(verify_tournament_file(data, KEYS, witnessed=retyped))[1].endswith(
         "its chain head is of the export's version 1, a event_created"
     )
-    assert first(verify_event_file(data, KEYS, witnessed=[own[1], own[0]]))[1].endswith(
+    assert first(verify_tournament_file(data, KEYS, witnessed=[own[1], own[0]]))[1].endswith(
         "its chain head is of the export's version 1, not after 2"
     )
 
@@ -263,11 +263,11 @@ def table_no(head: Witnessed) -> int:
     ("member", "value", "said"),
     [
         ("commitments", [["00" * 32]], "the rules do not create it so"),
-        ("name", " ", "the rules do not create this event: an event has a name"),
+        ("name", " ", "the rules do not create this tournament: a tournament has a name"),
     ],
 )
 def test_a_creation_the_rules_do_not_make(
-    logs: EventLogs, member: str, value: Any, said: str
+    logs: TournamentLogs, member: str, value: Any, said: str
 ) -> None:
     """E1.2: the commitments of the revealed seeds are their SHA-256; E1.1: a name."""
     document = exported(logs)
@@ -276,8 +276,8 @@ def test_a_creation_the_rules_do_not_make(
         payload["commitments"] = [value[0] + payload["commitments"][0][1:]]
     else:
         payload[member] = document[member] = value
-    rechain({"stream_id": document["event_id"], "events": document["events"]})
+    rechain({"stream_id": document["tournament_id"], "events": document["events"]})
     report = verified(resign(document, SIGNER, NOW))
     name, detail = first(report)
     assert name == "replay" and said in detail
-    assert not is_event_export(b"not json") and not is_event_export(b"[]")
+    assert not is_tournament_export(b"not json") and not is_tournament_export(b"[]")

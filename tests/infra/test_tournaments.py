@@ -1,4 +1,4 @@
-"""Events in the event store (real PostgreSQL): the event's stream, its rounds' tables
+"""Tournaments in the tournament store (real PostgreSQL): the tournament's stream, its rounds' tables
 opened once with the shared deals, racing processes, the tables' ends and the standings
 from the logs (E1-E6)."""
 
@@ -15,12 +15,12 @@ import pytest
 
 from domain.dealing import deal_from_seed
 from domain.errors import DomainError
-from domain.event import (
-    CreateEvent,
+from domain.tournament import (
+    CreateTournament,
     EndTable,
-    EventCreated,
-    EventFinished,
-    EventState,
+    TournamentCreated,
+    TournamentFinished,
+    TournamentState,
     RegisterPlayer,
     RoundEnded,
     RoundStarted,
@@ -31,9 +31,9 @@ from domain.events import DealDealt, DealScored
 from domain.seats import Seat
 from domain.simulation import next_command
 from domain.table import AbandonSession, TableCreated, Visibility
-from infra.event_audit import verify_event_streams
+from infra.tournament_audit import verify_tournament_streams
 from infra.event_store import EventStore
-from infra.events import CODEC, EventNotFound, Events, EventTable, rebuild_projections, table_id
+from infra.tournaments import CODEC, TournamentNotFound, Tournaments, TournamentTable, rebuild_projections, table_id
 from infra.projections import project
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tables import Tables
@@ -43,14 +43,14 @@ def seeds() -> tuple[bytes, ...]:
     return tuple(secrets.token_bytes(32) for _ in range(12))
 
 
-def events_of(pool: asyncpg.Pool) -> Events:
+def events_of(pool: asyncpg.Pool) -> Tournaments:
     """One service process's view: its own table cache."""
-    return Events(pool, Tables(EventStore(pool), project))
+    return Tournaments(pool, Tables(EventStore(pool), project))
 
 
-async def new_event(events: Events, players: int, rounds: int = 2) -> tuple[str, CreateEvent]:
-    event_id = secrets.token_hex(16)
-    create = CreateEvent(
+async def new_event(tournaments: Tournaments, players: int, rounds: int = 2) -> tuple[str, CreateTournament]:
+    tournament_id = secrets.token_hex(16)
+    create = CreateTournament(
         "Club night",
         rounds,
         "director",
@@ -58,10 +58,10 @@ async def new_event(events: Events, players: int, rounds: int = 2) -> tuple[str,
         tuple(seeds() for _ in range(rounds)),
         turn_seconds=60,
     )
-    await events.execute(event_id, create, actor="director")
+    await tournaments.execute(tournament_id, create, actor="director")
     for n in range(players):
-        await events.execute(event_id, RegisterPlayer(f"player {n}", f"token {n}"))
-    return event_id, create
+        await tournaments.execute(tournament_id, RegisterPlayer(f"player {n}", f"token {n}"))
+    return tournament_id, create
 
 
 async def types(store: EventStore, stream_id: str) -> list[str]:
@@ -70,14 +70,14 @@ async def types(store: EventStore, stream_id: str) -> list[str]:
 
 async def test_a_round_opens_its_tables_with_the_shared_deals(pool: asyncpg.Pool) -> None:
     """E5: every table of the round dealt deal 1 from the round's first seed, seat 0 dealing;
-    the tables are private, clocked, listed in event_tables, every seat taken."""
+    the tables are private, clocked, listed in tournament_tables, every seat taken."""
     events = events_of(pool)
-    event_id, create = await new_event(events, 7)
-    done = await events.start_round(event_id, 1)
+    tournament_id, create = await new_event(events, 7)
+    done = await events.start_round(tournament_id, 1)
     assert isinstance(done.events[0], RoundStarted)
     expected = deal_from_seed(create.round_seeds[0][0], Seat.NORTH)
     for table_no in (1, 2):
-        stream = table_id(event_id, 1, table_no)
+        stream = table_id(tournament_id, 1, table_no)
         decoded = [TABLE_CODEC.from_stored(e) for e in await events.store.read_stream(stream)]
         created = decoded[0]
         assert isinstance(created, TableCreated)
@@ -88,11 +88,11 @@ async def test_a_round_opens_its_tables_with_the_shared_deals(pool: asyncpg.Pool
         (dealt,) = [e for e in decoded if isinstance(e, DealDealt)]
         assert dealt.hands == expected and dealt.dealer is Seat.NORTH
         row = await pool.fetchrow(
-            "SELECT event_id, round_no, table_no FROM event_tables WHERE table_id = $1", stream
+            "SELECT tournament_id, round_no, table_no FROM tournament_tables WHERE table_id = $1", stream
         )
-        assert tuple(row) == (event_id, 1, table_no)
+        assert tuple(row) == (tournament_id, 1, table_no)
     listed = await pool.fetchval(
-        "SELECT count(*) FROM lobby WHERE public AND stream_id LIKE $1", f"{event_id}%"
+        "SELECT count(*) FROM lobby WHERE public AND stream_id LIKE $1", f"{tournament_id}%"
     )
     assert listed == 0
 
@@ -101,53 +101,53 @@ async def test_two_processes_start_a_round_once(pool: asyncpg.Pool) -> None:
     """Two service processes start round 1 at once: one RoundStarted, each table opened
     and seated once; both answer with the round started."""
     first, second = events_of(pool), events_of(pool)
-    event_id, _ = await new_event(first, 8)
-    results = await asyncio.gather(first.start_round(event_id, 1), second.start_round(event_id, 1))
+    tournament_id, _ = await new_event(first, 8)
+    results = await asyncio.gather(first.start_round(tournament_id, 1), second.start_round(tournament_id, 1))
     assert sorted(r.duplicate for r in results) == [False, True]
-    assert (await types(first.store, event_id)).count("round_started") == 1
+    assert (await types(first.store, tournament_id)).count("round_started") == 1
     for table_no in (1, 2):
-        kinds = await types(first.store, table_id(event_id, 1, table_no))
+        kinds = await types(first.store, table_id(tournament_id, 1, table_no))
         assert (kinds.count("table_created"), kinds.count("seat_taken")) == (1, 4)
 
 
 async def test_opening_a_round_again_completes_it_and_writes_nothing_twice(
     pool: asyncpg.Pool,
 ) -> None:
-    """A process that died after starting the round: settling the event opens the tables;
+    """A process that died after starting the round: settling the tournament opens the tables;
     opening them once more writes nothing."""
     events = events_of(pool)
-    event_id, _ = await new_event(events, 5)
-    started = await events.execute(event_id, StartRound(1))
-    assert await events.store.stream_version(table_id(event_id, 1, 1)) == 0
-    _, nothing = await events.standings(event_id)  # no table yet: nothing counts
+    tournament_id, _ = await new_event(events, 5)
+    started = await events.execute(tournament_id, StartRound(1))
+    assert await events.store.stream_version(table_id(tournament_id, 1, 1)) == 0
+    _, nothing = await events.standings(tournament_id)  # no table yet: nothing counts
     assert nothing.public_deals == (0,) and all(line.deals == 0 for line in nothing.lines)
-    await events.settle(event_id)  # as the service does when it starts
-    versions = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
+    await events.settle(tournament_id)  # as the service does when it starts
+    versions = [await events.store.stream_version(table_id(tournament_id, 1, t)) for t in (1, 2)]
     assert all(v > 5 for v in versions)  # created, four seats, the session and deal 1
-    await events.open_round(event_id, started.state, 1)
-    await events.settle(event_id)
-    again = [await events.store.stream_version(table_id(event_id, 1, t)) for t in (1, 2)]
+    await events.open_round(tournament_id, started.state, 1)
+    await events.settle(tournament_id)
+    again = [await events.store.stream_version(table_id(tournament_id, 1, t)) for t in (1, 2)]
     assert again == versions
 
 
 async def test_a_rejected_command_leaves_the_log_untouched(pool: asyncpg.Pool) -> None:
     events = events_of(pool)
-    event_id, _ = await new_event(events, 2)
-    before = await events.store.stream_version(event_id)
+    tournament_id, _ = await new_event(events, 2)
+    before = await events.store.stream_version(tournament_id)
     with pytest.raises(DomainError) as caught:
-        await events.execute(event_id, RegisterPlayer("PLAYER 1 ", "x"))
+        await events.execute(tournament_id, RegisterPlayer("PLAYER 1 ", "x"))
     assert (caught.value.code, caught.value.rule) == ("name_taken", "E2.1")
-    assert await events.store.stream_version(event_id) == before
+    assert await events.store.stream_version(tournament_id) == before
     with pytest.raises(PermissionError):
-        await events.execute(event_id, RegisterPlayer("new", "x"), check=refuse)
-    assert await events.store.stream_version(event_id) == before
-    assert (await events.notice_ends(event_id)).version == before  # no round runs
-    assert (await events.settle(event_id)).version == before
-    with pytest.raises(EventNotFound):
+        await events.execute(tournament_id, RegisterPlayer("new", "x"), check=refuse)
+    assert await events.store.stream_version(tournament_id) == before
+    assert (await events.notice_ends(tournament_id)).version == before  # no round runs
+    assert (await events.settle(tournament_id)).version == before
+    with pytest.raises(TournamentNotFound):
         await events.load(secrets.token_hex(16))
 
 
-def refuse(state: EventState) -> None:
+def refuse(state: TournamentState) -> None:
     raise PermissionError("not the director")
 
 
@@ -155,14 +155,14 @@ async def test_racing_registrations_are_all_numbered_once(pool: asyncpg.Pool) ->
     """Two processes register twelve players at once: every append that lost the race
     (`ConcurrencyConflict`) is decided again, each player gets its own number."""
     first, second = events_of(pool), events_of(pool)
-    event_id, _ = await new_event(first, 0)
+    tournament_id, _ = await new_event(first, 0)
     await asyncio.gather(
         *(
-            (first, second)[n % 2].execute(event_id, RegisterPlayer(f"p{n}", f"t{n}"))
+            (first, second)[n % 2].execute(tournament_id, RegisterPlayer(f"p{n}", f"t{n}"))
             for n in range(12)
         )
     )
-    state = (await first.load(event_id)).state
+    state = (await first.load(tournament_id)).state
     assert sorted(p.name for p in state.players) == sorted(f"p{n}" for n in range(12))
 
 
@@ -192,26 +192,26 @@ async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
     notice it, the stream records each end and the round's once; the standings come from
     the tables' logs: each player's entries, and deal 1's minus the other table's."""
     first, second = events_of(pool), events_of(pool)
-    event_id, _ = await new_event(first, 8, rounds=1)
-    state = (await first.start_round(event_id, 1)).state
-    assert await first.table_of(table_id(event_id, 1, 2)) == EventTable(event_id, 1, 2)
-    assert await first.table_of(event_id) is None
-    await play_deals(first.tables, table_id(event_id, 1, 1), 2, random.Random(1))
-    assert await first.public_deals(event_id, state, 1) == 0  # E5.3: table 2 has not
-    await play_deals(first.tables, table_id(event_id, 1, 2), 1, random.Random(2))
-    assert await first.public_deals(event_id, state, 1) == 1
-    await first.tables.execute(table_id(event_id, 1, 2), AbandonSession())
-    assert await first.public_deals(event_id, state, 1) == 2  # table 2 plays no more
-    await first.tables.execute(table_id(event_id, 1, 1), AbandonSession())
-    await asyncio.gather(first.notice_ends(event_id), second.notice_ends(event_id))
-    decoded = [CODEC.from_stored(e) for e in await first.store.read_stream(event_id)]
+    tournament_id, _ = await new_event(first, 8, rounds=1)
+    state = (await first.start_round(tournament_id, 1)).state
+    assert await first.table_of(table_id(tournament_id, 1, 2)) == TournamentTable(tournament_id, 1, 2)
+    assert await first.table_of(tournament_id) is None
+    await play_deals(first.tables, table_id(tournament_id, 1, 1), 2, random.Random(1))
+    assert await first.public_deals(tournament_id, state, 1) == 0  # E5.3: table 2 has not
+    await play_deals(first.tables, table_id(tournament_id, 1, 2), 1, random.Random(2))
+    assert await first.public_deals(tournament_id, state, 1) == 1
+    await first.tables.execute(table_id(tournament_id, 1, 2), AbandonSession())
+    assert await first.public_deals(tournament_id, state, 1) == 2  # table 2 plays no more
+    await first.tables.execute(table_id(tournament_id, 1, 1), AbandonSession())
+    await asyncio.gather(first.notice_ends(tournament_id), second.notice_ends(tournament_id))
+    decoded = [CODEC.from_stored(e) for e in await first.store.read_stream(tournament_id)]
     created = decoded[0]
-    assert isinstance(created, EventCreated)
+    assert isinstance(created, TournamentCreated)
     ends = sorted(decoded[-4:-2], key=lambda e: getattr(e, "table_no", 0))
     assert ends == [TableEnded(1, 1, 2, True), TableEnded(1, 2, 1, True)]
-    assert decoded[-2:] == [RoundEnded(1), EventFinished(1, created.seating_seed)]
-    sheets = [await entries(first.store, table_id(event_id, 1, t)) for t in (1, 2)]
-    loaded, result = await second.standings(event_id)
+    assert decoded[-2:] == [RoundEnded(1), TournamentFinished(1, created.seating_seed)]
+    sheets = [await entries(first.store, table_id(tournament_id, 1, t)) for t in (1, 2)]
+    loaded, result = await second.standings(tournament_id)
     assert loaded.state.finished
     lines = {line.player: line for line in result.lines}
     for t, seats in enumerate(state.seatings[0]):
@@ -222,58 +222,58 @@ async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
             # deal 2 was scored at table 1 only: compared with nobody (E6.3)
             assert (lines[player].total, lines[player].duplicate) == (sum(mine), mine[0] - other)
     with pytest.raises(DomainError):
-        await first.execute(event_id, EndTable(1, 1, 1, True))
+        await first.execute(tournament_id, EndTable(1, 1, 1, True))
 
 
 async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool) -> None:
     events = events_of(pool)
-    event_id, _ = await new_event(events, 4, rounds=1)
-    await events.start_round(event_id, 1)
-    stream = table_id(event_id, 1, 1)
+    tournament_id, _ = await new_event(events, 4, rounds=1)
+    await events.start_round(tournament_id, 1)
+    stream = table_id(tournament_id, 1, 1)
     await play_deals(events.tables, stream, 1, random.Random(7))
-    computed = await events.project_standings(event_id)
-    assert await events.stored_standings(event_id) == computed
+    computed = await events.project_standings(tournament_id)
+    assert await events.stored_standings(tournament_id) == computed
     assert sum(line.total for line in computed.lines) == 0 and computed.public_deals == (1,)
-    await pool.execute("DELETE FROM event_standings")
-    await pool.execute("DELETE FROM event_tables WHERE event_id = $1", event_id)
-    assert await events.stored_standings(event_id) is None
-    assert event_id in await rebuild_projections(events)
-    assert await events.stored_standings(event_id) == computed
-    assert await events.table_of(stream) == EventTable(event_id, 1, 1)
+    await pool.execute("DELETE FROM tournament_standings")
+    await pool.execute("DELETE FROM tournament_tables WHERE tournament_id = $1", tournament_id)
+    assert await events.stored_standings(tournament_id) is None
+    assert tournament_id in await rebuild_projections(events)
+    assert await events.stored_standings(tournament_id) == computed
+    assert await events.table_of(stream) == TournamentTable(tournament_id, 1, 1)
 
 
 async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_newer(
     pool: asyncpg.Pool,
 ) -> None:
-    """E6: `current_standings` serves the stored row while no event it depends on is later
+    """E6: `current_standings` serves the stored row while no tournament it depends on is later
     than the row, and rebuilds it from the log when one is; only what is final counts
     (E6.5, E5.3: deal 1 once both tables scored it); after the round the row is the one
     the audit recomputes on its own from the logs."""
     events = events_of(pool)
-    event_id, _ = await new_event(events, 8, rounds=1)
-    await events.start_round(event_id, 1)
-    first = await events.current_standings(event_id)
-    assert first.public_deals == (0,) and await events.stored_standings(event_id) == first
+    tournament_id, _ = await new_event(events, 8, rounds=1)
+    await events.start_round(tournament_id, 1)
+    first = await events.current_standings(tournament_id)
+    assert first.public_deals == (0,) and await events.stored_standings(tournament_id) == first
     planted = msgspec.structs.replace(first, rounds_ended=7)
     await pool.execute(
-        "UPDATE event_standings SET standings = $2::jsonb WHERE event_id = $1",
-        event_id,
+        "UPDATE tournament_standings SET standings = $2::jsonb WHERE tournament_id = $1",
+        tournament_id,
         msgspec.json.encode(planted).decode(),
     )
-    assert await events.current_standings(event_id) == planted, "read, not recomputed"
-    one, two = table_id(event_id, 1, 1), table_id(event_id, 1, 2)
+    assert await events.current_standings(tournament_id) == planted, "read, not recomputed"
+    one, two = table_id(tournament_id, 1, 1), table_id(tournament_id, 1, 2)
     await play_deals(events.tables, one, 1, random.Random(3))
-    hidden = await events.current_standings(event_id)
+    hidden = await events.current_standings(tournament_id)
     assert hidden.rounds_ended == 0, "rebuilt: table 1 scored a deal since"
     assert hidden.public_deals == (0,) and all(line.total == 0 for line in hidden.lines)
     await play_deals(events.tables, two, 1, random.Random(4))
-    public = await events.current_standings(event_id)
+    public = await events.current_standings(tournament_id)
     assert public.public_deals == (1,) and all(line.deals == 1 for line in public.lines)
     for stream in (one, two):
         await events.tables.execute(stream, AbandonSession())
-    assert (await events.notice_ends(event_id)).state.finished
-    final = await events.current_standings(event_id)
+    assert (await events.notice_ends(tournament_id)).state.finished
+    final = await events.current_standings(tournament_id)
     assert final.rounds_ended == 1 and len(final.abandoned) == 2
     logs = {s: await events.store.read_stream(s) for s in (one, two)}
-    report = verify_event_streams(await events.store.read_stream(event_id), logs, final)
+    report = verify_tournament_streams(await events.store.read_stream(tournament_id), logs, final)
     assert report.ok and report.checks[-1].name == "standings", report.checks

@@ -1,8 +1,8 @@
-// What the event pages (issue 19) share: the credentials this browser holds for an event,
-// the links that carry them, the way to one's seat at an event's table, and the standings
-// as the service computes them (E6). An event's credentials are the director's host
-// token, a player's event credential and a private event's invitation code; like a
-// table's, they are kept in localStorage (per event, until "forget on this device"), go
+// What the tournament pages (issue 19) share: the credentials this browser holds for a tournament,
+// the links that carry them, the way to one's seat at a tournament's table, and the standings
+// as the service computes them (E6). A tournament's credentials are the director's host
+// token, a player's tournament credential and a private tournament's invitation code; like a
+// table's, they are kept in localStorage (per tournament, until "forget on this device"), go
 // to the service only in a header, and travel in a link only in its fragment, which the
 // browser never sends. The pages decide no rule: who may start a round, which deals are
 // public, who ranks where, all come from the service's answers.
@@ -13,57 +13,57 @@ import { h, rule, signed } from './ui.js';
 const PREFIX = 'doko-event:';
 
 /**
- * What this browser holds for an event: {host} for its director, {invitation} for a private
- * event's invitation code, {token, player, name} once registered.
+ * What this browser holds for a tournament: {host} for its director, {invitation} for a private
+ * tournament's invitation code, {token, player, name} once registered.
  * @returns {{host?: string, invitation?: string, token?: string, player?: number, name?: string}}
  */
-export function heldEvent(event) {
+export function heldTournament(tournament) {
   try {
-    return JSON.parse(localStorage.getItem(PREFIX + event) ?? '{}');
+    return JSON.parse(localStorage.getItem(PREFIX + tournament) ?? '{}');
   } catch {
     return {};
   }
 }
 
-/** Keep more for an event (see `heldEvent`); null values forget. */
-export function holdEvent(event, more) {
-  const now = { ...heldEvent(event), ...more };
+/** Keep more for a tournament (see `heldTournament`); null values forget. */
+export function holdTournament(tournament, more) {
+  const now = { ...heldTournament(tournament), ...more };
   for (const key of Object.keys(now)) if (now[key] === null) delete now[key];
-  localStorage.setItem(PREFIX + event, JSON.stringify(now));
+  localStorage.setItem(PREFIX + tournament, JSON.stringify(now));
 }
 
-/** Forget everything this browser holds for an event. */
-export const forgetEvent = (event) => localStorage.removeItem(PREFIX + event);
+/** Forget everything this browser holds for a tournament. */
+export const forgetTournament = (tournament) => localStorage.removeItem(PREFIX + tournament);
 
 /** The events this browser holds something for. */
-export const heldEvents = () => Object.keys(localStorage).filter((k) => k.startsWith(PREFIX)).map((k) => k.slice(PREFIX.length));
+export const heldTournaments = () => Object.keys(localStorage).filter((k) => k.startsWith(PREFIX)).map((k) => k.slice(PREFIX.length));
 
-/** The credential that opens what anyone allowed to see the event sees (the host token, the
+/** The credential that opens what anyone allowed to see the tournament sees (the host token, the
  * player's credential or the invitation code). */
-export const eventPass = (mine) => mine.host ?? mine.token ?? mine.invitation;
+export const tournamentPass = (mine) => mine.host ?? mine.token ?? mine.invitation;
 
-/** The page of an event, with what its link carries in the fragment (`invitation=…` for a
- * private event's registration link, `player=…` for a player's personal link). */
-export function eventLink(event, fragment = {}) {
+/** The page of a tournament, with what its link carries in the fragment (`invitation=…` for a
+ * private tournament's registration link, `player=…` for a player's personal link). */
+export function tournamentLink(tournament, fragment = {}) {
   const parts = Object.entries(fragment).filter(([, v]) => v).map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
-  return `${location.origin}/e/${encodeURIComponent(event)}${parts.length ? `#${parts.join('&')}` : ''}`;
+  return `${location.origin}/e/${encodeURIComponent(tournament)}${parts.length ? `#${parts.join('&')}` : ''}`;
 }
 
 /** Keep what this page's link carries in its fragment (an invitation code, a player's
  * credential), then take it out of the address bar. */
-export function takeFragment(event) {
+export function takeFragment(tournament) {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const invitation = fragment.get('invitation');
   const token = fragment.get('player');
   if (!invitation && !token) return;
-  holdEvent(event, { ...(invitation ? { invitation } : {}), ...(token ? { token, player: null, name: null } : {}) });
+  holdTournament(tournament, { ...(invitation ? { invitation } : {}), ...(token ? { token, player: null, name: null } : {}) });
   history.replaceState(null, '', location.pathname + location.search);
 }
 
 /** The page of one deal of a round compared across the round's tables. */
-export const comparePage = (event, round, deal) => `/e/${encodeURIComponent(event)}/rounds/${round}/deals/${deal}`;
+export const comparePage = (tournament, round, deal) => `/e/${encodeURIComponent(tournament)}/rounds/${round}/deals/${deal}`;
 
-/** Go to a table of the event: as a player to their seat (the event credential is the
+/** Go to a table of the tournament: as a player to their seat (the tournament credential is the
  * seat's token there, E5.2), as the director with the host token (the tables' host). */
 export function toTable(table, held) {
   hold(table, held);
@@ -119,7 +119,7 @@ export function standingsPanel(standings, rules) {
 
 /** The deals of each round that everyone may compare now (public for the round, E5.3: the
  * standings count them), as links to the comparison. */
-export function comparisons(event, standings) {
+export function comparisons(tournament, standings) {
   const rounds = standings?.public_deals ?? [];
   if (!rounds.some(Boolean)) return null;
   return h('section', { class: 'panel', id: 'compare', 'aria-labelledby': 'compare-h' },
@@ -127,7 +127,7 @@ export function comparisons(event, standings) {
     h('p', {}, t('compare.about')),
     rounds.map((count, r) => (count ? h('p', { 'data-round': r + 1 }, h('strong', {}, t('standings.round', { round: r + 1 })), ': ',
       Array.from({ length: count }, (_, d) => [d ? ' ' : '', h('a', {
-        href: comparePage(event, r + 1, d + 1), 'data-compare': `${r + 1}/${d + 1}`,
+        href: comparePage(tournament, r + 1, d + 1), 'data-compare': `${r + 1}/${d + 1}`,
         'aria-label': t('compare.link', { round: r + 1, deal: d + 1 }),
       }, String(d + 1))])) : null)));
 }

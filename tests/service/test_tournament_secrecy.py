@@ -1,8 +1,8 @@
 """Shared deals must not leak (E5.3), proven with the suite's oracle.
 
-An event of eight players at two tables plays round 1; the test drives every seat with a
+A tournament of eight players at two tables plays round 1; the test drives every seat with a
 random player (the seats' own views only), so it decides when each table acts: table B
-(table 2) scores deal 1 while table A (table 1) is still in it. Everything the event's
+(table 2) scores deal 1 while table A (table 1) is still in it. Everything the tournament's
 routes and its stream delivered to A's players then is held against the independent
 reading of the logs (`tests.service.truth.RoundAuditor`, `tests.service.knowledge`), and
 A's own answers against the table's oracle (`Auditor`). A planted leak (the deal compared
@@ -20,12 +20,12 @@ import httpx
 import msgspec
 import pytest
 
-from domain.event import EventState
+from domain.tournament import TournamentState
 from infra.event_store import EventStore
-from infra.events import Events
+from infra.tournaments import Tournaments
 from service.tools.client import (
     DokoClient,
-    EventPlayer,
+    TournamentPlayer,
     ProblemError,
     Received,
     SeatClient,
@@ -44,7 +44,7 @@ WAIT = 60.0
 class Player(msgspec.Struct):
     """A player of table A with its own recording client: what it was delivered."""
 
-    me: EventPlayer
+    me: TournamentPlayer
     seat: SeatClient
     transcript: list[Received]
     heard: list[SseMessage]
@@ -58,9 +58,9 @@ async def _listen(player: Player, ready: asyncio.Event) -> None:
 
 
 class Round(msgspec.Struct):
-    """An event's round 1 with table B one deal ahead of table A."""
+    """A tournament's round 1 with table B one deal ahead of table A."""
 
-    event_id: str
+    tournament_id: str
     director: DokoClient
     host_token: str
     a: list[Player]
@@ -68,20 +68,20 @@ class Round(msgspec.Struct):
 
 
 async def b_ahead_of_a(api: DokoClient, http: httpx.AsyncClient) -> Round:
-    """Round 1 of a new event: table A has acted a few times in deal 1, table B has scored
-    deal 1 (and dealt deal 2); nobody acts any more. A's players listen to the event's
+    """Round 1 of a new tournament: table A has acted a few times in deal 1, table B has scored
+    deal 1 (and dealt deal 2); nobody acts any more. A's players listen to the tournament's
     stream from the start until they heard B's score."""
-    event = await api.create_event("Secrets", rounds=1)
-    registered = [await event.register(name) for name in NAMES]
-    await event.start_round(1)
+    tournament = await api.create_tournament("Secrets", rounds=1)
+    registered = [await tournament.register(name) for name in NAMES]
+    await tournament.start_round(1)
     a: list[Player] = []
     b: list[SeatClient] = []
     for player in registered:
         where = await player.table()
         if where.table_no == 1:
             transcript: list[Received] = []
-            client = DokoClient(http, transcript).event(event.event_id)
-            me = EventPlayer(client, player.player, player.name, player.token)
+            client = DokoClient(http, transcript).tournament(tournament.tournament_id)
+            me = TournamentPlayer(client, player.player, player.name, player.token)
             a.append(Player(me, await me.seat(), transcript, []))
         else:
             b.append(await player.seat())
@@ -100,8 +100,8 @@ async def b_ahead_of_a(api: DokoClient, http: httpx.AsyncClient) -> Round:
             listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await listener
-    assert event.host_token is not None
-    return Round(event.event_id, api, event.host_token, a, b)
+    assert tournament.host_token is not None
+    return Round(tournament.tournament_id, api, tournament.host_token, a, b)
 
 
 def _scored(message: SseMessage, table_no: int, deal_no: int) -> bool:
@@ -112,7 +112,7 @@ def _scored(message: SseMessage, table_no: int, deal_no: int) -> bool:
 
 
 async def probe(player: Player) -> None:
-    """What a curious player of table A asks the event for (every answer recorded)."""
+    """What a curious player of table A asks the tournament for (every answer recorded)."""
     me = player.me
     await me.event.view(token=me.token)
     await me.event.standings(token=me.token)
@@ -120,21 +120,21 @@ async def probe(player: Player) -> None:
     await player.seat.view()
 
 
-async def truths(pool: asyncpg.Pool, event_id: str) -> tuple[list, list[Truth]]:  # type: ignore[type-arg]
+async def truths(pool: asyncpg.Pool, tournament_id: str) -> tuple[list, list[Truth]]:  # type: ignore[type-arg]
     store = EventStore(pool)
     tables = [
-        Truth(f"{event_id}-r1t{n}", await store.read_stream(f"{event_id}-r1t{n}")) for n in (1, 2)
+        Truth(f"{tournament_id}-r1t{n}", await store.read_stream(f"{tournament_id}-r1t{n}")) for n in (1, 2)
     ]
-    return await store.read_stream(event_id), tables
+    return await store.read_stream(tournament_id), tables
 
 
 async def audit(pool: asyncpg.Pool, round_: Round) -> list[RoundAuditor]:
     """Each A player's deliveries against the oracle; the table's own ones too."""
-    event_log, tables = await truths(pool, round_.event_id)
+    tournament_log, tables = await truths(pool, round_.tournament_id)
     auditors = []
     for player in round_.a:
         seat = int(player.seat.seat)
-        auditor = RoundAuditor(event_log, tables, 0, seat)
+        auditor = RoundAuditor(tournament_log, tables, 0, seat)
         auditor.audit(player.transcript)
         auditors.append(auditor)
         table = Auditor(tables[0])
@@ -153,7 +153,7 @@ async def test_no_message_to_a_player_of_table_a_carries_deal_1_before_a_scored_
     api: DokoClient, http: httpx.AsyncClient, pool: asyncpg.Pool
 ) -> None:
     round_ = await b_ahead_of_a(api, http)
-    b_table = f"{round_.event_id}-r1t2"
+    b_table = f"{round_.tournament_id}-r1t2"
     director = {"authorization": f"Bearer {round_.host_token}"}
     for player in round_.a:
         await probe(player)
@@ -201,18 +201,18 @@ async def test_the_oracle_catches_a_deal_compared_when_the_first_table_scored_it
     is not public."""
 
     async def first_table_scored(
-        self: Events, event_id: str, state: EventState, round_no: int
+        self: Tournaments, tournament_id: str, state: TournamentState, round_no: int
     ) -> int:
-        tables = await self.round_tables(event_id, state, round_no)
+        tables = await self.round_tables(tournament_id, state, round_no)
         return max(len(t.session.sheet) for t in tables if t is not None)
 
-    monkeypatch.setattr(Events, "public_deals", first_table_scored)
+    monkeypatch.setattr(Tournaments, "public_deals", first_table_scored)
     round_ = await b_ahead_of_a(api, http)
     me = round_.a[0].me
     await me.event.compare(1, 1, token=me.token)
     auditors = await audit(pool, round_)
     failures = auditors[0].failures
     assert any("compared before it is public" in f for f in failures), failures
-    _, tables = await truths(pool, round_.event_id)
+    _, tables = await truths(pool, round_.tournament_id)
     seed = tables[0].log.events[1]["server_seeds"][0]
     assert any("secret strings" in f and seed in f for f in failures), failures

@@ -1,30 +1,30 @@
-"""The event aggregate: a club night or tournament of several tables over several rounds,
+"""The tournament aggregate: a club night or tournament of several tables over several rounds,
 the same deals at every table of a round, one standings table (E1-E6).
 
-An event's stream begins with `EventCreated` (its options and the commitments to its
+A tournament's stream begins with `TournamentCreated` (its options and the commitments to its
 chance: the seating seed and every round's 12 deal seeds, or preset deals), then
 `PlayerRegistered` for each player. The director starts round after round
 (`RoundStarted`, with the round's seating); the service creates the round's tables from it
-(`table_commands`) and tells the event when each ends (`TableEnded`); the last table's end
-ends the round (`RoundEnded`) and the last round's the event (`EventFinished`, which reveals
+(`table_commands`) and tells the tournament when each ends (`TableEnded`); the last table's end
+ends the round (`RoundEnded`) and the last round's the tournament (`TournamentFinished`, which reveals
 the seating seed). The tables' own logs hold the play; the standings are computed from
 them (`domain.standings`). Secret in the stream, and never to be shown: the seeds of
-`EventCreated` (the seating seed until `EventFinished`, a deal's seed until the deal is
+`TournamentCreated` (the seating seed until `TournamentFinished`, a deal's seed until the deal is
 public, E5.3), every token and invitation hash.
 
-The event rules (the platform's house rules around tables, as T1-T4 are around one table):
+The tournament rules (the platform's house rules around tables, as T1-T4 are around one table):
 
-- E1 Creating. E1.1 An event has a name, 1-12 rounds (`ROUNDS`), is public or private (a
-  private event has an invitation code; only its hash is recorded), has a turn clock for
+- E1 Creating. E1.1 A tournament has a name, 1-12 rounds (`ROUNDS`), is public or private (a
+  private tournament has an invitation code; only its hash is recorded), has a turn clock for
   its tables of 5-600 seconds or none (T3.1), and a standings method (`StandingsMethod`,
   E6). E1.2 Its chance is fixed and committed when it is created: one 32-byte seating seed
   (E3.1) and, for every round, 12 32-byte deal seeds, or 12 preset deals for every round
   (R2.2). The SHA-256 commitments are public at once; the seating seed is revealed when
-  the event finishes (E4.3), a deal's seed with the deal (E5.3).
+  the tournament finishes (E4.3), a deal's seed with the deal (E5.3).
 - E2 Registration. E2.1 A player registers under a name no other player has (names are
-  compared without surrounding spaces and regardless of case); at a private event with
+  compared without surrounding spaces and regardless of case); at a private tournament with
   its invitation code (the service checks it), or the director registers them. Players
-  are numbered 0, 1, ... in the order they registered; each has an event credential (only
+  are numbered 0, 1, ... in the order they registered; each has a tournament credential (only
   its hash is recorded) that seats them at their table in every round. E2.2 Registration
   closes when round 1 starts.
 - E3 Seating (`domain.seating`): E3.1 round 1 by lot from the seating seed, E3.2 later
@@ -32,16 +32,16 @@ The event rules (the platform's house rules around tables, as T1-T4 are around o
   it starts (also while the round before it runs), E3.4 bots fill the tables' empty seats
   and never enter the standings.
 - E4 Rounds. E4.1 The director starts the rounds in order (1, 2, ...): not while one runs,
-  not before anyone registered, not once the event is finished. E4.2 Each table of the
+  not before anyone registered, not once the tournament is finished. E4.2 Each table of the
   running round ends once: finished (all 12 deals scored) or abandoned by the director
   (T4.2: its scored deals count, the rest do not). E4.3 A round ends when its last table
-  ends; the event finishes when its last round ends, or when the director finishes it
+  ends; the tournament finishes when its last round ends, or when the director finishes it
   between rounds (the rounds not started are not played).
 - E5 Shared deals. E5.1 Every table of a round is created with the round's 12 seeds (or
   preset deals), used unmixed (R2.2, ``host_seeded``), and seat 0 deals first, so seat
-  *s* of deal *n* holds the same cards at every table of the round. E5.2 An event table
-  is private; its host is the director (the event's host token, which is also its
-  invitation); its players sit with their event credentials, bots on the bot seats
+  *s* of deal *n* holds the same cards at every table of the round. E5.2 A tournament table
+  is private; its host is the director (the tournament's host token, which is also its
+  invitation); its players sit with their tournament credentials, bots on the bot seats
   (`table_commands`). E5.3 A deal of a round is *public* once every table of the round has
   scored it or is over (`deal_public`); until then nothing of it (its seed, hands, cards,
   records, replays, verifications, scores) may reach anyone outside the table playing it.
@@ -66,9 +66,9 @@ from domain.session import DEALS
 from domain.table import TURN_SECONDS, CreateTable, Hands, TakeSeat, Visibility
 
 ROUNDS = (1, 12)
-"""E1.1: the fewest and the most rounds of an event."""
+"""E1.1: the fewest and the most rounds of a tournament."""
 FIRST_DEALER = Seat.NORTH
-"""E5.1: the seat that deals first at every table of an event."""
+"""E5.1: the seat that deals first at every table of a tournament."""
 
 
 class StandingsMethod(StrEnum):
@@ -80,8 +80,8 @@ class StandingsMethod(StrEnum):
     DUPLICATE = "duplicate"
 
 
-class EventStatus(StrEnum):
-    """Where an event is: ``registering`` (before round 1), ``playing`` (a round runs),
+class TournamentStatus(StrEnum):
+    """Where a tournament is: ``registering`` (before round 1), ``playing`` (a round runs),
     ``between`` rounds, or ``finished`` (E4.3)."""
 
     REGISTERING = "registering"
@@ -90,10 +90,10 @@ class EventStatus(StrEnum):
     FINISHED = "finished"
 
 
-class InvalidEventOption(DomainError):
-    """An event option out of its bounds (E1.1), or chance of the wrong shape (E1.2)."""
+class InvalidTournamentOption(DomainError):
+    """A tournament option out of its bounds (E1.1), or chance of the wrong shape (E1.2)."""
 
-    code = "invalid_event_option"
+    code = "invalid_tournament_option"
 
 
 class UnknownStandingsMethod(DomainError):
@@ -109,7 +109,7 @@ class InvalidPlayerName(DomainError):
 
 
 class NameTaken(DomainError):
-    """Another player of the event has this name (E2.1)."""
+    """Another player of the tournament has this name (E2.1)."""
 
     code = "name_taken"
 
@@ -138,10 +138,10 @@ class RoundNotNext(DomainError):
     code = "round_not_next"
 
 
-class EventOver(DomainError):
-    """The event is finished (E4.3)."""
+class TournamentOver(DomainError):
+    """The tournament is finished (E4.3)."""
 
-    code = "event_over"
+    code = "tournament_over"
 
 
 class NoRoundRunning(DomainError):
@@ -168,9 +168,9 @@ class TableEndedAlready(DomainError):
     code = "table_ended"
 
 
-class CreateEvent(msgspec.Struct, frozen=True, tag_field="command", tag="create_event"):
-    """E1: open an event. ``seating_seed`` and ``round_seeds`` (12 per round), or
-    ``presets`` (12 deals per round), are the event's chance, drawn outside the domain."""
+class CreateTournament(msgspec.Struct, frozen=True, tag_field="command", tag="create_tournament"):
+    """E1: open a tournament. ``seating_seed`` and ``round_seeds`` (12 per round), or
+    ``presets`` (12 deals per round), are the tournament's chance, drawn outside the domain."""
 
     name: str
     rounds: int
@@ -185,7 +185,7 @@ class CreateEvent(msgspec.Struct, frozen=True, tag_field="command", tag="create_
 
 
 class RegisterPlayer(msgspec.Struct, frozen=True, tag_field="command", tag="register_player"):
-    """E2.1: register ``name`` with the hash of its event credential; ``by_director`` when
+    """E2.1: register ``name`` with the hash of its tournament credential; ``by_director`` when
     the director registers the player."""
 
     name: str
@@ -216,15 +216,15 @@ class EndTable(msgspec.Struct, frozen=True, tag_field="command", tag="end_table"
     abandoned: bool = False
 
 
-class FinishEvent(msgspec.Struct, frozen=True, tag_field="command", tag="finish_event"):
-    """E4.3: the director finishes the event between rounds."""
+class FinishTournament(msgspec.Struct, frozen=True, tag_field="command", tag="finish_tournament"):
+    """E4.3: the director finishes the tournament between rounds."""
 
 
-EventCommand = CreateEvent | RegisterPlayer | SeatRound | StartRound | EndTable | FinishEvent
+TournamentCommand = CreateTournament | RegisterPlayer | SeatRound | StartRound | EndTable | FinishTournament
 
 
-class EventCreated(msgspec.Struct, frozen=True, tag_field="type", tag="event_created"):
-    """E1: the event was opened. ``seating_seed`` and ``round_seeds`` (hex) are secret
+class TournamentCreated(msgspec.Struct, frozen=True, tag_field="type", tag="event_created"):
+    """E1: the tournament was opened. ``seating_seed`` and ``round_seeds`` (hex) are secret
     (E1.2, E5.3); ``seating_commitment`` and ``commitments`` (by round, by deal) are their
     SHA-256, public at once."""
 
@@ -283,21 +283,21 @@ class RoundEnded(msgspec.Struct, frozen=True, tag_field="type", tag="round_ended
     round_no: int
 
 
-class EventFinished(msgspec.Struct, frozen=True, tag_field="type", tag="event_finished"):
-    """E4.3: the event is over after ``rounds`` rounds; ``seating_seed`` (hex) is revealed."""
+class TournamentFinished(msgspec.Struct, frozen=True, tag_field="type", tag="event_finished"):
+    """E4.3: the tournament is over after ``rounds`` rounds; ``seating_seed`` (hex) is revealed."""
 
     rounds: int
     seating_seed: str
 
 
-EventEvent = (
-    EventCreated
+TournamentEvent = (
+    TournamentCreated
     | PlayerRegistered
     | RoundSeated
     | RoundStarted
     | TableEnded
     | RoundEnded
-    | EventFinished
+    | TournamentFinished
 )
 
 
@@ -309,12 +309,12 @@ class Registrant(msgspec.Struct, frozen=True):
     by_director: bool = False
 
 
-class EventState(msgspec.Struct, frozen=True):
-    """An event: its options, its players, the seatings of the rounds started, the ends of
+class TournamentState(msgspec.Struct, frozen=True):
+    """A tournament: its options, its players, the seatings of the rounds started, the ends of
     the running round's tables (``ends``, by table: None while it runs), the director's
     seating of the next round (``by_hand``) and whether it is ``finished``."""
 
-    created: EventCreated | None = None
+    created: TournamentCreated | None = None
     players: tuple[Registrant, ...] = ()
     seatings: tuple[Seating, ...] = ()
     by_hand: Seating | None = None
@@ -333,13 +333,13 @@ class EventState(msgspec.Struct, frozen=True):
         return len(self.ended) < len(self.seatings)
 
     @property
-    def status(self) -> EventStatus:
-        """The event's place in its life (`EventStatus`)."""
+    def status(self) -> TournamentStatus:
+        """The tournament's place in its life (`TournamentStatus`)."""
         if self.finished:
-            return EventStatus.FINISHED
+            return TournamentStatus.FINISHED
         if self.running:
-            return EventStatus.PLAYING
-        return EventStatus.BETWEEN if self.seatings else EventStatus.REGISTERING
+            return TournamentStatus.PLAYING
+        return TournamentStatus.BETWEEN if self.seatings else TournamentStatus.REGISTERING
 
     def player_of(self, token_hash: str) -> int | None:
         """The number of the player holding this credential's hash, if any (E2.1)."""
@@ -360,17 +360,17 @@ def standings_method(name: str) -> StandingsMethod:
         ) from None
 
 
-def decide(state: EventState, command: EventCommand) -> tuple[EventEvent, ...]:
-    """Validate a command against the event; return the events it causes."""
-    if isinstance(command, CreateEvent):
+def decide(state: TournamentState, command: TournamentCommand) -> tuple[TournamentEvent, ...]:
+    """Validate a command against the tournament; return the events it causes."""
+    if isinstance(command, CreateTournament):
         if state.created is not None:
-            raise PhaseClosed("the event exists already", rule="E1")
+            raise PhaseClosed("the tournament exists already", rule="E1")
         return (_create(command),)
     created = state.created
     if created is None:
-        raise PhaseClosed("the event does not exist", rule="E1")
+        raise PhaseClosed("the tournament does not exist", rule="E1")
     if state.finished:
-        raise EventOver("the event is finished", rule="E4.3")
+        raise TournamentOver("the tournament is finished", rule="E4.3")
     if isinstance(command, RegisterPlayer):
         return (_register(state, command),)
     if isinstance(command, SeatRound):
@@ -380,42 +380,42 @@ def decide(state: EventState, command: EventCommand) -> tuple[EventEvent, ...]:
     if isinstance(command, EndTable):
         return _end_table(state, created, command)
     if state.running:
-        raise RoundRunning("a round is running: the event finishes after it", rule="E4.3")
-    return (EventFinished(state.round_no, created.seating_seed),)
+        raise RoundRunning("a round is running: the tournament finishes after it", rule="E4.3")
+    return (TournamentFinished(state.round_no, created.seating_seed),)
 
 
-def _create(command: CreateEvent) -> EventCreated:
+def _create(command: CreateTournament) -> TournamentCreated:
     """E1.1 the options, E1.2 the chance."""
     low, high = ROUNDS
     if not command.name.strip():
-        raise InvalidEventOption("an event has a name", rule="E1.1")
+        raise InvalidTournamentOption("a tournament has a name", rule="E1.1")
     if not low <= command.rounds <= high:
-        raise InvalidEventOption(
-            f"an event has {low}-{high} rounds, not {command.rounds}", rule="E1.1"
+        raise InvalidTournamentOption(
+            f"a tournament has {low}-{high} rounds, not {command.rounds}", rule="E1.1"
         )
     low, high = TURN_SECONDS
     if command.turn_seconds is not None and not low <= command.turn_seconds <= high:
-        raise InvalidEventOption(
+        raise InvalidTournamentOption(
             f"a turn clock runs {low}-{high} seconds, not {command.turn_seconds}", rule="E1.1"
         )
     if command.visibility is Visibility.PRIVATE and not command.invitation_hash:
-        raise InvalidEventOption("a private event needs an invitation code", rule="E1.1")
+        raise InvalidTournamentOption("a private tournament needs an invitation code", rule="E1.1")
     if len(command.seating_seed) != SEED_BYTES:
-        raise InvalidEventOption(f"the seating seed has {SEED_BYTES} bytes", rule="E1.2")
+        raise InvalidTournamentOption(f"the seating seed has {SEED_BYTES} bytes", rule="E1.2")
     chance = command.presets or command.round_seeds
     if bool(command.presets) == bool(command.round_seeds) or len(chance) != command.rounds:
-        raise InvalidEventOption(
+        raise InvalidTournamentOption(
             f"give {DEALS} seeds or {DEALS} preset deals for each of the {command.rounds} rounds",
             rule="E1.2",
         )
     if any(len(deals) != DEALS for deals in chance):
-        raise InvalidEventOption(f"every round has {DEALS} deals", rule="E1.2")
+        raise InvalidTournamentOption(f"every round has {DEALS} deals", rule="E1.2")
     if any(len(seed) != SEED_BYTES for seeds in command.round_seeds for seed in seeds):
-        raise InvalidEventOption(f"a deal seed has {SEED_BYTES} bytes", rule="E1.2")
+        raise InvalidTournamentOption(f"a deal seed has {SEED_BYTES} bytes", rule="E1.2")
     for deals in command.presets:
         for hands in deals:
             validate_preset(hands)
-    return EventCreated(
+    return TournamentCreated(
         name=command.name.strip(),
         rounds=command.rounds,
         host_token_hash=command.host_token_hash,
@@ -431,7 +431,7 @@ def _create(command: CreateEvent) -> EventCreated:
     )
 
 
-def _register(state: EventState, command: RegisterPlayer) -> PlayerRegistered:
+def _register(state: TournamentState, command: RegisterPlayer) -> PlayerRegistered:
     """E2.1 a name nobody has, E2.2 before round 1."""
     if state.seatings:
         raise RegistrationClosed("round 1 has started: registration is closed", rule="E2.2")
@@ -443,7 +443,7 @@ def _register(state: EventState, command: RegisterPlayer) -> PlayerRegistered:
     return PlayerRegistered(len(state.players), name, command.token_hash, command.by_director)
 
 
-def _next_round(state: EventState, created: EventCreated, round_no: int) -> None:
+def _next_round(state: TournamentState, created: TournamentCreated, round_no: int) -> None:
     """E4.1: round ``round_no`` is the next one, and there is one."""
     if not round_no == state.round_no + 1 <= created.rounds:
         raise RoundNotNext(
@@ -454,14 +454,14 @@ def _next_round(state: EventState, created: EventCreated, round_no: int) -> None
         raise NoPlayers("nobody has registered yet", rule="E4.1")
 
 
-def _seat_round(state: EventState, created: EventCreated, command: SeatRound) -> RoundSeated:
+def _seat_round(state: TournamentState, created: TournamentCreated, command: SeatRound) -> RoundSeated:
     """E3.3: the director seats the next round by hand (also while the round before it
     runs), every player exactly once."""
     _next_round(state, created, command.round_no)
     return RoundSeated(command.round_no, seating.validate(command.seating, len(state.players)))
 
 
-def _start(state: EventState, created: EventCreated, command: StartRound) -> RoundStarted:
+def _start(state: TournamentState, created: TournamentCreated, command: StartRound) -> RoundStarted:
     """E4.1: the next round starts, seated by hand (checked again: players may have
     registered since, E3.3) or by rule (E3.1, E3.2)."""
     if state.running:
@@ -478,10 +478,10 @@ def _start(state: EventState, created: EventCreated, command: StartRound) -> Rou
 
 
 def _end_table(
-    state: EventState, created: EventCreated, command: EndTable
-) -> tuple[EventEvent, ...]:
+    state: TournamentState, created: TournamentCreated, command: EndTable
+) -> tuple[TournamentEvent, ...]:
     """E4.2: a table of the running round ends once, finished after 12 deals or abandoned;
-    E4.3: the last table's end ends the round, and the last round's the event."""
+    E4.3: the last table's end ends the round, and the last round's the tournament."""
     if not state.running:
         raise NoRoundRunning("no round is running", rule="E4.2")
     if command.round_no != state.round_no or not 1 <= command.table_no <= len(state.ends):
@@ -502,14 +502,14 @@ def _end_table(
         return (ended,)
     if state.round_no < created.rounds:
         return (ended, RoundEnded(state.round_no))
-    finished = EventFinished(state.round_no, created.seating_seed)
+    finished = TournamentFinished(state.round_no, created.seating_seed)
     return (ended, RoundEnded(state.round_no), finished)
 
 
-def evolve(state: EventState, event: EventEvent) -> EventState:
-    """Apply one event to the event. Never validates."""
+def evolve(state: TournamentState, event: TournamentEvent) -> TournamentState:
+    """Apply one event to the tournament. Never validates."""
     replace = msgspec.structs.replace
-    if isinstance(event, EventCreated):
+    if isinstance(event, TournamentCreated):
         return replace(state, created=event)
     if isinstance(event, PlayerRegistered):
         player = Registrant(event.name, event.token_hash, event.by_director)
@@ -532,20 +532,20 @@ def evolve(state: EventState, event: EventEvent) -> EventState:
     return replace(state, finished=True)
 
 
-def fold(events: Sequence[EventEvent], state: EventState | None = None) -> EventState:
-    """The event after the events: a fold of `evolve`."""
-    state = state or EventState()
+def fold(events: Sequence[TournamentEvent], state: TournamentState | None = None) -> TournamentState:
+    """The tournament after the events: a fold of `evolve`."""
+    state = state or TournamentState()
     for event in events:
         state = evolve(state, event)
     return state
 
 
-def command_of(event: EventEvent) -> EventCommand | None:
+def command_of(event: TournamentEvent) -> TournamentCommand | None:
     """The command a recorded event answers, for the audit's replay (`domain.replay`); None
-    for `RoundEnded`, which follows a table's end. A lone `EventFinished` is the
+    for `RoundEnded`, which follows a table's end. A lone `TournamentFinished` is the
     director's; one that follows a table's end is that command's."""
-    if isinstance(event, EventCreated):
-        return CreateEvent(
+    if isinstance(event, TournamentCreated):
+        return CreateTournament(
             name=event.name,
             rounds=event.rounds,
             host_token_hash=event.host_token_hash,
@@ -565,25 +565,25 @@ def command_of(event: EventEvent) -> EventCommand | None:
         return StartRound(event.round_no)
     if isinstance(event, TableEnded):
         return EndTable(event.round_no, event.table_no, event.deals, event.abandoned)
-    if isinstance(event, EventFinished):
-        return FinishEvent()
+    if isinstance(event, TournamentFinished):
+        return FinishTournament()
     return None
 
 
-EVENT = Aggregate(EventState(), decide, evolve, command_of)
-"""The event aggregate, for the audit's replay (`domain.replay.replay`)."""
+EVENT = Aggregate(TournamentState(), decide, evolve, command_of)
+"""The tournament aggregate, for the audit's replay (`domain.replay.replay`)."""
 
 
-def table_name(created: EventCreated, round_no: int, table_no: int) -> str:
+def table_name(created: TournamentCreated, round_no: int, table_no: int) -> str:
     """The name of table ``table_no`` of round ``round_no``."""
     return f"{created.name} · round {round_no} · table {table_no}"
 
 
 def table_commands(
-    state: EventState, round_no: int, table_no: int, bot: str
+    state: TournamentState, round_no: int, table_no: int, bot: str
 ) -> tuple[CreateTable, tuple[TakeSeat, ...]]:
     """E5.1, E5.2: the command that opens table ``table_no`` of round ``round_no`` (started)
-    and those that seat its players (with their event credentials) and its bots of kind
+    and those that seat its players (with their tournament credentials) and its bots of kind
     ``bot``. A bot seat's token hash is no SHA-256 (``bot:`` and its place), so that no
     credential acts for it."""
     created = state.created

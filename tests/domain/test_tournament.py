@@ -1,4 +1,4 @@
-"""The event aggregate (E1-E5): its life from creation to the last round, every rejected
+"""The tournament aggregate (E1-E5): its life from creation to the last round, every rejected
 command with its code and rule, and the same hands at every table of a round."""
 
 from __future__ import annotations
@@ -10,20 +10,20 @@ from collections.abc import Callable
 import pytest
 from msgspec.structs import replace
 
-from domain import event, table
+from domain import tournament, table
 from domain.cards import Card
 from domain.dealing import deal_from_seed, permutation
 from domain.errors import DomainError
-from domain.event import (
+from domain.tournament import (
     EVENT,
-    CreateEvent,
+    CreateTournament,
     EndTable,
-    EventCommand,
-    EventCreated,
-    EventFinished,
-    EventState,
-    EventStatus,
-    FinishEvent,
+    TournamentCommand,
+    TournamentCreated,
+    TournamentFinished,
+    TournamentState,
+    TournamentStatus,
+    FinishTournament,
     PlayerRegistered,
     RegisterPlayer,
     RoundEnded,
@@ -53,7 +53,7 @@ def round_seeds(rounds: int) -> tuple[tuple[bytes, ...], ...]:
     )
 
 
-def create(rounds: int = 2, **options: object) -> CreateEvent:
+def create(rounds: int = 2, **options: object) -> CreateTournament:
     fields: dict[str, object] = {
         "name": "Club night",
         "rounds": rounds,
@@ -62,25 +62,25 @@ def create(rounds: int = 2, **options: object) -> CreateEvent:
         "round_seeds": round_seeds(rounds),
     }
     fields.update(options)
-    return CreateEvent(**fields)  # type: ignore[arg-type]
+    return CreateTournament(**fields)  # type: ignore[arg-type]
 
 
-def run(*commands: EventCommand, state: EventState | None = None) -> EventState:
-    """The event after the commands, each decided and folded in turn."""
-    state = state or EventState()
+def run(*commands: TournamentCommand, state: TournamentState | None = None) -> TournamentState:
+    """The tournament after the commands, each decided and folded in turn."""
+    state = state or TournamentState()
     for command in commands:
-        state = event.fold(event.decide(state, command), state)
+        state = tournament.fold(tournament.decide(state, command), state)
     return state
 
 
-def registered(players: int, rounds: int = 2) -> EventState:
+def registered(players: int, rounds: int = 2) -> TournamentState:
     names = (RegisterPlayer(f"player {n}", f"token {n}") for n in range(players))
     return run(create(rounds), *names)
 
 
 def test_creation_commits_to_the_seating_seed_and_every_deal_seed() -> None:
-    (created,) = event.decide(EventState(), create(2, name="  Club night  "))
-    assert isinstance(created, EventCreated)
+    (created,) = tournament.decide(TournamentState(), create(2, name="  Club night  "))
+    assert isinstance(created, TournamentCreated)
     assert created.name == "Club night"
     assert created.seating_commitment == hashlib.sha256(SEED).hexdigest()
     assert created.commitments == tuple(
@@ -91,36 +91,36 @@ def test_creation_commits_to_the_seating_seed_and_every_deal_seed() -> None:
 
 def test_an_event_of_eight_over_two_rounds() -> None:
     """E2-E4: registration, round 1 by lot, a finished and an abandoned table end it,
-    round 2 by rule, the event finishes with its last table and reveals the seating seed."""
+    round 2 by rule, the tournament finishes with its last table and reveals the seating seed."""
     state = registered(8)
-    assert state.status is EventStatus.REGISTERING
+    assert state.status is TournamentStatus.REGISTERING
     assert (state.player_of("token 3"), state.player_of("nobody's")) == (3, None)
-    assert event.decide(state, RegisterPlayer("Ann", "t", by_director=True)) == (
+    assert tournament.decide(state, RegisterPlayer("Ann", "t", by_director=True)) == (
         PlayerRegistered(8, "Ann", "t", True),
     )
-    (started,) = event.decide(state, StartRound(1))
+    (started,) = tournament.decide(state, StartRound(1))
     assert isinstance(started, RoundStarted) and not started.by_hand
     assert sorted(p for seats in started.seating for p in seats if p is not None) == list(range(8))
-    state = event.fold((started,), state)
-    assert state.status is EventStatus.PLAYING
+    state = tournament.fold((started,), state)
+    assert state.status is TournamentStatus.PLAYING
     state = run(EndTable(1, 2, 12), state=state)
-    assert event.decide(state, EndTable(1, 1, 5, abandoned=True)) == (
+    assert tournament.decide(state, EndTable(1, 1, 5, abandoned=True)) == (
         TableEnded(1, 1, 5, True),
         RoundEnded(1),
     )
     state = run(EndTable(1, 1, 5, abandoned=True), state=state)
-    assert state.status is EventStatus.BETWEEN
+    assert state.status is TournamentStatus.BETWEEN
     state = run(StartRound(2), state=state)
     first, second = state.seatings
     for seats in second:  # E3.2: two of each table of round 1, the fewest repeats possible
         assert sorted(sum(p in set(t) for p in seats) for t in first) == [2, 2]
     state = run(EndTable(2, 1, 12), state=state)
-    assert event.decide(state, EndTable(2, 2, 12)) == (
+    assert tournament.decide(state, EndTable(2, 2, 12)) == (
         TableEnded(2, 2, 12),
         RoundEnded(2),
-        EventFinished(2, SEED.hex()),
+        TournamentFinished(2, SEED.hex()),
     )
-    assert run(EndTable(2, 2, 12), state=state).status is EventStatus.FINISHED
+    assert run(EndTable(2, 2, 12), state=state).status is TournamentStatus.FINISHED
 
 
 def test_round_one_is_drawn_by_lot_from_the_seating_seed() -> None:
@@ -165,10 +165,10 @@ def test_the_directors_seating_is_used_and_checked_again_at_the_start() -> None:
     state = run(
         SeatRound(1, ((0, 1, 2, None), (3, 4, None, None))), SeatRound(1, hand), state=state
     )
-    assert event.decide(state, StartRound(1)) == (RoundStarted(1, hand, True),)
+    assert tournament.decide(state, StartRound(1)) == (RoundStarted(1, hand, True),)
     later = run(RegisterPlayer("late", "late"), state=state)
     with pytest.raises(DomainError) as caught:
-        event.decide(later, StartRound(1))
+        tournament.decide(later, StartRound(1))
     assert (caught.value.code, caught.value.rule) == ("left_out", "E3.3")
 
 
@@ -181,9 +181,9 @@ def test_the_director_seats_the_next_round_while_one_runs() -> None:
 
 
 def test_the_director_finishes_between_rounds() -> None:
-    """E4.3: after round 1 of 3, the event finishes; the seating seed is revealed."""
+    """E4.3: after round 1 of 3, the tournament finishes; the seating seed is revealed."""
     state = run(StartRound(1), EndTable(1, 1, 12), state=registered(4, rounds=3))
-    assert event.decide(state, FinishEvent()) == (EventFinished(1, SEED.hex()),)
+    assert tournament.decide(state, FinishTournament()) == (TournamentFinished(1, SEED.hex()),)
 
 
 def test_a_standings_method_by_name() -> None:
@@ -194,57 +194,57 @@ def preset_round() -> tuple[table.Hands, ...]:
     return tuple(deal_from_seed(hashlib.sha256(bytes([d])).digest(), Seat(0)) for d in range(12))
 
 
-REJECTED: list[tuple[str, Callable[[], EventState], EventCommand | Callable[[], object], str, str]]
+REJECTED: list[tuple[str, Callable[[], TournamentState], TournamentCommand | Callable[[], object], str, str]]
 REJECTED = [
-    ("no name", EventState, create(name=" "), "invalid_event_option", "E1.1"),
-    ("no rounds", EventState, create(0), "invalid_event_option", "E1.1"),
-    ("13 rounds", EventState, create(13), "invalid_event_option", "E1.1"),
-    ("a 4 s clock", EventState, create(turn_seconds=4), "invalid_event_option", "E1.1"),
+    ("no name", TournamentState, create(name=" "), "invalid_tournament_option", "E1.1"),
+    ("no rounds", TournamentState, create(0), "invalid_tournament_option", "E1.1"),
+    ("13 rounds", TournamentState, create(13), "invalid_tournament_option", "E1.1"),
+    ("a 4 s clock", TournamentState, create(turn_seconds=4), "invalid_tournament_option", "E1.1"),
     (
         "private, no invitation",
-        EventState,
+        TournamentState,
         create(visibility=Visibility.PRIVATE),
-        "invalid_event_option",
+        "invalid_tournament_option",
         "E1.1",
     ),
-    ("short seating seed", EventState, create(seating_seed=b"x"), "invalid_event_option", "E1.2"),
+    ("short seating seed", TournamentState, create(seating_seed=b"x"), "invalid_tournament_option", "E1.2"),
     (
         "seeds for 1 of 2 rounds",
-        EventState,
+        TournamentState,
         create(2, round_seeds=round_seeds(1)),
-        "invalid_event_option",
+        "invalid_tournament_option",
         "E1.2",
     ),
     (
         "seeds and presets",
-        EventState,
+        TournamentState,
         create(1, round_seeds=round_seeds(1), presets=(preset_round(),)),
-        "invalid_event_option",
+        "invalid_tournament_option",
         "E1.2",
     ),
     (
         "11 seeds",
-        EventState,
+        TournamentState,
         create(1, round_seeds=(round_seeds(1)[0][:11],)),
-        "invalid_event_option",
+        "invalid_tournament_option",
         "E1.2",
     ),
     (
         "a short deal seed",
-        EventState,
+        TournamentState,
         create(1, round_seeds=((b"short",) * 12,)),
-        "invalid_event_option",
+        "invalid_tournament_option",
         "E1.2",
     ),
     (
         "a preset that is no deck",
-        EventState,
+        TournamentState,
         create(1, round_seeds=(), presets=((((Card.AC,) * 12,) * 4,) * 12,)),
         "invalid_deal",
         "R2.1",
     ),
     ("created twice", lambda: registered(0), create(), "phase_closed", "E1"),
-    ("no event", EventState, RegisterPlayer("a", "a"), "phase_closed", "E1"),
+    ("no tournament", TournamentState, RegisterPlayer("a", "a"), "phase_closed", "E1"),
     ("empty name", lambda: registered(1), RegisterPlayer("  ", "x"), "invalid_player_name", "E2.1"),
     ("name taken", lambda: registered(1), RegisterPlayer(" PLAYER 0", "x"), "name_taken", "E2.1"),
     (
@@ -363,20 +363,20 @@ REJECTED = [
     (
         "finished while a round runs",
         lambda: run(StartRound(1), state=registered(4)),
-        FinishEvent(),
+        FinishTournament(),
         "round_running",
         "E4.3",
     ),
     (
         "anything once finished",
-        lambda: run(FinishEvent(), state=registered(4)),
+        lambda: run(FinishTournament(), state=registered(4)),
         RegisterPlayer("x", "x"),
-        "event_over",
+        "tournament_over",
         "E4.3",
     ),
     (
         "an unknown method",
-        EventState,
+        TournamentState,
         lambda: standings_method("best"),
         "unknown_standings_method",
         "E1.1",
@@ -390,8 +390,8 @@ REJECTED = [
     ids=[case[0] for case in REJECTED],
 )
 def test_rejected_commands_name_their_code_and_rule(
-    given: Callable[[], EventState],
-    command: EventCommand | Callable[[], object],
+    given: Callable[[], TournamentState],
+    command: TournamentCommand | Callable[[], object],
     code: str,
     rule: str,
 ) -> None:
@@ -402,12 +402,12 @@ def test_rejected_commands_name_their_code_and_rule(
         if callable(command) and not isinstance(command, type):
             command()
         else:
-            event.decide(state, command)  # type: ignore[arg-type]
+            tournament.decide(state, command)  # type: ignore[arg-type]
     assert (caught.value.code, caught.value.rule) == (code, rule)
 
 
-def seated(state: EventState, round_no: int, table_no: int) -> TableState:
-    """Table ``table_no`` of round ``round_no``, opened and seated as the event says."""
+def seated(state: TournamentState, round_no: int, table_no: int) -> TableState:
+    """Table ``table_no`` of round ``round_no``, opened and seated as the tournament says."""
     create_table, seats = table_commands(state, round_no, table_no, "greedy")
     at = TableState()
     for command in (create_table, *seats):
@@ -483,19 +483,19 @@ def test_a_deal_is_public_once_every_table_scored_it_or_is_over(
     assert deal_public(progress, deal_no) is public
 
 
-def recorded(*commands: EventCommand) -> list[event.EventEvent]:
-    """The events the commands cause, in order, from an empty event."""
-    state, log = EventState(), []
+def recorded(*commands: TournamentCommand) -> list[tournament.TournamentEvent]:
+    """The events the commands cause, in order, from an empty tournament."""
+    state, log = TournamentState(), []
     for command in commands:
-        done = event.decide(state, command)
+        done = tournament.decide(state, command)
         log += done
-        state = event.fold(done, state)
+        state = tournament.fold(done, state)
     return log
 
 
 def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
     """domain.replay over `EVENT`: the whole log is produced again; a seating not the one
-    the seed draws, or a commitment not the seed's, is the first event that differs."""
+    the seed draws, or a commitment not the seed's, is the first tournament that differs."""
     log = recorded(
         create(2),
         *(RegisterPlayer(f"p{n}", f"t{n}") for n in range(8)),
@@ -507,7 +507,7 @@ def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
         EndTable(2, 1, 12),
         EndTable(2, 2, 12),
     )
-    assert isinstance(log[-1], EventFinished)
+    assert isinstance(log[-1], TournamentFinished)
     assert replay(log, EVENT).ok and replay(log, EVENT).valid == len(log)
     drawn = log[9]
     assert isinstance(drawn, RoundStarted)
@@ -516,7 +516,7 @@ def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
     changed = replay([*log[:9], swapped, *log[10:]], EVENT)
     assert changed.valid == 9 and changed.error is not None
     first = log[0]
-    assert isinstance(first, EventCreated)
+    assert isinstance(first, TournamentCreated)
     forged = replace(first, seating_commitment="00" * 32)
     assert replay([forged, *log[1:]], EVENT).valid == 0
     assert replay([*log[:-3], log[-1]], EVENT).valid == len(log) - 3  # a round's end dropped

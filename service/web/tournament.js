@@ -1,34 +1,34 @@
-// An event's page (issue 19), the one link a player keeps all evening: who holds the event's
+// A tournament's page (issue 19), the one link a player keeps all evening: who holds the tournament's
 // host token gets the director's part (the registration link to share, players registered
 // by hand, the rounds and their tables' progress, starting the next round, the tables);
-// who holds a player's event credential gets "your table now" (getPlayerTable: a button
+// who holds a player's tournament credential gets "your table now" (getPlayerTable: a button
 // to the seat, which the credential opens, E5.2); anyone may register while registration
-// is open (at a private event with the invitation code of the link's fragment, E2.1); and
-// everyone allowed to see the event gets the standings (E6) and the deals to compare. State
-// = the last answers (getEvent, getPlayerTable, getStandings) and the event's stream
-// (streamEvent), which says when to ask again and brings the standings as they change.
+// is open (at a private tournament with the invitation code of the link's fragment, E2.1); and
+// everyone allowed to see the tournament gets the standings (E6) and the deals to compare. State
+// = the last answers (getTournament, getPlayerTable, getStandings) and the tournament's stream
+// (streamTournament), which says when to ask again and brings the standings as they change.
 // Whether a round may start is the view's status and the service's answer: the page
 // decides no rule.
-import { call, followEvent, meta, schema } from './api.js';
+import { call, followTournament, meta, schema } from './api.js';
 import {
-  comparisons, eventLink, eventPass, forgetEvent, heldEvent, holdEvent, standingsPanel, takeFragment, toTable,
-} from './event_parts.js';
+  comparisons, tournamentLink, tournamentPass, forgetTournament, heldTournament, holdTournament, standingsPanel, takeFragment, toTable,
+} from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { fill, given, h, problemBox, problemOf, rule } from './ui.js';
 
-const event = decodeURIComponent(location.pathname.split('/')[2]);
-const at = { path: { event_id: event } };
-takeFragment(event);
+const tournament = decodeURIComponent(location.pathname.split('/')[2]);
+const at = { path: { tournament_id: tournament } };
+takeFragment(tournament);
 const content = h('div', { class: 'event-page' });
 const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 const state = {
-  mine: heldEvent(event),
-  answer: null, // the event (getEvent): {event_id, version, event, tables: the running round's progress}
+  mine: heldTournament(tournament),
+  answer: null, // the tournament (getTournament): {tournament_id, version, tournament, tables: the running round's progress}
   where: null, // the player's table now (getPlayerTable: table_open once its seats answer)
   standings: null,
   problem: null,
   rules: {},
-  types: [], // the event stream's message types (the document's)
+  types: [], // the tournament stream's message types (the document's)
   connection: 'connecting',
   registered: [], // the players the director registered on this page: {name, link}
   typed: { name: '', who: '' }, // the names being typed (a redraw keeps them)
@@ -37,7 +37,7 @@ const state = {
   copied: '',
 };
 
-const pass = () => eventPass(state.mine);
+const pass = () => tournamentPass(state.mine);
 const director = () => Boolean(state.mine.host);
 const player = () => Boolean(state.mine.token);
 
@@ -62,7 +62,7 @@ async function command(work) {
 
 let refreshing = false;
 let again = false;
-/** Ask for the event (and the player's table, and the standings when no stream brings
+/** Ask for the tournament (and the player's table, and the standings when no stream brings
  * them) again: one request at a time, once more if the stream brought news meanwhile. */
 async function refresh({ standings = false } = {}) {
   if (refreshing) {
@@ -74,15 +74,15 @@ async function refresh({ standings = false } = {}) {
     do {
       again = false;
       const [answer, where, ranked] = await Promise.all([
-        call('GET', '/events/{event_id}', { params: at, token: pass() }),
-        player() ? call('GET', '/events/{event_id}/table', { params: at, token: state.mine.token }) : null,
-        standings ? call('GET', '/events/{event_id}/standings', { params: at, token: pass() }) : null,
+        call('GET', '/tournaments/{tournament_id}', { params: at, token: pass() }),
+        player() ? call('GET', '/tournaments/{tournament_id}/table', { params: at, token: state.mine.token }) : null,
+        standings ? call('GET', '/tournaments/{tournament_id}/standings', { params: at, token: pass() }) : null,
       ]);
       state.answer = answer.data;
       state.where = where?.data ?? null;
       if (ranked) state.standings = ranked.data;
-      if (state.where) holdEvent(event, { player: state.where.player, name: state.where.name });
-      state.mine = heldEvent(event);
+      if (state.where) holdTournament(tournament, { player: state.where.player, name: state.where.name });
+      state.mine = heldTournament(tournament);
     } while (again);
   } catch (error) {
     state.problem = problemOf(error);
@@ -92,38 +92,38 @@ async function refresh({ standings = false } = {}) {
   render();
 }
 
-/** Register under a name (E2.1), with the invitation code a private event's link brought;
- * the event credential the answer shows once is kept on this device. */
+/** Register under a name (E2.1), with the invitation code a private tournament's link brought;
+ * the tournament credential the answer shows once is kept on this device. */
 const register = (name) => command(async () => {
-  const answer = (await call('POST', '/events/{event_id}/players', {
+  const answer = (await call('POST', '/tournaments/{tournament_id}/players', {
     params: at, body: { name, invitation: state.mine.invitation },
   })).data;
-  holdEvent(event, { token: answer.token, player: answer.player, name: answer.name });
-  state.mine = heldEvent(event);
+  holdTournament(tournament, { token: answer.token, player: answer.player, name: answer.name });
+  state.mine = heldTournament(tournament);
   await refresh();
 });
 
 /** The director registers a player by hand (E2.1): their personal link, shown once on this
- * page, carries their event credential. */
+ * page, carries their tournament credential. */
 const registerFor = (name) => command(async () => {
-  const answer = (await call('POST', '/events/{event_id}/players', { params: at, token: state.mine.host, body: { name } })).data;
-  state.registered = [...state.registered, { name: answer.name, link: eventLink(event, { player: answer.token }) }];
+  const answer = (await call('POST', '/tournaments/{tournament_id}/players', { params: at, token: state.mine.host, body: { name } })).data;
+  state.registered = [...state.registered, { name: answer.name, link: tournamentLink(tournament, { player: answer.token }) }];
   await refresh();
 });
 
-/** The director starts round `round` (E4.1): the answer is the event after it. */
+/** The director starts round `round` (E4.1): the answer is the tournament after it. */
 const startRound = (round) => command(async () => {
   state.confirming = null;
-  state.answer = (await call('POST', '/events/{event_id}/rounds', { params: at, token: state.mine.host, body: { round_no: round } })).data.event;
+  state.answer = (await call('POST', '/tournaments/{tournament_id}/rounds', { params: at, token: state.mine.host, body: { round_no: round } })).data.event;
   await refresh();
 });
 
-/** Follow the event's stream from its start (a private event's with its credential, through
- * stream tickets): its messages say when to ask for the event again (registrations, rounds,
+/** Follow the tournament's stream from its start (a private tournament's with its credential, through
+ * stream tickets): its messages say when to ask for the tournament again (registrations, rounds,
  * tables opened, their scored deals and ends), and bring the standings. A player's table is
  * offered once its seats answer (`table_open`), which the stream's `table_opened` tells. */
 function connect() {
-  followEvent(event, {
+  followTournament(tournament, {
     secret: state.answer.event.visibility === 'private' ? pass() : undefined,
     after: 0,
     types: state.types,
@@ -191,13 +191,13 @@ function heading(view) {
     h('h1', {}, view.name),
     h('p', { class: 'small', id: 'event-facts', 'data-status': view.status, 'data-visibility': view.visibility },
       t('events.facts', { visibility: term('visibility', view.visibility), rounds: view.rounds }), ' · ',
-      term('event_status', view.status), ' · ',
+      term('tournament_status', view.status), ' · ',
       given(view.turn_seconds) ? t('facts.clock', { seconds: view.turn_seconds }) : t('facts.no_clock'), ' · ',
       t('standings.method', { method: term('method', view.method) })));
 }
 
 /** A player's part: where they play now (E5.2: their credential is their seat's token),
- * and once the event is over (E4.3) that it is, not the last round's seat. */
+ * and once the tournament is over (E4.3) that it is, not the last round's seat. */
 function yourTable(view) {
   if (!player()) return null;
   const where = state.where;
@@ -218,10 +218,10 @@ function yourTable(view) {
   return h('section', { class: 'panel', id: 'you', 'aria-labelledby': 'you-h', 'data-player': state.mine.player },
     h('h2', { id: 'you-h' }, t('you.heading', { name })), now,
     h('details', {}, h('summary', {}, t('you.link_about')),
-      linkField('player-link', t('you.link'), eventLink(event, { player: state.mine.token }))));
+      linkField('player-link', t('you.link'), tournamentLink(tournament, { player: state.mine.token }))));
 }
 
-/** Registration, while it is open (E2.2): by name, with a private event's invitation (E2.1). */
+/** Registration, while it is open (E2.2): by name, with a private tournament's invitation (E2.1). */
 function registration(view) {
   if (player() || director() || view.status !== 'registering') return null;
   return h('section', { class: 'panel', id: 'register', 'aria-labelledby': 'register-h' },
@@ -238,7 +238,7 @@ function registration(view) {
     h('p', { class: 'small' }, t('register.about'), ' ', rule('E2.1', state.rules, false)));
 }
 
-/** Whether the director may start a round now, read off the event's status (E4.1, E4.3):
+/** Whether the director may start a round now, read off the tournament's status (E4.1, E4.3):
  * {round} or {reason, rule}. The service decides: a refusal is shown with its rule. */
 function nextRound(view) {
   if (view.status === 'finished') return { reason: 'director.over', rule: 'E4.3' };
@@ -276,7 +276,7 @@ function confirmable(key, label, question, yes, run, extra = {}) {
     }));
 }
 
-/** The director abandons a table of the running round (E4.2, T4.2: the event's host token is
+/** The director abandons a table of the running round (E4.2, T4.2: the tournament's host token is
  * the table's host): its scored deals count, the rest do not. */
 const abandon = (table) => command(async () => {
   state.confirming = null;
@@ -287,7 +287,7 @@ const abandon = (table) => command(async () => {
 /** The director's part: the link to share, registering by hand, the next round. */
 function directing(view) {
   if (!director()) return null;
-  const link = eventLink(event, view.visibility === 'private' ? { invitation: state.mine.invitation } : {});
+  const link = tournamentLink(tournament, view.visibility === 'private' ? { invitation: state.mine.invitation } : {});
   return h('section', { class: 'panel', id: 'director', 'aria-labelledby': 'director-h' },
     h('h2', { id: 'director-h' }, t('director.heading')),
     view.status === 'registering' ? [
@@ -349,14 +349,14 @@ function rounds(view) {
       h('ul', { class: 'tables' }, r.tables.map((table) => tableLine(table, running(r).find((p) => p.table_no === table.table_no)))))));
 }
 
-/** What this device keeps of the event, and forgetting it. */
+/** What this device keeps of the tournament, and forgetting it. */
 function device() {
   if (!director() && !player() && !state.mine.invitation) return null;
   return h('section', { class: 'panel', id: 'device', 'aria-labelledby': 'device-h' },
     h('h2', { id: 'device-h' }, t('menu.device')),
     h('p', {}, t(director() ? 'events.kept_host' : player() ? 'events.kept_player' : 'events.kept_invitation')),
     h('p', {}, button('forget', t('events.forget'), () => {
-      forgetEvent(event);
+      forgetTournament(tournament);
       location.reload();
     })));
 }
@@ -374,12 +374,12 @@ function render() {
       render();
     }) : null,
     yourTable(view), registration(view), directing(view), rounds(view),
-    standingsPanel(state.standings, state.rules), comparisons(event, state.standings),
+    standingsPanel(state.standings, state.rules), comparisons(tournament, state.standings),
     players(view), device());
 }
 
-/** The page of an event this browser may not see: a private event answers whoever holds
- * none of its credentials as an unknown event (404); its registration link (or a
+/** The page of a tournament this browser may not see: a private tournament answers whoever holds
+ * none of its credentials as an unknown tournament (404); its registration link (or a
  * personal link) opens it. */
 function door(error) {
   const problem = problemOf(error);
@@ -403,8 +403,8 @@ async function start() {
   try {
     const [known, spec] = await Promise.all([meta(), schema(), loadLanguage()]);
     state.rules = ruleTexts(known.rules);
-    state.types = Object.keys(spec.components.schemas.EventStreamData.discriminator.mapping);
-    state.answer = (await call('GET', '/events/{event_id}', { params: at, token: pass() })).data;
+    state.types = Object.keys(spec.components.schemas.TournamentStreamData.discriminator.mapping);
+    state.answer = (await call('GET', '/tournaments/{tournament_id}', { params: at, token: pass() })).data;
   } catch (error) {
     door(error);
     return;

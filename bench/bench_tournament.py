@@ -1,18 +1,18 @@
-"""Benchmark of an event in the event store (issue 19): play, verify, standings.
+"""Benchmark of a tournament in the tournament store (issue 19): play, verify, standings.
 
-    nice -n 19 .venv/bin/python bench/bench_event.py [--players 64] [--rounds 3] [--deals 12]
+    nice -n 19 .venv/bin/python bench/bench_tournament.py [--players 64] [--rounds 3] [--deals 12]
 
 A fresh database on the tests' PostgreSQL server (`infra.database.server_url_for_tests`:
-``DOKO_TEST_DATABASE_URL``, Docker, or embedded). One event of ``--players`` players
+``DOKO_TEST_DATABASE_URL``, Docker, or embedded). One tournament of ``--players`` players
 (tables of four; bots fill the rest) over ``--rounds`` rounds, its tables opened through
-`infra.events.Events.start_round`; every seat of every table is played by the domain's
+`infra.tournaments.Tournaments.start_round`; every seat of every table is played by the domain's
 random legal player (`domain.simulation.next_command`) through `infra.tables.Tables
 .execute`, the tables of a round side by side (one task each), ``--deals`` deals per table
 (fewer than 12: the director abandons the table then, T4.2). Prints, wall-clock:
 
-- ``play``: the seconds to play the whole event, commands per second;
-- ``verify``: `infra.event_audit.verify_event` of the whole event, deals per second;
-- ``standings``: `infra.events.Events.standings` recomputed from the logs, seconds.
+- ``play``: the seconds to play the whole tournament, commands per second;
+- ``verify``: `infra.tournament_audit.verify_tournament` of the whole tournament, deals per second;
+- ``standings``: `infra.tournaments.Tournaments.standings` recomputed from the logs, seconds.
 
 No HTTP: the service's own cost per command is `bench/bench_service.py`'s.
 """
@@ -31,13 +31,13 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from domain.event import CreateEvent, RegisterPlayer
+from domain.tournament import CreateTournament, RegisterPlayer
 from domain.simulation import next_command
 from domain.table import AbandonSession
 from infra.database import server_url_for_tests, with_database
-from infra.event_audit import event_summary, verify_event
+from infra.tournament_audit import tournament_summary, verify_tournament
 from infra.event_store import EventStore
-from infra.events import Events, table_id
+from infra.tournaments import Tournaments, table_id
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
@@ -65,36 +65,36 @@ async def play_table(tables: Tables, stream: str, deals: int, rng: random.Random
 
 async def bench(url: str, players: int, rounds: int, deals: int) -> None:
     async with asyncpg.create_pool(url, min_size=2, max_size=8) as pool:
-        events = Events(pool, Tables(EventStore(pool), project))
-        event_id = secrets.token_hex(16)
+        tournaments = Tournaments(pool, Tables(EventStore(pool), project))
+        tournament_id = secrets.token_hex(16)
         seeds = tuple(tuple(secrets.token_bytes(32) for _ in range(12)) for _ in range(rounds))
-        create = CreateEvent("Bench", rounds, "director", secrets.token_bytes(32), seeds)
+        create = CreateTournament("Bench", rounds, "director", secrets.token_bytes(32), seeds)
         start = time.perf_counter()
-        await events.execute(event_id, create)
+        await tournaments.execute(tournament_id, create)
         for n in range(players):
-            await events.execute(event_id, RegisterPlayer(f"player {n}", f"token {n}"))
+            await tournaments.execute(tournament_id, RegisterPlayer(f"player {n}", f"token {n}"))
         commands = 0
         rng = random.Random(0)
         for round_no in range(1, rounds + 1):
-            state = (await events.start_round(event_id, round_no)).state
-            streams = [table_id(event_id, round_no, t) for t in range(1, len(state.ends) + 1)]
+            state = (await tournaments.start_round(tournament_id, round_no)).state
+            streams = [table_id(tournament_id, round_no, t) for t in range(1, len(state.ends) + 1)]
             played = await asyncio.gather(
-                *(play_table(events.tables, s, deals, random.Random(rng.random())) for s in streams)
+                *(play_table(tournaments.tables, s, deals, random.Random(rng.random())) for s in streams)
             )
             commands += sum(played)
-            await events.notice_ends(event_id)
+            await tournaments.notice_ends(tournament_id)
         play = time.perf_counter() - start
         tables = players // 4 + (players % 4 > 0)
-        print(f"event: {players} players, {tables} tables, {rounds} rounds, {deals} deals each")
+        print(f"tournament: {players} players, {tables} tables, {rounds} rounds, {deals} deals each")
         print(f"play       {play:8.1f} s   {commands / play:8.0f} commands/s ({commands} commands)")
         start = time.perf_counter()
-        report = await verify_event(events, event_id)
+        report = await verify_tournament(tournaments, tournament_id)
         verify = time.perf_counter() - start
-        assert report.ok, event_summary(report)
+        assert report.ok, tournament_summary(report)
         all_deals = sum(len(t.deals) for t in report.tables)
         print(f"verify     {verify:8.2f} s   {all_deals / verify:8.0f} deals/s ({all_deals} deals)")
         start = time.perf_counter()
-        _, result = await events.standings(event_id)
+        _, result = await tournaments.standings(tournament_id)
         print(f"standings  {time.perf_counter() - start:8.2f} s   ({len(result.lines)} lines)")
 
 

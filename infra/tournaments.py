@@ -1,0 +1,409 @@
+"""Tournaments (club nights, tournaments) in the tournament store: the tournament's own stream, the tables
+of its rounds and its standings (`domain.tournament`, E1-E6).
+
+Streams
+    A tournament is the stream ``tournament_id``, beginning with ``event_created``; the tables of its
+    rounds are ordinary table streams, table ``t`` of round ``r`` at `table_id` (the tournament's
+    id, ``-r<r>t<t>``), listed in ``tournament_tables`` (migration 0011) before they exist.
+
+Commands
+    `Tournaments.execute` is the one entry for changing a tournament: it reads the stream, runs the
+    pure `domain.tournament.decide` and appends the events at the version it decided on; when
+    another writer got there first (`ConcurrencyConflict`) it reads again and decides again,
+    a bounded number of times. A rejected command raises the domain's error and writes
+    nothing. Within a process the commands of one tournament take turns (a lock per tournament), as
+    a table's do; between processes the expected version decides. A ``command_id`` makes
+    a command idempotent, as for tables: run again (by a retry, or by another process that
+    lost the race), it returns the first run's result with ``duplicate`` set instead of
+    its rejection.
+
+Rounds, exactly once
+    `Tournaments.start_round` starts a round under the command id ``tournament:round:<r>``, so that of
+    several processes (or retries) one starts it and the others get its result, and then
+    `Tournaments.open_round` opens the round's tables from the tournament (`domain.tournament
+    .table_commands`: the round's shared seeds, seat 0 dealing first, the tournament's turn
+    clock, every seat taken) through `Tables.execute`, each command under its own command
+    id: opening a round again, after a crash half-way or in another process, completes it
+    and writes nothing twice. `Tournaments.notice_ends` records the end of every table of the
+    running round that is over (E4.2) under ``tournament:end:<r>:<t>``: the last one ends the
+    round (and the last round the tournament) once, whoever notices it.
+
+Standings
+    `Tournaments.standings` computes them from the tournament's stream and its tables' logs
+    (`domain.standings`); `Tournaments.project_standings` stores them in ``tournament_standings``
+    (migration 0011) with the log position they hold as of (migration 0012: the last tournament
+    of the tournament's stream, or of its tables' `STANDINGS_TYPES`, read before they were
+    computed). `Tournaments.current_standings` is what the routes and the tournament's stream read:
+    the stored row while no tournament they depend on is later than its position, else the row
+    rebuilt from the log (then stored). Positions commit in order (`infra.event_store`), so
+    a row is never served while a tournament it lacks is visible. `rebuild_projections`
+    recomputes every tournament's rows (its tables' and its standings) from the log; the audit
+    (`infra.tournament_audit`) recomputes the standings on its own and compares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable, Sequence
+
+import asyncpg
+import msgspec
+
+from domain import tournament
+from domain.errors import DomainError
+from domain.tournament import (
+    EndTable,
+    TournamentCommand,
+    TournamentEvent,
+    TournamentState,
+    StartRound,
+    table_commands,
+)
+from domain.standings import Standings, TableSheet, public_deals, standings
+from domain.table import TableState
+from infra.codec import EventCodec
+from infra.event_store import AppendResult, ConcurrencyConflict, EventStore
+from infra.hash_chain import GENESIS
+from infra.tables import TableNotFound, Tables
+
+CODEC: EventCodec[TournamentEvent] = EventCodec(TournamentEvent)
+"""How tournament events are written to and read from the log."""
+
+TOURNAMENT_CREATED = "event_created"
+"""The type of a tournament stream's first tournament."""
+
+FILL_BOT = "greedy"
+"""The bot kind that takes a tournament table's bot seats (E3.4)."""
+
+Check = Callable[[TournamentState], None]
+"""``check(state)``: raises if the command may not be given at this state (authorization)."""
+
+
+def table_id(tournament_id: str, round_no: int, table_no: int) -> str:
+    """The stream of table ``table_no`` of round ``round_no`` of the tournament."""
+    return f"{tournament_id}-r{round_no}t{table_no}"
+
+
+class TournamentTable(msgspec.Struct, frozen=True):
+    """A table's place in a tournament (``tournament_tables``): table ``table_no`` of round
+    ``round_no`` of tournament ``tournament_id``."""
+
+    tournament_id: str
+    round_no: int
+    table_no: int
+
+
+class TournamentNotFound(Exception):
+    """No tournament has this id."""
+
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"no tournament {tournament_id!r}")
+        self.tournament_id = tournament_id
+
+
+class LoadedTournament(msgspec.Struct, frozen=True):
+    """A tournament's state at a version, and the hash chain value of that version."""
+
+    state: TournamentState
+    version: int
+    head_hash: bytes = GENESIS
+
+
+class ExecutedTournament(msgspec.Struct, frozen=True):
+    """The outcome of a command: the tournament after it, its version, the events it wrote;
+    ``duplicate`` for a command id run before (nothing was written this time, and the rest
+    is the first run's)."""
+
+    state: TournamentState
+    version: int
+    events: tuple[TournamentEvent, ...]
+    duplicate: bool = False
+
+
+STANDINGS_TYPES = ("deal_scored", "session_finished", "session_abandoned")
+"""The events of a tournament's tables that its standings depend on (with every tournament of the
+tournament's own stream): a scored deal, a table's end (E6.5, T4.2)."""
+
+_STANDINGS_POSITION = f"""
+    SELECT greatest(
+        (SELECT position FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1),
+        (SELECT coalesce(max(e.position), 0) FROM tournament_tables AS t
+         JOIN events AS e ON e.stream_id = t.table_id
+         WHERE t.tournament_id = $1 AND e.type IN ({", ".join(f"'{t}'" for t in STANDINGS_TYPES)})))
+"""
+_STORED_STANDINGS = f"""
+    SELECT ({_STANDINGS_POSITION}) AS now, s.log_position, s.standings::text
+    FROM (SELECT 1) AS one LEFT JOIN tournament_standings AS s ON s.tournament_id = $1
+"""
+_REGISTER_TABLE = """
+    INSERT INTO tournament_tables (table_id, tournament_id, round_no, table_no) VALUES ($1, $2, $3, $4)
+    ON CONFLICT DO NOTHING
+"""
+_UPSERT_STANDINGS = """
+    INSERT INTO tournament_standings (tournament_id, tournament_version, log_position, standings)
+    VALUES ($1, $2, $3, $4::jsonb)
+    ON CONFLICT (tournament_id) DO UPDATE
+    SET tournament_version = EXCLUDED.tournament_version, log_position = EXCLUDED.log_position,
+        standings = EXCLUDED.standings
+    WHERE tournament_standings.log_position <= EXCLUDED.log_position
+"""
+
+
+class Tournaments:
+    """Loads and changes events through the tournament store; opens their tables through
+    ``tables``."""
+
+    def __init__(self, pool: asyncpg.Pool, tables: Tables, *, retries: int = 8) -> None:
+        self.pool = pool
+        self.store: EventStore = tables.store
+        self.tables = tables
+        self._retries = retries
+        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    async def _read(self, tournament_id: str) -> LoadedTournament:
+        """The tournament as its stream has it; version 0 and no state if there is none."""
+        stored = await self.store.read_stream(tournament_id)
+        if not stored or stored[0].type != TOURNAMENT_CREATED:
+            return LoadedTournament(TournamentState(), 0)
+        state = tournament.fold([CODEC.from_stored(e) for e in stored])
+        return LoadedTournament(state, stored[-1].version, stored[-1].hash)
+
+    async def load(self, tournament_id: str) -> LoadedTournament:
+        """The tournament; raises `TournamentNotFound` (also for a stream that is no tournament's)."""
+        loaded = await self._read(tournament_id)
+        if loaded.state.created is None:
+            raise TournamentNotFound(tournament_id)
+        return loaded
+
+    async def execute(
+        self,
+        tournament_id: str,
+        command: TournamentCommand,
+        *,
+        command_id: str | None = None,
+        fingerprint: str | None = None,
+        actor: str | None = None,
+        check: Check | None = None,
+    ) -> ExecutedTournament:
+        """Decide and append one command; see the module docstring. ``check`` runs on the
+        state the command is decided on."""
+        turn = self._turns.get(tournament_id)
+        if turn is None:
+            turn = self._turns[tournament_id] = asyncio.Lock()
+        async with turn:
+            return await self._execute(tournament_id, command, command_id, fingerprint, actor, check)
+
+    async def _execute(
+        self,
+        tournament_id: str,
+        command: TournamentCommand,
+        command_id: str | None,
+        fingerprint: str | None,
+        actor: str | None,
+        check: Check | None,
+    ) -> ExecutedTournament:
+        for _ in range(self._retries):
+            current = await self._read(tournament_id)
+            try:
+                if check is not None:
+                    check(current.state)
+                events = tournament.decide(current.state, command)
+            except DomainError:
+                if command_id is not None:
+                    first = await self.store.command_result(tournament_id, command_id, fingerprint)
+                    if first is not None:
+                        return await self._first_result(tournament_id, first)
+                raise
+            try:
+                result = await self.store.append(
+                    tournament_id,
+                    current.version,
+                    [CODEC.to_new_event(e, actor=actor, causation=command_id) for e in events],
+                    command_id,
+                    fingerprint=fingerprint,
+                    previous_hash=current.head_hash,
+                )
+            except ConcurrencyConflict:
+                continue
+            if result.duplicate:
+                return await self._first_result(tournament_id, result)
+            return ExecutedTournament(tournament.fold(events, current.state), result.last_version, events)
+        raise ConcurrencyConflict(tournament_id, -1, -1)
+
+    async def _first_result(self, tournament_id: str, first: AppendResult) -> ExecutedTournament:
+        """A command's first result: the tournament as that command left it."""
+        stored = await self.store.read_stream(tournament_id)
+        upto = [CODEC.from_stored(e) for e in stored if e.version <= first.last_version]
+        done = tuple(upto[first.first_version - 1 :])
+        return ExecutedTournament(tournament.fold(upto), first.last_version, done, True)
+
+    async def start_round(
+        self, tournament_id: str, round_no: int, *, actor: str | None = None
+    ) -> ExecutedTournament:
+        """E4.1: start round ``round_no`` once (see the module docstring) and open its tables."""
+        command_id = f"tournament:round:{round_no}"
+        done = await self.execute(
+            tournament_id, StartRound(round_no), command_id=command_id, actor=actor
+        )
+        await self.open_round(tournament_id, done.state, round_no)
+        return done
+
+    async def open_round(self, tournament_id: str, state: TournamentState, round_no: int) -> tuple[str, ...]:
+        """E5: open every table of the started round ``round_no`` and seat it, completing
+        what an earlier run left undone; the tables' ids."""
+        opened: list[str] = []
+        for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
+            stream = table_id(tournament_id, round_no, table_no)
+            await self.pool.execute(_REGISTER_TABLE, stream, tournament_id, round_no, table_no)
+            create, seats = table_commands(state, round_no, table_no, FILL_BOT)
+            origin = f"tournament:{tournament_id}"
+            await self.tables.execute(stream, create, command_id=f"{origin}:open", actor="tournament")
+            for seat, take in enumerate(seats):
+                key = f"{origin}:seat:{seat}"
+                await self.tables.execute(stream, take, command_id=key, actor="tournament")
+            opened.append(stream)
+        return tuple(opened)
+
+    async def round_tables(
+        self, tournament_id: str, state: TournamentState, round_no: int
+    ) -> list[TableState | None]:
+        """The tables of round ``round_no`` as their logs have them now (None: not opened)."""
+        found: list[TableState | None] = []
+        for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
+            try:
+                loaded = await self.tables.load(table_id(tournament_id, round_no, table_no), fresh=True)
+            except TableNotFound:  # registered, not opened yet (`open_round` completes it)
+                found.append(None)
+            else:
+                found.append(loaded.state)
+        return found
+
+    async def table_open(self, stream_id: str) -> bool:
+        """Whether the tournament's table ``stream_id`` is open: created and every seat taken (its
+        session started, as `open_round` leaves it), as its log has it if the cache does
+        not know it so yet."""
+        for fresh in (False, True):
+            try:
+                loaded = await self.tables.load(stream_id, fresh=fresh)
+            except TableNotFound:
+                continue
+            if loaded.state.session.started:
+                return True
+        return False
+
+    async def table_of(self, stream_id: str) -> TournamentTable | None:
+        """The tournament, round and number of a table of a tournament; None for any other table."""
+        row = await self.pool.fetchrow(
+            "SELECT tournament_id, round_no, table_no FROM tournament_tables WHERE table_id = $1", stream_id
+        )
+        return None if row is None else TournamentTable(row[0], row[1], row[2])
+
+    async def public_deals(self, tournament_id: str, state: TournamentState, round_no: int) -> int:
+        """E5.3: how many deals of round ``round_no`` are public now: every table of the round
+        has scored them or is over (and some table scored them). Whoever serves a tournament
+        table's deal records, replays, verifications or seeds shows none of a later deal."""
+        return public_deals(await self._round_sheets(tournament_id, state, round_no))
+
+    async def notice_ends(self, tournament_id: str) -> LoadedTournament:
+        """E4.2, E4.3: record the end of every table of the running round that is over; the
+        tournament after it."""
+        loaded = await self.load(tournament_id)
+        state = loaded.state
+        if not state.running:
+            return loaded
+        round_no = state.round_no
+        tables = await self.round_tables(tournament_id, state, round_no)
+        for table_no, (end, at) in enumerate(zip(state.ends, tables, strict=True), 1):
+            if end is None and at is not None and at.over:
+                command = EndTable(round_no, table_no, len(at.session.sheet), at.abandoned)
+                key = f"tournament:end:{round_no}:{table_no}"
+                await self.execute(tournament_id, command, command_id=key, actor="tournament")
+        return await self.load(tournament_id)
+
+    async def settle(self, tournament_id: str) -> LoadedTournament:
+        """Bring the running round up to date with its tables: open and seat those a crash
+        left unopened or half-seated (`open_round`), record the ends of those over
+        (`notice_ends`); the tournament after it. For the service to call for every tournament with
+        a running round when it starts, and for a table's tournament (`table_of`) whenever that
+        table's session ends."""
+        loaded = await self.load(tournament_id)
+        state = loaded.state
+        if not state.running:
+            return loaded
+        tables = await self.round_tables(tournament_id, state, state.round_no)
+        if any(t is None or not t.session.started for t in tables):
+            await self.open_round(tournament_id, state, state.round_no)
+        return await self.notice_ends(tournament_id)
+
+    async def _round_sheets(
+        self, tournament_id: str, state: TournamentState, round_no: int
+    ) -> list[TableSheet | None]:
+        """The scoresheets of the tables of round ``round_no`` (None: not opened)."""
+        tables = await self.round_tables(tournament_id, state, round_no)
+        return [
+            TableSheet(round_no, n, t.session.sheet, t.over) if t else None
+            for n, t in enumerate(tables, 1)
+        ]
+
+    async def sheets(self, tournament_id: str, state: TournamentState) -> list[TableSheet]:
+        """The scoresheets of every opened table of every round started (`domain.standings`)."""
+        sheets: list[TableSheet] = []
+        for round_no in range(1, state.round_no + 1):
+            round_sheets = await self._round_sheets(tournament_id, state, round_no)
+            sheets += [s for s in round_sheets if s is not None]
+        return sheets
+
+    async def standings(self, tournament_id: str) -> tuple[LoadedTournament, Standings]:
+        """E6: the tournament and its standings, from its stream and its tables' logs."""
+        loaded = await self.load(tournament_id)
+        return loaded, standings(loaded.state, await self.sheets(tournament_id, loaded.state))
+
+    async def project_standings(self, tournament_id: str) -> Standings:
+        """Compute the tournament's standings and store them in ``tournament_standings``, as of the
+        log position read first (a row as of a later one stays)."""
+        position = await self.pool.fetchval(_STANDINGS_POSITION, tournament_id)
+        loaded, result = await self.standings(tournament_id)
+        encoded = msgspec.json.encode(result).decode()
+        await self.pool.execute(_UPSERT_STANDINGS, tournament_id, loaded.version, position, encoded)
+        return result
+
+    async def current_standings(self, tournament_id: str) -> Standings:
+        """E6: the tournament's standings now, from ``tournament_standings`` while it holds them as of
+        the latest tournament they depend on, else rebuilt from the log (module docstring)."""
+        row = await self.pool.fetchrow(_STORED_STANDINGS, tournament_id)
+        if row["standings"] is not None and row["log_position"] >= row["now"]:
+            return msgspec.json.decode(row["standings"], type=Standings)
+        return await self.project_standings(tournament_id)
+
+    async def stored_standings(self, tournament_id: str) -> Standings | None:
+        """The standings ``tournament_standings`` holds for the tournament, if any."""
+        row = await self.pool.fetchval(
+            "SELECT standings::text FROM tournament_standings WHERE tournament_id = $1", tournament_id
+        )
+        return None if row is None else msgspec.json.decode(row, type=Standings)
+
+
+async def tournament_ids(pool: asyncpg.Pool) -> list[str]:
+    """The streams that are events (their first tournament is ``event_created``), oldest first."""
+    rows = await pool.fetch(
+        "SELECT stream_id FROM events WHERE version = 1 AND type = $1 ORDER BY position",
+        TOURNAMENT_CREATED,
+    )
+    return [row[0] for row in rows]
+
+
+async def rebuild_projections(tournaments: Tournaments) -> Sequence[str]:
+    """Recompute every tournament's rows of ``tournament_tables`` and ``tournament_standings`` from the
+    log; the tournaments' ids."""
+    ids = await tournament_ids(tournaments.pool)
+    for tournament_id in ids:
+        state = (await tournaments.load(tournament_id)).state
+        rows = [
+            (table_id(tournament_id, round_no, table_no), tournament_id, round_no, table_no)
+            for round_no, seating in enumerate(state.seatings, 1)
+            for table_no in range(1, len(seating) + 1)
+        ]
+        await tournaments.pool.executemany(_REGISTER_TABLE, rows)
+        await tournaments.project_standings(tournament_id)
+    return ids
