@@ -1,4 +1,4 @@
-"""Benchmark of a tournament in the tournament store (issue 19): play, verify, standings.
+"""Benchmark of a tournament in the event store: play, verify, standings.
 
     nice -n 19 .venv/bin/python bench/bench_tournament.py [--players 64] [--rounds 3] [--deals 12]
 
@@ -31,16 +31,16 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from domain.tournament import CreateTournament, RegisterPlayer
 from domain.simulation import next_command
 from domain.table import AbandonSession
+from domain.tournament import CreateTournament, RegisterPlayer
 from infra.database import server_url_for_tests, with_database
-from infra.tournament_audit import tournament_summary, verify_tournament
 from infra.event_store import EventStore
-from infra.tournaments import Tournaments, table_id
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
+from infra.tournament_audit import tournament_summary, verify_tournament
+from infra.tournaments import Tournaments, table_id
 
 
 async def play_table(tables: Tables, stream: str, deals: int, rng: random.Random) -> int:
@@ -79,13 +79,18 @@ async def bench(url: str, players: int, rounds: int, deals: int) -> None:
             state = (await tournaments.start_round(tournament_id, round_no)).state
             streams = [table_id(tournament_id, round_no, t) for t in range(1, len(state.ends) + 1)]
             played = await asyncio.gather(
-                *(play_table(tournaments.tables, s, deals, random.Random(rng.random())) for s in streams)
+                *(
+                    play_table(tournaments.tables, s, deals, random.Random(rng.random()))
+                    for s in streams
+                )
             )
             commands += sum(played)
             await tournaments.notice_ends(tournament_id)
         play = time.perf_counter() - start
         tables = players // 4 + (players % 4 > 0)
-        print(f"tournament: {players} players, {tables} tables, {rounds} rounds, {deals} deals each")
+        print(
+            f"tournament: {players} players, {tables} tables, {rounds} rounds, {deals} deals each"
+        )
         print(f"play       {play:8.1f} s   {commands / play:8.0f} commands/s ({commands} commands)")
         start = time.perf_counter()
         report = await verify_tournament(tournaments, tournament_id)

@@ -126,7 +126,7 @@ def replay(events: Sequence[Any], aggregate: Aggregate[S] = SESSION) -> Replay[S
     """Re-run the rules over stored events; stop at the first event they do not produce.
 
     ``aggregate`` is `SESSION` for a bare session's events, `TABLE` for a table's whole
-    stream, or another aggregate's (`domain.tournament.EVENT`).
+    stream, or another aggregate's (`domain.tournament.TOURNAMENT`).
     """
     state = aggregate.initial
     i = 0

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import msgspec
 
-from domain.tournament import TournamentState, StandingsMethod, deal_public
+from domain.tournament import StandingsMethod, TournamentState, deal_public
 
 PLACES = (3, 1, -1, -3)
 """E6.2: the placement points of places 1-4 at a table."""

@@ -6,8 +6,8 @@ chance: the seating seed and every round's 12 deal seeds, or preset deals), then
 `PlayerRegistered` for each player. The director starts round after round
 (`RoundStarted`, with the round's seating); the service creates the round's tables from it
 (`table_commands`) and tells the tournament when each ends (`TableEnded`); the last table's end
-ends the round (`RoundEnded`) and the last round's the tournament (`TournamentFinished`, which reveals
-the seating seed). The tables' own logs hold the play; the standings are computed from
+ends the round (`RoundEnded`) and the last round's the tournament (`TournamentFinished`, which
+reveals the seating seed). The tables' own logs hold the play; the standings are computed from
 them (`domain.standings`). Secret in the stream, and never to be shown: the seeds of
 `TournamentCreated` (the seating seed until `TournamentFinished`, a deal's seed until the deal is
 public, E5.3), every token and invitation hash.
@@ -220,7 +220,9 @@ class FinishTournament(msgspec.Struct, frozen=True, tag_field="command", tag="fi
     """E4.3: the director finishes the tournament between rounds."""
 
 
-TournamentCommand = CreateTournament | RegisterPlayer | SeatRound | StartRound | EndTable | FinishTournament
+TournamentCommand = (
+    CreateTournament | RegisterPlayer | SeatRound | StartRound | EndTable | FinishTournament
+)
 
 
 class TournamentCreated(msgspec.Struct, frozen=True, tag_field="type", tag="event_created"):
@@ -454,7 +456,9 @@ def _next_round(state: TournamentState, created: TournamentCreated, round_no: in
         raise NoPlayers("nobody has registered yet", rule="E4.1")
 
 
-def _seat_round(state: TournamentState, created: TournamentCreated, command: SeatRound) -> RoundSeated:
+def _seat_round(
+    state: TournamentState, created: TournamentCreated, command: SeatRound
+) -> RoundSeated:
     """E3.3: the director seats the next round by hand (also while the round before it
     runs), every player exactly once."""
     _next_round(state, created, command.round_no)
@@ -532,7 +536,9 @@ def evolve(state: TournamentState, event: TournamentEvent) -> TournamentState:
     return replace(state, finished=True)
 
 
-def fold(events: Sequence[TournamentEvent], state: TournamentState | None = None) -> TournamentState:
+def fold(
+    events: Sequence[TournamentEvent], state: TournamentState | None = None
+) -> TournamentState:
     """The tournament after the events: a fold of `evolve`."""
     state = state or TournamentState()
     for event in events:
@@ -570,7 +576,7 @@ def command_of(event: TournamentEvent) -> TournamentCommand | None:
     return None
 
 
-EVENT = Aggregate(TournamentState(), decide, evolve, command_of)
+TOURNAMENT = Aggregate(TournamentState(), decide, evolve, command_of)
 """The tournament aggregate, for the audit's replay (`domain.replay.replay`)."""
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.tournament import TournamentState, TournamentStatus, StandingsMethod
 from domain.seats import Seat
 from domain.table import Visibility
+from domain.tournament import StandingsMethod, TournamentState, TournamentStatus
 
 
 class TournamentTable(msgspec.Struct, frozen=True):

@@ -34,7 +34,7 @@ Version 2 adds the time and seals the secrets::
 ``recorded_at`` is the time the log records for the event (``timestamptz``, microseconds,
 fixed before hashing and stored as hashed), so the turn clock's history is covered too.
 ``sealed`` replaces each secret member of the payload (`SEALED`: the credential hashes,
-each server seed, the seed of each deal dealt, an event's seating seed and deal seeds) by
+each server seed, the seed of each deal dealt, a tournament's seating seed and deal seeds) by
 its seal,
 ``"sealed:" + hex(SHA-256("doko seal\\0" ‖ value))``; an empty value and a seal stay as
 they are. The link thus commits to the secret without holding it, and an export may show
@@ -87,7 +87,7 @@ SEALED: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "player_registered": (("token_hash",),),
 }
 """Event type -> the paths of its members sealed in a version-2 link (a list: each item,
-and each item of a list of lists, such as an event's seeds by round; anything but strings
+and each item of a list of lists, such as a tournament's seeds by round; anything but strings
 and lists of them, such as a preset deal's null seed, as it is)."""
 
 SEAL_PREFIX = "sealed:"

@@ -3,10 +3,10 @@
 `verify_tournament_streams` checks a tournament's stored events and its tables' (pure; no database),
 in this order, and names the first thing that differs:
 
-``decode``     every tournament of the tournament's stream decodes;
+``decode``     every event of the tournament's stream decodes;
 ``chain``      the tournament stream's SHA-256 hash chain is intact (`infra.hash_chain`);
 ``replay``     the rules, re-deciding every command (`domain.replay.replay` over
-               `domain.tournament.EVENT`), produce exactly the stored events: the commitments
+               `domain.tournament.TOURNAMENT`), produce exactly the stored events: the commitments
                are the SHA-256 of the seeds (E1.2), every seating drawn is the one the
                seating seed and the rule give (E3.1, E3.2), a hand-made one seats every
                player once (E3.3), the rounds start and end as E4 says;
@@ -20,7 +20,7 @@ in this order, and names the first thing that differs:
 ``standings``  (given the standings to check, such as the stored projection) they are
                the ones recomputed from the tables' logs (`domain.standings`, E6).
 
-`verify_tournament` reads all of it from the database; an `TournamentReport` is ``ok`` when every
+`verify_tournament` reads all of it from the database; a `TournamentReport` is ``ok`` when every
 check passed, and `tournament_summary` prints it.
 """
 
@@ -31,19 +31,19 @@ from typing import Any
 
 import msgspec
 
-from domain import tournament, table
-from domain.tournament import TournamentCreated, TournamentEvent, TournamentState, TableEnded
+from domain import table, tournament
 from domain.events import DealDealt
 from domain.replay import replay
 from domain.standings import Standings, TableSheet, standings
 from domain.table import TableEvent, TableState
+from domain.tournament import TableEnded, TournamentCreated, TournamentEvent, TournamentState
 from infra import audit, tournament_disclosure
 from infra.audit import Check, TableReport
 from infra.disclosure import replay_start
 from infra.event_store import StoredEvent
-from infra.tournaments import CODEC, FILL_BOT, Tournaments, table_id
 from infra.hash_chain import seal, sealed, verify_chain
 from infra.tables import CODEC as TABLE_CODEC
+from infra.tournaments import CODEC, FILL_BOT, Tournaments, table_id
 
 
 class TournamentReport(msgspec.Struct, frozen=True):
@@ -124,7 +124,7 @@ def _opened(
 
 
 Comparable = tuple[str, Any]
-"""A tournament's type and its payload with every secret sealed."""
+"""An event's type and its payload with every secret sealed."""
 
 
 def comparable(type: str, payload: Any) -> Comparable:
@@ -222,7 +222,9 @@ def _tables(
     )
 
 
-def _standings_check(state: TournamentState, sheets: Sequence[TableSheet], given: Standings) -> Check:
+def _standings_check(
+    state: TournamentState, sheets: Sequence[TableSheet], given: Standings
+) -> Check:
     recomputed = standings(state, sheets)
     if recomputed == given:
         return Check("standings", True, f"{len(given.lines)} lines recomputed")

@@ -24,11 +24,18 @@ from collections.abc import Mapping, Sequence, Set
 
 import msgspec
 
-from domain import tournament, seating
+from domain import seating, tournament
 from domain.errors import DomainError
-from domain.tournament import EVENT, TournamentCreated, TournamentEvent, TournamentFinished, TournamentState, RoundStarted
 from domain.replay import Aggregate, Replay
 from domain.replay import replay as replay_rules
+from domain.tournament import (
+    TOURNAMENT,
+    RoundStarted,
+    TournamentCreated,
+    TournamentEvent,
+    TournamentFinished,
+    TournamentState,
+)
 from infra.disclosure import stand_in
 from infra.event_store import StoredEvent
 from infra.hash_chain import V2, is_sealed, seal, sealed
@@ -97,16 +104,16 @@ def replay(events: Sequence[TournamentEvent]) -> TournamentReplay:
 
 
 def _start(events: Sequence[TournamentEvent]) -> tuple[int, Aggregate[TournamentState], str | None]:
-    """Where the replay starts and from which state: ``(0, EVENT, None)``, or, for a
+    """Where the replay starts and from which state: ``(0, TOURNAMENT, None)``, or, for a
     creation whose seeds are sealed, ``(1, the tournament as created with stand-ins for them,
     None)`` once the rules create it so (commitments of sealed seeds aside), else
-    ``(0, EVENT, why)``."""
+    ``(0, TOURNAMENT, why)``."""
     created = events[0] if events else None
     if not isinstance(created, TournamentCreated):
-        return 0, EVENT, None
+        return 0, TOURNAMENT, None
     seeds = (created.seating_seed, *(s for r in created.round_seeds for s in r))
     if not any(map(is_sealed, seeds)):
-        return 0, EVENT, None
+        return 0, TOURNAMENT, None
     standing_in = msgspec.structs.replace(
         created,
         seating_seed=stand_in(created.seating_seed),
@@ -117,7 +124,7 @@ def _start(events: Sequence[TournamentEvent]) -> tuple[int, Aggregate[Tournament
     try:
         (decided,) = tournament.decide(TournamentState(), command)
     except DomainError as error:
-        return 0, EVENT, f"the rules do not create this tournament: {error}"
+        return 0, TOURNAMENT, f"the rules do not create this tournament: {error}"
     assert isinstance(decided, TournamentCreated)
     published = msgspec.structs.replace(
         decided,
@@ -137,8 +144,8 @@ def _start(events: Sequence[TournamentEvent]) -> tuple[int, Aggregate[Tournament
         ),
     )
     if published != created:
-        return 0, EVENT, f"tournament 1 is {created!r}; the rules do not create it so"
-    return 1, EVENT._replace(initial=tournament.evolve(TournamentState(), standing_in)), None
+        return 0, TOURNAMENT, f"event 1 is {created!r}; the rules do not create it so"
+    return 1, TOURNAMENT._replace(initial=tournament.evolve(TournamentState(), standing_in)), None
 
 
 def _drawn(state: TournamentState, stored: TournamentEvent) -> bool:

@@ -1,7 +1,7 @@
 """The signed export of a whole tournament, and its audit offline (issue 19, E1-E6).
 
-A tournament export is one JSON document (``format`` ``doko-tournament-export``): the tournament's own
-stream, every table of every round as its own table export (`infra.audit.export_session`,
+A tournament export is one JSON document (``format`` ``doko-tournament-export``): the tournament's
+own stream, every table of every round as its own table export (`infra.audit.export_session`,
 each signed), the standings the service computed from them, and the service's Ed25519
 signature of it all (`infra.signing`, as a table export's).
 
@@ -23,8 +23,8 @@ first thing that differs:
 ``event``      (given the tournament the auditor expects) the file is that tournament's;
 ``copies``     the top-level ``name`` is the one the tournament's stream says;
 ``places``     every table of the file is in a place the tournament has, once;
-then the checks of `infra.tournament_audit.verify_tournament_streams` (the tournament's stream: chain,
-replay with the seating draw and the commitments; ``tables``: every table there, each
+then the checks of `infra.tournament_audit.verify_tournament_streams` (the tournament's stream:
+chain, replay with the seating draw and the commitments; ``tables``: every table there, each
 table file verified by `infra.audit.verify_file`, signature included, as the table of its
 round and number, opened as the tournament says; the ends; the standings the file states
 recomputed from the tables' logs); and given an archive of the tournament's stream as
@@ -42,16 +42,16 @@ from typing import Annotated
 import msgspec
 
 from domain import tournament
-from domain.tournament import TournamentEvent
 from domain.standings import Standings
 from domain.table import TableEvent
+from domain.tournament import TournamentEvent
 from infra import audit, tournament_disclosure
 from infra.audit import Check, Export, ExportedEvent, SecretsError, TableReport
-from infra.tournament_audit import TournamentReport, decode_events, verify_tournament_streams
 from infra.event_store import StoredEvent
-from infra.tournaments import CODEC, Tournaments, table_id
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
 from infra.tables import CODEC as TABLE_CODEC
+from infra.tournament_audit import TournamentReport, decode_events, verify_tournament_streams
+from infra.tournaments import CODEC, Tournaments, table_id
 from infra.witness import Witnessed, compare, compare_tournament
 
 TOURNAMENT_EXPORT_FORMAT = "doko-tournament-export"
@@ -146,7 +146,8 @@ class TournamentLogs(msgspec.Struct, frozen=True):
 
 async def read_tournament(tournaments: Tournaments, tournament_id: str) -> TournamentLogs:
     """A tournament's stream, every table of every round started and the standings computed
-    from them (`infra.tournaments.Tournaments.standings`); raises `infra.tournaments.TournamentNotFound`."""
+    from them (`infra.tournaments.Tournaments.standings`); raises
+    `infra.tournaments.TournamentNotFound`."""
     loaded, standings = await tournaments.standings(tournament_id)
     stored = await tournaments.store.read_stream(tournament_id)
     logs: dict[Place, list[StoredEvent]] = {}
@@ -208,7 +209,9 @@ def _witness_check(
         return Check("witness", False, own.detail)
     if not own.agreed:
         return Check(
-            "witness", False, f"the archive holds no chain head of tournament {document.tournament_id}"
+            "witness",
+            False,
+            f"the archive holds no chain head of tournament {document.tournament_id}",
         )
     agreed = 0
     for entry in document.tables:
@@ -227,7 +230,9 @@ def _witness_check(
 
 def _event_check(tournament_id: str, expected: str) -> Check:
     if tournament_id != expected:
-        return Check("tournament", False, f"the file is of tournament {tournament_id}, not of {expected}")
+        return Check(
+            "tournament", False, f"the file is of tournament {tournament_id}, not of {expected}"
+        )
     return Check("tournament", True, f"the file is of tournament {tournament_id}, as expected")
 
 
@@ -248,7 +253,11 @@ def verify_tournament_file(
     `infra.audit.ExportError` for a file that is not a tournament export."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     value, document = audit.read_document(
-        data, TournamentExport, TOURNAMENT_EXPORT_FORMAT, TOURNAMENT_EXPORT_VERSION, "doko tournament export"
+        data,
+        TournamentExport,
+        TOURNAMENT_EXPORT_FORMAT,
+        TOURNAMENT_EXPORT_VERSION,
+        "doko tournament export",
     )
     verdict = check_signature(value, TOURNAMENT_EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
     stored = audit.stored_events(document.tournament_id, document.events)

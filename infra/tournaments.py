@@ -1,10 +1,11 @@
-"""Tournaments (club nights, tournaments) in the tournament store: the tournament's own stream, the tables
-of its rounds and its standings (`domain.tournament`, E1-E6).
+"""Tournaments (club nights, competitions) in the event store: the tournament's own stream, the
+tables of its rounds and its standings (`domain.tournament`, E1-E6).
 
 Streams
-    A tournament is the stream ``tournament_id``, beginning with ``event_created``; the tables of its
-    rounds are ordinary table streams, table ``t`` of round ``r`` at `table_id` (the tournament's
-    id, ``-r<r>t<t>``), listed in ``tournament_tables`` (migration 0011) before they exist.
+    A tournament is the stream ``tournament_id``, beginning with ``event_created``; the tables of
+    its rounds are ordinary table streams, table ``t`` of round ``r`` at `table_id` (the
+    tournament's id, ``-r<r>t<t>``), listed in ``tournament_tables`` (migration 0011) before they
+    exist.
 
 Commands
     `Tournaments.execute` is the one entry for changing a tournament: it reads the stream, runs the
@@ -18,8 +19,8 @@ Commands
     its rejection.
 
 Rounds, exactly once
-    `Tournaments.start_round` starts a round under the command id ``tournament:round:<r>``, so that of
-    several processes (or retries) one starts it and the others get its result, and then
+    `Tournaments.start_round` starts a round under the command id ``tournament:round:<r>``, so
+    that of several processes (or retries) one starts it and the others get its result, and then
     `Tournaments.open_round` opens the round's tables from the tournament (`domain.tournament
     .table_commands`: the round's shared seeds, seat 0 dealing first, the tournament's turn
     clock, every seat taken) through `Tables.execute`, each command under its own command
@@ -52,16 +53,16 @@ import msgspec
 
 from domain import tournament
 from domain.errors import DomainError
+from domain.standings import Standings, TableSheet, public_deals, standings
+from domain.table import TableState
 from domain.tournament import (
     EndTable,
+    StartRound,
     TournamentCommand,
     TournamentEvent,
     TournamentState,
-    StartRound,
     table_commands,
 )
-from domain.standings import Standings, TableSheet, public_deals, standings
-from domain.table import TableState
 from infra.codec import EventCodec
 from infra.event_store import AppendResult, ConcurrencyConflict, EventStore
 from infra.hash_chain import GENESIS
@@ -137,7 +138,8 @@ _STORED_STANDINGS = f"""
     FROM (SELECT 1) AS one LEFT JOIN tournament_standings AS s ON s.tournament_id = $1
 """
 _REGISTER_TABLE = """
-    INSERT INTO tournament_tables (table_id, tournament_id, round_no, table_no) VALUES ($1, $2, $3, $4)
+    INSERT INTO tournament_tables (table_id, tournament_id, round_no, table_no)
+    VALUES ($1, $2, $3, $4)
     ON CONFLICT DO NOTHING
 """
 _UPSERT_STANDINGS = """
@@ -151,7 +153,7 @@ _UPSERT_STANDINGS = """
 
 
 class Tournaments:
-    """Loads and changes events through the tournament store; opens their tables through
+    """Loads and changes tournaments through the event store; opens their tables through
     ``tables``."""
 
     def __init__(self, pool: asyncpg.Pool, tables: Tables, *, retries: int = 8) -> None:
@@ -170,7 +172,8 @@ class Tournaments:
         return LoadedTournament(state, stored[-1].version, stored[-1].hash)
 
     async def load(self, tournament_id: str) -> LoadedTournament:
-        """The tournament; raises `TournamentNotFound` (also for a stream that is no tournament's)."""
+        """The tournament; raises `TournamentNotFound` (also for a stream that is no
+        tournament's)."""
         loaded = await self._read(tournament_id)
         if loaded.state.created is None:
             raise TournamentNotFound(tournament_id)
@@ -192,7 +195,9 @@ class Tournaments:
         if turn is None:
             turn = self._turns[tournament_id] = asyncio.Lock()
         async with turn:
-            return await self._execute(tournament_id, command, command_id, fingerprint, actor, check)
+            return await self._execute(
+                tournament_id, command, command_id, fingerprint, actor, check
+            )
 
     async def _execute(
         self,
@@ -228,7 +233,9 @@ class Tournaments:
                 continue
             if result.duplicate:
                 return await self._first_result(tournament_id, result)
-            return ExecutedTournament(tournament.fold(events, current.state), result.last_version, events)
+            return ExecutedTournament(
+                tournament.fold(events, current.state), result.last_version, events
+            )
         raise ConcurrencyConflict(tournament_id, -1, -1)
 
     async def _first_result(self, tournament_id: str, first: AppendResult) -> ExecutedTournament:
@@ -249,7 +256,9 @@ class Tournaments:
         await self.open_round(tournament_id, done.state, round_no)
         return done
 
-    async def open_round(self, tournament_id: str, state: TournamentState, round_no: int) -> tuple[str, ...]:
+    async def open_round(
+        self, tournament_id: str, state: TournamentState, round_no: int
+    ) -> tuple[str, ...]:
         """E5: open every table of the started round ``round_no`` and seat it, completing
         what an earlier run left undone; the tables' ids."""
         opened: list[str] = []
@@ -258,7 +267,9 @@ class Tournaments:
             await self.pool.execute(_REGISTER_TABLE, stream, tournament_id, round_no, table_no)
             create, seats = table_commands(state, round_no, table_no, FILL_BOT)
             origin = f"tournament:{tournament_id}"
-            await self.tables.execute(stream, create, command_id=f"{origin}:open", actor="tournament")
+            await self.tables.execute(
+                stream, create, command_id=f"{origin}:open", actor="tournament"
+            )
             for seat, take in enumerate(seats):
                 key = f"{origin}:seat:{seat}"
                 await self.tables.execute(stream, take, command_id=key, actor="tournament")
@@ -272,7 +283,9 @@ class Tournaments:
         found: list[TableState | None] = []
         for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
             try:
-                loaded = await self.tables.load(table_id(tournament_id, round_no, table_no), fresh=True)
+                loaded = await self.tables.load(
+                    table_id(tournament_id, round_no, table_no), fresh=True
+                )
             except TableNotFound:  # registered, not opened yet (`open_round` completes it)
                 found.append(None)
             else:
@@ -295,7 +308,8 @@ class Tournaments:
     async def table_of(self, stream_id: str) -> TournamentTable | None:
         """The tournament, round and number of a table of a tournament; None for any other table."""
         row = await self.pool.fetchrow(
-            "SELECT tournament_id, round_no, table_no FROM tournament_tables WHERE table_id = $1", stream_id
+            "SELECT tournament_id, round_no, table_no FROM tournament_tables WHERE table_id = $1",
+            stream_id,
         )
         return None if row is None else TournamentTable(row[0], row[1], row[2])
 
@@ -369,8 +383,8 @@ class Tournaments:
         return result
 
     async def current_standings(self, tournament_id: str) -> Standings:
-        """E6: the tournament's standings now, from ``tournament_standings`` while it holds them as of
-        the latest tournament they depend on, else rebuilt from the log (module docstring)."""
+        """E6: the tournament's standings now, from ``tournament_standings`` while it holds them
+        as of the latest event they depend on, else rebuilt from the log (module docstring)."""
         row = await self.pool.fetchrow(_STORED_STANDINGS, tournament_id)
         if row["standings"] is not None and row["log_position"] >= row["now"]:
             return msgspec.json.decode(row["standings"], type=Standings)
@@ -379,13 +393,14 @@ class Tournaments:
     async def stored_standings(self, tournament_id: str) -> Standings | None:
         """The standings ``tournament_standings`` holds for the tournament, if any."""
         row = await self.pool.fetchval(
-            "SELECT standings::text FROM tournament_standings WHERE tournament_id = $1", tournament_id
+            "SELECT standings::text FROM tournament_standings WHERE tournament_id = $1",
+            tournament_id,
         )
         return None if row is None else msgspec.json.decode(row, type=Standings)
 
 
 async def tournament_ids(pool: asyncpg.Pool) -> list[str]:
-    """The streams that are events (their first tournament is ``event_created``), oldest first."""
+    """The streams that are tournaments (their first event is ``event_created``), oldest first."""
     rows = await pool.fetch(
         "SELECT stream_id FROM events WHERE version = 1 AND type = $1 ORDER BY position",
         TOURNAMENT_CREATED,
@@ -394,8 +409,8 @@ async def tournament_ids(pool: asyncpg.Pool) -> list[str]:
 
 
 async def rebuild_projections(tournaments: Tournaments) -> Sequence[str]:
-    """Recompute every tournament's rows of ``tournament_tables`` and ``tournament_standings`` from the
-    log; the tournaments' ids."""
+    """Recompute every tournament's rows of ``tournament_tables`` and ``tournament_standings``
+    from the log; the tournaments' ids."""
     ids = await tournament_ids(tournaments.pool)
     for tournament_id in ids:
         state = (await tournaments.load(tournament_id)).state

@@ -13,9 +13,9 @@ An archive (`read_archive`) is what a spectator or an integration recorded:
 
 * the stream as received: the text/event-stream of ``GET /feed`` (or of one table's
   ``GET /tables/{id}/events``, whose event ids are versions and whose messages do not name
-  their table, or of an event's ``GET /tournaments/{id}/events``: its tables' ``table_opened``,
-  ``table_scored`` and ``table_finished`` with their tables' chain heads, and the event's
-  own events with the event stream's, which do not say their version: `compare_tournament`
+  their table, or of a tournament's ``GET /tournaments/{id}/events``: its tables' ``table_opened``,
+  ``table_scored`` and ``table_finished`` with their tables' chain heads, and the tournament's
+  own events with the tournament stream's, which do not say their version: `compare_tournament`
   finds them by hash), e.g. ``curl -N URL/feed > feed.txt``;
 * or JSON lines: one feed item (the ``data`` of a ``/feed`` message) per line.
 
@@ -42,9 +42,10 @@ TOURNAMENT_TABLE_HEADS = {
     "table_scored": "deal_scored",
     "table_finished": "session_finished",
 }
-"""An event stream's messages of its tables' chain heads, and the table events they are of."""
+"""A tournament stream's messages of its tables' chain heads, and the table events they are of."""
 EVENT_TYPES = frozenset(str(t.__struct_config__.tag) for t in get_args(TournamentEvent))
-"""The types of an event's own events, each published with the event stream's chain head."""
+"""The types of a tournament's own events, each published with the tournament stream's chain
+head."""
 
 
 def chain_head(record: StoredEvent) -> str | None:
@@ -91,7 +92,7 @@ class ArchiveError(ValueError):
 
 class Witnessed(msgspec.Struct, frozen=True):
     """A chain head as published: the table (None: a table stream's, which does not say),
-    the version, the hex hash and the event's type; ``tournament_stream``: a head of an event's
+    the version, the hex hash and the event's type; ``tournament_stream``: a head of a tournament's
     own stream (its version not said: 0)."""
 
     table_id: str | None
@@ -110,7 +111,11 @@ def _witnessed(item: Any, message_id: str | None) -> Witnessed | None:
     if isinstance(event, dict) and isinstance(item.get("table_id"), str):
         table_id, version, kind = item["table_id"], item.get("version"), event.get("type")
     elif said in TOURNAMENT_TABLE_HEADS and isinstance(item.get("table_id"), str):
-        table_id, version, kind = item["table_id"], item.get("version"), TOURNAMENT_TABLE_HEADS[said]
+        table_id, version, kind = (
+            item["table_id"],
+            item.get("version"),
+            TOURNAMENT_TABLE_HEADS[said],
+        )
     elif said in EVENT_TYPES:
         return Witnessed(None, 0, head, said, tournament_stream=True)
     elif message_id is not None and message_id.isdigit():
@@ -193,7 +198,7 @@ def compare(
 
 
 def compare_tournament(stored: Sequence[StoredEvent], heads: Iterable[Witnessed]) -> Comparison:
-    """Hold an event's stored events against the archive's chain heads of its own stream,
+    """Hold a tournament's stored events against the archive's chain heads of its own stream,
     in the order published: each the hash of an event of the export, of its type, at a
     later version than the one before."""
     by_hash = {e.hash.hex(): e for e in stored}
@@ -213,6 +218,7 @@ def compare_tournament(stored: Sequence[StoredEvent], heads: Iterable[Witnessed]
             agreed,
             last,
             last + 1,
-            f"the export differs at the event's published head {number} (a {head.type}): {why}",
+            f"the export differs at the tournament's published head {number} "
+            f"(a {head.type}): {why}",
         )
     return Comparison(agreed, last)

@@ -21,13 +21,13 @@ from litestar.exceptions import ClientException, SerializationException
 
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
-from infra.tournaments import Tournaments
 from infra.idempotency import IdempotencyKeys
 from infra.key_folder import KeyFolder
 from infra.keyring import Keyring
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
+from infra.tournaments import Tournaments
 from service.edge.headers import secure_headers
 from service.edge.idempotency import RETENTION, idempotent, purge
 from service.edge.limits import Limits, guard

@@ -55,8 +55,8 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
         "Scored deals, their replay and verification, the signed session export",
         ("getDeal", "replayDeal", "verifyDeal", "exportSession"),
     ),
-    "events": (
-        "Events: club nights and tournaments of several tables over several rounds, the same "
+    "tournaments": (
+        "Tournaments: club nights and competitions of several tables over several rounds, the same "
         "deals at every table of a round, one standings table (E1-E6)",
         (
             "createTournament",

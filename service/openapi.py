@@ -29,8 +29,6 @@ from service.edge.credentials import SCHEMES
 from service.edge.idempotency import declare
 from service.routes.access import ACCESS_ROUTES
 from service.routes.audit import AUDIT_ROUTES
-from service.routes.tournament_audit import TOURNAMENT_AUDIT_ROUTES
-from service.routes.tournaments import TOURNAMENTS_ROUTES
 from service.routes.health import HEALTH_ROUTES
 from service.routes.keys import KEYS_ROUTES
 from service.routes.life import LIFE_ROUTES
@@ -40,6 +38,8 @@ from service.routes.seats import SEATS_ROUTES
 from service.routes.shared import IfNoneMatch
 from service.routes.streams import STREAMS_ROUTES
 from service.routes.tables import TABLES_ROUTES
+from service.routes.tournament_audit import TOURNAMENT_AUDIT_ROUTES
+from service.routes.tournaments import TOURNAMENTS_ROUTES
 
 VERSION = "0.1.0"
 

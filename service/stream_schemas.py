@@ -14,7 +14,8 @@ unavailable: retrying") carry no data and are not messages.
   carry one more member, ``chain_head`` (``Witnessed<Event>``).
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
   ``version`` and ``server_time``; ids are global positions.
-* ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the event's stream
+* ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the
+tournament's stream
   (`domain.tournament.TournamentEvent`, its secrets emptied) with ``chain_head``, the tables'
   ``table_opened``, ``table_scored`` and ``table_finished`` and the ``standings``
   (`service.tournament_stream`); ids are global positions.
@@ -31,11 +32,11 @@ from typing import Any
 
 import msgspec
 
-from domain.tournament import TournamentEvent
 from domain.table import TableEvent
+from domain.tournament import TournamentEvent
 from infra.witness import WITNESSED
-from service.tournament_stream import StandingsChanged, TableFinished, TableOpened, TableScored
 from service.streams import FeedItem
+from service.tournament_stream import StandingsChanged, TableFinished, TableOpened, TableScored
 
 REF = "#/components/schemas/{name}"
 TABLE_STREAM = "/tables/{table_id}/events"
@@ -55,12 +56,12 @@ CHAIN_HEAD = {
 
 
 def tournament_event_types() -> list[type[msgspec.Struct]]:
-    """Every event type of an event's stream (`domain.tournament`)."""
+    """Every event type of a tournament's stream (`domain.tournament`)."""
     return list(typing.get_args(TournamentEvent))
 
 
 TOURNAMENT_STREAM_EXTRA = (TableOpened, TableScored, TableFinished, StandingsChanged)
-"""The messages of an event's stream that are not its own events."""
+"""The messages of a tournament's stream that are not its own events."""
 
 
 def event_types() -> list[type[msgspec.Struct]]:
@@ -144,7 +145,7 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         schema["title"] = name
         schema["properties"]["chain_head"] = {
             **CHAIN_HEAD,
-            "description": "the event stream's hash chain value at this event (hex)",
+            "description": "the tournament stream's hash chain value at this event (hex)",
         }
         schema["required"] = sorted([*schema.get("required", []), "chain_head"])
         schemas[name] = schema
@@ -152,12 +153,17 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     mapping.update({tag(t): t.__name__ for t in TOURNAMENT_STREAM_EXTRA})
     schemas["TournamentStreamData"] = {
         "title": "TournamentStreamData",
-        "description": "The data of an event stream message: an event of the event's stream "
+        "description": "The data of a tournament stream message: an event of the tournament's "
+        "stream "
         "with its chain head, a table's chain head as it opens, scores a deal or finishes, or the "
         "standings (the message's `event` is its `type`, the `id` a global position).",
         **_union(mapping),
     }
-    streams = {TABLE_STREAM: "TableStreamData", FEED: "FeedItem", TOURNAMENT_STREAM: "TournamentStreamData"}
+    streams = {
+        TABLE_STREAM: "TableStreamData",
+        FEED: "FeedItem",
+        TOURNAMENT_STREAM: "TournamentStreamData",
+    }
     for path, name in streams.items():
         ok = document["paths"][path]["get"]["responses"]["200"]
         ok["description"] = (

@@ -17,8 +17,8 @@ from typing import Any
 
 from litestar import Request
 
-from domain.tournament import TournamentState
 from domain.table import Visibility
+from domain.tournament import TournamentState
 from service.edge.auth import bearer, token_hash
 from service.edge.credentials import Credential, admit
 from service.edge.problems import ServiceError

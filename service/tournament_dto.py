@@ -7,9 +7,9 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from domain.tournament import ROUNDS, TournamentStatus, StandingsMethod
-from domain.tournament_view import TournamentView
 from domain.table import TURN_SECONDS, Visibility
+from domain.tournament import ROUNDS, StandingsMethod, TournamentStatus
+from domain.tournament_view import TournamentView
 from infra.projections import DealRecord
 from service.dto import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
 
@@ -79,8 +79,8 @@ class TableProgress(msgspec.Struct, frozen=True):
 
 class TournamentAnswer(msgspec.Struct, frozen=True):
     """A tournament: its id, its version (of the tournament's stream), what anyone allowed to see it
-    sees (`domain.tournament_view.TournamentView`: options, commitments, players' names, every round's
-    seating and its tables' ends, the seating seed once finished) and the progress of the
+    sees (`domain.tournament_view.TournamentView`: options, commitments, players' names, every
+    round's seating and its tables' ends, the seating seed once finished) and the progress of the
     running round's tables. Table ``t`` of round ``r`` is ``<tournament_id>-r<r>t<t>``."""
 
     tournament_id: str

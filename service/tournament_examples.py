@@ -14,12 +14,18 @@ import msgspec
 from litestar.openapi.spec import Example
 
 from domain import tournament
-from domain.tournament import CreateTournament, TournamentState, RegisterPlayer, StandingsMethod, StartRound
-from domain.tournament_view import tournament_view, player_seat
 from domain.session import DEALS
 from domain.standings import TableSheet, standings
+from domain.tournament import (
+    CreateTournament,
+    RegisterPlayer,
+    StandingsMethod,
+    StartRound,
+    TournamentState,
+)
+from domain.tournament_view import player_seat, tournament_view
 from service.edge.problems import example_problem
-from service.tournament_dto import TournamentAnswer, TableProgress
+from service.tournament_dto import TableProgress, TournamentAnswer
 
 TOURNAMENT_ID = "7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f"
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz")
@@ -82,7 +88,7 @@ CREATED = _examples(
         "invitation": None,
     },
 )
-EVENT = _examples("round 1 running", _view(STARTED_STATE, STARTED_VERSION))
+TOURNAMENT = _examples("round 1 running", _view(STARTED_STATE, STARTED_VERSION))
 REGISTERED = _examples(
     "player 5 registered",
     {
@@ -130,7 +136,9 @@ ROUND_STARTED = _examples(
     {
         "round_no": 1,
         "version": STARTED_VERSION,
-        "tournament": _view(STARTED_STATE, STARTED_VERSION, tuple(TableSheet(1, n, ()) for n in (1, 2))),
+        "tournament": _view(
+            STARTED_STATE, STARTED_VERSION, tuple(TableSheet(1, n, ()) for n in (1, 2))
+        ),
     },
 )
 STREAM_TICKET = _examples(
@@ -231,7 +239,9 @@ PROBLEMS = {
         "no standings method 'elo'; one of total_points, placement_points, duplicate",
         "E1.1",
     ),
-    "tournament_not_found": example_problem(404, "tournament_not_found", f"no tournament '{TOURNAMENT_ID}'"),
+    "tournament_not_found": example_problem(
+        404, "tournament_not_found", f"no tournament '{TOURNAMENT_ID}'"
+    ),
     "name_taken": example_problem(
         409, "name_taken", "a player called 'Anna' is registered already", "E2.1"
     ),

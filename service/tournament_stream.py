@@ -1,5 +1,5 @@
-"""A tournament's live stream (``GET /tournaments/{id}/events``): the tournament's messages, the chain
-heads of its tables' scoresheets as they publish them, and the standings.
+"""A tournament's live stream (``GET /tournaments/{id}/events``): the tournament's messages, the
+chain heads of its tables' scoresheets as they publish them, and the standings.
 
 Message ids are global positions (`infra.event_store`: a reader asking for the events after
 a position never skips one), so a client resumes with Last-Event-ID. What it sends:
@@ -30,8 +30,8 @@ import msgspec
 from litestar.response.sse import ServerSentEventMessage
 
 from domain import tournament as domain_event
-from domain.tournament import TournamentCreated, TournamentEvent, PlayerRegistered
 from domain.standings import Standings
+from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent
 from infra.tournaments import STANDINGS_TYPES, Tournaments, table_id
 
 TABLE_TYPES = ("session_started", *STANDINGS_TYPES)
@@ -144,7 +144,10 @@ class TournamentFeed:
         state = loaded.state
         for round_no, seating in enumerate(state.seatings, 1):
             for table_no in range(1, len(seating) + 1):
-                self._tables[table_id(self.tournament_id, round_no, table_no)] = (round_no, table_no)
+                self._tables[table_id(self.tournament_id, round_no, table_no)] = (
+                    round_no,
+                    table_no,
+                )
         rows: Sequence[Any] = await self.tournaments.pool.fetch(
             _READ, cursor, self.tournament_id, list(self._tables), list(TABLE_TYPES), PAGE
         )

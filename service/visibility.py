@@ -2,7 +2,7 @@
 
 A table's visibility is fixed when it is created, so each process remembers it once read:
 from the table's first event (`domain.table.TableCreated.visibility`; a table created
-before visibility existed was public). A stream that is no table's (an event's,
+before visibility existed was public). A stream that is no table's (a tournament's,
 `domain.tournament`, whose first event has a ``visibility`` too) is never public here.
 """
 

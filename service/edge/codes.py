@@ -66,7 +66,7 @@ class ProblemCode(StrEnum):
     CLOCK_RUNNING = "clock_running"
     TURN_EXPIRED = "turn_expired"
     NOT_AWAY = "not_away"
-    # the event's rules (domain.tournament, domain.seating)
+    # the tournament's rules (domain.tournament, domain.seating)
     INVALID_TOURNAMENT_OPTION = "invalid_tournament_option"
     UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
     INVALID_PLAYER_NAME = "invalid_player_name"
@@ -153,17 +153,17 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.NOT_AWAY: (409, "the seat is not away"),
     C.INVALID_TOURNAMENT_OPTION: (
         400,
-        "an event option out of its bounds, or chance of the wrong shape",
+        "a tournament option out of its bounds, or chance of the wrong shape",
     ),
     C.UNKNOWN_STANDINGS_METHOD: (400, "no such standings method"),
     C.INVALID_PLAYER_NAME: (400, "a player needs a name"),
-    C.NAME_TAKEN: (409, "another player of the event has this name"),
+    C.NAME_TAKEN: (409, "another player of the tournament has this name"),
     C.REGISTRATION_CLOSED: (409, "round 1 has started: registration is closed"),
     C.NO_PLAYERS: (409, "nobody has registered yet"),
     C.ROUND_NOT_NEXT: (409, "rounds start in order: this one is not the next"),
     C.ROUND_RUNNING: (409, "a round is running"),
     C.NO_ROUND_RUNNING: (409, "no round is running"),
-    C.TOURNAMENT_OVER: (409, "the event is finished"),
+    C.TOURNAMENT_OVER: (409, "the tournament is finished"),
     C.UNKNOWN_TABLE: (409, "the running round has no such table"),
     C.TABLE_NOT_OVER: (409, "a table ends after its 12 deals, or abandoned before"),
     C.TABLE_ENDED: (409, "the table's end is recorded already"),
@@ -173,7 +173,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.LEFT_OUT: (409, "the seating leaves a player out"),
     C.TOURNAMENT_NOT_FOUND: (404, "no such event"),
     C.DEAL_NOT_PUBLIC: (409, "a shared deal stays hidden until every table of the round scored it"),
-    C.TOURNAMENT_NOT_FINISHED: (409, "an event is exported once it is finished"),
+    C.TOURNAMENT_NOT_FINISHED: (409, "a tournament is exported once it is finished"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),

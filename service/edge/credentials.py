@@ -4,7 +4,7 @@ admitted a request.
 Four kinds (`Credential`), each a security scheme of the document (`SCHEMES`): the seat
 token, the host token and a private table's invitation code, sent as the Bearer token
 (`service.edge.auth`), and the stream ticket, sent as ``?ticket=`` on a table's or an
-event's stream (`service.edge.tickets`). Each route declares next to its decorator the
+tournament's stream (`service.edge.tickets`). Each route declares next to its decorator the
 kinds it accepts (`accepts`, and the named sets below), where the handler's own
 ``authorize_*`` call is: the declaration stays next to the truth it states.
 
@@ -40,9 +40,9 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         description="A seat token, answered once by `takeSeat` (`token`; only its hash is "
         "kept). It acts for its seat (the seat's view, its commands, leaving it) for as long "
         "as its player holds the seat (T2.2), and opens a private table's public views and "
-        "stream (T1.1). A player's event credential, answered once by `registerPlayer`, is "
-        "the seat token of their table in every round of the event (E5.2) and opens the "
-        "event (`getPlayerTable`, a private event's views). Sent as "
+        "stream (T1.1). A player's tournament credential, answered once by `registerPlayer`, is "
+        "the seat token of their table in every round of the tournament (E5.2) and opens the "
+        "tournament (`getPlayerTable`, a private tournament's views). Sent as "
         "`Authorization: Bearer <token>`.",
     ),
     Credential.HOST_TOKEN: SecurityScheme(
@@ -51,9 +51,9 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         description="The host token, answered once by `createTable` (`host_token`). It "
         "gives the host's orders (seat a bot, vacate a bot's or an away seat, replace the "
         "invitation code, close the table, abandon the session: T1.2, T2.4, T4) and opens a "
-        "private table's public views and stream (T1.1). An event's director's host token, "
+        "private table's public views and stream (T1.1). A tournament's director's host token, "
         "answered once by `createTournament`, starts its rounds, registers players and is the host "
-        "token of every table of the event (E5.2). Sent as `Authorization: Bearer <token>`.",
+        "token of every table of the tournament (E5.2). Sent as `Authorization: Bearer <token>`.",
     ),
     Credential.INVITATION_CODE: SecurityScheme(
         type="http",
@@ -61,8 +61,8 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         description="A private table's invitation code, answered by `createTable` "
         "(`invitation`) and `replaceInvitation`. It seats whoever holds it (`takeSeat`, which "
         "also takes it in the body) and opens the table's public views and stream (T1.1), "
-        "until the host replaces it (T1.2). A private event's invitation code, answered by "
-        "`createTournament`, registers whoever holds it and opens the event's views. Sent as "
+        "until the host replaces it (T1.2). A private tournament's invitation code, answered by "
+        "`createTournament`, registers whoever holds it and opens the tournament's views. Sent as "
         "`Authorization: Bearer <code>`.",
     ),
     Credential.STREAM_TICKET: SecurityScheme(
@@ -73,8 +73,9 @@ SCHEMES: dict[Credential, SecurityScheme] = {
         "sent with it (none at a public table). It opens that table's stream "
         "(`streamTable`) once, within 60 s, as its credential would: for a client that "
         "cannot send headers on a stream (a browser's EventSource). Single use and "
-        "short-lived, it is the only thing of the kind that goes in a URL. An event's, "
-        "answered by `getTournamentStreamTicket`, opens the event's stream (`streamTournament`) so.",
+        "short-lived, it is the only thing of the kind that goes in a URL. A tournament's, "
+        "answered by `getTournamentStreamTicket`, opens the tournament's stream "
+        "(`streamTournament`) so.",
     ),
 }
 """The document's security schemes: what each credential is, where it comes from, what it
@@ -112,16 +113,16 @@ seat's events)."""
 AS_TOURNAMENT_VIEWER = accepts(
     Credential.SEAT_TOKEN, Credential.HOST_TOKEN, Credential.INVITATION_CODE, public=True
 )
-"""What anyone may see of an event: at a private one with any credential of it (a player's
-event credential, the director's host token, the invitation code), at a public one with
+"""What anyone may see of a tournament: at a private one with any credential of it (a player's
+tournament credential, the director's host token, the invitation code), at a public one with
 none."""
 AS_TOURNAMENT_STREAM_READER = accepts(Credential.STREAM_TICKET) + AS_TOURNAMENT_VIEWER
-"""An event's stream: a stream ticket of the event, or what anyone may see of it with."""
+"""A tournament's stream: a stream ticket of the tournament, or what anyone may see of it with."""
 AS_REGISTRANT = accepts(Credential.INVITATION_CODE, Credential.HOST_TOKEN, public=True)
-"""Registering at an event: at a private one with its invitation code, or by the director;
+"""Registering at a tournament: at a private one with its invitation code, or by the director;
 at a public one with none (E2.1)."""
 AS_TOURNAMENT_PLAYER = accepts(Credential.SEAT_TOKEN)
-"""A registered player's own routes: their event credential."""
+"""A registered player's own routes: their tournament credential."""
 
 _admitted: contextvars.ContextVar[set[Credential] | None] = contextvars.ContextVar(
     "admitted", default=None

@@ -23,8 +23,8 @@ from litestar.status_codes import (
 )
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.tournament import InvalidTournamentOption, InvalidPlayerName, UnknownStandingsMethod
 from domain.table import InvalidTableOption
+from domain.tournament import InvalidPlayerName, InvalidTournamentOption, UnknownStandingsMethod
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.tables import TableNotFound, VersionMismatch
@@ -121,7 +121,7 @@ def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[
     """A rule violation: 409 with the error's code and rule id.
 
     Malformed input that only the domain can judge (preset hands that are not a deck,
-    R2.1/R2.2; a table option out of bounds, T1.1/T3.1; an event option out of bounds or a
+    R2.1/R2.2; a table option out of bounds, T1.1/T3.1; a tournament option out of bounds or a
     standings method that does not exist, E1.1/E1.2; a player's name that is empty, E2.1) is a
     400, as documented for the operations that take it.
     """

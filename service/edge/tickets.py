@@ -1,4 +1,4 @@
-"""Stream tickets: a table's or an event's stream opened without a credential in its URL.
+"""Stream tickets: a table's or a tournament's stream opened without a credential in its URL.
 
 An ``EventSource`` cannot send headers, and a credential in a URL reaches proxies' and
 servers' logs. So a client asks for a ticket with its credential in the Authorization
@@ -6,9 +6,9 @@ header (`POST /tables/{id}/stream-tickets`: a seat token, the host token, the in
 code, or none at a public table; `POST /tournaments/{id}/stream-tickets`: a credential of the
 event, or none at a public one) and opens the stream with ``?ticket=``. A ticket:
 
-- opens the stream it was issued for (the table's, or the event's: both are streams of
+- opens the stream it was issued for (the table's, or the tournament's: both are streams of
   the log, so their ids never meet) once, as the credential it was obtained with would:
-  a second use, another table's or event's stream, or a ticket that expired is 401;
+  a second use, another table's or tournament's stream, or a ticket that expired is 401;
 - expires `TICKET_SECONDS` after it was issued (by the service's clock, the injectable
   ``now`` of `service.app.create_app`);
 - stands for its credential when the stream opens: if the credential no longer opens the
@@ -58,7 +58,7 @@ _USE = """
 
 
 class StreamTicket(msgspec.Struct, frozen=True):
-    """A ticket that opens the table's or event's stream once (``?ticket=``), until
+    """A ticket that opens the table's or tournament's stream once (``?ticket=``), until
     ``expires_at``."""
 
     ticket: str
@@ -74,7 +74,7 @@ class Tickets:
         self._now = now
 
     async def issue(self, stream_id: str, credential: str | None) -> StreamTicket:
-        """A new ticket for the stream ``stream_id`` (a table's or an event's), standing for
+        """A new ticket for the stream ``stream_id`` (a table's or a tournament's), standing for
         ``credential`` (None: none);
         drawn like a token (`service.edge.draws`), so that a request with an Idempotency-Key run
         again after its answer was lost issues the same ticket."""

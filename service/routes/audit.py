@@ -39,7 +39,7 @@ DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1
 
 async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) -> None:
     """Deals are public once scored (R4.3): before that, 409 (and at a private table, to
-    holders of a credential of it, T1.1); at an event's table once every table of the
+    holders of a credential of it, T1.1); at a tournament's table once every table of the
     round has scored it (E5.3)."""
     svc = services(request)
     loaded: Loaded = await svc.tables.load(table_id, fresh=True)
@@ -66,7 +66,7 @@ async def _scored_log(
     summary="A scored deal's full record",
     description="Hands, every action, the revealed seed with its commitment, and the "
     "itemized score lines with their rule ids. Only once the deal is scored; at a table of "
-    "an event once every table of the round has scored it (E5.3: `deal_not_public`).",
+    "a tournament once every table of the round has scored it (E5.3: `deal_not_public`).",
     security=AS_SPECTATOR,
     responses=problem_responses(404, 409, shown=[LIFE_PROBLEMS["private"]]),
 )
@@ -140,7 +140,7 @@ async def verify_deal(
     summary="The whole session as one portable JSON record",
     description="Every event with its version, payload and hash, signed by the service's "
     f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline. Only once the "
-    "session is over (finished, or abandoned: T4.2); a table of an event once every table "
+    "session is over (finished, or abandoned: T4.2); a table of a tournament once every table "
     "of its round has scored its deals (E5.3).",
     security=AS_SPECTATOR,
     responses={

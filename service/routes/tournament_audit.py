@@ -16,10 +16,10 @@ from infra.tournament_export import TournamentExport, export_tournament, read_to
 from service import tournament_examples
 from service.edge.credentials import AS_TOURNAMENT_VIEWER
 from service.edge.problems import ServiceError
-from service.tournament_access import authorize_viewer, digest_of
 from service.keys import KEYS_PATH, signing
-from service.routes.tournaments import TournamentId, load_tournament
 from service.routes.shared import SIGNED_PROBLEMS, problem_responses, services
+from service.routes.tournaments import TournamentId, load_tournament
+from service.tournament_access import authorize_viewer, digest_of
 
 
 class TournamentVerification(msgspec.Struct, frozen=True):
@@ -49,7 +49,9 @@ class TournamentVerification(msgspec.Struct, frozen=True):
     security=AS_TOURNAMENT_VIEWER,
     responses=problem_responses(401, 404, 409, shown=[tournament_examples.PROBLEMS["not_between"]]),
 )
-async def verify(request: Request[Any, Any, Any], tournament_id: TournamentId) -> TournamentVerification:
+async def verify(
+    request: Request[Any, Any, Any], tournament_id: TournamentId
+) -> TournamentVerification:
     loaded = await load_tournament(request, tournament_id)
     authorize_viewer(loaded.state, tournament_id, digest_of(request))
     if loaded.state.running:
@@ -93,7 +95,10 @@ async def export(request: Request[Any, Any, Any], tournament_id: TournamentId) -
     authorize_viewer(loaded.state, tournament_id, digest_of(request))
     if not loaded.state.finished:
         raise ServiceError(
-            409, "tournament_not_finished", "a tournament is exported once it is finished", rule="E4.3"
+            409,
+            "tournament_not_finished",
+            "a tournament is exported once it is finished",
+            rule="E4.3",
         )
     svc = services(request)
     logs = await read_tournament(svc.tournaments, tournament_id)

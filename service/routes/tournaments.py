@@ -21,52 +21,30 @@ from litestar.params import JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 
 from domain.dealing import SEED_BYTES
+from domain.session import DEALS
+from domain.standings import Standings, standings
+from domain.table import Visibility
 from domain.tournament import (
     CreateTournament,
     RegisterPlayer,
     SeatRound,
     standings_method,
 )
-from domain.tournament_view import tournament_view, player_seat
-from domain.session import DEALS
-from domain.standings import Standings, standings
-from domain.table import Visibility
-from infra.tournaments import TournamentNotFound, LoadedTournament, table_id
+from domain.tournament_view import player_seat, tournament_view
 from infra.idempotency import holding
+from infra.tournaments import LoadedTournament, TournamentNotFound, table_id
 from service import tournament_examples
 from service.edge.auth import bearer, new_invitation, new_token, token_hash
 from service.edge.credentials import (
+    AS_HOST,
+    AS_REGISTRANT,
     AS_TOURNAMENT_PLAYER,
     AS_TOURNAMENT_STREAM_READER,
     AS_TOURNAMENT_VIEWER,
-    AS_HOST,
-    AS_REGISTRANT,
 )
 from service.edge.draws import fresh_bytes, fresh_id
 from service.edge.parsing import MAX_POSITION, query_numbers
 from service.edge.tickets import TICKET_SECONDS, StreamTicket, ticket_digest
-from service.tournament_access import (
-    authorize_director,
-    authorize_player,
-    authorize_registration,
-    authorize_viewer,
-    digest_of,
-    tournament_not_found,
-)
-from service.tournament_dto import (
-    CreateTournamentRequest,
-    DealComparison,
-    TournamentAnswer,
-    TournamentCreatedResponse,
-    PlayerRegisteredResponse,
-    PlayerTable,
-    RegisterRequest,
-    RoundStartedResponse,
-    StartRoundRequest,
-    TableDeal,
-    TableProgress,
-)
-from service.tournament_stream import TournamentFeed
 from service.routes.shared import (
     AfterPosition,
     LastEventId,
@@ -78,6 +56,28 @@ from service.routes.shared import (
 from service.routes.streams import cursor_of
 from service.shared_deals import not_public
 from service.streams import sse_messages
+from service.tournament_access import (
+    authorize_director,
+    authorize_player,
+    authorize_registration,
+    authorize_viewer,
+    digest_of,
+    tournament_not_found,
+)
+from service.tournament_dto import (
+    CreateTournamentRequest,
+    DealComparison,
+    PlayerRegisteredResponse,
+    PlayerTable,
+    RegisterRequest,
+    RoundStartedResponse,
+    StartRoundRequest,
+    TableDeal,
+    TableProgress,
+    TournamentAnswer,
+    TournamentCreatedResponse,
+)
+from service.tournament_stream import TournamentFeed
 
 TournamentId = Annotated[
     str,
@@ -115,8 +115,8 @@ def _claimed() -> dict[str, str]:
 async def answer(
     request: Request[Any, Any, Any], tournament_id: str, loaded: LoadedTournament
 ) -> TournamentAnswer:
-    """The tournament as anyone allowed to see it sees it (`domain.tournament_view`), with its running
-    round's tables' progress as their logs have it now."""
+    """The tournament as anyone allowed to see it sees it (`domain.tournament_view`), with its
+    running round's tables' progress as their logs have it now."""
     state = loaded.state
     progress: tuple[TableProgress, ...] = ()
     if state.running:
@@ -178,7 +178,9 @@ async def create_tournament(
         method=method,
     )
     tournament_id = fresh_id()
-    done = await services(request).tournaments.execute(tournament_id, command, actor="director", **_claimed())
+    done = await services(request).tournaments.execute(
+        tournament_id, command, actor="director", **_claimed()
+    )
     view = await answer(request, tournament_id, LoadedTournament(done.state, done.version))
     return TournamentCreatedResponse(tournament_id, host, view, invitation)
 
@@ -194,11 +196,13 @@ async def create_tournament(
     "tournament credential or the invitation code); to anyone else it does not exist.",
     security=AS_TOURNAMENT_VIEWER,
     responses={
-        200: success(TournamentAnswer, tournament_examples.EVENT, "the tournament"),
+        200: success(TournamentAnswer, tournament_examples.TOURNAMENT, "the tournament"),
         **problem_responses(401, 404, shown=[P["tournament_not_found"]]),
     },
 )
-async def get_tournament(request: Request[Any, Any, Any], tournament_id: TournamentId) -> TournamentAnswer:
+async def get_tournament(
+    request: Request[Any, Any, Any], tournament_id: TournamentId
+) -> TournamentAnswer:
     loaded = await load_viewed(request, tournament_id)
     return await answer(request, tournament_id, loaded)
 
@@ -214,7 +218,9 @@ async def get_tournament(request: Request[Any, Any, Any], tournament_id: Tournam
     "every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).",
     security=AS_REGISTRANT,
     responses={
-        201: success(PlayerRegisteredResponse, tournament_examples.REGISTERED, "the player registered"),
+        201: success(
+            PlayerRegisteredResponse, tournament_examples.REGISTERED, "the player registered"
+        ),
         **problem_responses(
             400,
             401,
@@ -229,14 +235,20 @@ async def register_player(
     request: Request[Any, Any, Any], tournament_id: TournamentId, data: JSONBody[RegisterRequest]
 ) -> PlayerRegisteredResponse:
     loaded = await load_tournament(request, tournament_id)
-    director = authorize_registration(loaded.state, tournament_id, digest_of(request), data.invitation)
+    director = authorize_registration(
+        loaded.state, tournament_id, digest_of(request), data.invitation
+    )
     token = new_token()
     command = RegisterPlayer(data.name, token_hash(token), director)
     who = "director" if director else "player"
-    done = await services(request).tournaments.execute(tournament_id, command, actor=who, **_claimed())
+    done = await services(request).tournaments.execute(
+        tournament_id, command, actor=who, **_claimed()
+    )
     registered = done.state.players
     number = next(n for n, p in enumerate(registered) if p.token_hash == command.token_hash)
-    return PlayerRegisteredResponse(tournament_id, number, registered[number].name, token, done.version)
+    return PlayerRegisteredResponse(
+        tournament_id, number, registered[number].name, token, done.version
+    )
 
 
 @get(
@@ -259,7 +271,9 @@ async def register_player(
         **problem_responses(401, 404, shown=[P["tournament_not_found"]]),
     },
 )
-async def get_player_table(request: Request[Any, Any, Any], tournament_id: TournamentId) -> PlayerTable:
+async def get_player_table(
+    request: Request[Any, Any, Any], tournament_id: TournamentId
+) -> PlayerTable:
     loaded = await load_tournament(request, tournament_id)
     state = loaded.state
     player = authorize_player(state, tournament_id, digest_of(request))
@@ -330,13 +344,16 @@ async def start_round(
     "duplicate score (E6.3), ranked by the tournament's method or by `method`, with the "
     "tie-break (E6.4): the stored standings, rebuilt from the tournament's and its tables' logs "
     "whenever a deal was scored or a table or round ended since (ranked by another method "
-    "than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal once "
+    "than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal "
+    "once "
     "every table of its round has scored it, placement points once the round has ended; "
     "the abandoned tables are listed (T4.2).",
     security=AS_TOURNAMENT_VIEWER,
     responses={
         200: success(Standings, tournament_examples.STANDINGS, "the standings"),
-        **problem_responses(401, 404, shown=[P["unknown_standings_method"], P["tournament_not_found"]]),
+        **problem_responses(
+            401, 404, shown=[P["unknown_standings_method"], P["tournament_not_found"]]
+        ),
     },
 )
 async def get_standings(
@@ -404,7 +421,8 @@ async def compare_deal(
     summary="A ticket that opens the tournament's stream once",
     description="For clients that cannot send headers on a stream (a browser's EventSource): "
     "send one of a private tournament's credentials as the Bearer token (the director's host "
-    "token, a player's tournament credential or the invitation code; none at a public tournament) and "
+    "token, a player's tournament credential or the invitation code; none at a public "
+    "tournament) and "
     "open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the "
     f"tournament's stream once, within {TICKET_SECONDS} s (a second time, at another tournament or "
     "table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to "
@@ -415,7 +433,9 @@ async def compare_deal(
         **problem_responses(401, 404, shown=[P["tournament_not_found"]]),
     },
 )
-async def tournament_stream_ticket(request: Request[Any, Any, Any], tournament_id: TournamentId) -> StreamTicket:
+async def tournament_stream_ticket(
+    request: Request[Any, Any, Any], tournament_id: TournamentId
+) -> StreamTicket:
     await load_viewed(request, tournament_id)
     ticket: StreamTicket = await services(request).tickets.issue(
         tournament_id, bearer(request, required=False)

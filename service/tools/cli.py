@@ -368,7 +368,7 @@ def verify(args: argparse.Namespace) -> int:
     reports: list[TableReport] = []
     if args.tournament is not None and args.file is None:
         if args.table is not None or args.public_key or args.witness or args.pinned:
-            print("--tournament ID alone verifies an event on the database", file=sys.stderr)
+            print("--tournament ID alone verifies a tournament on the database", file=sys.stderr)
             return 2
         return tournament_audit_cli.verify_database(_connect(args), args.tournament)
     if args.file is not None:
@@ -538,8 +538,9 @@ def register_verify(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "verify",
         help="audit tables: hash chain, replay by the rules, seeds, scores",
-        description="Audit one table, every table (no TABLE), an event (--tournament ID), or an "
-        "export file offline (--file, no database; a table's or an event's): its signature "
+        description="Audit one table, every table (no TABLE), a tournament (--tournament ID), "
+        "or an "
+        "export file offline (--file, no database; a table's or a tournament's): its signature "
         "by a key you trust, its hash chain, the rules "
         "replayed, seeds, scores, its top-level copies and, with --witness, the chain heads "
         "published live. Exits 1 if anything does not match, 3 if it verified but is "
@@ -550,8 +551,8 @@ def register_verify(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--tournament",
         metavar="ID",
-        help="audit the event ID on the database: its stream and every table of every round; "
-        "with --file: the id of the event you mean to check (an event export of any other "
+        help="audit the tournament ID on the database: its stream and every table of every round; "
+        "with --file: the id of the tournament you mean to check (a tournament export of any other "
         "fails; without it the report warns loudly)",
     )
     parser.add_argument(
@@ -587,23 +588,23 @@ def register_verify(subparsers: Subparsers) -> None:
         metavar="ARCHIVE",
         help="with --file: hold the export against the chain heads published live, as "
         "saved from GET /feed (the event stream as received, or JSON lines of feed items) "
-        "or from a table's event stream (an event's export: from the event's stream)",
+        "or from a table's tournament stream (a tournament's export: from the tournament's stream)",
     )
     add_database_options(parser)
     parser.set_defaults(handler=verify)
 
 
 def export(args: argparse.Namespace) -> int:
-    """Write a table's (or with ``--tournament``, an event's) whole log as one portable JSON
+    """Write a table's (or with ``--tournament``, a tournament's) whole log as one portable JSON
     file, signed."""
     import sys
     from datetime import UTC
 
     from infra.audit import SecretsError, export_session
-    from infra.tournament_export import export_tournament
     from infra.key_folder import KeyFolder
     from infra.keyring import Keyring, NoSigningKey
     from infra.signing import KeyFileError
+    from infra.tournament_export import export_tournament
     from service.keys import key_file, load_signer
     from service.tools.tournament_audit_cli import tournament_log
 
@@ -618,7 +619,9 @@ def export(args: argparse.Namespace) -> int:
     url = _connect(args)
     what = f"table {args.table!r}" if args.table is not None else f"event {args.tournament!r}"
     log: Sequence[Any] | None = asyncio.run(
-        _table_log(url, args.table) if args.table is not None else tournament_log(url, args.tournament)
+        _table_log(url, args.table)
+        if args.table is not None
+        else tournament_log(url, args.tournament)
     )
     if log is None:
         print(f"no {what}", file=sys.stderr)
@@ -656,13 +659,14 @@ def _on_pool(url: str, work: Callable[[asyncpg.Pool], Awaitable[T]]) -> T:
 def register_export(subparsers: Subparsers) -> None:
     """``doko export TABLE -o file.json``, ``doko export --tournament ID -o file.json``."""
     parser = subparsers.add_parser(
-        "export", help="write a table's (or an event's) whole log as JSON, for `doko verify --file`"
+        "export",
+        help="write a table's (or a tournament's) whole log as JSON, for `doko verify --file`",
     )
     parser.add_argument("table", nargs="?", help="the table's id (its stream id)")
     parser.add_argument(
         "--tournament",
         metavar="ID",
-        help="export the event ID instead: its stream, every table's export, the standings",
+        help="export the tournament ID instead: its stream, every table's export, the standings",
     )
     parser.add_argument("-o", "--output", type=Path, help="the file (default: standard output)")
     parser.add_argument(
@@ -815,7 +819,7 @@ def run_demo(args: argparse.Namespace) -> int:
             bots=args.bots,
             seed=args.seed,
             turn_seconds=args.turn_seconds,
-            event=args.tournament,
+            tournament=args.tournament,
         )
     )
 
@@ -841,8 +845,8 @@ def register_demo(subparsers: Subparsers) -> None:
         type=int,
         choices=range(1, 65),
         metavar="PLAYERS",
-        help="an event of PLAYERS HTTP players (1-64) over two rounds instead of one table: "
-        "prints the standings and the event's verification",
+        help="a tournament of PLAYERS HTTP players (1-64) over two rounds instead of one table: "
+        "prints the standings and the tournament's verification",
     )
     parser.set_defaults(handler=run_demo)
 

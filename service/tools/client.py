@@ -12,8 +12,8 @@ A private table's `TableClient` holds its invitation code (given to ``create_tab
 ``table``) and sends it to sit down and, with the host token, to watch; players elsewhere
 get ``api.table(table_id, invitation=code)``. The lobby is `DokoClient.lobby`.
 
-Events (club nights, tournaments) are `DokoClient.create_tournament` (the director's
-`TournamentClient`, holding the host token) and `DokoClient.event`; a registered player's
+Tournaments (club nights, competitions) are `DokoClient.create_tournament` (the director's
+`TournamentClient`, holding the host token) and `DokoClient.tournament`; a registered player's
 `TournamentPlayer` holds the tournament credential, finds its table in the current round and acts
 there through `TournamentPlayer.seat`.
 
@@ -47,15 +47,15 @@ from domain.standings import Standings
 from domain.table_view import TableView
 from infra.sse import SseMessage, SseParser
 from service.dto import LobbyPage
+from service.routes.tournament_audit import TournamentVerification
 from service.tournament_dto import (
     DealComparison,
-    TournamentAnswer,
-    TournamentCreatedResponse,
     PlayerRegisteredResponse,
     PlayerTable,
     RoundStartedResponse,
+    TournamentAnswer,
+    TournamentCreatedResponse,
 )
-from service.routes.tournament_audit import TournamentVerification
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -85,7 +85,8 @@ class Received(msgspec.Struct, frozen=True):
 
     ``viewer`` is a seat, or None for a spectator; ``source`` says what it was
     (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``; of an
-    tournament: ``event_created`` (its stored type), ``tournament`` for an answer of its routes, ``tournament_sse``),
+    tournament: ``event_created`` (its stored type), ``tournament`` for an answer of its routes,
+    ``tournament_sse``),
     ``version`` the table version it reflects (for ``feed`` and ``tournament_sse``: the global
     position; 0 for an answer of a tournament's routes); ``host``: asked with the host token (a
     view's life actions are the host's).
@@ -260,7 +261,8 @@ class DokoClient:
         return tournament
 
     def tournament(self, tournament_id: str, *, invitation: str | None = None) -> TournamentClient:
-        """A client of the tournament ``tournament_id`` (``invitation``: a private tournament's code)."""
+        """A client of the tournament ``tournament_id`` (``invitation``: a private
+        tournament's code)."""
         return TournamentClient(self, tournament_id, invitation=invitation)
 
 
@@ -269,7 +271,9 @@ class TournamentClient:
     ``token``: as that credential's holder, else as the director or with the invitation);
     register players; as its director (with ``host_token``) start rounds."""
 
-    def __init__(self, api: DokoClient, tournament_id: str, *, invitation: str | None = None) -> None:
+    def __init__(
+        self, api: DokoClient, tournament_id: str, *, invitation: str | None = None
+    ) -> None:
         self.api = api
         self.tournament_id = tournament_id
         self.invitation = invitation
@@ -340,12 +344,14 @@ class TournamentClient:
         return msgspec.json.decode(response.content, type=RoundStartedResponse)
 
     async def verify(self, token: str | None = None) -> TournamentVerification:
-        """The audit of the whole tournament (between rounds, once the tournament's tables are over)."""
+        """The audit of the whole tournament (between rounds, once the tournament's tables are
+        over)."""
         body = await self._get(f"{self.path}/verification", token)
         return msgspec.json.decode(body, type=TournamentVerification)
 
     async def export(self, token: str | None = None) -> bytes:
-        """The signed export of the finished tournament, for `infra.tournament_export.verify_tournament_file`."""
+        """The signed export of the finished tournament, for
+        `infra.tournament_export.verify_tournament_file`."""
         return await self._get(f"{self.path}/export", token)
 
     async def stream_ticket(self, token: str | None = None) -> str:

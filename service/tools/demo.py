@@ -213,10 +213,10 @@ async def demo(
     bots: int,
     seed: int,
     turn_seconds: int | None = None,
-    event: int | None = None,
+    tournament: int | None = None,
 ) -> int:
     """Run the demo; start a local service on ``database_url`` unless ``url`` is given.
-    With ``event``, an event of that many players over two rounds instead of one table
+    With ``event``, a tournament of that many players over two rounds instead of one table
     (`service.tools.tournament_demo`).
 
     The demo prints its own progress: the clients' and the local service's request lines
@@ -227,8 +227,8 @@ async def demo(
     console = Console()
 
     async def run(base_url: str) -> int:
-        if event is not None:
-            return await play_event(base_url, players=event, seed=seed, console=console)
+        if tournament is not None:
+            return await play_event(base_url, players=tournament, seed=seed, console=console)
         return await play(
             base_url, bots=bots, seed=seed, console=console, turn_seconds=turn_seconds
         )

@@ -1,5 +1,5 @@
-"""The tournament's audit on the command line: ``doko export --tournament ID``, ``doko verify --tournament
-ID`` (with the database) and ``doko verify --file TOURNAMENT_EXPORT`` (offline), for
+"""The tournament's audit on the command line: ``doko export --tournament ID``, ``doko verify
+--tournament ID`` (with the database) and ``doko verify --file TOURNAMENT_EXPORT`` (offline), for
 `service.tools.cli` (issue 19)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ if TYPE_CHECKING:
     import asyncpg
 
     from domain.standings import Standings
+    from infra.event_store import StoredEvent
+    from infra.signing import Keys
     from infra.tournament_audit import TournamentReport
     from infra.tournament_export import Place
-    from infra.event_store import StoredEvent
     from infra.tournaments import Tournaments
-    from infra.signing import Keys
     from infra.witness import Witnessed
 
     TournamentLog = tuple[list[StoredEvent], dict[Place, list[StoredEvent]], Standings]
@@ -26,15 +26,16 @@ if TYPE_CHECKING:
     standings."""
 
 NOT_PINNED = (
-    "NOT PINNED: nothing says this file is of the tournament you mean. It is of tournament {tournament} "
+    "NOT PINNED: nothing says this file is of the tournament you mean. It is of tournament "
+    "{tournament} "
     "({name!r}); a look-alike tournament's export is genuinely signed too: give --tournament ID"
 )
 
 
 def _events(pool: asyncpg.Pool) -> Tournaments:
     from infra.event_store import EventStore
-    from infra.tournaments import Tournaments
     from infra.tables import Tables
+    from infra.tournaments import Tournaments
 
     return Tournaments(pool, Tables(EventStore(pool)))
 
@@ -68,7 +69,8 @@ def _report(report: TournamentReport, warnings: tuple[str, ...] = (), flagged: b
 
 
 def verify_database(url: str, tournament_id: str) -> int:
-    """``doko verify --tournament ID``: `infra.tournament_audit.verify_tournament` on the database."""
+    """``doko verify --tournament ID``: `infra.tournament_audit.verify_tournament` on the
+    database."""
     import asyncpg
 
     from infra.tournament_audit import verify_tournament
@@ -91,9 +93,9 @@ def verify_database(url: str, tournament_id: str) -> int:
 def verify_file(
     args: argparse.Namespace, keys: Keys | None, witnessed: Sequence[Witnessed] | None
 ) -> int:
-    """``doko verify --file TOURNAMENT_EXPORT``: `infra.tournament_export.verify_tournament_file` with the
-    keys the verifier trusts, pinned to ``--tournament ID`` if given (else with a loud warning),
-    held against the ``--witness`` archive's chain heads if given."""
+    """``doko verify --file TOURNAMENT_EXPORT``: `infra.tournament_export.verify_tournament_file`
+    with the keys the verifier trusts, pinned to ``--tournament ID`` if given (else with a loud
+    warning), held against the ``--witness`` archive's chain heads if given."""
     from infra.audit import ExportError
     from infra.tournament_export import verify_tournament_file
 

@@ -18,7 +18,13 @@ from rich.console import Console
 from rich.table import Table
 
 from domain.standings import Standings
-from service.tools.client import DokoClient, TournamentClient, SeatClient, play_session, random_players
+from service.tools.client import (
+    DokoClient,
+    SeatClient,
+    TournamentClient,
+    play_session,
+    random_players,
+)
 
 ROUNDS = 2
 WAIT_SECONDS = 30.0
@@ -67,7 +73,9 @@ async def play_event(base_url: str, *, players: int, seed: int, console: Console
         api = DokoClient(http)
         tournament = await api.create_tournament(f"demo tournament of {players}", rounds=ROUNDS)
         registered = [await tournament.register(f"player {n + 1}") for n in range(players)]
-        console.print(f"tournament [bold]{tournament.tournament_id}[/]: {players} players, {ROUNDS} rounds")
+        console.print(
+            f"tournament [bold]{tournament.tournament_id}[/]: {players} players, {ROUNDS} rounds"
+        )
         for round_no in range(1, ROUNDS + 1):
             started = await tournament.start_round(round_no)
             tables = started.tournament.tournament.played[round_no - 1].tables
@@ -77,7 +85,9 @@ async def play_event(base_url: str, *, players: int, seed: int, console: Console
             seats = [await player.seat() for player in registered]
             await _play_round(seats, seed * ROUNDS + round_no)
             await _until_ended(tournament, round_no)
-            print_standings(console, await tournament.standings(), f"Standings after round {round_no}")
+            print_standings(
+                console, await tournament.standings(), f"Standings after round {round_no}"
+            )
         verified = await tournament.verify()
         for line in verified.summary:
             console.print(line)

@@ -18,8 +18,8 @@ import asyncio
 import logging
 import re
 
-from infra.tournaments import TournamentNotFound, Tournaments, tournament_ids
 from infra.tables import TableNotFound
+from infra.tournaments import TournamentNotFound, Tournaments, tournament_ids
 from service.streams import Hub
 
 TABLE_STREAM = re.compile(r"(?P<tournament>[0-9A-Za-z_]{1,64})-r(?P<round>\d+)t(?P<table>\d+)")

@@ -6,17 +6,17 @@ from __future__ import annotations
 import pytest
 
 from domain import tournament
+from domain.seating import Seating
+from domain.standings import Abandoned, TableSheet, placement_points, standings
 from domain.tournament import (
     CreateTournament,
     EndTable,
-    TournamentState,
     RegisterPlayer,
     SeatRound,
     StandingsMethod,
     StartRound,
+    TournamentState,
 )
-from domain.seating import Seating
-from domain.standings import Abandoned, TableSheet, placement_points, standings
 
 SEEDS = ((bytes(32),) * 12,)
 

@@ -10,19 +10,19 @@ from collections.abc import Callable
 import pytest
 from msgspec.structs import replace
 
-from domain import tournament, table
+from domain import table, tournament
 from domain.cards import Card
 from domain.dealing import deal_from_seed, permutation
 from domain.errors import DomainError
+from domain.events import DealDealt
+from domain.replay import replay
+from domain.seats import Seat
+from domain.simulation import next_command
+from domain.table import TableState, Visibility
 from domain.tournament import (
-    EVENT,
+    TOURNAMENT,
     CreateTournament,
     EndTable,
-    TournamentCommand,
-    TournamentCreated,
-    TournamentFinished,
-    TournamentState,
-    TournamentStatus,
     FinishTournament,
     PlayerRegistered,
     RegisterPlayer,
@@ -32,15 +32,15 @@ from domain.tournament import (
     StandingsMethod,
     StartRound,
     TableEnded,
+    TournamentCommand,
+    TournamentCreated,
+    TournamentFinished,
+    TournamentState,
+    TournamentStatus,
     deal_public,
     standings_method,
     table_commands,
 )
-from domain.events import DealDealt
-from domain.replay import replay
-from domain.seats import Seat
-from domain.simulation import next_command
-from domain.table import TableState, Visibility
 
 SEED = bytes(range(32))
 
@@ -194,7 +194,9 @@ def preset_round() -> tuple[table.Hands, ...]:
     return tuple(deal_from_seed(hashlib.sha256(bytes([d])).digest(), Seat(0)) for d in range(12))
 
 
-REJECTED: list[tuple[str, Callable[[], TournamentState], TournamentCommand | Callable[[], object], str, str]]
+REJECTED: list[
+    tuple[str, Callable[[], TournamentState], TournamentCommand | Callable[[], object], str, str]
+]
 REJECTED = [
     ("no name", TournamentState, create(name=" "), "invalid_tournament_option", "E1.1"),
     ("no rounds", TournamentState, create(0), "invalid_tournament_option", "E1.1"),
@@ -207,7 +209,13 @@ REJECTED = [
         "invalid_tournament_option",
         "E1.1",
     ),
-    ("short seating seed", TournamentState, create(seating_seed=b"x"), "invalid_tournament_option", "E1.2"),
+    (
+        "short seating seed",
+        TournamentState,
+        create(seating_seed=b"x"),
+        "invalid_tournament_option",
+        "E1.2",
+    ),
     (
         "seeds for 1 of 2 rounds",
         TournamentState,
@@ -494,7 +502,7 @@ def recorded(*commands: TournamentCommand) -> list[tournament.TournamentEvent]:
 
 
 def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
-    """domain.replay over `EVENT`: the whole log is produced again; a seating not the one
+    """domain.replay over `TOURNAMENT`: the whole log is produced again; a seating not the one
     the seed draws, or a commitment not the seed's, is the first tournament that differs."""
     log = recorded(
         create(2),
@@ -508,16 +516,16 @@ def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
         EndTable(2, 2, 12),
     )
     assert isinstance(log[-1], TournamentFinished)
-    assert replay(log, EVENT).ok and replay(log, EVENT).valid == len(log)
+    assert replay(log, TOURNAMENT).ok and replay(log, TOURNAMENT).valid == len(log)
     drawn = log[9]
     assert isinstance(drawn, RoundStarted)
     (a, b, *rest), other = drawn.seating
     swapped = RoundStarted(1, ((b, a, *rest), other))
-    changed = replay([*log[:9], swapped, *log[10:]], EVENT)
+    changed = replay([*log[:9], swapped, *log[10:]], TOURNAMENT)
     assert changed.valid == 9 and changed.error is not None
     first = log[0]
     assert isinstance(first, TournamentCreated)
     forged = replace(first, seating_commitment="00" * 32)
-    assert replay([forged, *log[1:]], EVENT).valid == 0
-    assert replay([*log[:-3], log[-1]], EVENT).valid == len(log) - 3  # a round's end dropped
-    assert replay([*log[:-3], *log[-2:]], EVENT).valid == len(log) - 3  # a table's end dropped
+    assert replay([forged, *log[1:]], TOURNAMENT).valid == 0
+    assert replay([*log[:-3], log[-1]], TOURNAMENT).valid == len(log) - 3  # a round's end dropped
+    assert replay([*log[:-3], *log[-2:]], TOURNAMENT).valid == len(log) - 3  # a table's end dropped

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.tournament import EndTable, TournamentStatus, FinishTournament, RegisterPlayer, SeatRound, StartRound
-from domain.tournament_view import TournamentRound, TournamentTable, PlayerSeat, tournament_view, player_seat
 from domain.seats import Seat
 from domain.table import Visibility
+from domain.tournament import (
+    EndTable,
+    FinishTournament,
+    RegisterPlayer,
+    SeatRound,
+    StartRound,
+    TournamentStatus,
+)
+from domain.tournament_view import (
+    PlayerSeat,
+    TournamentRound,
+    TournamentTable,
+    player_seat,
+    tournament_view,
+)
 from tests.domain.test_tournament import SEED, create, round_seeds, run
 
 
@@ -17,7 +30,13 @@ def test_the_view_shows_the_rounds_and_no_secret_until_the_end() -> None:
     hand = ((4, 3, 2, None), (1, 0, None, None))
     state = run(private, *names, SeatRound(1, hand), StartRound(1), EndTable(1, 2, 12))
     view = tournament_view(state)
-    assert view.status is TournamentStatus.PLAYING and view.players == ("p0", "p1", "p2", "p3", "p4")
+    assert view.status is TournamentStatus.PLAYING and view.players == (
+        "p0",
+        "p1",
+        "p2",
+        "p3",
+        "p4",
+    )
     assert view.played == (
         TournamentRound(
             1,

@@ -25,14 +25,18 @@ async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
     db_url: str, played: Played, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     _, tournament_id, _, _ = played
-    status, out = await doko(capsys, "verify", "--tournament", tournament_id, "--database-url", db_url)
+    status, out = await doko(
+        capsys, "verify", "--tournament", tournament_id, "--database-url", db_url
+    )
     assert status == 0, out
     assert out.splitlines()[-1] == f"{tournament_id}: ok, 2 tables (Club night)"
     assert f"{tournament_id} standings: ok" in out
 
     export = tmp_path / "tournament.json"
     options = ("--database-url", db_url)
-    status, out = await doko(capsys, "export", "--tournament", tournament_id, "-o", str(export), *options)
+    status, out = await doko(
+        capsys, "export", "--tournament", tournament_id, "-o", str(export), *options
+    )
     assert status == 0 and f"of tournament {tournament_id!r} to {export}, signed by key" in out
     keys = await saved_keys(capsys, db_url, tmp_path / "keys.json")
     offline = ["verify", "--file", str(export), "--public-key", str(keys)]
@@ -41,10 +45,15 @@ async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
     assert out.splitlines()[-1] == f"{tournament_id}: ok, 2 tables (Club night)"
     assert "NOT PINNED" not in capsys.readouterr().err
     assert await asyncio.to_thread(main, offline) == 0
-    assert "NOT PINNED: nothing says this file is of the tournament you mean" in capsys.readouterr().err
+    assert (
+        "NOT PINNED: nothing says this file is of the tournament you mean"
+        in capsys.readouterr().err
+    )
     archive = tmp_path / "event-stream.txt"
     archive.write_bytes(await recorded(played))
-    status, out = await doko(capsys, *offline, "--tournament", tournament_id, "--witness", str(archive))
+    status, out = await doko(
+        capsys, *offline, "--tournament", tournament_id, "--witness", str(archive)
+    )
     assert status == 0 and f"{tournament_id} witness: ok " in out, out
     archive.write_text("{not json")
     assert await asyncio.to_thread(main, [*offline, "--witness", str(archive)]) == 2
@@ -53,7 +62,8 @@ async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
     assert "--table goes with a table's export" in capsys.readouterr().err
     status, out = await doko(capsys, *offline, "--tournament", "another")
     assert status == 1 and out.splitlines()[-1] == (
-        f"{tournament_id}: FAILED tournament: the file is of tournament {tournament_id}, not of another"
+        f"{tournament_id}: FAILED tournament: the file is of tournament {tournament_id}, "
+        "not of another"
     )
 
     broken = tmp_path / "broken.json"
@@ -66,7 +76,9 @@ async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
     export.write_bytes(msgspec.json.encode(document))
     status, out = await doko(capsys, *offline, "--tournament", tournament_id)
     assert status == 1
-    assert out.splitlines()[-1].startswith(f"{tournament_id}: FAILED signature: the signature of key")
+    assert out.splitlines()[-1].startswith(
+        f"{tournament_id}: FAILED signature: the signature of key"
+    )
 
 
 async def test_an_unknown_event_or_a_mixed_request_is_refused(

@@ -13,10 +13,15 @@ import msgspec
 import pytest
 
 from domain.table import AbandonSession
-from infra.tournament_audit import TournamentReport, tournament_summary, verify_tournament, verify_tournament_streams
 from infra.event_store import StoredEvent
-from infra.tournaments import Tournaments, table_id
 from infra.hash_chain import GENESIS, event_hash
+from infra.tournament_audit import (
+    TournamentReport,
+    tournament_summary,
+    verify_tournament,
+    verify_tournament_streams,
+)
+from infra.tournaments import Tournaments, table_id
 from tests.infra.test_tournaments import events_of, new_event, play_deals
 
 Logs = dict[str, list[StoredEvent]]
@@ -67,7 +72,7 @@ def rechained(stored: Sequence[StoredEvent]) -> list[StoredEvent]:
 def edited(
     stored: Sequence[StoredEvent], kind: str, change: Callable[[dict[str, Any]], None]
 ) -> list[StoredEvent]:
-    """The first tournament of type ``kind`` with its payload changed, the chain recomputed."""
+    """The first event of type ``kind`` with its payload changed, the chain recomputed."""
     out = list(stored)
     index = next(i for i, e in enumerate(out) if e.type == kind)
     payload = msgspec.json.decode(out[index].payload)
@@ -100,7 +105,9 @@ async def test_an_honest_event_verifies(
     assert tournament_summary(report)[-1].endswith("ok, 2 tables (Club night)")
 
 
-def test_a_changed_card_is_the_tables(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
+def test_a_changed_card_is_the_tables(
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
+) -> None:
     _, tournament_id, stored, logs = played
     stream = table_id(tournament_id, 1, 2)
 
@@ -129,10 +136,15 @@ def test_a_changed_seating_draw_is_the_replays(
     assert report.checks[1].ok  # the chain was recomputed: only the rules catch it
 
 
-def test_a_dropped_table_is_missing(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
+def test_a_dropped_table_is_missing(
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
+) -> None:
     _, tournament_id, stored, logs = played
     kept = {table_id(tournament_id, 1, 1): logs[table_id(tournament_id, 1, 1)]}
-    assert failure(verify_tournament_streams(stored, kept)) == ("tables", "round 1 table 2 is missing")
+    assert failure(verify_tournament_streams(stored, kept)) == (
+        "tables",
+        "round 1 table 2 is missing",
+    )
 
 
 def test_a_changed_end_is_not_the_tables(
@@ -143,7 +155,9 @@ def test_a_changed_end_is_not_the_tables(
     def none_scored(payload: dict[str, Any]) -> None:
         payload["deals"] = 0
 
-    name, detail = failure(verify_tournament_streams(edited(stored, "table_ended", none_scored), logs))
+    name, detail = failure(
+        verify_tournament_streams(edited(stored, "table_ended", none_scored), logs)
+    )
     assert name == "ends" and "ended after 0 deals (abandoned)" in detail
 
 
@@ -161,7 +175,9 @@ async def test_a_changed_standing_differs_from_the_recomputed(
     assert name == "standings" and detail.startswith("line 1 is")
 
 
-def test_an_event_in_progress_verifies(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
+def test_an_event_in_progress_verifies(
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
+) -> None:
     """The log as it was while round 1 ran: no end recorded yet, nothing to differ."""
     _, _, stored, logs = played
     upto = next(i for i, e in enumerate(stored) if e.type == "table_ended")
@@ -181,12 +197,17 @@ def test_a_table_not_opened_as_the_event_says(
 
     forged = {**logs, stream: edited(logs[stream], "table_created", slower)}
     report = verify_tournament_streams(stored, forged)
-    assert failure(report) == ("tables", "round 1 table 1 was not opened as the tournament says (E5)")
+    assert failure(report) == (
+        "tables",
+        "round 1 table 1 was not opened as the tournament says (E5)",
+    )
     assert report.tables[0].ok  # the table's own audit finds nothing
     assert tournament_summary(report)[-1].endswith("FAILED tables: " + failure(report)[1])
 
 
-def test_the_event_streams_own_faults(played: tuple[Tournaments, str, list[StoredEvent], Logs]) -> None:
+def test_the_event_streams_own_faults(
+    played: tuple[Tournaments, str, list[StoredEvent], Logs],
+) -> None:
     """A payload changed without the chain, a tournament that does not decode, no tournament."""
     _, _, stored, logs = played
     index = next(i for i, e in enumerate(stored) if e.type == "player_registered")

@@ -14,6 +14,8 @@ import msgspec
 import pytest
 
 from infra.audit import SecretsError
+from infra.event_store import StoredEvent
+from infra.signing import PublicKey, Signer
 from infra.tournament_audit import tournament_summary
 from infra.tournament_export import (
     TournamentFileReport,
@@ -23,9 +25,7 @@ from infra.tournament_export import (
     read_tournament,
     verify_tournament_file,
 )
-from infra.event_store import StoredEvent
 from infra.tournaments import Tournaments
-from infra.signing import PublicKey, Signer
 from infra.witness import Witnessed, read_archive
 from service.tournament_stream import TournamentFeed
 from tests.infra.forgery import Document, encoded, rechain, resign
@@ -233,10 +233,14 @@ async def test_a_key_holder_who_shifts_the_events_times_is_caught_by_the_witness
     )
     name, detail = first(report)
     assert name == "witness"
-    assert detail.startswith("the export differs at the tournament's published head 1 (a event_created)")
+    assert detail.startswith(
+        "the export differs at the tournament's published head 1 (a event_created)"
+    )
 
 
-async def test_a_published_head_the_file_does_not_have(logs: TournamentLogs, played: Played) -> None:
+async def test_a_published_head_the_file_does_not_have(
+    logs: TournamentLogs, played: Played
+) -> None:
     """A table's head, a tournament's head of another type, and heads out of their order."""
     heads = read_archive(await recorded(played))
     data = encoded(exported(logs))

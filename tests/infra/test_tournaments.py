@@ -1,4 +1,4 @@
-"""Tournaments in the tournament store (real PostgreSQL): the tournament's stream, its rounds' tables
+"""Tournaments in the event store (real PostgreSQL): the tournament's stream, its rounds' tables
 opened once with the shared deals, racing processes, the tables' ends and the standings
 from the logs (E1-E6)."""
 
@@ -15,28 +15,35 @@ import pytest
 
 from domain.dealing import deal_from_seed
 from domain.errors import DomainError
+from domain.events import DealDealt, DealScored
+from domain.seats import Seat
+from domain.simulation import next_command
+from domain.table import AbandonSession, TableCreated, Visibility
 from domain.tournament import (
     CreateTournament,
     EndTable,
-    TournamentCreated,
-    TournamentFinished,
-    TournamentState,
     RegisterPlayer,
     RoundEnded,
     RoundStarted,
     StartRound,
     TableEnded,
+    TournamentCreated,
+    TournamentFinished,
+    TournamentState,
 )
-from domain.events import DealDealt, DealScored
-from domain.seats import Seat
-from domain.simulation import next_command
-from domain.table import AbandonSession, TableCreated, Visibility
-from infra.tournament_audit import verify_tournament_streams
 from infra.event_store import EventStore
-from infra.tournaments import CODEC, TournamentNotFound, Tournaments, TournamentTable, rebuild_projections, table_id
 from infra.projections import project
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tables import Tables
+from infra.tournament_audit import verify_tournament_streams
+from infra.tournaments import (
+    CODEC,
+    TournamentNotFound,
+    Tournaments,
+    TournamentTable,
+    rebuild_projections,
+    table_id,
+)
 
 
 def seeds() -> tuple[bytes, ...]:
@@ -48,7 +55,9 @@ def events_of(pool: asyncpg.Pool) -> Tournaments:
     return Tournaments(pool, Tables(EventStore(pool), project))
 
 
-async def new_event(tournaments: Tournaments, players: int, rounds: int = 2) -> tuple[str, CreateTournament]:
+async def new_event(
+    tournaments: Tournaments, players: int, rounds: int = 2
+) -> tuple[str, CreateTournament]:
     tournament_id = secrets.token_hex(16)
     create = CreateTournament(
         "Club night",
@@ -88,7 +97,8 @@ async def test_a_round_opens_its_tables_with_the_shared_deals(pool: asyncpg.Pool
         (dealt,) = [e for e in decoded if isinstance(e, DealDealt)]
         assert dealt.hands == expected and dealt.dealer is Seat.NORTH
         row = await pool.fetchrow(
-            "SELECT tournament_id, round_no, table_no FROM tournament_tables WHERE table_id = $1", stream
+            "SELECT tournament_id, round_no, table_no FROM tournament_tables WHERE table_id = $1",
+            stream,
         )
         assert tuple(row) == (tournament_id, 1, table_no)
     listed = await pool.fetchval(
@@ -102,7 +112,9 @@ async def test_two_processes_start_a_round_once(pool: asyncpg.Pool) -> None:
     and seated once; both answer with the round started."""
     first, second = events_of(pool), events_of(pool)
     tournament_id, _ = await new_event(first, 8)
-    results = await asyncio.gather(first.start_round(tournament_id, 1), second.start_round(tournament_id, 1))
+    results = await asyncio.gather(
+        first.start_round(tournament_id, 1), second.start_round(tournament_id, 1)
+    )
     assert sorted(r.duplicate for r in results) == [False, True]
     assert (await types(first.store, tournament_id)).count("round_started") == 1
     for table_no in (1, 2):
@@ -194,7 +206,9 @@ async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
     first, second = events_of(pool), events_of(pool)
     tournament_id, _ = await new_event(first, 8, rounds=1)
     state = (await first.start_round(tournament_id, 1)).state
-    assert await first.table_of(table_id(tournament_id, 1, 2)) == TournamentTable(tournament_id, 1, 2)
+    assert await first.table_of(table_id(tournament_id, 1, 2)) == TournamentTable(
+        tournament_id, 1, 2
+    )
     assert await first.table_of(tournament_id) is None
     await play_deals(first.tables, table_id(tournament_id, 1, 1), 2, random.Random(1))
     assert await first.public_deals(tournament_id, state, 1) == 0  # E5.3: table 2 has not

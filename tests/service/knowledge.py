@@ -656,7 +656,13 @@ def differences(got: Any, expected: Any, path: str = "$") -> list[str]:
 
 # -- events: what a player at one table of a round may know of the others (E5.3) ----------
 
-TOURNAMENT_SECRETS = ("seating_seed", "round_seeds", "presets", "host_token_hash", "invitation_hash")
+TOURNAMENT_SECRETS = (
+    "seating_seed",
+    "round_seeds",
+    "presets",
+    "host_token_hash",
+    "invitation_hash",
+)
 """The fields of ``event_created`` nobody is shown (E1.2: the seating seed until
 ``event_finished`` reveals it, the deal seeds with their deals; E2.1: hashes)."""
 TOURNAMENT_RULES: dict[str, Shown] = {
@@ -668,12 +674,12 @@ TOURNAMENT_RULES: dict[str, Shown] = {
     "round_ended": public,
     "event_finished": public,
 }
-"""What anyone allowed to see an event is shown of each event of its stream (an event type
+"""What anyone allowed to see a tournament is shown of each event of its stream (an event type
 without an entry fails: `event_shown`)."""
 
 
 def event_shown(event: Json) -> Json:
-    """An event of an event's stream as its stream must show it."""
+    """An event of a tournament's stream as its stream must show it."""
     found = TOURNAMENT_RULES.get(event.get("type", ""))
     if found is None:
         raise UnknownEvent(f"the oracle has no rule for event type {event.get('type')!r}")

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.tournament import InvalidTournamentOption, InvalidPlayerName, UnknownStandingsMethod
 from domain.table import InvalidTableOption
+from domain.tournament import InvalidPlayerName, InvalidTournamentOption, UnknownStandingsMethod
 from service.edge.codes import MEANINGS, ProblemCode, markdown_table
 from service.edge.problems import _CODES
 

@@ -236,7 +236,7 @@ NO_TABLE_WRITE = {
     ("post", "/tables/{table_id}/stream-tickets"),
     ("post", "/tournaments/{tournament_id}/stream-tickets"),
 }
-"""Unsafe routes that write nothing to a table or an event (a stream ticket): not in
+"""Unsafe routes that write nothing to a table or a tournament (a stream ticket): not in
 `ROUTES`, whose checks count a table's writes (issue 17 item 12: to be brought under the
 key's checks)."""
 
@@ -246,7 +246,7 @@ TOURNAMENT_WRITES = {
     ("post", "/tournaments/{tournament_id}/players"),
     ("post", "/tournaments/{tournament_id}/rounds"),
 }
-"""Unsafe routes that write to an event's stream, not a table's: their retries are checked
+"""Unsafe routes that write to a tournament's stream, not a table's: their retries are checked
 in `tests.service.test_tournaments`
 (`test_a_retried_post_with_its_key_draws_the_same_credentials_once`)."""
 

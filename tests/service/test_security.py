@@ -79,7 +79,9 @@ class Walker:
         created = (await self.http.post("/tournaments", json=body)).json()
         code = created.get("invitation")
         player = {"name": "first", **({"invitation": code} if code else {})}
-        registered = await self.http.post(f"/tournaments/{created['tournament_id']}/players", json=player)
+        registered = await self.http.post(
+            f"/tournaments/{created['tournament_id']}/players", json=player
+        )
         assert registered.status_code == 201, registered.text
         return {
             "tournament_id": created["tournament_id"],

@@ -25,12 +25,12 @@ from infra.event_store import EventStore
 from infra.tournaments import Tournaments
 from service.tools.client import (
     DokoClient,
-    TournamentPlayer,
     ProblemError,
     Received,
     SeatClient,
     SseMessage,
     Stuck,
+    TournamentPlayer,
     play_session,
     random_players,
 )
@@ -123,7 +123,8 @@ async def probe(player: Player) -> None:
 async def truths(pool: asyncpg.Pool, tournament_id: str) -> tuple[list, list[Truth]]:  # type: ignore[type-arg]
     store = EventStore(pool)
     tables = [
-        Truth(f"{tournament_id}-r1t{n}", await store.read_stream(f"{tournament_id}-r1t{n}")) for n in (1, 2)
+        Truth(f"{tournament_id}-r1t{n}", await store.read_stream(f"{tournament_id}-r1t{n}"))
+        for n in (1, 2)
     ]
     return await store.read_stream(tournament_id), tables
 

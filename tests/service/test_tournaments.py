@@ -21,17 +21,17 @@ import msgspec
 import pytest
 
 from domain.tournament import StartRound
+from infra.signing import read_keys
 from infra.tournament_audit import tournament_summary
 from infra.tournament_export import verify_tournament_file
-from infra.signing import read_keys
 from service.app import create_app
 from service.tools.client import (
     DokoClient,
-    TournamentClient,
-    TournamentPlayer,
     ProblemError,
     SeatClient,
     SseMessage,
+    TournamentClient,
+    TournamentPlayer,
     play_session,
     random_players,
 )
@@ -189,7 +189,10 @@ async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
         twice = [[0, 1, 2, 3], [3, None, None, None]]
         assert await refused(tournament.start_round(1, twice)) == (409, "seated_twice", "E3.3")
         left_out = [[0, 1, 2, 3], [None, None, None, None]]
-        assert (await refused(tournament.start_round(1, left_out)))[1:] == ("invalid_seating", "E3.3")
+        assert (await refused(tournament.start_round(1, left_out)))[1:] == (
+            "invalid_seating",
+            "E3.3",
+        )
         out = [[0, 1, 2, None], [3, None, None, None]]
         assert await refused(tournament.start_round(1, out)) == (409, "left_out", "E3.3")
         nobody = [[0, 1, 2, 3], [4, 9, None, None]]
@@ -277,10 +280,14 @@ async def test_a_private_events_stream_opens_with_a_ticket_once_within_its_time(
         tournament = await api.create_tournament("Tickets", visibility="private")
         other = await api.create_tournament("Other", visibility="private")
         table = await api.create_table("elsewhere", visibility="public")
-        anna = await api.tournament(tournament.tournament_id, invitation=tournament.invitation).register("Anna")
+        anna = await api.tournament(
+            tournament.tournament_id, invitation=tournament.invitation
+        ).register("Anna")
         stream = f"{tournament.path}/events"
         assert_problem(await http.get(stream), 404, "tournament_not_found")
-        assert_problem(await http.post(f"{tournament.path}/stream-tickets"), 404, "tournament_not_found")
+        assert_problem(
+            await http.post(f"{tournament.path}/stream-tickets"), 404, "tournament_not_found"
+        )
         for credential in (tournament.host_token, anna.token, tournament.invitation):
             ticket = await tournament.stream_ticket(credential)
             assert ticket not in (tournament.host_token, anna.token, tournament.invitation)
@@ -428,7 +435,9 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     schemas = StreamSchemas()
     assert not schemas.failures(api.transcript), "the tournament stream as the document types it"
     assert schemas.types >= TOURNAMENT_STREAM_TYPES, TOURNAMENT_STREAM_TYPES - schemas.types
-    ended = next(i for i in api.transcript if i.source == "tournament_sse" and i.event == "table_ended")
+    ended = next(
+        i for i in api.transcript if i.source == "tournament_sse" and i.event == "table_ended"
+    )
     planted = msgspec.structs.replace(ended, body=ended.body[:-1] + b',"seed":"00"}')
     assert schemas.failures([planted]), "a member the document does not name"
 

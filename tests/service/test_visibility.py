@@ -6,18 +6,18 @@ import secrets
 
 import asyncpg
 
-from domain.tournament import CreateTournament, RegisterPlayer
 from domain.seats import Seat
 from domain.table import CreateTable, Visibility
+from domain.tournament import CreateTournament, RegisterPlayer
 from infra.event_store import EventStore
-from infra.tournaments import Tournaments
 from infra.tables import Tables
+from infra.tournaments import Tournaments
 from service.visibility import Visibilities
 
 
 async def test_a_public_events_stream_is_no_public_table(pool: asyncpg.Pool) -> None:
-    """An event's first event has a public ``visibility`` too; its stream (which holds the
-    event's secret seeds) is still not shown in the feed."""
+    """A tournament's first event has a public ``visibility`` too; its stream (which holds the
+    tournament's secret seeds) is still not shown in the feed."""
     tables = Tables(EventStore(pool))
     tournaments = Tournaments(pool, tables)
     tournament_id, table_id = secrets.token_hex(16), secrets.token_hex(16)

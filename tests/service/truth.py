@@ -369,23 +369,23 @@ class Auditor:
 
 
 EVENT_SOURCES = ("event_created", "event", "tournament_sse")
-"""What a client receives from an event's routes and stream (`service.tools.client`)."""
+"""What a client receives from a tournament's routes and stream (`service.tools.client`)."""
 
 
 class RoundAuditor:
-    """Checks what a player at one table of an event's round was delivered by the event
-    (its routes' answers and its stream: `EVENT_SOURCES`) against the logs of the event and
+    """Checks what a player at one table of a tournament's round was delivered by the tournament
+    (its routes' answers and its stream: `EVENT_SOURCES`) against the logs of the tournament and
     of the round's tables, read as plain JSON, at one moment (the tables' logs as given):
 
     * E5.3: no string the player may not know: no token or invitation hash of any table
-      or of the event, no seed of a deal the player's table has not scored (the seeds are
-      the round's, shared by its tables), no seating seed before the event is finished;
+      or of the tournament, no seed of a deal the player's table has not scored (the seeds are
+      the round's, shared by its tables), no seating seed before the tournament is finished;
     * no card code of the deal in play at the player's table that the player neither
       holds nor saw played there, but in a comparison of a deal (`compareDeal`), which
       must be of a public deal;
     * E6.5: standings count no deal of the round that is not public;
-    * every message of the event's stream with an event's id (a global position) shows
-      that event of the event's log as `knowledge.event_shown` has it, with its chain
+    * every message of the tournament's stream with an event's id (a global position) shows
+      that event of the tournament's log as `knowledge.event_shown` has it, with its chain
       head.
 
     Each table's own answers (views, its stream) are the table's `Auditor`'s."""

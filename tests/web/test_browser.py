@@ -421,7 +421,9 @@ async def test_a_visitor_sits_down_from_the_table_page(
     await page.wait_for_function(
         "() => document.querySelector('#status').dataset.connection === 'live'"
     )
-    streams = [httpx.URL(r.url).params.get("ticket") for r in tab.requests if "/tournaments" in r.url]
+    streams = [
+        httpx.URL(r.url).params.get("ticket") for r in tab.requests if "/tournaments" in r.url
+    ]
     assert streams[0] is None and streams[-1] is not None  # a spectator's needs no ticket
     last = [r for r in tab.requests if r.url.endswith("/stream-tickets")][-1]
     assert (await last.all_headers())["authorization"] == f"Bearer {held['token']}"

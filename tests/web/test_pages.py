@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-import domain.tournament
 import domain.seating
 import domain.standings
 import domain.table
+import domain.tournament
 from service.routes.pages import WEB, rule_texts
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -292,9 +292,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
             await tab.close()
 
 
-TABLE_ID = (
-    "SELECT table_id FROM tournament_tables WHERE tournament_id = $1 AND round_no = $2 AND table_no = $3"
-)
+TABLE_ID = "SELECT table_id FROM tournament_tables WHERE tournament_id = $1 AND round_no = $2 AND table_no = $3"
 STANDINGS = """l => l.map((e) => [e.querySelector('th').textContent,
   [+e.dataset.total, +e.dataset.placement]])"""
 COMPARED = """(table) => {
