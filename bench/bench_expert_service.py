@@ -1,5 +1,5 @@
 """Searching bots never delay people: a human table's command latency, with and without
-16 all-`expert` tables playing (issue 20).
+16 all-`expert` tables playing.
 
     .venv/bin/python bench/bench_expert_service.py [--tables 16] [--deals 3] [--url URL]
 

@@ -110,7 +110,7 @@ async def main() -> None:
     parser.add_argument("--deals", type=int, default=12)
     args = parser.parse_args()
     with server_url_for_tests() as server:
-        name = f"doko_bench_event_{secrets.token_hex(4)}"
+        name = f"doko_bench_tournament_{secrets.token_hex(4)}"
         admin = await asyncpg.connect(server)
         await admin.execute(f'CREATE DATABASE "{name}"')
         try:

@@ -1,4 +1,4 @@
-"""The expert player: decides from the seat's `Observation` alone (issue 20).
+"""The expert player: decides from the seat's `Observation` alone.
 
 Reservations by playing the hand's contracts out (`expert.reservations`), cards and
 announcements by determinized search (`expert.search`). Chance comes in through the

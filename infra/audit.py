@@ -649,7 +649,7 @@ def _parsed(source: bytes | str | Path) -> tuple[dict[str, Any], Export, Check]:
 
 
 def strict_check(data: bytes, document: msgspec.Struct) -> Check:
-    """Issue 17: no member twice at any depth, nothing the canonical form does not
+    """The ``strict`` check: no member twice at any depth, nothing the canonical form does not
     reproduce; else the file shows one thing and its signature covers another."""
     try:
         given = strict.loads(data)
@@ -737,7 +737,8 @@ class Expected(msgspec.Struct, frozen=True):
 
 
 def _table_check(stored: Sequence[StoredEvent], stream_id: str, expected: Expected) -> Check:
-    """Issue 17: a look-alike table's genuinely signed export is not the expected table's."""
+    """The ``table`` check: a look-alike table's genuinely signed export is not the expected
+    table's."""
     if stream_id != expected.table_id:
         return Check(
             "table", False, f"the file is of table {stream_id}, not of {expected.table_id}"

@@ -7,7 +7,7 @@ Definition (version ``n`` of stream ``s``)::
 
 ``‖`` is byte concatenation. Each event says by which *chain version* its link was made
 (the ``chain`` column, migration 0009); a stream may begin in version 1 and go on in
-version 2, never back. Version 2 is written since issue 17; version 1 links verify as
+version 2, never back. Version 2 is written since migration 0009; version 1 links verify as
 they were made.
 
 Version 1::

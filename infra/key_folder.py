@@ -1,6 +1,6 @@
 """The key folder: where a deployment's private signing keys live, apart from its database.
 
-A reader of the database must not be able to sign (issue 17): the ``signing_keys`` table
+A reader of the database must not be able to sign: the ``signing_keys`` table
 holds public keys and their validity only (`infra.keyring`), and the private key of each
 key the service made is a file ``<kid>.pem`` (PKCS #8 PEM, `infra.signing.Signer.pem`)
 in the key folder, readable by its owner only (mode 0600, the folder 0700).

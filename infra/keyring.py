@@ -9,7 +9,7 @@ refused for what is dated from then, and flagged for what is dated before. Every
 takes the advisory lock `KEYS_LOCK` in its transaction, and a unique index allows one
 current key: processes starting at once end with one current key.
 
-No private key is in the database, so that reading it is not enough to sign (issue 17).
+No private key is in the database, so that reading it is not enough to sign.
 Where the current key comes from (`Keyring.start`, when a service process starts):
 
 * no key configured: a key of the key folder (`infra.key_folder`). The first start makes

@@ -3,7 +3,7 @@
 A JSON object that names a member twice has no single meaning (RFC 8259 §4: "the names
 within an object SHOULD be unique"; I-JSON, RFC 7493 §2.3, makes it MUST): msgspec, like
 most readers, keeps the last, a first-wins reader or a person sees the first. A signature
-over the last reading then vouches for a file that shows a forgery first (issue 17). So a
+over the last reading then vouches for a file that shows a forgery first. So a
 file that is checked is read twice: as the signature covers it, and by `loads`, which
 refuses any member twice at any depth (and the non-JSON constants ``NaN``, ``Infinity``);
 `difference` then finds what the canonical form (the file decoded into its format and

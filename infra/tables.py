@@ -1,61 +1,35 @@
-"""Command handling for tables: load the stream, decide, append, project.
+"""Tables in the event store: the table's kind of stream for the command service.
 
-`Tables.execute` is the application layer's one entry for changing a table:
-it takes the table from a per-process cache (keyed by stream version, with the
-head of its hash chain), runs the pure `domain.table.decide`, and appends the
-events with the version it decided on. When another writer got there first
-(`ConcurrencyConflict`), or the cache was stale in any other way, it reloads
-the newer events and decides again, a bounded number of times, as long as the
-command is still valid. A rejected command raises the domain's error and
-writes nothing. Projection rows are written in the append's transaction, so
-the writer's own views are never stale. A caller's ``check`` (who may give the
-command: a token of a seat, the host) is run on the very state the command is
-decided on, so that a token which lost its seat meanwhile is refused.
+`Tables` is `infra.streams.Streams` for tables: a table's stream begins with
+``table_created``, `domain.table.CreateTable` opens a new one, and its rules are
+`domain.table.decide` and ``evolve`` (`domain.replay.TABLE`). The service gives it the
+projector of the tables' read models (`infra.projections.project`), whose rows the append
+writes in its own transaction.
 
-Within a process, the commands of one table are decided and appended one at a
-time, in the order they arrive (a lock per table): they queue instead of racing
-each other's appends, which a busy table's commands would otherwise do again and
-again (a host abandoning a session among four bots' plays lost every race).
-Between processes the expected version decides, as above.
-
-The time the log recorded for a table's last event (`Loaded.recorded_at`) is known
-for tables with a turn clock, whose deadlines derive from it (T3.2): read with the
-events, or after an append of this process.
-
-Whether a cached table is current: this process's own appends update the cache;
-other processes' appends are heard through the event store's notifications
-(`Tables.heard`, wired to `EventStore.listen` by the service, which also reports
-through `Tables.listening` whether it is listening). While listening, a cached
-table that no notification has overtaken is current, up to the notification's
-delay, and `load` serves it without reading the log; when not listening (or
-after the connection was lost) every `load` reads what is new.
+The time the log recorded for a table's last event (`Loaded.recorded_at`) is known for tables
+with a turn clock, whose deadlines derive from it (T3.2): read with the events, or taken from
+the append of this process.
 """
 
 from __future__ import annotations
 
-import asyncio
-import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from typing import TypeAlias
 
-import msgspec
-
-from domain import table
-from domain.table import TableCommand, TableEvent, TableState
+from domain.replay import TABLE
+from domain.table import CreateTable, TableCommand, TableEvent, TableState
+from infra import streams
 from infra.codec import EventCodec
-from infra.event_store import (
-    AppendResult,
-    ConcurrencyConflict,
-    EventStore,
-    ProjectionRows,
-    StoredEvent,
-)
-from infra.hash_chain import GENESIS
-from infra.idempotency import holding
+from infra.event_store import EventStore, ProjectionRows
 
 CODEC: EventCodec[TableEvent] = EventCodec(TableEvent)
 """How table events are written to and read from the log."""
+
+TABLE_CREATED = "table_created"
+"""The type of a table stream's first event."""
+
+Loaded: TypeAlias = streams.Loaded[TableState]
+Executed: TypeAlias = streams.Executed[TableState, TableEvent]
 
 Projector = Callable[[TableState, Sequence[TableEvent]], ProjectionRows | None]
 """``projector(state_before, events)``: the projection rows the append writes with the events."""
@@ -64,49 +38,30 @@ Check = Callable[[TableState], None]
 """``check(state)``: raises if the command may not be given at this state (authorization)."""
 
 
-class TableNotFound(Exception):
+class TableNotFound(streams.StreamNotFound):
     """No table has this id."""
 
-    def __init__(self, stream_id: str) -> None:
-        super().__init__(f"no table {stream_id!r}")
-        self.stream_id = stream_id
+    kind = "table"
 
 
-class VersionMismatch(Exception):
-    """The caller's expected table version (If-Match) is not the current one."""
-
-    def __init__(self, stream_id: str, expected: int, actual: int) -> None:
-        super().__init__(f"table {stream_id!r} is at version {actual}, not {expected}")
-        self.expected = expected
-        self.actual = actual
+def clocked(state: TableState) -> bool:
+    """Whether the table has a turn clock, whose deadlines follow the log's times (T3.2)."""
+    return state.created is not None and state.created.turn_seconds is not None
 
 
-class Loaded(msgspec.Struct, frozen=True):
-    """A table's state at a version, the hash chain value of that version and, when known,
-    the time the log recorded for it."""
-
-    state: TableState
-    version: int
-    head_hash: bytes = GENESIS
-    recorded_at: datetime | None = None
-
-
-class Executed(msgspec.Struct, frozen=True):
-    """The outcome of a command: the table after it, its version, the events it wrote.
-
-    ``duplicate`` marks a retried command id: nothing was written this time, and
-    the state, version and events are those of the first run.
-    """
-
-    state: TableState
-    version: int
-    events: tuple[TableEvent, ...]
-    duplicate: bool = False
-    recorded_at: datetime | None = None
+KIND: streams.Kind[TableState, TableEvent] = streams.Kind(
+    TABLE,
+    CODEC,
+    TABLE_CREATED,
+    TableNotFound,
+    begins=lambda command: isinstance(command, CreateTable),
+    timed=clocked,
+)
+"""A table as the command service sees it (module docstring)."""
 
 
-class Tables:
-    """Loads and changes tables through the event store."""
+class Tables(streams.Streams[TableState, TableEvent, TableCommand]):
+    """Loads and changes tables through the event store (`infra.streams.Streams`)."""
 
     def __init__(
         self,
@@ -116,182 +71,4 @@ class Tables:
         retries: int = 8,
         cache_size: int = 4096,
     ) -> None:
-        self.store = store
-        self._projector = projector
-        self._retries = retries
-        self._cache: OrderedDict[str, Loaded] = OrderedDict()
-        self._cache_size = cache_size
-        self._heads: dict[str, int] = {}
-        self._listening = False
-        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._generation = 0  # the times the cache was dropped
-
-    def listening(self, up: bool) -> None:
-        """Notifications are heard from now on (``True``), or no longer (``False``).
-
-        Appends made while nobody listened were not heard, so the cache is dropped when
-        listening starts again.
-        """
-        if up and not self._listening:
-            self._cache.clear()
-            self._heads.clear()
-            self._generation += 1
-        self._listening = up
-
-    def heard(self, stream_id: str, _position: int, version: int) -> None:
-        """A notification: the stream has reached ``version`` (see `EventStore.listen`)."""
-        cached = self._cache.get(stream_id)
-        if cached is not None and version > cached.version:
-            self._heads[stream_id] = max(version, self._heads.get(stream_id, 0))
-
-    async def load(self, stream_id: str, *, fresh: bool | None = None) -> Loaded:
-        """The table's state; raises `TableNotFound`.
-
-        By default the newest state this process knows of: the cached one while it is
-        current (see the module docstring), else the cached one plus the events committed
-        since. ``fresh=True`` always reads the log for newer events; ``fresh=False`` takes
-        a cached state even when not listening, unless a notification has overtaken it.
-        """
-        cached = self._cache.get(stream_id)
-        if (
-            cached is not None
-            and fresh is not True
-            and (self._listening or fresh is False)
-            and self._heads.get(stream_id, 0) <= cached.version
-        ):
-            return cached
-        start = cached or Loaded(TableState(), 0)
-        generation = self._generation
-        stored = await self.store.read_stream(stream_id, start.version + 1)
-        if not stored:
-            if cached is None:
-                raise TableNotFound(stream_id)
-            return cached
-        state = table.fold([CODEC.from_stored(e) for e in stored], start.state)
-        loaded = Loaded(state, stored[-1].version, stored[-1].hash, stored[-1].recorded_at)
-        if generation != self._generation:  # read before the cache was dropped: may be stale
-            return loaded
-        self._remember(stream_id, loaded)
-        return self._cache.get(stream_id, loaded)
-
-    async def events(self, stream_id: str) -> list[tuple[StoredEvent, TableEvent]]:
-        """Every stored event of the table with its decoded form; raises `TableNotFound`."""
-        stored = await self.store.read_stream(stream_id)
-        if not stored:
-            raise TableNotFound(stream_id)
-        return [(e, CODEC.from_stored(e)) for e in stored]
-
-    async def execute(
-        self,
-        stream_id: str,
-        command: TableCommand,
-        *,
-        command_id: str | None = None,
-        fingerprint: str | None = None,
-        actor: str | None = None,
-        expected_version: int | None = None,
-        check: Check | None = None,
-    ) -> Executed:
-        """Decide and append one command; see the module docstring.
-
-        The first attempt decides on the cached state without reading the log (unless a
-        notification says it is behind); whatever a stale cache gets wrong (a version
-        conflict, a rejection, an If-Match mismatch, a failed ``check``) is decided again on
-        a fresh load.
-        A retried ``command_id`` returns its first result: the append finds it (when the
-        command is still valid), or the command's rejection on the fresh state sends us
-        to look it up, so a first run costs no extra round trip. A ``command_id`` first
-        used with another ``fingerprint`` raises `IdempotencyKeyReused` (see
-        `infra.event_store.EventStore.append`). Without a ``command_id``, a request that
-        holds an idempotency key (`infra.idempotency.holding`) gives its claim's: every
-        write of such a request is written once, whichever route makes it.
-        """
-        claim = holding()
-        if command_id is None and claim is not None:
-            command_id, fingerprint = claim.command_id, claim.fingerprint.hex()
-        turn = self._turns.get(stream_id)
-        if turn is None:
-            turn = self._turns[stream_id] = asyncio.Lock()
-        async with turn:
-            return await self._execute(
-                stream_id, command, command_id, fingerprint, actor, expected_version, check
-            )
-
-    async def _execute(
-        self,
-        stream_id: str,
-        command: TableCommand,
-        command_id: str | None,
-        fingerprint: str | None,
-        actor: str | None,
-        expected_version: int | None,
-        check: Check | None,
-    ) -> Executed:
-        fresh = False
-        for _ in range(self._retries):
-            if isinstance(command, table.CreateTable):
-                current, fresh = Loaded(TableState(), 0), True
-            else:
-                current = await self.load(stream_id, fresh=fresh)
-            try:
-                if check is not None:
-                    check(current.state)
-                if expected_version is not None and expected_version != current.version:
-                    raise VersionMismatch(stream_id, expected_version, current.version)
-                events = table.decide(current.state, command)
-            except Exception:
-                if not fresh:
-                    fresh = True
-                    continue
-                if command_id is not None:
-                    first = await self.store.command_result(stream_id, command_id, fingerprint)
-                    if first is not None:
-                        return await self._first_result(stream_id, first)
-                raise
-            try:
-                result = await self.store.append(
-                    stream_id,
-                    current.version,
-                    [CODEC.to_new_event(e, actor=actor, causation=command_id) for e in events],
-                    command_id,
-                    fingerprint=fingerprint,
-                    previous_hash=current.head_hash,
-                    projection=self._projector(current.state, events) if self._projector else None,
-                )
-            except ConcurrencyConflict:
-                fresh = True
-                continue
-            if result.duplicate:
-                return await self._first_result(stream_id, result)
-            state = table.fold(events, current.state)
-            clocked = state.created is not None and state.created.turn_seconds is not None
-            recorded_at = (
-                await self.store.recorded_at(stream_id, result.last_version) if clocked else None
-            )
-            done = Loaded(state, result.last_version, result.last_hash, recorded_at)
-            self._remember(stream_id, done)
-            return Executed(done.state, done.version, events, recorded_at=recorded_at)
-        raise ConcurrencyConflict(stream_id, -1, -1)
-
-    async def _first_result(self, stream_id: str, first: AppendResult) -> Executed:
-        """A retried command's first result: the table as that command left it."""
-        stored = [
-            e for e in await self.store.read_stream(stream_id) if e.version <= first.last_version
-        ]
-        events = [CODEC.from_stored(e) for e in stored]
-        done = tuple(events[first.first_version - 1 :])
-        return Executed(table.fold(events), first.last_version, done, True, stored[-1].recorded_at)
-
-    def _remember(self, stream_id: str, loaded: Loaded) -> None:
-        """Cache ``loaded``, unless a newer version is cached already (a load that read the
-        log before an append of this process finished after it): the cache never goes
-        back."""
-        cached = self._cache.get(stream_id)
-        if cached is None or cached.version < loaded.version:
-            self._cache[stream_id] = loaded
-        self._cache.move_to_end(stream_id)
-        if self._heads.get(stream_id, 0) <= loaded.version:
-            self._heads.pop(stream_id, None)
-        while len(self._cache) > self._cache_size:
-            dropped, _ = self._cache.popitem(last=False)
-            self._heads.pop(dropped, None)
+        super().__init__(store, KIND, projector, retries=retries, cache_size=cache_size)

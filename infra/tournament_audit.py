@@ -128,7 +128,7 @@ Comparable = tuple[str, Any]
 
 
 def comparable(type: str, payload: Any) -> Comparable:
-    """A tournament as it compares whether its secrets are shown or sealed (`infra.hash_chain`:
+    """An event as it compares whether its secrets are shown or sealed (`infra.hash_chain`:
     sealing is idempotent, and a shown secret seals to the seal an export shows)."""
     return type, sealed(type, payload)
 

@@ -72,7 +72,7 @@ def _disclosed(record: StoredEvent, finished: bool, revealed: Revealed) -> Store
 
 class TournamentReplay(msgspec.Struct, frozen=True):
     """The replay of a tournament's stream: the state it reached (with stand-ins for sealed
-    seeds), the index of the first tournament the rules do not produce (None: all do), why, and
+    seeds), the index of the first event the rules do not produce (None: all do), why, and
     the rounds whose seating by lot could not be re-drawn (the seating seed is sealed)."""
 
     state: TournamentState

@@ -1,4 +1,4 @@
-"""The signed export of a whole tournament, and its audit offline (issue 19, E1-E6).
+"""The signed export of a whole tournament, and its audit offline (E1-E6).
 
 A tournament export is one JSON document (``format`` ``doko-tournament-export``): the tournament's
 own stream, every table of every round as its own table export (`infra.audit.export_session`,
@@ -20,7 +20,7 @@ first thing that differs:
 
 ``signature``  the file is signed by one of the keys the verifier trusts;
 ``strict``     the file has one reading, in the canonical form (`infra.strict`);
-``event``      (given the tournament the auditor expects) the file is that tournament's;
+``tournament`` (given the tournament the auditor expects) the file is that tournament's;
 ``copies``     the top-level ``name`` is the one the tournament's stream says;
 ``places``     every table of the file is in a place the tournament has, once;
 then the checks of `infra.tournament_audit.verify_tournament_streams` (the tournament's stream:
@@ -228,7 +228,7 @@ def _witness_check(
     )
 
 
-def _event_check(tournament_id: str, expected: str) -> Check:
+def _tournament_check(tournament_id: str, expected: str) -> Check:
     if tournament_id != expected:
         return Check(
             "tournament", False, f"the file is of tournament {tournament_id}, not of {expected}"
@@ -247,10 +247,10 @@ def verify_tournament_file(
     """Audit a tournament export offline (see the module docstring for the checks) with the
     public ``keys`` the verifier trusts, given apart from the file; an unsigned file
     passes the signature checks only with ``allow_unsigned``, with a warning; given the
-    ``expected`` tournament's id, the ``event`` check: the file is that tournament's, not a
-    look-alike's (issue 17); given an archive's chain heads (`infra.witness.read_archive`
-    of the tournament's stream as received), the ``witness`` check. Raises
-    `infra.audit.ExportError` for a file that is not a tournament export."""
+    ``expected`` tournament's id, the ``tournament`` check: the file is that tournament's, not a
+    look-alike's; given an archive's chain heads (`infra.witness.read_archive` of the
+    tournament's stream as received), the ``witness`` check. Raises `infra.audit.ExportError`
+    for a file that is not a tournament export."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
     value, document = audit.read_document(
         data,
@@ -279,7 +279,7 @@ def verify_tournament_file(
     file_checks = (
         Check("signature", verdict.ok, verdict.detail),
         audit.strict_check(data, document),
-        *([_event_check(document.tournament_id, expected)] if expected is not None else []),
+        *([_tournament_check(document.tournament_id, expected)] if expected is not None else []),
         Check(
             "copies",
             document.name == name,

@@ -8,15 +8,11 @@ Streams
     exist.
 
 Commands
-    `Tournaments.execute` is the one entry for changing a tournament: it reads the stream, runs the
-    pure `domain.tournament.decide` and appends the events at the version it decided on; when
-    another writer got there first (`ConcurrencyConflict`) it reads again and decides again,
-    a bounded number of times. A rejected command raises the domain's error and writes
-    nothing. Within a process the commands of one tournament take turns (a lock per tournament), as
-    a table's do; between processes the expected version decides. A ``command_id`` makes
-    a command idempotent, as for tables: run again (by a retry, or by another process that
-    lost the race), it returns the first run's result with ``duplicate`` set instead of
-    its rejection.
+    `Tournaments` is `infra.streams.Streams` for tournaments: `Tournaments.execute` is the one
+    entry for changing a tournament, with the table's retry loop, turns, cache and command ids
+    (`infra.streams`); the rules are `domain.tournament.decide` and ``evolve``
+    (`domain.tournament.TOURNAMENT`), and `domain.tournament.CreateTournament` opens a new
+    stream.
 
 Rounds, exactly once
     `Tournaments.start_round` starts a round under the command id ``tournament:round:<r>``, so
@@ -32,30 +28,29 @@ Rounds, exactly once
 Standings
     `Tournaments.standings` computes them from the tournament's stream and its tables' logs
     (`domain.standings`); `Tournaments.project_standings` stores them in ``tournament_standings``
-    (migration 0011) with the log position they hold as of (migration 0012: the last tournament
+    (migration 0011) with the log position they hold as of (migration 0012: the last event
     of the tournament's stream, or of its tables' `STANDINGS_TYPES`, read before they were
     computed). `Tournaments.current_standings` is what the routes and the tournament's stream read:
-    the stored row while no tournament they depend on is later than its position, else the row
+    the stored row while no event they depend on is later than its position, else the row
     rebuilt from the log (then stored). Positions commit in order (`infra.event_store`), so
-    a row is never served while a tournament it lacks is visible. `rebuild_projections`
+    a row is never served while an event it lacks is visible. `rebuild_projections`
     recomputes every tournament's rows (its tables' and its standings) from the log; the audit
     (`infra.tournament_audit`) recomputes the standings on its own and compares.
 """
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 import asyncpg
 import msgspec
 
-from domain import tournament
-from domain.errors import DomainError
 from domain.standings import Standings, TableSheet, public_deals, standings
 from domain.table import TableState
 from domain.tournament import (
+    TOURNAMENT,
+    CreateTournament,
     EndTable,
     StartRound,
     TournamentCommand,
@@ -63,16 +58,15 @@ from domain.tournament import (
     TournamentState,
     table_commands,
 )
+from infra import streams
 from infra.codec import EventCodec
-from infra.event_store import AppendResult, ConcurrencyConflict, EventStore
-from infra.hash_chain import GENESIS
 from infra.tables import TableNotFound, Tables
 
 CODEC: EventCodec[TournamentEvent] = EventCodec(TournamentEvent)
 """How tournament events are written to and read from the log."""
 
 TOURNAMENT_CREATED = "event_created"
-"""The type of a tournament stream's first tournament."""
+"""The type of a tournament stream's first event."""
 
 FILL_BOT = "greedy"
 """The bot kind that takes a tournament table's bot seats (E3.4)."""
@@ -95,35 +89,31 @@ class TournamentTable(msgspec.Struct, frozen=True):
     table_no: int
 
 
-class TournamentNotFound(Exception):
+class TournamentNotFound(streams.StreamNotFound):
     """No tournament has this id."""
 
-    def __init__(self, tournament_id: str) -> None:
-        super().__init__(f"no tournament {tournament_id!r}")
-        self.tournament_id = tournament_id
+    kind = "tournament"
+
+    @property
+    def tournament_id(self) -> str:
+        return self.stream_id
 
 
-class LoadedTournament(msgspec.Struct, frozen=True):
-    """A tournament's state at a version, and the hash chain value of that version."""
+LoadedTournament: TypeAlias = streams.Loaded[TournamentState]
+ExecutedTournament: TypeAlias = streams.Executed[TournamentState, TournamentEvent]
 
-    state: TournamentState
-    version: int
-    head_hash: bytes = GENESIS
-
-
-class ExecutedTournament(msgspec.Struct, frozen=True):
-    """The outcome of a command: the tournament after it, its version, the events it wrote;
-    ``duplicate`` for a command id run before (nothing was written this time, and the rest
-    is the first run's)."""
-
-    state: TournamentState
-    version: int
-    events: tuple[TournamentEvent, ...]
-    duplicate: bool = False
+KIND: streams.Kind[TournamentState, TournamentEvent] = streams.Kind(
+    TOURNAMENT,
+    CODEC,
+    TOURNAMENT_CREATED,
+    TournamentNotFound,
+    begins=lambda command: isinstance(command, CreateTournament),
+)
+"""A tournament as the command service sees it (module docstring)."""
 
 
 STANDINGS_TYPES = ("deal_scored", "session_finished", "session_abandoned")
-"""The events of a tournament's tables that its standings depend on (with every tournament of the
+"""The events of a tournament's tables that its standings depend on (with every event of the
 tournament's own stream): a scored deal, a table's end (E6.5, T4.2)."""
 
 _STANDINGS_POSITION = f"""
@@ -152,98 +142,14 @@ _UPSERT_STANDINGS = """
 """
 
 
-class Tournaments:
+class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCommand]):
     """Loads and changes tournaments through the event store; opens their tables through
     ``tables``."""
 
     def __init__(self, pool: asyncpg.Pool, tables: Tables, *, retries: int = 8) -> None:
+        super().__init__(tables.store, KIND, retries=retries)
         self.pool = pool
-        self.store: EventStore = tables.store
         self.tables = tables
-        self._retries = retries
-        self._turns: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-    async def _read(self, tournament_id: str) -> LoadedTournament:
-        """The tournament as its stream has it; version 0 and no state if there is none."""
-        stored = await self.store.read_stream(tournament_id)
-        if not stored or stored[0].type != TOURNAMENT_CREATED:
-            return LoadedTournament(TournamentState(), 0)
-        state = tournament.fold([CODEC.from_stored(e) for e in stored])
-        return LoadedTournament(state, stored[-1].version, stored[-1].hash)
-
-    async def load(self, tournament_id: str) -> LoadedTournament:
-        """The tournament; raises `TournamentNotFound` (also for a stream that is no
-        tournament's)."""
-        loaded = await self._read(tournament_id)
-        if loaded.state.created is None:
-            raise TournamentNotFound(tournament_id)
-        return loaded
-
-    async def execute(
-        self,
-        tournament_id: str,
-        command: TournamentCommand,
-        *,
-        command_id: str | None = None,
-        fingerprint: str | None = None,
-        actor: str | None = None,
-        check: Check | None = None,
-    ) -> ExecutedTournament:
-        """Decide and append one command; see the module docstring. ``check`` runs on the
-        state the command is decided on."""
-        turn = self._turns.get(tournament_id)
-        if turn is None:
-            turn = self._turns[tournament_id] = asyncio.Lock()
-        async with turn:
-            return await self._execute(
-                tournament_id, command, command_id, fingerprint, actor, check
-            )
-
-    async def _execute(
-        self,
-        tournament_id: str,
-        command: TournamentCommand,
-        command_id: str | None,
-        fingerprint: str | None,
-        actor: str | None,
-        check: Check | None,
-    ) -> ExecutedTournament:
-        for _ in range(self._retries):
-            current = await self._read(tournament_id)
-            try:
-                if check is not None:
-                    check(current.state)
-                events = tournament.decide(current.state, command)
-            except DomainError:
-                if command_id is not None:
-                    first = await self.store.command_result(tournament_id, command_id, fingerprint)
-                    if first is not None:
-                        return await self._first_result(tournament_id, first)
-                raise
-            try:
-                result = await self.store.append(
-                    tournament_id,
-                    current.version,
-                    [CODEC.to_new_event(e, actor=actor, causation=command_id) for e in events],
-                    command_id,
-                    fingerprint=fingerprint,
-                    previous_hash=current.head_hash,
-                )
-            except ConcurrencyConflict:
-                continue
-            if result.duplicate:
-                return await self._first_result(tournament_id, result)
-            return ExecutedTournament(
-                tournament.fold(events, current.state), result.last_version, events
-            )
-        raise ConcurrencyConflict(tournament_id, -1, -1)
-
-    async def _first_result(self, tournament_id: str, first: AppendResult) -> ExecutedTournament:
-        """A command's first result: the tournament as that command left it."""
-        stored = await self.store.read_stream(tournament_id)
-        upto = [CODEC.from_stored(e) for e in stored if e.version <= first.last_version]
-        done = tuple(upto[first.first_version - 1 :])
-        return ExecutedTournament(tournament.fold(upto), first.last_version, done, True)
 
     async def start_round(
         self, tournament_id: str, round_no: int, *, actor: str | None = None

@@ -44,6 +44,7 @@ from service.streams import Hub
 from service.visibility import Visibilities
 from service.workers.bots import HUMAN_PACE, Bots
 from service.workers.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
+from service.workers.follower import Follower
 from service.workers.rounds import RoundWatch
 from service.workers.supervisor import Supervisor
 from service.workers.thinking import Thinking
@@ -90,7 +91,7 @@ class Services(msgspec.Struct):
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
     verifications, the requests' idempotency keys, the stream tickets, which tables are
-    public, the events (`infra.tournaments`) and the watch of their rounds, whether the LISTEN
+    public, the tournaments (`infra.tournaments`) and the watch of their rounds, whether the LISTEN
     connection is up, and the service's clock (``now``: the turn clock's time source, the
     ``server_time`` of views and stream messages)."""
 
@@ -218,24 +219,19 @@ def create_app(
             )
             app.state.services = services
             heard = asyncio.Event()
+            # the command services' caches first: whoever acts on a commit loads what it says
+            followers: tuple[Follower, ...] = (watch, tables, tournaments, hub, bots, clock, rounds)
 
             def notify(stream_id: str, position: int, version: int) -> None:
-                watch.committed()
-                tables.heard(stream_id, position, version)
-                hub.notify(stream_id)
-                bots.notify(stream_id)
-                clock.notify(stream_id)
-                rounds.notify(stream_id)
+                for follower in followers:
+                    follower.heard(stream_id, position, version)
 
             def listening(up: bool) -> None:
                 services.listening = up
-                tables.listening(up)
+                for follower in followers:
+                    follower.listening(up)
                 if up:  # what was committed meanwhile was not heard
                     heard.set()
-                    hub.wake_all()
-                    bots.wake_all()
-                    clock.wake_all()
-                    rounds.wake_all()
 
             supervisor.start("listener", lambda: store.listen_once(notify, listening))
             supervisor.start("bots", bots.run)

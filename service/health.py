@@ -78,6 +78,13 @@ class DatabaseWatch:
             self._refused = None
             self.answered()
 
+    def heard(self, _stream_id: str, _position: int, _version: int) -> None:
+        """A follower of the log (`service.workers.follower`): every commit heard is one."""
+        self.committed()
+
+    def listening(self, up: bool) -> None:
+        """Whether notifications are heard tells nothing of the database's health."""
+
     def _went_down(self, cause: str) -> None:
         if self._down_since is None:
             self._down_since = time.monotonic()

@@ -15,10 +15,9 @@ unavailable: retrying") carry no data and are not messages.
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
   ``version`` and ``server_time``; ids are global positions.
 * ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the
-tournament's stream
-  (`domain.tournament.TournamentEvent`, its secrets emptied) with ``chain_head``, the tables'
-  ``table_opened``, ``table_scored`` and ``table_finished`` and the ``standings``
-  (`service.tournament_stream`); ids are global positions.
+  tournament's stream (`domain.tournament.TournamentEvent`, its secrets emptied) with
+  ``chain_head``, the tables' ``table_opened``, ``table_scored`` and ``table_finished`` and
+  the ``standings`` (`service.tournament_stream`); ids are global positions.
 
 The schemas are derived from the event types themselves (`domain.table.TableEvent`), so a
 new event type is in the document as soon as it exists.
@@ -154,9 +153,9 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     schemas["TournamentStreamData"] = {
         "title": "TournamentStreamData",
         "description": "The data of a tournament stream message: an event of the tournament's "
-        "stream "
-        "with its chain head, a table's chain head as it opens, scores a deal or finishes, or the "
-        "standings (the message's `event` is its `type`, the `id` a global position).",
+        "stream with its chain head, a table's chain head as it opens, scores a deal or "
+        "finishes, or the standings (the message's `event` is its `type`, the `id` a global "
+        "position).",
         **_union(mapping),
     }
     streams = {

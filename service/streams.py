@@ -34,6 +34,7 @@ from infra.database import UNAVAILABLE
 from infra.event_store import EventStore, StoredEvent
 from infra.tables import CODEC
 from infra.witness import chain_head
+from service.workers.follower import Worker
 
 HEARTBEAT_SECONDS = 15.0
 RETRY_SECONDS = 0.5
@@ -193,7 +194,7 @@ class _Feed:
         ]
 
 
-class Hub:
+class Hub(Worker):
     """Wakes the subscribers of a stream (or of all streams) when events are committed, and
     keeps the newest events of each watched table, and of the whole log for the feed
     (each rendered once by ``feed``, the events of the tables ``public`` names), so that

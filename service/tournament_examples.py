@@ -95,7 +95,7 @@ REGISTERED = _examples(
         "tournament_id": TOURNAMENT_ID,
         "player": len(NAMES) - 1,
         "name": NAMES[-1],
-        "token": "3vent-credent1al-shown-once",
+        "token": "t0urnament-credent1al-shown-once",
         "version": 1 + len(NAMES),
     },
 )
@@ -181,7 +181,7 @@ _SIGNATURE = {
     "alg": "EdDSA",
 }
 EXPORT = _examples(
-    "a finished tournament (one tournament and one table shown, each abbreviated)",
+    "a finished tournament (one event and one table shown, each abbreviated)",
     {
         "format": "doko-tournament-export",
         "format_version": 1,

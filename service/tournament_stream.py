@@ -4,7 +4,7 @@ chain heads of its tables' scoresheets as they publish them, and the standings.
 Message ids are global positions (`infra.event_store`: a reader asking for the events after
 a position never skips one), so a client resumes with Last-Event-ID. What it sends:
 
-* every tournament of the tournament's own stream (`domain.tournament`) with its ``chain_head`` (the
+* every event of the tournament's own stream (`domain.tournament`) with its ``chain_head`` (the
   tournament stream's hash chain value at it), its secrets emptied: the seeds, preset deals,
   token and invitation hashes (`public_tournament_event`; the seating seed is public in
   ``event_finished``, E4.3);
@@ -29,7 +29,6 @@ from typing import Annotated, Any
 import msgspec
 from litestar.response.sse import ServerSentEventMessage
 
-from domain import tournament as domain_event
 from domain.standings import Standings
 from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent
 from infra.tournaments import STANDINGS_TYPES, Tournaments, table_id
@@ -157,7 +156,7 @@ class TournamentFeed:
         head = bytes(row["hash"]).hex()
         position = row["position"]
         if row["stream_id"] == self.tournament_id:
-            decoded = msgspec.json.decode(row["payload"], type=domain_event.TournamentEvent)
+            decoded = msgspec.json.decode(row["payload"], type=TournamentEvent)
             data = _data(public_tournament_event(decoded), chain_head=head)
             return ServerSentEventMessage(data=data, event=row["type"], id=position)
         round_no, table_no = self._tables[row["stream_id"]]

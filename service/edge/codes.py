@@ -84,7 +84,7 @@ class ProblemCode(StrEnum):
     UNKNOWN_PLAYER = "unknown_player"
     SEATED_TWICE = "seated_twice"
     LEFT_OUT = "left_out"
-    # events at the service (service.routes.tournaments, service.shared_deals)
+    # tournaments at the service (service.routes.tournaments, service.shared_deals)
     TOURNAMENT_NOT_FOUND = "tournament_not_found"
     DEAL_NOT_PUBLIC = "deal_not_public"
     TOURNAMENT_NOT_FINISHED = "tournament_not_finished"
@@ -171,7 +171,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.UNKNOWN_PLAYER: (409, "no player has this number"),
     C.SEATED_TWICE: (409, "the seating seats a player twice"),
     C.LEFT_OUT: (409, "the seating leaves a player out"),
-    C.TOURNAMENT_NOT_FOUND: (404, "no such event"),
+    C.TOURNAMENT_NOT_FOUND: (404, "no such tournament"),
     C.DEAL_NOT_PUBLIC: (409, "a shared deal stays hidden until every table of the round scored it"),
     C.TOURNAMENT_NOT_FINISHED: (409, "a tournament is exported once it is finished"),
     C.RATE_LIMITED: (429, "too many requests: wait Retry-After seconds"),

@@ -3,7 +3,7 @@ admitted a request.
 
 Four kinds (`Credential`), each a security scheme of the document (`SCHEMES`): the seat
 token, the host token and a private table's invitation code, sent as the Bearer token
-(`service.edge.auth`), and the stream ticket, sent as ``?ticket=`` on a table's or an
+(`service.edge.auth`), and the stream ticket, sent as ``?ticket=`` on a table's or a
 tournament's stream (`service.edge.tickets`). Each route declares next to its decorator the
 kinds it accepts (`accepts`, and the named sets below), where the handler's own
 ``authorize_*`` call is: the declaration stays next to the truth it states.

@@ -73,7 +73,7 @@ class Limits(msgspec.Struct, frozen=True):
 
 def is_stream(path: str) -> bool:
     """Whether ``path`` is an event stream's: the feed, or a table's events."""
-    return path == "/feed" or (path.startswith("/tables/") and path.endswith("/tournaments"))
+    return path == "/feed" or (path.startswith("/tables/") and path.endswith("/events"))
 
 
 class Counter:

@@ -27,7 +27,8 @@ from domain.table import InvalidTableOption
 from domain.tournament import InvalidPlayerName, InvalidTournamentOption, UnknownStandingsMethod
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
-from infra.tables import TableNotFound, VersionMismatch
+from infra.streams import VersionMismatch
+from infra.tables import TableNotFound
 from service.edge.codes import ProblemCode
 from service.edge.validation import described, reworded
 

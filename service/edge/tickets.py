@@ -4,7 +4,7 @@ An ``EventSource`` cannot send headers, and a credential in a URL reaches proxie
 servers' logs. So a client asks for a ticket with its credential in the Authorization
 header (`POST /tables/{id}/stream-tickets`: a seat token, the host token, the invitation
 code, or none at a public table; `POST /tournaments/{id}/stream-tickets`: a credential of the
-event, or none at a public one) and opens the stream with ``?ticket=``. A ticket:
+tournament, or none at a public one) and opens the stream with ``?ticket=``. A ticket:
 
 - opens the stream it was issued for (the table's, or the tournament's: both are streams of
   the log, so their ids never meet) once, as the credential it was obtained with would:
@@ -12,14 +12,15 @@ event, or none at a public one) and opens the stream with ``?ticket=``. A ticket
 - expires `TICKET_SECONDS` after it was issued (by the service's clock, the injectable
   ``now`` of `service.app.create_app`);
 - stands for its credential when the stream opens: if the credential no longer opens the
-  table or event then (its player left, the invitation was replaced, T1.2), neither does the ticket;
+  table or tournament then (its player left, the invitation was replaced, T1.2), neither does
+  the ticket;
 - is a random secret (256 bits) of which the database keeps only the SHA-256 hash
   (``stream_tickets``, deleted when the ticket is used), so every service process of the
   deployment accepts a ticket issued by another, once; the access log never shows query
   strings (`service.edge.logs`).
 
 A credential in the stream's URL (``?token=``) is refused (400 ``token_in_url``) before the
-table or event is looked at, whatever it names (`ticket_digest`).
+table or tournament is looked at, whatever it names (`ticket_digest`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
 """The reference web client's pages, served by the service itself (none in the OpenAPI document).
 
-``/`` is the lobby, ``/t/{table}`` a table (a seat's page when the browser holds that
-seat's token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer, ``/e`` a new
-event (issue 19), ``/e/{event}`` an event (the director's page when the browser holds its
-host token, a player's when it holds their event credential, and the standings for
-everyone allowed to see them), ``/e/{event}/rounds/{r}/deals/{n}`` one deal compared across
-the round's tables, ``/rules`` the
-rules and ``/schema`` the API reference (the OpenAPI document drawn by a pinned copy of
-Swagger UI, ``web/vendor/``: its README says which). Each page is the one HTML shell with its
-own ES module, under one Content-Security-Policy; the modules, the CSS, the vendored files,
-a copy of RULES.md (the game, R1-R10), TABLE_RULES.md (the table's house rules T1-T4, as
-`domain.table` states them), TOURNAMENT_RULES.md (the event's, E1-E6, as `domain.tournament`,
+``/`` is the lobby, ``/t/{table}`` a table (a seat's page when the browser holds that seat's
+token, else a spectator's), ``/t/{table}/deals/{n}`` the deal viewer, ``/tournament`` a new
+tournament (and the tournaments this browser keeps something for),
+``/tournament/{tournament}`` a tournament (the director's page when the browser holds its
+host token, a player's when it holds their tournament credential, and the standings for
+everyone allowed to see them), ``/tournament/{tournament}/rounds/{r}/deals/{n}`` one deal
+compared across the round's tables, ``/rules`` the rules and ``/schema`` the API reference
+(the OpenAPI document drawn by a pinned copy of Swagger UI, ``web/vendor/``: its README says
+which). Each page is the one HTML shell with its own ES module, under one
+Content-Security-Policy; the modules, the CSS, the vendored files, a copy of RULES.md (the
+game, R1-R10), TABLE_RULES.md (the table's house rules T1-T4, as `domain.table` states
+them), TOURNAMENT_RULES.md (the tournament's, E1-E6, as `domain.tournament`,
 `domain.seating` and `domain.standings` state them) and the catalogues of the pages' words
 with the German rule texts (``web/i18n/``) are files of the package (``service/web/``),
 served under ``/web/``.
@@ -46,8 +47,8 @@ _TITLES = {
     "lobby": "doko",
     "table": "doko table",
     "deal": "doko deal",
-    "events": "doko event",
-    "event": "doko event",
+    "tournaments": "doko tournament",
+    "tournament": "doko tournament",
     "compare": "doko deal compared",
     "rules": "doko rules",
     "reference": "doko API",
@@ -64,7 +65,7 @@ class Meta(msgspec.Struct, frozen=True):
 _RULE = re.compile(r"^- ([RTE]\d+\.\d+) (.*)$")
 _SECTION = re.compile(r"^## ([RTE]\d+) (.*)$")
 RULE_FILES = ("RULES.md", "TABLE_RULES.md", "TOURNAMENT_RULES.md")
-"""The rules the pages quote: the game's (R ids), the table's (T ids) and the event's (E ids)."""
+"""The rules the pages quote: the game's (R ids), the table's (T ids), the tournament's (E ids)."""
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
@@ -129,17 +130,20 @@ async def deal() -> Response[str]:
     return _html("deal")
 
 
-@get("/e", include_in_schema=False)
-async def events() -> Response[str]:
-    return _html("events")
+@get("/tournament", include_in_schema=False)
+async def tournaments() -> Response[str]:
+    return _html("tournaments")
 
 
-@get("/e/{tournament_id:str}", include_in_schema=False)
-async def event() -> Response[str]:
-    return _html("event")
+@get("/tournament/{tournament_id:str}", include_in_schema=False)
+async def tournament() -> Response[str]:
+    return _html("tournament")
 
 
-@get("/e/{tournament_id:str}/rounds/{round_no:int}/deals/{deal_no:int}", include_in_schema=False)
+@get(
+    "/tournament/{tournament_id:str}/rounds/{round_no:int}/deals/{deal_no:int}",
+    include_in_schema=False,
+)
 async def compare() -> Response[str]:
     return _html("compare")
 
@@ -163,8 +167,8 @@ PAGES: list[ControllerRouterHandler] = [
     lobby,
     table,
     deal,
-    events,
-    event,
+    tournaments,
+    tournament,
     compare,
     rules,
     reference,

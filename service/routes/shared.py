@@ -4,7 +4,7 @@ table as a route reads it."""
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from litestar import Request, Response
@@ -38,6 +38,9 @@ from service.edge.parsing import (
 )
 from service.edge.problems import RETRY_AFTER, Problem, ServiceError, etag, example_problem
 from service.records import deal_record_of
+
+if TYPE_CHECKING:  # the app imports the routes
+    from service.app import Services
 
 TableId = Annotated[
     str,
@@ -181,11 +184,13 @@ def success(model: Any, shown: list[Example], description: str) -> ResponseSpec:
 NOT_MODIFIED = {304: ResponseSpec(None, description="not modified")}
 
 
-def services(request: Request[Any, Any, Any]) -> Any:
-    return request.app.state.services
+def services(request: Request[Any, Any, Any]) -> "Services":
+    """What the route handlers use (`service.app.Services`), typed."""
+    found: Services = request.app.state.services
+    return found
 
 
-async def scored_record(svc: Any, table_id: str, deal_no: int) -> DealRecord | None:
+async def scored_record(svc: "Services", table_id: str, deal_no: int) -> DealRecord | None:
     """A scored deal's record from the ``deal_archive`` projection, or, if the projection
     lacks the row (being rebuilt?), from the log itself; None if the deal is not scored."""
     record: str | None = await svc.pool.fetchval(

@@ -1,10 +1,10 @@
-"""Tournaments: club nights and tournaments of several tables over several rounds (E1-E6).
+"""Tournaments: club nights and competitions of several tables over several rounds (E1-E6).
 
-A director creates a tournament (the host token, shown once), players register (each gets an
+A director creates a tournament (the host token, shown once), players register (each gets a
 tournament credential, shown once, that is their seat's token at their table in every round),
-the director starts the rounds (the service opens every table of the round with the
-round's shared deals, `infra.tournaments`), and everyone allowed to see the tournament reads it,
-its standings, its stream and, once a deal is public for the whole round (E5.3), the deal
+the director starts the rounds (the service opens every table of the round with the round's
+shared deals, `infra.tournaments`), and everyone allowed to see the tournament reads it, its
+standings, its stream and, once a deal is public for the whole round (E5.3), the deal
 compared across the round's tables. Who may do what: `service.tournament_access`. A rejected
 command writes nothing and answers problem+json with its code and E-rule id; every POST
 takes an Idempotency-Key (`service.edge.idempotency`): a retry draws the same credentials
@@ -31,7 +31,6 @@ from domain.tournament import (
     standings_method,
 )
 from domain.tournament_view import player_seat, tournament_view
-from infra.idempotency import holding
 from infra.tournaments import LoadedTournament, TournamentNotFound, table_id
 from service import tournament_examples
 from service.edge.auth import bearer, new_invitation, new_token, token_hash
@@ -103,15 +102,6 @@ async def load_viewed(request: Request[Any, Any, Any], tournament_id: str) -> Lo
     return loaded
 
 
-def _claimed() -> dict[str, str]:
-    """The command id and fingerprint of the request's Idempotency-Key, if it holds one:
-    its run again writes nothing twice (`infra.idempotency`)."""
-    claim = holding()
-    if claim is None:
-        return {}
-    return {"command_id": claim.command_id, "fingerprint": claim.fingerprint.hex()}
-
-
 async def answer(
     request: Request[Any, Any, Any], tournament_id: str, loaded: LoadedTournament
 ) -> TournamentAnswer:
@@ -178,9 +168,7 @@ async def create_tournament(
         method=method,
     )
     tournament_id = fresh_id()
-    done = await services(request).tournaments.execute(
-        tournament_id, command, actor="director", **_claimed()
-    )
+    done = await services(request).tournaments.execute(tournament_id, command, actor="director")
     view = await answer(request, tournament_id, LoadedTournament(done.state, done.version))
     return TournamentCreatedResponse(tournament_id, host, view, invitation)
 
@@ -241,9 +229,7 @@ async def register_player(
     token = new_token()
     command = RegisterPlayer(data.name, token_hash(token), director)
     who = "director" if director else "player"
-    done = await services(request).tournaments.execute(
-        tournament_id, command, actor=who, **_claimed()
-    )
+    done = await services(request).tournaments.execute(tournament_id, command, actor=who)
     registered = done.state.players
     number = next(n for n, p in enumerate(registered) if p.token_hash == command.token_hash)
     return PlayerRegisteredResponse(
@@ -325,7 +311,7 @@ async def start_round(
     if data.seating is not None and data.round_no > loaded.state.round_no:
         seating = tuple(tuple(seats) for seats in data.seating)
         await svc.tournaments.execute(
-            tournament_id, SeatRound(data.round_no, seating), actor="director", **_claimed()
+            tournament_id, SeatRound(data.round_no, seating), actor="director"
         )
     done = await svc.tournaments.start_round(tournament_id, data.round_no, actor="director")
     created = done.state.created
@@ -345,8 +331,7 @@ async def start_round(
     "tie-break (E6.4): the stored standings, rebuilt from the tournament's and its tables' logs "
     "whenever a deal was scored or a table or round ended since (ranked by another method "
     "than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal "
-    "once "
-    "every table of its round has scored it, placement points once the round has ended; "
+    "once every table of its round has scored it, placement points once the round has ended; "
     "the abandoned tables are listed (T4.2).",
     security=AS_TOURNAMENT_VIEWER,
     responses={
@@ -372,13 +357,13 @@ async def get_standings(
     ranked_by = standings_method(method) if method is not None else None
     loaded = await load_viewed(request, tournament_id)
     state = loaded.state
-    events = services(request).tournaments
+    tournaments = services(request).tournaments
     created = state.created
     if ranked_by is not None and created is not None and ranked_by is not created.method:
         replace = msgspec.structs.replace
         state = replace(state, created=replace(created, method=ranked_by))
-        return standings(state, await events.sheets(tournament_id, state))
-    current: Standings = await events.current_standings(tournament_id)
+        return standings(state, await tournaments.sheets(tournament_id, state))
+    current: Standings = await tournaments.current_standings(tournament_id)
     return current
 
 
@@ -422,11 +407,10 @@ async def compare_deal(
     description="For clients that cannot send headers on a stream (a browser's EventSource): "
     "send one of a private tournament's credentials as the Bearer token (the director's host "
     "token, a player's tournament credential or the invitation code; none at a public "
-    "tournament) and "
-    "open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the "
-    f"tournament's stream once, within {TICKET_SECONDS} s (a second time, at another tournament or "
-    "table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to "
-    "resume, too). A credential is never put in a URL.",
+    "tournament) and open `GET /tournaments/{id}/events?ticket=...` with the answer's "
+    f"`ticket`. It opens the tournament's stream once, within {TICKET_SECONDS} s (a second "
+    "time, at another tournament or table, or later: 401 `ticket_invalid`, `ticket_expired`); "
+    "then get a new one (to resume, too). A credential is never put in a URL.",
     security=AS_TOURNAMENT_VIEWER,
     responses={
         201: success(StreamTicket, tournament_examples.STREAM_TICKET, "the ticket"),
@@ -453,7 +437,7 @@ async def tournament_stream_ticket(
     "their players' credentials from then on), `table_scored` and `table_finished` as the "
     "tournament's tables score deals and finish, with the table's chain head (a witness, as "
     "`/feed` publishes public tables', for `doko verify --witness`), never what was "
-    "scored; and `standings` whenever they change. Tournament ids are global positions: resume "
+    "scored; and `standings` whenever they change. Event ids are global positions: resume "
     "with Last-Event-ID or `after`. A private tournament takes one of its credentials as the "
     "Bearer token, or, from an EventSource (which cannot send headers), a `ticket` "
     "obtained with it (`POST /tournaments/{id}/stream-tickets`); without either it is 404 "
@@ -463,7 +447,7 @@ async def tournament_stream_ticket(
     responses=problem_responses(400, 401, 404, shown=[P["tournament_not_found"]]),
     media_type="text/event-stream",
 )
-async def stream_event(
+async def stream_tournament(
     request: Request[Any, Any, Any],
     tournament_id: TournamentId,
     last_event_id: LastEventId = None,
@@ -496,5 +480,5 @@ TOURNAMENTS_ROUTES = [
     get_standings,
     compare_deal,
     tournament_stream_ticket,
-    stream_event,
+    stream_tournament,
 ]

@@ -539,9 +539,8 @@ def register_verify(subparsers: Subparsers) -> None:
         "verify",
         help="audit tables: hash chain, replay by the rules, seeds, scores",
         description="Audit one table, every table (no TABLE), a tournament (--tournament ID), "
-        "or an "
-        "export file offline (--file, no database; a table's or a tournament's): its signature "
-        "by a key you trust, its hash chain, the rules "
+        "or an export file offline (--file, no database; a table's or a tournament's): its "
+        "signature by a key you trust, its hash chain, the rules "
         "replayed, seeds, scores, its top-level copies and, with --witness, the chain heads "
         "published live. Exits 1 if anything does not match, 3 if it verified but is "
         "flagged (signed by a key revoked after the signature's date).",
@@ -588,7 +587,7 @@ def register_verify(subparsers: Subparsers) -> None:
         metavar="ARCHIVE",
         help="with --file: hold the export against the chain heads published live, as "
         "saved from GET /feed (the event stream as received, or JSON lines of feed items) "
-        "or from a table's tournament stream (a tournament's export: from the tournament's stream)",
+        "or from a table's event stream (a tournament's export: from the tournament's stream)",
     )
     add_database_options(parser)
     parser.set_defaults(handler=verify)
@@ -617,7 +616,7 @@ def export(args: argparse.Namespace) -> int:
         print(f"--signing-key: {error}", file=sys.stderr)
         return 2
     url = _connect(args)
-    what = f"table {args.table!r}" if args.table is not None else f"event {args.tournament!r}"
+    what = f"table {args.table!r}" if args.table is not None else f"tournament {args.tournament!r}"
     log: Sequence[Any] | None = asyncio.run(
         _table_log(url, args.table)
         if args.table is not None
@@ -672,7 +671,7 @@ def register_export(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--unfinished",
         action="store_true",
-        help="export a table (or event) still in play (the file then holds the hands of the "
+        help="export a table (or tournament) still in play (the file then holds the hands of the "
         "deals in play)",
     )
     add_key_options(parser, signing_key=True)

@@ -84,12 +84,11 @@ class Received(msgspec.Struct, frozen=True):
     """One thing the service delivered to a viewer.
 
     ``viewer`` is a seat, or None for a spectator; ``source`` says what it was
-    (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``; of an
-    tournament: ``event_created`` (its stored type), ``tournament`` for an answer of its routes,
-    ``tournament_sse``),
-    ``version`` the table version it reflects (for ``feed`` and ``tournament_sse``: the global
-    position; 0 for an answer of a tournament's routes); ``host``: asked with the host token (a
-    view's life actions are the host's).
+    (``view``, ``command``, ``seat_taken``, ``table_created``, ``sse`` or ``feed``; of a
+    tournament: ``event_created`` (its stored type), ``tournament`` for an answer of its
+    routes, ``tournament_sse``), ``version`` the table version it reflects (for ``feed`` and
+    ``tournament_sse``: the global position; 0 for an answer of a tournament's routes);
+    ``host``: asked with the host token (a view's life actions are the host's).
     """
 
     viewer: Seat | None

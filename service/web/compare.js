@@ -1,17 +1,17 @@
-// One deal of one round at every table of the round, side by side (issue 19, compareDeal):
+// One deal of one round at every table of the round, side by side (compareDeal):
 // the same cards in the same seats (E5.1), and each table's players, contract,
 // announcements, tricks and score, from the tables' deal records. Open only once every
 // table of the round has scored the deal (E5.3): before, the service's refusal says so.
 import { call, meta } from './api.js';
-import { comparePage, tournamentPass, heldTournament, takeFragment } from './tournament_parts.js';
+import { comparePage, heldTournament, takeFragment, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
 
-const [, , rawEvent, , rawRound, , rawDeal] = location.pathname.split('/');
-const event = decodeURIComponent(rawEvent);
+const [, , rawTournament, , rawRound, , rawDeal] = location.pathname.split('/');
+const tournament = decodeURIComponent(rawTournament);
 const roundNo = Number(rawRound);
 const dealNo = Number(rawDeal);
-takeFragment(event);
+takeFragment(tournament);
 const content = h('div', { class: 'compare-page' });
 const state = { rules: {} };
 
@@ -80,9 +80,9 @@ function column(table) {
 }
 
 function links() {
-  return h('p', {}, h('a', { href: `/e/${encodeURIComponent(event)}` }, t('compare.back')),
-    dealNo > 1 ? [' · ', h('a', { href: comparePage(event, roundNo, dealNo - 1) }, t('viewer.previous_deal'))] : null,
-    dealNo < 12 ? [' · ', h('a', { href: comparePage(event, roundNo, dealNo + 1) }, t('viewer.next_deal'))] : null);
+  return h('p', {}, h('a', { href: `/tournament/${encodeURIComponent(tournament)}` }, t('compare.back')),
+    dealNo > 1 ? [' · ', h('a', { href: comparePage(tournament, roundNo, dealNo - 1) }, t('viewer.previous_deal'))] : null,
+    dealNo < 12 ? [' · ', h('a', { href: comparePage(tournament, roundNo, dealNo + 1) }, t('viewer.next_deal'))] : null);
 }
 
 async function start() {
@@ -92,7 +92,7 @@ async function start() {
     const [known] = await Promise.all([meta(), loadLanguage()]);
     state.rules = ruleTexts(known.rules);
     const compared = (await call('GET', '/tournaments/{tournament_id}/rounds/{round_no}/deals/{deal_no}', {
-      params: { path: { tournament_id: event, round_no: roundNo, deal_no: dealNo } }, token: tournamentPass(heldTournament(event)),
+      params: { path: { tournament_id: tournament, round_no: roundNo, deal_no: dealNo } }, token: tournamentPass(heldTournament(tournament)),
     })).data;
     document.title = `${title()} · doko`;
     fill(content, h('h1', {}, title()), links(), hands(compared.tables),

@@ -1,12 +1,12 @@
 // The deal viewer, for auditors: a scored deal from its public record, trick by trick
 // (buttons, or the arrow keys, Home and End), with the announcements at the moment they
-// were made, the score lines with their rule ids, the dealing commitment and seed, and
-// the service's own verification of the deal, who played each seat (T2.2). A private
-// table's deals open with the credential this tab holds for it (T1.1). A deal of an event's
-// table (issue 19) links to the same deal at the round's other tables: its record is
-// public only once every table of the round has scored it (E5.3).
+// were made, the score lines with their rule ids, the dealing commitment and seed, and the
+// service's own verification of the deal, who played each seat (T2.2). A private table's
+// deals open with the credential this tab holds for it (T1.1). A deal of a tournament's
+// table links to the same deal at the round's other tables: its record is public only once
+// every table of the round has scored it (E5.3).
 import { call, download, held, meta, takeInvitation } from './api.js';
-import { comparePage, tournamentPass, heldTournament } from './tournament_parts.js';
+import { comparePage, heldTournament, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
 
@@ -25,20 +25,20 @@ const content = h('div', { class: 'deal-page' });
 const live = h('p', { id: 'step', class: 'live', 'aria-live': 'polite' });
 const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {}, problem: null, compare: null };
 
-/** Table `t` of round `r` of an event is `<event>-r<r>t<t>` (docs/tournaments.md): the event's own
- * answer confirms it, and the comparison of this deal is linked when the round has that
- * table. */
+/** Table `t` of round `r` of a tournament is `<tournament>-r<r>t<t>` (docs/tournaments.md):
+ * the tournament's own answer confirms it, and the comparison of this deal is linked when
+ * the round has that table. */
 async function comparison() {
   const named = table.match(/^(\w+)-r(\d+)t(\d+)$/);
   if (!named) return;
-  const [, event, round, number] = named;
+  const [, tournament, round, number] = named;
   try {
     const view = (await call('GET', '/tournaments/{tournament_id}', {
-      params: { path: { tournament_id: event } }, token: tournamentPass(heldTournament(event)) ?? token,
-    })).data.event;
-    if (view.played[Number(round) - 1]?.tables.some((at) => at.table_no === Number(number))) state.compare = comparePage(event, Number(round), dealNo);
+      params: { path: { tournament_id: tournament } }, token: tournamentPass(heldTournament(tournament)) ?? token,
+    })).data.tournament;
+    if (view.played[Number(round) - 1]?.tables.some((at) => at.table_no === Number(number))) state.compare = comparePage(tournament, Number(round), dealNo);
   } catch {
-    // not an event's table (or not one this browser may see): no comparison
+    // not a tournament's table (or not one this browser may see): no comparison
   }
 }
 

@@ -1,7 +1,7 @@
 // The rules the service enforces, by id: the game's (R1-R10, from the package's copy of
 // RULES.md), the table's house rules (T1-T4, as domain/table.py states them) and the
-// event's (E1-E6, as domain/event.py, seating.py and standings.py state them), so that a
-// refusal's rule id links to its text: /rules#R3.3, /rules#T2.3, /rules#E5.3.
+// tournament's (E1-E6, as domain/tournament.py, seating.py and standings.py state them), so
+// that a refusal's rule id links to its text: /rules#R3.3, /rules#T2.3, /rules#E5.3.
 import { meta } from './api.js';
 import { loadLanguage, ruleTexts, t } from './i18n.js';
 import { fill, h, problemBox, problemOf, ruleText } from './ui.js';
@@ -17,7 +17,7 @@ function compare(a, b) {
 
 /** @type {[string, string, string][]} */
 const PARTS = [['R', 'rules.game', 'rules.game_about'], ['T', 'rules.table', 'rules.table_about'],
-  ['E', 'rules.event', 'rules.tournament_about']];
+  ['E', 'rules.tournament', 'rules.tournament_about']];
 
 function part([letter, title, about], ids, rules) {
   const mine = ids.filter((id) => id.startsWith(letter));

@@ -1,17 +1,17 @@
-// A tournament's page (issue 19), the one link a player keeps all evening: who holds the tournament's
+// A tournament's page, the one link a player keeps all evening: who holds the tournament's
 // host token gets the director's part (the registration link to share, players registered
-// by hand, the rounds and their tables' progress, starting the next round, the tables);
-// who holds a player's tournament credential gets "your table now" (getPlayerTable: a button
-// to the seat, which the credential opens, E5.2); anyone may register while registration
-// is open (at a private tournament with the invitation code of the link's fragment, E2.1); and
-// everyone allowed to see the tournament gets the standings (E6) and the deals to compare. State
-// = the last answers (getTournament, getPlayerTable, getStandings) and the tournament's stream
-// (streamTournament), which says when to ask again and brings the standings as they change.
-// Whether a round may start is the view's status and the service's answer: the page
-// decides no rule.
+// by hand, the rounds and their tables' progress, starting the next round, the tables); who
+// holds a player's tournament credential gets "your table now" (getPlayerTable: a button to
+// the seat, which the credential opens, E5.2); anyone may register while registration is
+// open (at a private tournament with the invitation code of the link's fragment, E2.1); and
+// everyone allowed to see the tournament gets the standings (E6) and the deals to compare.
+// State = the last answers (getTournament, getPlayerTable, getStandings) and the
+// tournament's stream (streamTournament), which says when to ask again and brings the
+// standings as they change. Whether a round may start is the view's status and the
+// service's answer: the page decides no rule.
 import { call, followTournament, meta, schema } from './api.js';
 import {
-  comparisons, tournamentLink, tournamentPass, forgetTournament, heldTournament, holdTournament, standingsPanel, takeFragment, toTable,
+  comparisons, forgetTournament, heldTournament, holdTournament, standingsPanel, takeFragment, toTable, tournamentLink, tournamentPass,
 } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { fill, given, h, problemBox, problemOf, rule } from './ui.js';
@@ -19,7 +19,7 @@ import { fill, given, h, problemBox, problemOf, rule } from './ui.js';
 const tournament = decodeURIComponent(location.pathname.split('/')[2]);
 const at = { path: { tournament_id: tournament } };
 takeFragment(tournament);
-const content = h('div', { class: 'event-page' });
+const content = h('div', { class: 'tournament-page' });
 const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 const state = {
   mine: heldTournament(tournament),
@@ -114,17 +114,18 @@ const registerFor = (name) => command(async () => {
 /** The director starts round `round` (E4.1): the answer is the tournament after it. */
 const startRound = (round) => command(async () => {
   state.confirming = null;
-  state.answer = (await call('POST', '/tournaments/{tournament_id}/rounds', { params: at, token: state.mine.host, body: { round_no: round } })).data.event;
+  state.answer = (await call('POST', '/tournaments/{tournament_id}/rounds', { params: at, token: state.mine.host, body: { round_no: round } })).data.tournament;
   await refresh();
 });
 
-/** Follow the tournament's stream from its start (a private tournament's with its credential, through
- * stream tickets): its messages say when to ask for the tournament again (registrations, rounds,
- * tables opened, their scored deals and ends), and bring the standings. A player's table is
- * offered once its seats answer (`table_open`), which the stream's `table_opened` tells. */
+/** Follow the tournament's stream from its start (a private tournament's with its
+ * credential, through stream tickets): its messages say when to ask for the tournament
+ * again (registrations, rounds, tables opened, their scored deals and ends), and bring the
+ * standings. A player's table is offered once its seats answer (`table_open`), which the
+ * stream's `table_opened` tells. */
 function connect() {
   followTournament(tournament, {
-    secret: state.answer.event.visibility === 'private' ? pass() : undefined,
+    secret: state.answer.tournament.visibility === 'private' ? pass() : undefined,
     after: 0,
     types: state.types,
     onEvent: received,
@@ -182,15 +183,15 @@ function linkField(id, label, link) {
     h('p', {}, h('label', { for: id }, label),
       h('input', { id, 'data-key': id, class: 'link', readonly: true, value: link, size: 40 })),
     h('p', {}, button(`copy-${id}`, t('invite.copy'), () => copy(link, id)), ' ',
-      h('span', { role: 'status' }, state.copied === id ? t('events.copied') : '')),
+      h('span', { role: 'status' }, state.copied === id ? t('tournaments.copied') : '')),
   ];
 }
 
 function heading(view) {
   return h('header', {},
     h('h1', {}, view.name),
-    h('p', { class: 'small', id: 'event-facts', 'data-status': view.status, 'data-visibility': view.visibility },
-      t('events.facts', { visibility: term('visibility', view.visibility), rounds: view.rounds }), ' · ',
+    h('p', { class: 'small', id: 'tournament-facts', 'data-status': view.status, 'data-visibility': view.visibility },
+      t('tournaments.facts', { visibility: term('visibility', view.visibility), rounds: view.rounds }), ' · ',
       term('tournament_status', view.status), ' · ',
       given(view.turn_seconds) ? t('facts.clock', { seconds: view.turn_seconds }) : t('facts.no_clock'), ' · ',
       t('standings.method', { method: term('method', view.method) })));
@@ -221,7 +222,7 @@ function yourTable(view) {
       linkField('player-link', t('you.link'), tournamentLink(tournament, { player: state.mine.token }))));
 }
 
-/** Registration, while it is open (E2.2): by name, with a private tournament's invitation (E2.1). */
+/** Registration while open (E2.2): by name, with a private tournament's invitation (E2.1). */
 function registration(view) {
   if (player() || director() || view.status !== 'registering') return null;
   return h('section', { class: 'panel', id: 'register', 'aria-labelledby': 'register-h' },
@@ -276,8 +277,8 @@ function confirmable(key, label, question, yes, run, extra = {}) {
     }));
 }
 
-/** The director abandons a table of the running round (E4.2, T4.2: the tournament's host token is
- * the table's host): its scored deals count, the rest do not. */
+/** The director abandons a table of the running round (E4.2, T4.2: the tournament's host
+ * token is the table's host): its scored deals count, the rest do not. */
 const abandon = (table) => command(async () => {
   state.confirming = null;
   await call('POST', '/tables/{table_id}/abandon', { params: { path: { table_id: table } }, token: state.mine.host });
@@ -354,8 +355,8 @@ function device() {
   if (!director() && !player() && !state.mine.invitation) return null;
   return h('section', { class: 'panel', id: 'device', 'aria-labelledby': 'device-h' },
     h('h2', { id: 'device-h' }, t('menu.device')),
-    h('p', {}, t(director() ? 'events.kept_host' : player() ? 'events.kept_player' : 'events.kept_invitation')),
-    h('p', {}, button('forget', t('events.forget'), () => {
+    h('p', {}, t(director() ? 'tournaments.kept_host' : player() ? 'tournaments.kept_player' : 'tournaments.kept_invitation')),
+    h('p', {}, button('forget', t('tournaments.forget'), () => {
       forgetTournament(tournament);
       location.reload();
     })));
@@ -363,7 +364,7 @@ function device() {
 
 function render() {
   if (!state.answer) return;
-  const view = state.answer.event;
+  const view = state.answer.tournament;
   document.title = `${view.name} · doko`;
   document.body.dataset.version = String(state.answer.version);
   document.body.dataset.status = view.status;
@@ -378,12 +379,12 @@ function render() {
     players(view), device());
 }
 
-/** The page of a tournament this browser may not see: a private tournament answers whoever holds
- * none of its credentials as an unknown tournament (404); its registration link (or a
+/** The page of a tournament this browser may not see: a private tournament answers whoever
+ * holds none of its credentials as an unknown tournament (404); its registration link (or a
  * personal link) opens it. */
 function door(error) {
   const problem = problemOf(error);
-  fill(content, h('h1', {}, t('events.unknown')), problemBox(problem, state.rules),
+  fill(content, h('h1', {}, t('tournaments.unknown')), problemBox(problem, state.rules),
     problem.status === 404 || problem.status === 401 ? h('form', {
       class: 'panel', id: 'enter',
       onsubmit: (e) => {
@@ -393,9 +394,9 @@ function door(error) {
         location.reload();
       },
     },
-    h('p', {}, t('events.door')),
+    h('p', {}, t('tournaments.door')),
     h('p', {}, h('label', { for: 'code' }, t('door.code')), h('input', { id: 'code', name: 'code', required: true, autocomplete: 'off' })),
-    h('p', {}, h('button', { type: 'submit' }, t('events.open')))) : null);
+    h('p', {}, h('button', { type: 'submit' }, t('tournaments.open')))) : null);
 }
 
 async function start() {

@@ -1,20 +1,30 @@
-// What the tournament pages (issue 19) share: the credentials this browser holds for a tournament,
-// the links that carry them, the way to one's seat at a tournament's table, and the standings
+// What the tournament pages share: the credentials this browser holds for a tournament, the
+// links that carry them, the way to one's seat at a tournament's table, and the standings
 // as the service computes them (E6). A tournament's credentials are the director's host
-// token, a player's tournament credential and a private tournament's invitation code; like a
-// table's, they are kept in localStorage (per tournament, until "forget on this device"), go
-// to the service only in a header, and travel in a link only in its fragment, which the
+// token, a player's tournament credential and a private tournament's invitation code; like
+// a table's, they are kept in localStorage (per tournament, until "forget on this device"),
+// go to the service only in a header, and travel in a link only in its fragment, which the
 // browser never sends. The pages decide no rule: who may start a round, which deals are
 // public, who ranks where, all come from the service's answers.
 import { hold } from './api.js';
 import { t, term } from './i18n.js';
 import { h, rule, signed } from './ui.js';
 
-const PREFIX = 'doko-event:';
+const PREFIX = 'doko-tournament:';
+
+/** Where this browser kept a tournament's credentials before the service called it a
+ * tournament (`doko-event:<id>`): moved once, so that no device loses its host token or its
+ * player's credential. */
+const FORMER = 'doko-nothing:';
+for (const key of Object.keys(localStorage).filter((k) => k.startsWith(FORMER))) {
+  const tournament = key.slice(FORMER.length);
+  if (localStorage.getItem(PREFIX + tournament) === null) localStorage.setItem(PREFIX + tournament, localStorage.getItem(key) ?? '{}');
+  localStorage.removeItem(key);
+}
 
 /**
- * What this browser holds for a tournament: {host} for its director, {invitation} for a private
- * tournament's invitation code, {token, player, name} once registered.
+ * What this browser holds for a tournament: {host} for its director, {invitation} for a
+ * private tournament's invitation code, {token, player, name} once registered.
  * @returns {{host?: string, invitation?: string, token?: string, player?: number, name?: string}}
  */
 export function heldTournament(tournament) {
@@ -35,18 +45,18 @@ export function holdTournament(tournament, more) {
 /** Forget everything this browser holds for a tournament. */
 export const forgetTournament = (tournament) => localStorage.removeItem(PREFIX + tournament);
 
-/** The events this browser holds something for. */
+/** The tournaments this browser holds something for. */
 export const heldTournaments = () => Object.keys(localStorage).filter((k) => k.startsWith(PREFIX)).map((k) => k.slice(PREFIX.length));
 
-/** The credential that opens what anyone allowed to see the tournament sees (the host token, the
- * player's credential or the invitation code). */
+/** The credential that opens what anyone allowed to see the tournament sees (the host
+ * token, the player's credential or the invitation code). */
 export const tournamentPass = (mine) => mine.host ?? mine.token ?? mine.invitation;
 
-/** The page of a tournament, with what its link carries in the fragment (`invitation=…` for a
- * private tournament's registration link, `player=…` for a player's personal link). */
+/** The page of a tournament, with what its link carries in the fragment (`invitation=…` for
+ * a private tournament's registration link, `player=…` for a player's personal link). */
 export function tournamentLink(tournament, fragment = {}) {
   const parts = Object.entries(fragment).filter(([, v]) => v).map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
-  return `${location.origin}/e/${encodeURIComponent(tournament)}${parts.length ? `#${parts.join('&')}` : ''}`;
+  return `${location.origin}/tournament/${encodeURIComponent(tournament)}${parts.length ? `#${parts.join('&')}` : ''}`;
 }
 
 /** Keep what this page's link carries in its fragment (an invitation code, a player's
@@ -61,10 +71,10 @@ export function takeFragment(tournament) {
 }
 
 /** The page of one deal of a round compared across the round's tables. */
-export const comparePage = (tournament, round, deal) => `/e/${encodeURIComponent(tournament)}/rounds/${round}/deals/${deal}`;
+export const comparePage = (tournament, round, deal) => `/tournament/${encodeURIComponent(tournament)}/rounds/${round}/deals/${deal}`;
 
-/** Go to a table of the tournament: as a player to their seat (the tournament credential is the
- * seat's token there, E5.2), as the director with the host token (the tables' host). */
+/** Go to a table of the tournament: as a player to their seat (the tournament credential is
+ * the seat's token there, E5.2), as the director with the host token (the tables' host). */
 export function toTable(table, held) {
   hold(table, held);
   location.assign(`/t/${encodeURIComponent(table)}`);

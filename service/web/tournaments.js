@@ -1,10 +1,10 @@
-// A new tournament (issue 19): its name, the number of rounds, public or private, a turn clock for
-// its tables and the standings method (E1.1), as the API's `createTournament` takes them (the
-// bounds, the defaults and the methods are the document's). The director's host token and
-// a private tournament's invitation code, shown once, are kept on this device; then the tournament's
-// page. Below, the events this device keeps something for.
+// A new tournament: its name, the number of rounds, public or private, a turn clock for its
+// tables and the standings method (E1.1), as the API's `createTournament` takes them (the
+// bounds, the defaults and the methods are the document's). The director's host token and a
+// private tournament's invitation code, shown once, are kept on this device; then the
+// tournament's page. Below, the tournaments this device keeps something for.
 import { call, meta, schema } from './api.js';
-import { tournamentPass, forgetTournament, heldTournament, heldTournaments, holdTournament } from './tournament_parts.js';
+import { forgetTournament, heldTournament, heldTournaments, holdTournament, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { fill, h, problemBox, problemOf, rule } from './ui.js';
 
@@ -44,7 +44,7 @@ async function create(form) {
       },
     })).data;
     holdTournament(created.tournament_id, { host: created.host_token, invitation: created.invitation ?? null });
-    location.assign(`/e/${encodeURIComponent(created.tournament_id)}`);
+    location.assign(`/tournament/${encodeURIComponent(created.tournament_id)}`);
   } catch (error) {
     fill(problemArea, problemBox(problemOf(error), state.rules));
   } finally {
@@ -52,25 +52,25 @@ async function create(form) {
   }
 }
 
-/** The events this device keeps a credential for, by their names (asked with it). */
+/** The tournaments this device keeps a credential for, by their names (asked with it). */
 async function mine() {
   const found = await Promise.all(heldTournaments().map(async (tournament) => {
     const held = heldTournament(tournament);
     try {
       const view = (await call('GET', '/tournaments/{tournament_id}', {
         params: { path: { tournament_id: tournament } }, token: tournamentPass(held),
-      })).data.event;
+      })).data.tournament;
       return { tournament, held, view };
     } catch (error) {
       return { tournament, held, problem: problemOf(error) };
     }
   }));
-  fill(mineArea, found.length ? h('section', { class: 'panel', id: 'my-tournaments', 'aria-labelledby': 'my-events-h' },
-    h('h2', { id: 'my-events-h' }, t('events.mine')),
-    h('ul', { class: 'tables' }, found.map(({ tournament, held, view, problem }) => h('li', { 'data-my-event': tournament },
+  fill(mineArea, found.length ? h('section', { class: 'panel', id: 'my-tournaments', 'aria-labelledby': 'my-tournaments-h' },
+    h('h2', { id: 'my-tournaments-h' }, t('tournaments.mine')),
+    h('ul', { class: 'tables' }, found.map(({ tournament, held, view, problem }) => h('li', { 'data-my-tournament': tournament },
       h('p', {}, h('strong', {}, view?.name ?? tournament), ' · ', view ? term('tournament_status', view.status) : t('mine.gone', { code: problem.code }),
-        h('small', {}, ` · ${t(held.host ? 'mine.host' : held.token ? 'events.player' : 'events.invited')}`)),
-      view ? h('a', { class: 'go', href: `/e/${encodeURIComponent(tournament)}`, 'aria-label': t('mine.back_to', { name: view.name }) }, t('events.open'))
+        h('small', {}, ` · ${t(held.host ? 'mine.host' : held.token ? 'tournaments.player' : 'tournaments.invited')}`)),
+      view ? h('a', { class: 'go', href: `/tournament/${encodeURIComponent(tournament)}`, 'aria-label': t('mine.back_to', { name: view.name }) }, t('tournaments.open'))
         : h('button', {
           type: 'button',
           onclick: () => {
@@ -88,29 +88,29 @@ async function start() {
     const request = spec.components.schemas.CreateTournamentRequest;
     const methods = spec.components.schemas.StandingsMethod.enum;
     const visibility = spec.components.schemas.Visibility.enum;
-    fill(content, h('h1', {}, t('events.heading')), problemArea,
-      h('section', { class: 'panel', 'aria-labelledby': 'new-event-h' },
-        h('h2', { id: 'new-event-h' }, t('events.new')),
-        h('p', {}, t('events.about'), ' ', rule('E1.1', state.rules, false)),
+    fill(content, h('h1', {}, t('tournaments.heading')), problemArea,
+      h('section', { class: 'panel', 'aria-labelledby': 'new-tournament-h' },
+        h('h2', { id: 'new-tournament-h' }, t('tournaments.new')),
+        h('p', {}, t('tournaments.about'), ' ', rule('E1.1', state.rules, false)),
         h('form', {
-          id: 'create-event',
+          id: 'create-tournament',
           onsubmit: (e) => {
             e.preventDefault();
             create(e.target);
           },
         },
-        h('p', {}, h('label', { for: 'name' }, t('events.name')),
-          h('input', { id: 'name', name: 'name', required: true, maxlength: 100, placeholder: t('events.name_example') })),
-        numberField(request, 'rounds', t('events.rounds')),
+        h('p', {}, h('label', { for: 'name' }, t('tournaments.name')),
+          h('input', { id: 'name', name: 'name', required: true, maxlength: 100, placeholder: t('tournaments.name_example') })),
+        numberField(request, 'rounds', t('tournaments.rounds')),
         choice('visibility', t('lobby.visibility'), visibility, request.properties.visibility.default, 'visibility'),
         numberField(request, 'turn_seconds', t('lobby.turn_seconds'), { optional: true }),
-        choice('method', t('events.method'), methods, request.properties.method.default, 'method'),
-        h('p', { class: 'small' }, t('events.methods'), ' ', rule('E6', state.rules, false)),
-        h('p', {}, h('button', { type: 'submit', 'data-key': 'create-event' }, t('events.create'))))),
+        choice('method', t('tournaments.method'), methods, request.properties.method.default, 'method'),
+        h('p', { class: 'small' }, t('tournaments.methods'), ' ', rule('E6', state.rules, false)),
+        h('p', {}, h('button', { type: 'submit', 'data-key': 'create-tournament' }, t('tournaments.create'))))),
       mineArea);
     await mine();
   } catch (error) {
-    fill(content, h('h1', {}, t('events.heading')), problemBox(problemOf(error), state.rules));
+    fill(content, h('h1', {}, t('tournaments.heading')), problemBox(problemOf(error), state.rules));
   }
 }
 

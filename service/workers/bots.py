@@ -41,7 +41,9 @@ from domain.table import TableState
 from expert.player import acts_now
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict
-from infra.tables import Tables, VersionMismatch
+from infra.streams import VersionMismatch
+from infra.tables import Tables
+from service.workers.follower import Worker
 from service.workers.thinking import Thinking
 
 log = logging.getLogger("doko.bots")
@@ -75,7 +77,7 @@ def pace(state: TableState, delay: float) -> float:
     return delay if people else 0.0
 
 
-class Bots:
+class Bots(Worker):
     """Runs the bots of every table that has some, woken by the event store's notifications."""
 
     def __init__(

@@ -38,7 +38,9 @@ import msgspec
 from domain.errors import DomainError
 from domain.table import TableCommand, TimeOut, TurnExpired, require_in_time, turn_of
 from infra.event_store import ConcurrencyConflict
-from infra.tables import Loaded, Tables, VersionMismatch
+from infra.streams import VersionMismatch
+from infra.tables import Loaded, Tables
+from service.workers.follower import Worker
 
 log = logging.getLogger("doko.clock")
 
@@ -67,7 +69,7 @@ class ClockStats(msgspec.Struct):
     lost: int = 0
 
 
-class TurnClock:
+class TurnClock(Worker):
     """Times out the expired turns of the clocked tables (see the module docstring)."""
 
     def __init__(

@@ -1,4 +1,4 @@
-"""The rounds of events, followed: a table of a running round that is over is recorded in
+"""The rounds of tournaments, followed: a table of a running round that is over is recorded in
 its tournament (E4.2; the last one ends the round, E4.3), and the tournament's stream subscribers
 hear of every commit of its tables (`service.routes.tournaments`).
 
@@ -21,6 +21,7 @@ import re
 from infra.tables import TableNotFound
 from infra.tournaments import TournamentNotFound, Tournaments, tournament_ids
 from service.streams import Hub
+from service.workers.follower import Worker
 
 TABLE_STREAM = re.compile(r"(?P<tournament>[0-9A-Za-z_]{1,64})-r(?P<round>\d+)t(?P<table>\d+)")
 """A tournament table's stream id (`infra.tournaments.table_id`)."""
@@ -34,7 +35,7 @@ def tournament_of(stream_id: str) -> str | None:
     return found["tournament"] if found else None
 
 
-class RoundWatch:
+class RoundWatch(Worker):
     """Notices the ends of tournaments' tables (module docstring)."""
 
     def __init__(self, tournaments: Tournaments, hub: Hub) -> None:

@@ -1,4 +1,4 @@
-"""Where searching bots think: a process pool, off the event loop (issue 20).
+"""Where searching bots think: a process pool, off the event loop.
 
 The `expert` bot's search takes tens of milliseconds of CPU a decision; run on the event
 loop it would delay every request of the process. Its decisions go to a pool of worker

@@ -89,7 +89,7 @@ def test_creation_commits_to_the_seating_seed_and_every_deal_seed() -> None:
     assert len(created.commitments) == 2 and all(len(c) == 12 for c in created.commitments)
 
 
-def test_an_event_of_eight_over_two_rounds() -> None:
+def test_a_tournament_of_eight_over_two_rounds() -> None:
     """E2-E4: registration, round 1 by lot, a finished and an abandoned table end it,
     round 2 by rule, the tournament finishes with its last table and reveals the seating seed."""
     state = registered(8)
@@ -501,9 +501,9 @@ def recorded(*commands: TournamentCommand) -> list[tournament.TournamentEvent]:
     return log
 
 
-def test_the_replay_re_decides_an_event_and_names_a_changed_draw() -> None:
+def test_the_replay_re_decides_a_tournament_and_names_a_changed_draw() -> None:
     """domain.replay over `TOURNAMENT`: the whole log is produced again; a seating not the one
-    the seed draws, or a commitment not the seed's, is the first tournament that differs."""
+    the seed draws, or a commitment not the seed's, is the first event that differs."""
     log = recorded(
         create(2),
         *(RegisterPlayer(f"p{n}", f"t{n}") for n in range(8)),

@@ -1,4 +1,4 @@
-"""The search's lean core agrees with `domain/` (issue 20): from thousands of random states.
+"""The search's lean core agrees with `domain/`: from thousands of random states.
 
 Random deals are played through the domain (`domain.simulation`, random players: every
 game type, marriages, announcements). At every card the core's legal cards (R3.3) equal

@@ -1,4 +1,4 @@
-"""The expert player (issue 20): it never cheats, it is reproducible, it reserves by the hand.
+"""The expert player: it never cheats, it is reproducible, it reserves by the hand.
 
 The deals are hand-made (`tests.domain.builders`) or played on by the domain's random
 player; the expectations come from what a seat may know (R3.3, R4.4) and from hands a

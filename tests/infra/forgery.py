@@ -76,7 +76,7 @@ def rechain(document: Document) -> Document:
 
 
 def forge_move(document: Document, pick: Callable[[Document], bool]) -> int:
-    """The issue's forgery: the first event ``pick`` chooses is said to be seat 1's, under
+    """A forged move: the first event ``pick`` chooses is said to be seat 1's, under
     command id ``forged``; the chain is recomputed. Returns the forged version."""
     event = next(e for e in document["events"] if pick(e))
     event["actor"], event["command_id"] = "seat:1", "forged"

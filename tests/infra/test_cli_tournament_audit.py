@@ -1,5 +1,5 @@
-"""``doko verify --tournament ID``, ``doko export --tournament ID`` and ``doko verify --file`` of an
-tournament export (issue 19): the same tournament verified on the database and offline."""
+"""``doko verify --tournament ID``, ``doko export --tournament ID`` and ``doko verify --file`` of
+a tournament export: the same tournament verified on the database and offline."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ __all__ = ["played"]
 Played = tuple[Tournaments, str, list[StoredEvent], Logs]
 
 
-async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
+async def test_a_tournament_verified_on_the_database_and_offline_and_witnessed(
     db_url: str, played: Played, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     _, tournament_id, _, _ = played
@@ -81,7 +81,7 @@ async def test_an_event_verified_on_the_database_and_offline_and_witnessed(
     )
 
 
-async def test_an_unknown_event_or_a_mixed_request_is_refused(
+async def test_an_unknown_tournament_or_a_mixed_request_is_refused(
     db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     verify = ["verify", "--tournament", "nope", "--database-url", db_url]

@@ -99,7 +99,7 @@ def test_docker_detection(
 
 # SQLSTATEs from PostgreSQL's "Appendix A. PostgreSQL Error Codes": whether each means that
 # the database cannot do the work now (503 database_unavailable, one outage), or that the
-# request itself was wrong (issue 17).
+# request itself was wrong.
 SQLSTATES = [
     ("25006", asyncpg.ReadOnlySQLTransactionError, True),  # read_only_sql_transaction
     ("53100", asyncpg.DiskFullError, True),  # disk_full

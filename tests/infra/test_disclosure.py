@@ -1,4 +1,4 @@
-"""What an export holds (issue 17): what verification needs, nothing derived from a credential,
+"""What an export holds: what verification needs, nothing derived from a credential,
 no seed of a deal not scored; and it still verifies."""
 
 from __future__ import annotations

@@ -146,7 +146,7 @@ def test_a_version_2_link_covers_the_time_and_seals_the_secrets() -> None:
     ) in canonical_bytes("s", 1, "table_created", 1, seeds, chain=2, recorded_at=AT)
 
 
-def test_an_events_seeds_by_round_are_sealed_item_by_item() -> None:
+def test_a_tournaments_seeds_by_round_are_sealed_item_by_item() -> None:
     """The seating seed and each round's deal seeds of ``event_created`` (a list of lists)."""
 
     def sealed(value: str) -> str:
@@ -173,7 +173,7 @@ def test_a_shifted_time_breaks_a_version_2_link_only() -> None:
         day = timedelta(days=1)
         return [msgspec.structs.replace(e, recorded_at=e.recorded_at + day) for e in links]
 
-    assert verify_chain(shifted(v1)) is None  # what the issue found: the time is not covered
+    assert verify_chain(shifted(v1)) is None  # chain version 1 does not cover the time
     assert verify_chain(shifted(v2)) == 1
 
 

@@ -1,6 +1,6 @@
 """The checks of an export file: who signed it, its top-level copies, and what was published.
 
-A forger who rewrites events and the whole hash chain (issue 12) passes the chain, the
+A forger who rewrites events and the whole hash chain passes the chain, the
 replay and the seeds; the signature by a key the verifier trusts does not pass, and a
 witness of the chain heads published live catches even the holder of the key.
 """
@@ -97,7 +97,7 @@ def test_a_signed_export_verifies_and_says_by_which_key(log: list[StoredEvent]) 
     assert report.warnings == ()
 
 
-def test_the_issues_forgery_fails(log: list[StoredEvent]) -> None:
+def test_a_forged_move_with_its_chain_recomputed_fails(log: list[StoredEvent]) -> None:
     document = export(log)
     version = forge_move(document, lambda e: e["type"] == "card_played" and e["version"] > 300)
 
@@ -109,8 +109,7 @@ def test_the_issues_forgery_fails(log: list[StoredEvent]) -> None:
     assert failed(stripped) == ["signature"]
     assert "not signed" in detail(stripped, "signature")
 
-    # accepted only when unsigned files are allowed, and then with a warning: this is
-    # what `doko verify --file` said of the issue's forgery
+    # accepted only when unsigned files are allowed, and then with a warning
     allowed = verify_file(encoded(unsigned(document)), KEYS, allow_unsigned=True)
     assert allowed.ok
     assert allowed.warnings and "NOT SIGNED" in allowed.warnings[0]
@@ -226,7 +225,7 @@ def test_a_file_that_names_a_member_twice_is_refused(log: list[StoredEvent]) -> 
     genuine = encoded(export(log))
     forged = export(log)
     forge_move(forged, lambda e: e["type"] == "card_played" and e["version"] > 300)
-    # the issue's file: a forged "events" first (chain recomputed), then the genuine
+    # a member twice: a forged "events" first (chain recomputed), then the genuine
     # document, whose signature covers the last "events" only
     first = b'{"events":' + msgspec.json.encode(forged["events"]) + b","
     report = verify_file(first + genuine[1:], KEYS)

@@ -258,7 +258,7 @@ DAY, MINUTES_4 = timedelta(days=1), timedelta(minutes=4)  # the stated skew is 5
         (RETIRED, None, RETIRED - DAY, True, "(retired) at"),
         (RETIRED, None, RETIRED + MINUTES_4, True, "(retired) at"),
         (RETIRED, None, RETIRED + DAY, False, "refused: the key was retired at 2026-11-20"),
-        # the forgery: a day after the retirement, and in the future
+        # a retired key's forgery: a day after the retirement, and in the future
         (NOW - DAY / 2, None, NOW + DAY / 2, False, "refused: the key was retired at"),
         (RETIRED, REVOKED_FROM, REVOKED_FROM, False, "refused: the key is revoked"),
         (None, REVOKED_FROM, REVOKED_FROM + DAY, False, "refused: the key is revoked"),

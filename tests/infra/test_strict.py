@@ -1,4 +1,4 @@
-"""Strict JSON: one reading, and what the canonical form would not reproduce (issue 17)."""
+"""Strict JSON: one reading, and what the canonical form would not reproduce."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from infra.tournament_audit import (
     verify_tournament_streams,
 )
 from infra.tournaments import Tournaments, table_id
-from tests.infra.test_tournaments import events_of, new_event, play_deals
+from tests.infra.test_tournaments import new_tournament, play_deals, tournaments_of
 
 Logs = dict[str, list[StoredEvent]]
 
@@ -31,21 +31,23 @@ Logs = dict[str, list[StoredEvent]]
 async def played(pool: asyncpg.Pool) -> tuple[Tournaments, str, list[StoredEvent], Logs]:
     """A tournament of five (two tables, three bots) over one round, both tables abandoned
     after one deal; its standings projected."""
-    events = events_of(pool)
-    tournament_id, _ = await new_event(events, 5, rounds=1)
-    await events.start_round(tournament_id, 1)
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, 5, rounds=1)
+    await tournaments.start_round(tournament_id, 1)
     for table_no in (1, 2):
         stream = table_id(tournament_id, 1, table_no)
-        await play_deals(events.tables, stream, 1, random.Random(table_no))
-        await events.tables.execute(stream, AbandonSession())
-    assert (await events.notice_ends(tournament_id)).state.finished
-    await events.project_standings(tournament_id)
-    stored = await events.store.read_stream(tournament_id)
+        await play_deals(tournaments.tables, stream, 1, random.Random(table_no))
+        await tournaments.tables.execute(stream, AbandonSession())
+    assert (await tournaments.notice_ends(tournament_id)).state.finished
+    await tournaments.project_standings(tournament_id)
+    stored = await tournaments.store.read_stream(tournament_id)
     logs = {
-        table_id(tournament_id, 1, t): await events.store.read_stream(table_id(tournament_id, 1, t))
+        table_id(tournament_id, 1, t): await tournaments.store.read_stream(
+            table_id(tournament_id, 1, t)
+        )
         for t in (1, 2)
     }
-    return events, tournament_id, stored, logs
+    return tournaments, tournament_id, stored, logs
 
 
 def rechained(stored: Sequence[StoredEvent]) -> list[StoredEvent]:
@@ -87,11 +89,11 @@ def failure(report: TournamentReport) -> tuple[str, str]:
     return first.name, first.detail
 
 
-async def test_an_honest_event_verifies(
+async def test_an_honest_tournament_verifies(
     played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    events, tournament_id, _, _ = played
-    report = await verify_tournament(events, tournament_id)
+    tournaments, tournament_id, _, _ = played
+    report = await verify_tournament(tournaments, tournament_id)
     assert report.ok, tournament_summary(report)
     assert [c.name for c in report.checks] == [
         "decode",
@@ -164,8 +166,8 @@ def test_a_changed_end_is_not_the_tables(
 async def test_a_changed_standing_differs_from_the_recomputed(
     played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    events, tournament_id, stored, logs = played
-    honest = await events.stored_standings(tournament_id)
+    tournaments, tournament_id, stored, logs = played
+    honest = await tournaments.stored_standings(tournament_id)
     assert honest is not None
     line = honest.lines[0]
     changed = msgspec.structs.replace(
@@ -175,7 +177,7 @@ async def test_a_changed_standing_differs_from_the_recomputed(
     assert name == "standings" and detail.startswith("line 1 is")
 
 
-def test_an_event_in_progress_verifies(
+def test_a_tournament_in_progress_verifies(
     played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
     """The log as it was while round 1 ran: no end recorded yet, nothing to differ."""
@@ -185,7 +187,7 @@ def test_an_event_in_progress_verifies(
     assert report.ok, tournament_summary(report)
 
 
-def test_a_table_not_opened_as_the_event_says(
+def test_a_table_not_opened_as_the_tournament_says(
     played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
     """A table of its own, consistent in itself, with another turn clock than the tournament's."""
@@ -205,10 +207,10 @@ def test_a_table_not_opened_as_the_event_says(
     assert tournament_summary(report)[-1].endswith("FAILED tables: " + failure(report)[1])
 
 
-def test_the_event_streams_own_faults(
+def test_the_tournament_streams_own_faults(
     played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    """A payload changed without the chain, a tournament that does not decode, no tournament."""
+    """A payload changed without the chain, an event that does not decode, no tournament."""
     _, _, stored, logs = played
     index = next(i for i, e in enumerate(stored) if e.type == "player_registered")
     renamed = msgspec.structs.replace(
@@ -225,8 +227,8 @@ def test_the_event_streams_own_faults(
 async def test_standings_that_differ_in_what_they_count(
     played: tuple[Tournaments, str, list[StoredEvent], Logs],
 ) -> None:
-    events, tournament_id, stored, logs = played
-    honest = await events.stored_standings(tournament_id)
+    tournaments, tournament_id, stored, logs = played
+    honest = await tournaments.stored_standings(tournament_id)
     assert honest is not None
     changed = msgspec.structs.replace(honest, public_deals=(12,))
     assert failure(verify_tournament_streams(stored, logs, changed)) == (

@@ -1,4 +1,4 @@
-"""The signed export of a whole tournament, verified offline (issue 19): an honest file says
+"""The signed export of a whole tournament, verified offline: an honest file says
 ok; a changed card, a changed seating draw, a dropped table and a changed standing, each
 re-signed with the service's key, are each named as the first thing that differs; a key
 the verifier does not trust fails on the signature; the file holds no credential hash and
@@ -30,7 +30,7 @@ from infra.witness import Witnessed, read_archive
 from service.tournament_stream import TournamentFeed
 from tests.infra.forgery import Document, encoded, rechain, resign
 from tests.infra.test_tournament_audit import Logs, played
-from tests.infra.test_tournaments import events_of, new_event
+from tests.infra.test_tournaments import new_tournament, tournaments_of
 
 __all__ = ["played"]
 
@@ -165,13 +165,13 @@ def test_the_export_holds_no_credential_hash_and_no_unscored_seed(
     assert created["seating_seed"] in data.decode()  # revealed: the tournament is finished
 
 
-async def test_an_event_in_play_is_exported_only_when_asked(pool: asyncpg.Pool) -> None:
+async def test_a_tournament_in_play_is_exported_only_when_asked(pool: asyncpg.Pool) -> None:
     """Its seating seed then stays sealed: round 1's draw is not re-drawn, and says so;
     the seating is still checked to seat every player once."""
-    events = events_of(pool)
-    tournament_id, create = await new_event(events, 4, rounds=1)
-    await events.start_round(tournament_id, 1)
-    logs = await read_tournament(events, tournament_id)
+    tournaments = tournaments_of(pool)
+    tournament_id, create = await new_tournament(tournaments, 4, rounds=1)
+    await tournaments.start_round(tournament_id, 1)
+    logs = await read_tournament(tournaments, tournament_id)
     with pytest.raises(SecretsError):
         export_tournament(logs.stored, logs.logs, logs.standings)
     data = export_tournament(logs.stored, logs.logs, logs.standings, unfinished=True, signer=SIGNER)
@@ -195,10 +195,10 @@ async def recorded(played: Played) -> bytes:
     return "".join(f"id: {m.id}\nevent: {m.event}\ndata: {m.data}\n\n" for m in messages).encode()
 
 
-async def test_the_events_published_chain_heads_witness_the_export(
+async def test_the_tournaments_published_chain_heads_witness_the_export(
     logs: TournamentLogs, played: Played
 ) -> None:
-    """The tournament's own heads (one per tournament of its stream) and its tables' (each table
+    """The tournament's own heads (one per event of its stream) and its tables' (each table
     opened, scored deal 1 and was abandoned: one ``table_opened`` and one ``table_scored``
     each) agree with the file."""
     heads = read_archive(await recorded(played))
@@ -216,7 +216,7 @@ async def test_the_events_published_chain_heads_witness_the_export(
     )
 
 
-async def test_a_key_holder_who_shifts_the_events_times_is_caught_by_the_witness(
+async def test_a_key_holder_who_shifts_the_tournaments_times_is_caught_by_the_witness(
     logs: TournamentLogs, played: Played
 ) -> None:
     """Every time of the tournament's stream a second later, the chain recomputed (version 2

@@ -50,12 +50,12 @@ def seeds() -> tuple[bytes, ...]:
     return tuple(secrets.token_bytes(32) for _ in range(12))
 
 
-def events_of(pool: asyncpg.Pool) -> Tournaments:
+def tournaments_of(pool: asyncpg.Pool) -> Tournaments:
     """One service process's view: its own table cache."""
     return Tournaments(pool, Tables(EventStore(pool), project))
 
 
-async def new_event(
+async def new_tournament(
     tournaments: Tournaments, players: int, rounds: int = 2
 ) -> tuple[str, CreateTournament]:
     tournament_id = secrets.token_hex(16)
@@ -80,14 +80,14 @@ async def types(store: EventStore, stream_id: str) -> list[str]:
 async def test_a_round_opens_its_tables_with_the_shared_deals(pool: asyncpg.Pool) -> None:
     """E5: every table of the round dealt deal 1 from the round's first seed, seat 0 dealing;
     the tables are private, clocked, listed in tournament_tables, every seat taken."""
-    events = events_of(pool)
-    tournament_id, create = await new_event(events, 7)
-    done = await events.start_round(tournament_id, 1)
+    tournaments = tournaments_of(pool)
+    tournament_id, create = await new_tournament(tournaments, 7)
+    done = await tournaments.start_round(tournament_id, 1)
     assert isinstance(done.events[0], RoundStarted)
     expected = deal_from_seed(create.round_seeds[0][0], Seat.NORTH)
     for table_no in (1, 2):
         stream = table_id(tournament_id, 1, table_no)
-        decoded = [TABLE_CODEC.from_stored(e) for e in await events.store.read_stream(stream)]
+        decoded = [TABLE_CODEC.from_stored(e) for e in await tournaments.store.read_stream(stream)]
         created = decoded[0]
         assert isinstance(created, TableCreated)
         assert created.commitments == tuple(
@@ -110,8 +110,8 @@ async def test_a_round_opens_its_tables_with_the_shared_deals(pool: asyncpg.Pool
 async def test_two_processes_start_a_round_once(pool: asyncpg.Pool) -> None:
     """Two service processes start round 1 at once: one RoundStarted, each table opened
     and seated once; both answer with the round started."""
-    first, second = events_of(pool), events_of(pool)
-    tournament_id, _ = await new_event(first, 8)
+    first, second = tournaments_of(pool), tournaments_of(pool)
+    tournament_id, _ = await new_tournament(first, 8)
     results = await asyncio.gather(
         first.start_round(tournament_id, 1), second.start_round(tournament_id, 1)
     )
@@ -127,36 +127,38 @@ async def test_opening_a_round_again_completes_it_and_writes_nothing_twice(
 ) -> None:
     """A process that died after starting the round: settling the tournament opens the tables;
     opening them once more writes nothing."""
-    events = events_of(pool)
-    tournament_id, _ = await new_event(events, 5)
-    started = await events.execute(tournament_id, StartRound(1))
-    assert await events.store.stream_version(table_id(tournament_id, 1, 1)) == 0
-    _, nothing = await events.standings(tournament_id)  # no table yet: nothing counts
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, 5)
+    started = await tournaments.execute(tournament_id, StartRound(1))
+    assert await tournaments.store.stream_version(table_id(tournament_id, 1, 1)) == 0
+    _, nothing = await tournaments.standings(tournament_id)  # no table yet: nothing counts
     assert nothing.public_deals == (0,) and all(line.deals == 0 for line in nothing.lines)
-    await events.settle(tournament_id)  # as the service does when it starts
-    versions = [await events.store.stream_version(table_id(tournament_id, 1, t)) for t in (1, 2)]
+    await tournaments.settle(tournament_id)  # as the service does when it starts
+    versions = [
+        await tournaments.store.stream_version(table_id(tournament_id, 1, t)) for t in (1, 2)
+    ]
     assert all(v > 5 for v in versions)  # created, four seats, the session and deal 1
-    await events.open_round(tournament_id, started.state, 1)
-    await events.settle(tournament_id)
-    again = [await events.store.stream_version(table_id(tournament_id, 1, t)) for t in (1, 2)]
+    await tournaments.open_round(tournament_id, started.state, 1)
+    await tournaments.settle(tournament_id)
+    again = [await tournaments.store.stream_version(table_id(tournament_id, 1, t)) for t in (1, 2)]
     assert again == versions
 
 
 async def test_a_rejected_command_leaves_the_log_untouched(pool: asyncpg.Pool) -> None:
-    events = events_of(pool)
-    tournament_id, _ = await new_event(events, 2)
-    before = await events.store.stream_version(tournament_id)
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, 2)
+    before = await tournaments.store.stream_version(tournament_id)
     with pytest.raises(DomainError) as caught:
-        await events.execute(tournament_id, RegisterPlayer("PLAYER 1 ", "x"))
+        await tournaments.execute(tournament_id, RegisterPlayer("PLAYER 1 ", "x"))
     assert (caught.value.code, caught.value.rule) == ("name_taken", "E2.1")
-    assert await events.store.stream_version(tournament_id) == before
+    assert await tournaments.store.stream_version(tournament_id) == before
     with pytest.raises(PermissionError):
-        await events.execute(tournament_id, RegisterPlayer("new", "x"), check=refuse)
-    assert await events.store.stream_version(tournament_id) == before
-    assert (await events.notice_ends(tournament_id)).version == before  # no round runs
-    assert (await events.settle(tournament_id)).version == before
+        await tournaments.execute(tournament_id, RegisterPlayer("new", "x"), check=refuse)
+    assert await tournaments.store.stream_version(tournament_id) == before
+    assert (await tournaments.notice_ends(tournament_id)).version == before  # no round runs
+    assert (await tournaments.settle(tournament_id)).version == before
     with pytest.raises(TournamentNotFound):
-        await events.load(secrets.token_hex(16))
+        await tournaments.load(secrets.token_hex(16))
 
 
 def refuse(state: TournamentState) -> None:
@@ -166,8 +168,8 @@ def refuse(state: TournamentState) -> None:
 async def test_racing_registrations_are_all_numbered_once(pool: asyncpg.Pool) -> None:
     """Two processes register twelve players at once: every append that lost the race
     (`ConcurrencyConflict`) is decided again, each player gets its own number."""
-    first, second = events_of(pool), events_of(pool)
-    tournament_id, _ = await new_event(first, 0)
+    first, second = tournaments_of(pool), tournaments_of(pool)
+    tournament_id, _ = await new_tournament(first, 0)
     await asyncio.gather(
         *(
             (first, second)[n % 2].execute(tournament_id, RegisterPlayer(f"p{n}", f"t{n}"))
@@ -203,8 +205,8 @@ async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
     E4.3, E6: table 1 abandoned after two deals, table 2 after one (T4.2); two processes
     notice it, the stream records each end and the round's once; the standings come from
     the tables' logs: each player's entries, and deal 1's minus the other table's."""
-    first, second = events_of(pool), events_of(pool)
-    tournament_id, _ = await new_event(first, 8, rounds=1)
+    first, second = tournaments_of(pool), tournaments_of(pool)
+    tournament_id, _ = await new_tournament(first, 8, rounds=1)
     state = (await first.start_round(tournament_id, 1)).state
     assert await first.table_of(table_id(tournament_id, 1, 2)) == TournamentTable(
         tournament_id, 1, 2
@@ -240,54 +242,56 @@ async def test_abandoned_tables_end_the_round_once_and_count_their_deals(
 
 
 async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool) -> None:
-    events = events_of(pool)
-    tournament_id, _ = await new_event(events, 4, rounds=1)
-    await events.start_round(tournament_id, 1)
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, 4, rounds=1)
+    await tournaments.start_round(tournament_id, 1)
     stream = table_id(tournament_id, 1, 1)
-    await play_deals(events.tables, stream, 1, random.Random(7))
-    computed = await events.project_standings(tournament_id)
-    assert await events.stored_standings(tournament_id) == computed
+    await play_deals(tournaments.tables, stream, 1, random.Random(7))
+    computed = await tournaments.project_standings(tournament_id)
+    assert await tournaments.stored_standings(tournament_id) == computed
     assert sum(line.total for line in computed.lines) == 0 and computed.public_deals == (1,)
     await pool.execute("DELETE FROM tournament_standings")
     await pool.execute("DELETE FROM tournament_tables WHERE tournament_id = $1", tournament_id)
-    assert await events.stored_standings(tournament_id) is None
-    assert tournament_id in await rebuild_projections(events)
-    assert await events.stored_standings(tournament_id) == computed
-    assert await events.table_of(stream) == TournamentTable(tournament_id, 1, 1)
+    assert await tournaments.stored_standings(tournament_id) is None
+    assert tournament_id in await rebuild_projections(tournaments)
+    assert await tournaments.stored_standings(tournament_id) == computed
+    assert await tournaments.table_of(stream) == TournamentTable(tournament_id, 1, 1)
 
 
 async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_newer(
     pool: asyncpg.Pool,
 ) -> None:
-    """E6: `current_standings` serves the stored row while no tournament it depends on is later
+    """E6: `current_standings` serves the stored row while no event it depends on is later
     than the row, and rebuilds it from the log when one is; only what is final counts
     (E6.5, E5.3: deal 1 once both tables scored it); after the round the row is the one
     the audit recomputes on its own from the logs."""
-    events = events_of(pool)
-    tournament_id, _ = await new_event(events, 8, rounds=1)
-    await events.start_round(tournament_id, 1)
-    first = await events.current_standings(tournament_id)
-    assert first.public_deals == (0,) and await events.stored_standings(tournament_id) == first
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, 8, rounds=1)
+    await tournaments.start_round(tournament_id, 1)
+    first = await tournaments.current_standings(tournament_id)
+    assert first.public_deals == (0,) and await tournaments.stored_standings(tournament_id) == first
     planted = msgspec.structs.replace(first, rounds_ended=7)
     await pool.execute(
         "UPDATE tournament_standings SET standings = $2::jsonb WHERE tournament_id = $1",
         tournament_id,
         msgspec.json.encode(planted).decode(),
     )
-    assert await events.current_standings(tournament_id) == planted, "read, not recomputed"
+    assert await tournaments.current_standings(tournament_id) == planted, "read, not recomputed"
     one, two = table_id(tournament_id, 1, 1), table_id(tournament_id, 1, 2)
-    await play_deals(events.tables, one, 1, random.Random(3))
-    hidden = await events.current_standings(tournament_id)
+    await play_deals(tournaments.tables, one, 1, random.Random(3))
+    hidden = await tournaments.current_standings(tournament_id)
     assert hidden.rounds_ended == 0, "rebuilt: table 1 scored a deal since"
     assert hidden.public_deals == (0,) and all(line.total == 0 for line in hidden.lines)
-    await play_deals(events.tables, two, 1, random.Random(4))
-    public = await events.current_standings(tournament_id)
+    await play_deals(tournaments.tables, two, 1, random.Random(4))
+    public = await tournaments.current_standings(tournament_id)
     assert public.public_deals == (1,) and all(line.deals == 1 for line in public.lines)
     for stream in (one, two):
-        await events.tables.execute(stream, AbandonSession())
-    assert (await events.notice_ends(tournament_id)).state.finished
-    final = await events.current_standings(tournament_id)
+        await tournaments.tables.execute(stream, AbandonSession())
+    assert (await tournaments.notice_ends(tournament_id)).state.finished
+    final = await tournaments.current_standings(tournament_id)
     assert final.rounds_ended == 1 and len(final.abandoned) == 2
-    logs = {s: await events.store.read_stream(s) for s in (one, two)}
-    report = verify_tournament_streams(await events.store.read_stream(tournament_id), logs, final)
+    logs = {s: await tournaments.store.read_stream(s) for s in (one, two)}
+    report = verify_tournament_streams(
+        await tournaments.store.read_stream(tournament_id), logs, final
+    )
     assert report.ok and report.checks[-1].name == "standings", report.checks

@@ -19,8 +19,9 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   new code's hash is a secret like every other), seats left (T2), timeouts with their
   declaration or card (T3.2), seats away and back (T3.3), closing and abandoning (T4)) is
   public;
-* the messages of ``deal_scored`` and ``session_finished`` (`TournamentRule.witnessed`), and no
-  other, carry the stored hash chain value of their version as ``chain_head`` (issue 12);
+* the messages of ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no
+  other, carry the stored hash chain value of their version as ``chain_head`` (a witness,
+  `infra.witness`);
   the feed leaves private tables out (T1.1);
 * every view and stream message carries ``server_time``, the service's clock when it
   answered: it tells nothing of the table, so any time is expected as long as it is one
@@ -29,7 +30,7 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   T2-T4 (`expected_actions`).
 
 An event type without an entry in `RULES` fails the audit (`UnknownEvent`): a new event
-needs its line there, e.g. ``"table_renamed": TournamentRule(public, fold=_renamed)``.
+needs its line there, e.g. ``"table_renamed": EventRule(public, fold=_renamed)``.
 """
 
 from __future__ import annotations
@@ -345,42 +346,43 @@ def _finished(table: Table, event: Json) -> None:
 
 
 @dataclass(frozen=True)
-class TournamentRule:
+class EventRule:
     """What a viewer is shown of an event of one type, what it adds to the facts, and
-    whether its message carries the chain head of its version (``witnessed``, issue 12)."""
+    whether its message carries the chain head of its version (``witnessed``, a witness:
+    `infra.witness`)."""
 
     shown: Shown
     fold: Fold = _nothing
     witnessed: bool = False
 
 
-RULES: dict[str, TournamentRule] = {
-    "table_created": TournamentRule(
+RULES: dict[str, EventRule] = {
+    "table_created": EventRule(
         blanked("server_seeds", "presets", "host_token_hash", "invitation_hash"), fold=_created
     ),
-    "seat_taken": TournamentRule(blanked("token_hash"), fold=_seated),
-    "seat_left": TournamentRule(public, fold=_left),
-    "invitation_rotated": TournamentRule(blanked("invitation_hash")),
-    "turn_timed_out": TournamentRule(contract_action_to_its_seat, fold=_timed_out),
-    "seat_away": TournamentRule(public, fold=_away),
-    "seat_back": TournamentRule(public, fold=_back),
-    "table_closed": TournamentRule(public, fold=_closed),
-    "session_abandoned": TournamentRule(public, fold=_abandoned),
-    "session_started": TournamentRule(public, fold=_started),
-    "deal_dealt": TournamentRule(own_hand_only, fold=_dealt),
-    "declared": TournamentRule(public, fold=_declared),
-    "contract_named": TournamentRule(namer_only, fold=_named),
-    "game_type_fixed": TournamentRule(silent_solo_as_normal, fold=_fixed),
-    "card_played": TournamentRule(public, fold=_played),
-    "trick_won": TournamentRule(public, fold=_won),
-    "marriage_clarified": TournamentRule(public, fold=_clarified),
-    "announced": TournamentRule(public, fold=_announced),
-    "deal_scored": TournamentRule(public, fold=_scored, witnessed=True),
-    "session_finished": TournamentRule(public, fold=_finished, witnessed=True),
+    "seat_taken": EventRule(blanked("token_hash"), fold=_seated),
+    "seat_left": EventRule(public, fold=_left),
+    "invitation_rotated": EventRule(blanked("invitation_hash")),
+    "turn_timed_out": EventRule(contract_action_to_its_seat, fold=_timed_out),
+    "seat_away": EventRule(public, fold=_away),
+    "seat_back": EventRule(public, fold=_back),
+    "table_closed": EventRule(public, fold=_closed),
+    "session_abandoned": EventRule(public, fold=_abandoned),
+    "session_started": EventRule(public, fold=_started),
+    "deal_dealt": EventRule(own_hand_only, fold=_dealt),
+    "declared": EventRule(public, fold=_declared),
+    "contract_named": EventRule(namer_only, fold=_named),
+    "game_type_fixed": EventRule(silent_solo_as_normal, fold=_fixed),
+    "card_played": EventRule(public, fold=_played),
+    "trick_won": EventRule(public, fold=_won),
+    "marriage_clarified": EventRule(public, fold=_clarified),
+    "announced": EventRule(public, fold=_announced),
+    "deal_scored": EventRule(public, fold=_scored, witnessed=True),
+    "session_finished": EventRule(public, fold=_finished, witnessed=True),
 }
 
 
-def rule(event: Json) -> TournamentRule:
+def rule(event: Json) -> EventRule:
     found = RULES.get(event.get("type", ""))
     if found is None:
         raise UnknownEvent(
@@ -654,7 +656,7 @@ def differences(got: Any, expected: Any, path: str = "$") -> list[str]:
     return []
 
 
-# -- events: what a player at one table of a round may know of the others (E5.3) ----------
+# -- tournaments: what a player at one table of a round may know of the others (E5.3) -----
 
 TOURNAMENT_SECRETS = (
     "seating_seed",

@@ -1,4 +1,4 @@
-"""Who may open a table (issue 17): stream tickets instead of credentials in URLs, the host
+"""Who may open a table: stream tickets instead of credentials in URLs, the host
 replacing a private table's invitation (T1.2), a private table that does not exist to a
 stranger (T1.1), and the headers every answer carries.
 
@@ -220,7 +220,7 @@ async def _private_table_with_a_scored_deal(api: DokoClient) -> TableClient:
 ROUTES = [
     ("GET", "", None),
     ("GET", "/scoresheet", None),
-    ("GET", "/tournaments", None),
+    ("GET", "/events", None),
     ("GET", "/deals/1", None),
     ("GET", "/deals/1/replay", None),
     ("GET", "/deals/1/verification", None),

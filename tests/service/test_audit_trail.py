@@ -1,10 +1,10 @@
-"""Audit records anyone can trust without trusting whoever hands them over (issue 12).
+"""Audit records anyone can trust without trusting whoever hands them over.
 
 A session is played by four server-side bots while a spectator saves the integration
 feed and the table's event stream as received (raw text/event-stream). The export is
 fetched over HTTP and checked offline by ``doko verify --file`` with nothing but the
 service's published keys (fetched from the service, or saved from it) and the saved
-streams: it verifies, and each forgery of the issue fails with its reason.
+streams: it verifies, and each forgery fails with its reason.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ async def test_the_http_export_verifies_offline_with_the_service_keys_and_the_fe
         assert "1 of 1 tables verified" in out
 
 
-async def test_the_issues_forgery_of_a_bot_move_fails(
+async def test_a_forged_bot_move_fails(
     session: Session,
     http: httpx.AsyncClient,
     pool: asyncpg.Pool,
@@ -471,7 +471,7 @@ def key_material(value: object) -> list[bytes]:
 async def test_a_database_reader_finds_no_private_key_material(
     session: Session, db_url: str, http: httpx.AsyncClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Item 6 of issue 17: whoever can select every table cannot sign."""
+    """Whoever can select every table cannot sign."""
     status, _, _ = await doko(capsys, "keys", "rotate", "--database-url", db_url)
     assert status == 0  # a retired key and a current one
     published = set(read_keys((await http.get("/.well-known/doko-keys")).content))
@@ -509,7 +509,7 @@ async def test_a_database_reader_finds_no_private_key_material(
 async def test_a_retired_or_revoked_key_signs_nothing_valid_after_its_time(
     session: Session, own_db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Item 7 of issue 17: retirement and revocation are enforced by `doko verify --file`
+    """Retirement and revocation are enforced by `doko verify --file`
     against the key set the service publishes (its own database, so that the module's
     keys are not revoked)."""
     db = ("--database-url", own_db_url)
@@ -539,7 +539,7 @@ async def test_a_retired_or_revoked_key_signs_nothing_valid_after_its_time(
         status, out, _ = await doko(capsys, "verify", "--file", before, "--public-key", url)
         assert status == 0, out
         assert f"signed by key {old.kid} (retired)" in out
-        # the issue's forgery: by the retired key, a day after its retirement
+        # a retired key's forgery: a day after its retirement
         status, out, _ = await verify("after.json", resign(signed_before, old, retired + DAY))
         assert status == 1
         assert f"refused: the key was retired at {retired.isoformat()}" in out

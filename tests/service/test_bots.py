@@ -1,4 +1,4 @@
-"""Bot seats and the demo (issue: bots, a demo session): sessions with server-side bots."""
+"""Bot seats and the demo: sessions with server-side bots."""
 
 from __future__ import annotations
 

@@ -165,7 +165,7 @@ async def _open_stream(port: int, source: str) -> tuple[asyncio.StreamWriter, by
 async def test_one_address_is_capped_while_others_and_health_are_served(
     db_url: str, tmp_path: Path
 ) -> None:
-    """``doko serve`` with 2 streams and 4 connections per address (issue 17): a third
+    """``doko serve`` with 2 streams and 4 connections per address: a third
     stream of 127.0.0.1 is 429 ``too_many_streams``, a fifth connection 429
     ``too_many_connections_from_address`` at once; 127.0.0.2 streams and reads meanwhile,
     and the health endpoints answer 127.0.0.1. The refusals are counted in one log line,

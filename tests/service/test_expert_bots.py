@@ -1,4 +1,4 @@
-"""The `expert` bot in the service (issue 20): it plays a whole session from the process
+"""The `expert` bot in the service: it plays a whole session from the process
 pool, and it waits at a human pace only at a table with people."""
 
 from __future__ import annotations

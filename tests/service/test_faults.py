@@ -1,5 +1,5 @@
 """Fault injection on a real PostgreSQL: the database killed, stalled, its LISTEN
-connection dropped, and `doko serve` stopped by a signal (issue 9).
+connection dropped, and `doko serve` stopped by a signal.
 
 The kill and stall tests start their own embedded PostgreSQL in a temporary folder (the
 shared test server is never touched), and run a real app on it that owns that server
@@ -399,8 +399,8 @@ async def test_sigterm_stops_the_embedded_postgres_and_kill_9_leaves_nothing_sta
 
 
 async def _read_only(admin: asyncpg.Connection, on: bool) -> None:
-    """Make the whole server refuse writes, or accept them again (issue 17: what an
-    operator, a standby or a failover does)."""
+    """Make the whole server refuse writes, or accept them again (what an operator, a
+    standby or a failover does)."""
     await admin.execute("SET default_transaction_read_only = off")  # this session may
     if on:
         await admin.execute("ALTER SYSTEM SET default_transaction_read_only = on")
@@ -417,7 +417,7 @@ async def test_a_database_that_refuses_writes_is_unavailable_until_it_takes_them
     own_server: Server, tmp_path: Path
 ) -> None:
     """The server made read-only under a running ``doko serve`` (``ALTER SYSTEM SET
-    default_transaction_read_only``, issue 17): readiness is 503, though the database
+    default_transaction_read_only``): readiness is 503, though the database
     answers; a create and a seat command are 503 ``database_unavailable`` with
     ``Retry-After``; one outage line. Writable again, both succeed and readiness is 200."""
     log, port = tmp_path / "serve.log", free_port()
@@ -472,7 +472,7 @@ def folder() -> Iterator[Path]:
 async def test_a_hang_and_a_restart_of_the_embedded_postgres_log_a_line_each(
     folder: Path,
 ) -> None:
-    """``doko serve`` on its own embedded PostgreSQL (issue 17, logs): every access line
+    """``doko serve`` on its own embedded PostgreSQL (its logs): every access line
     names the client's address; a stall (SIGSTOP) outlasting the database timeout leaves no
     "Task exception was never retrieved" behind; a kill -9 of the server, which the service
     starts again, is one line in the log, without the embedded-postgres steps."""
@@ -537,7 +537,7 @@ def _small_disk(folder: Path) -> Iterator[Path]:
 
 
 async def test_a_full_disk_is_unavailable_until_there_is_room(folder: Path) -> None:
-    """The data folder's disk full under a running ``doko serve`` (issue 17): the create
+    """The data folder's disk full under a running ``doko serve``: the create
     that finds no room is 503 ``database_unavailable`` with ``Retry-After``, and readiness
     is 503 though the database answers; one outage line. With room again, the next create
     succeeds and readiness is 200."""

@@ -1,5 +1,5 @@
 """Hostile input: whatever a client sends, the answer is below 500, a refusal is
-problem+json with a stable code, and nothing is written (issue 9).
+problem+json with a stable code, and nothing is written.
 
 Each case is a request (or raw bytes on a socket, for what an HTTP client library
 will not send) with the status and problem code expected, written down by hand from
@@ -169,7 +169,7 @@ def _id_cases() -> list[Case]:
             "a seat number with an exponent", "GET", "/tables/{table}/seats/1e0", 404, "not_found"
         ),
     ]
-    for suffix in ("/tournaments", "/scoresheet", "/deals/1", "/deals/1/verification", "/export"):
+    for suffix in ("/events", "/scoresheet", "/deals/1", "/deals/1/verification", "/export"):
         cases.append(
             Case(
                 f"table id NUL on {suffix}", "GET", f"/tables/%00{suffix}", 400, "malformed_request"

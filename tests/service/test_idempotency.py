@@ -237,8 +237,8 @@ NO_TABLE_WRITE = {
     ("post", "/tournaments/{tournament_id}/stream-tickets"),
 }
 """Unsafe routes that write nothing to a table or a tournament (a stream ticket): not in
-`ROUTES`, whose checks count a table's writes (issue 17 item 12: to be brought under the
-key's checks)."""
+`ROUTES`, whose checks count a table's writes (still to be brought under the key's
+checks)."""
 
 
 TOURNAMENT_WRITES = {

@@ -134,7 +134,7 @@ def test_a_timeouts_contract_reaches_its_seat_only() -> None:
 
 
 def test_the_chain_head_is_on_scored_deals_and_the_sessions_end_only() -> None:
-    """Issue 12: deal_scored and session_finished messages carry the chain head, no other;
+    """Witnesses: deal_scored and session_finished messages carry the chain head, no other;
     the feed has nothing of a private table (T1.1)."""
     scored = {"type": "deal_scored", "deal_no": 1, "score": {}}
     finished = {"type": "session_finished", "winners": [0]}

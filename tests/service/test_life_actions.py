@@ -1,5 +1,5 @@
 """Views say what their viewer may do now about the table's life, and views and stream
-messages carry the service's time (issue 21).
+messages carry the service's time.
 
 The service's clock is injected (`service.app.create_app`'s ``now``, the turn clock's time
 source), so the time each answer must carry is the test's. The expected actions are

@@ -1,4 +1,4 @@
-"""`doko match` (issue 20): a duplicate match over the service, its value per deal pair."""
+"""`doko match`: a duplicate match over the service, its value per deal pair."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Security as declared is security as read (issue 21): every operation of the OpenAPI
+"""Security as declared is security as read: every operation of the OpenAPI
 document declares the kinds of credential its route really admits requests with, and
 no other; an operation a public table opens without one says so (``{}``).
 

@@ -96,7 +96,7 @@ async def test_a_private_table_is_filled_by_invitation_only(
                 f"{table.path}/seats", json={"name": "x", **body}, headers=host
             )
             assert (response.status_code, response.json()["code"]) == refused
-        for path in ("", "/scoresheet", "/tournaments"):
+        for path in ("", "/scoresheet", "/events"):
             response = await http.get(f"{table.path}{path}")
             assert (response.status_code, response.json()["code"]) == (404, "table_not_found")
             response = await http.get(f"{table.path}{path}", headers=wrong.credential)

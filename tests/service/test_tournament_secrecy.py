@@ -34,7 +34,7 @@ from service.tools.client import (
     play_session,
     random_players,
 )
-from tests.service.truth import EVENT_SOURCES, Auditor, RoundAuditor, Truth
+from tests.service.truth import TOURNAMENT_SOURCES, Auditor, RoundAuditor, Truth
 
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
 WAIT = 60.0
@@ -51,7 +51,7 @@ class Player(msgspec.Struct):
 
 
 async def _listen(player: Player, ready: asyncio.Event) -> None:
-    async with player.me.event.events(token=player.me.token) as messages:
+    async with player.me.tournament.events(token=player.me.token) as messages:
         ready.set()
         async for message in messages:
             player.heard.append(message)
@@ -114,8 +114,8 @@ def _scored(message: SseMessage, table_no: int, deal_no: int) -> bool:
 async def probe(player: Player) -> None:
     """What a curious player of table A asks the tournament for (every answer recorded)."""
     me = player.me
-    await me.event.view(token=me.token)
-    await me.event.standings(token=me.token)
+    await me.tournament.view(token=me.token)
+    await me.tournament.standings(token=me.token)
     await me.table()
     await player.seat.view()
 
@@ -139,7 +139,7 @@ async def audit(pool: asyncpg.Pool, round_: Round) -> list[RoundAuditor]:
         auditor.audit(player.transcript)
         auditors.append(auditor)
         table = Auditor(tables[0])
-        table.audit([r for r in player.transcript if r.source not in EVENT_SOURCES])
+        table.audit([r for r in player.transcript if r.source not in TOURNAMENT_SOURCES])
         assert not table.failures, table.failures
     return auditors
 
@@ -159,7 +159,7 @@ async def test_no_message_to_a_player_of_table_a_carries_deal_1_before_a_scored_
     for player in round_.a:
         await probe(player)
         me = player.me
-        assert await refused(lambda me=me: me.event.compare(1, 1, token=me.token)) == (
+        assert await refused(lambda me=me: me.tournament.compare(1, 1, token=me.token)) == (
             409,
             "deal_not_public",
             "E5.3",
@@ -186,7 +186,7 @@ async def test_no_message_to_a_player_of_table_a_carries_deal_1_before_a_scored_
     # Table A scores deal 1: now it is public, and the deal is compared across the tables.
     await play_session([p.seat for p in round_.a], random_players(3), deals=1)
     me = round_.a[0].me
-    compared = await me.event.compare(1, 1, token=me.token)
+    compared = await me.tournament.compare(1, 1, token=me.token)
     records = [t.record for t in compared.tables]
     assert all(r is not None for r in records)
     assert records[0].hands == records[1].hands, "the same cards in the same seats (E5.1)"  # type: ignore[union-attr]
@@ -210,7 +210,7 @@ async def test_the_oracle_catches_a_deal_compared_when_the_first_table_scored_it
     monkeypatch.setattr(Tournaments, "public_deals", first_table_scored)
     round_ = await b_ahead_of_a(api, http)
     me = round_.a[0].me
-    await me.event.compare(1, 1, token=me.token)
+    await me.tournament.compare(1, 1, token=me.token)
     auditors = await audit(pool, round_)
     failures = auditors[0].failures
     assert any("compared before it is public" in f for f in failures), failures

@@ -1,9 +1,8 @@
-"""Events through the live service (E1-E6): creating, registering, starting rounds, where a
-player plays, the standings; every bad input of issue 19 answered with its code and E-rule
-id, the tournament's log untouched; idempotent POSTs; two processes starting a round once.
+"""Tournaments through the live service (E1-E6): creating, registering, starting rounds,
+where a player plays, the standings; every bad input answered with its code and E-rule id,
+the tournament's log untouched; idempotent POSTs; two processes starting a round once.
 
-Expectations come from the issue and the rules' text (E1-E6 in `domain.tournament`), not from
-the routes.
+Expectations come from the rules' text (E1-E6 in `domain.tournament`), not from the routes.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from service.tools.client import (
     random_players,
 )
 from service.tools.demo import demo
-from tests.infra.test_tournaments import events_of
+from tests.infra.test_tournaments import tournaments_of
 from tests.service.conftest import serve, settings
 from tests.service.serving import doko_serve, free_port, wait_ready
 from tests.service.stream_schemas import StreamSchemas
@@ -91,11 +90,11 @@ async def test_a_round_seats_every_player_with_the_same_cards_in_the_same_seats(
     before = await players[0].table()
     assert (before.round_no, before.table_id, before.status) == (0, None, "registering")
     started = await tournament.start_round(1)
-    tables = started.event.event.played[0].tables
-    assert len(tables) == 2 and not started.event.event.played[0].ended
+    tables = started.tournament.tournament.played[0].tables
+    assert len(tables) == 2 and not started.tournament.tournament.played[0].ended
     seated = sorted(name for t in tables for name in t.seats if name is not None)
     assert seated == sorted(NAMES), "every player exactly once (E3.1)"
-    assert [t.table_id for t in started.event.tables] == [
+    assert [t.table_id for t in started.tournament.tables] == [
         f"{tournament.tournament_id}-r1t{n}" for n in (1, 2)
     ]
     hands: dict[tuple[int, int], list[str]] = {}
@@ -109,13 +108,13 @@ async def test_a_round_seats_every_player_with_the_same_cards_in_the_same_seats(
         hands[(where.table_no, where.seat)] = sorted(view.deal.hand)
     for seat in range(4):
         assert hands[(1, seat)] == hands[(2, seat)], f"seat {seat} holds the same cards (E5.1)"
-    shown = (await tournament.view()).event
+    shown = (await tournament.view()).tournament
     assert shown.players == NAMES
     assert shown.status == "playing" and len(shown.commitments) == 2
     assert all(len(c) == 12 for c in shown.commitments) and shown.seating_seed is None
 
 
-async def test_a_players_table_is_open_once_the_events_stream_says_so(
+async def test_a_players_table_is_open_once_the_tournaments_stream_says_so(
     api: DokoClient, pool: asyncpg.Pool
 ) -> None:
     """getPlayerTable between registration and play: before round 1 no table; once the
@@ -127,12 +126,12 @@ async def test_a_players_table_is_open_once_the_events_stream_says_so(
     players = await registered(tournament, 8)
     before = await players[0].table()
     assert (before.round_no, before.table_id, before.table_open) == (0, None, False)
-    events = events_of(pool)
-    started = await events.execute(tournament.tournament_id, StartRound(1))
+    tournaments = tournaments_of(pool)
+    started = await tournaments.execute(tournament.tournament_id, StartRound(1))
     where = await players[0].table()
     assert (where.round_no, where.table_open) == (1, False) and where.table_id is not None
     assert (await refused((await players[0].seat()).view()))[:2] == (404, "table_not_found")
-    await events.open_round(tournament.tournament_id, started.state, 1)
+    await tournaments.open_round(tournament.tournament_id, started.state, 1)
     opened: list[int] = []
     async with asyncio.timeout(WAIT), tournament.events() as messages:
         async for message in messages:
@@ -156,7 +155,7 @@ async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
     tournament = await api.create_tournament("Six", rounds=1, method="placement_points")
     await registered(tournament, 6)
     started = await tournament.start_round(1)
-    tables = started.event.event.played[0].tables
+    tables = started.tournament.tournament.played[0].tables
     assert [t.seats.count(None) for t in tables] == [1, 1]
     assert all(t.seats[3] is None for t in tables), "bots on the highest seats (E3.4)"
     standings = await tournament.standings()
@@ -176,7 +175,7 @@ async def test_bots_fill_the_seats_nobody_takes_and_only_players_are_ranked(
 async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
     api: DokoClient, pool: asyncpg.Pool
 ) -> None:
-    """Issue 19's list of bad input, each refused with its stable code and E-rule id."""
+    """Every kind of bad input, each refused with its stable code and E-rule id."""
     bad = await refused(api.create_tournament("Elo night", method="elo"))
     assert bad == (400, "unknown_standings_method", "E1.1")
     tournament = await api.create_tournament("Bad input", rounds=2)
@@ -211,12 +210,12 @@ async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
         unknown = api.tournament(uuid.uuid4().hex)
         assert (await refused(unknown.view()))[:2] == (404, "tournament_not_found")
         assert (await refused(unknown.register("Zoe")))[:2] == (404, "tournament_not_found")
-        impostor = TournamentPlayer(tournament, 0, "Anna", "not-a-credential-of-this-event")
+        impostor = TournamentPlayer(tournament, 0, "Anna", "not-a-credential-of-this-tournament")
         assert (await refused(impostor.table()))[:2] == (401, "unauthorized")
     by_hand = [[4, 3, 2, 1], [0, None, None, None]]
     started = await tournament.start_round(1, by_hand)
     expected = [[None if p is None else NAMES[p] for p in seats] for seats in by_hand]
-    assert [list(t.seats) for t in started.event.event.played[0].tables] == expected
+    assert [list(t.seats) for t in started.tournament.tournament.played[0].tables] == expected
     async with unchanged(pool, tournament):
         assert await refused(tournament.start_round(2)) == (409, "round_running", "E4.1")
         assert await refused(tournament.register("Zoe")) == (409, "registration_closed", "E2.2")
@@ -226,7 +225,7 @@ async def test_every_bad_input_is_a_problem_with_its_rule_and_writes_nothing(
     assert again.version == started.version, "starting a started round answers as it did"
 
 
-async def test_a_private_event_takes_its_invitation_or_the_director(
+async def test_a_private_tournament_takes_its_invitation_or_the_director(
     api: DokoClient, pool: asyncpg.Pool
 ) -> None:
     """E2.1, T1.1 as for tables: a private tournament registers with its invitation code or by
@@ -250,7 +249,7 @@ async def test_a_private_event_takes_its_invitation_or_the_director(
             "invitation_required",
         )
     shown = await tournament.view(token=anna.token)
-    assert shown.event.players == ("Anna", "Ben")
+    assert shown.tournament.players == ("Anna", "Ben")
     assert by_director.player == 1
 
 
@@ -259,12 +258,12 @@ async def first_type(http: httpx.AsyncClient, path: str, params: dict[str, str])
     async with asyncio.timeout(WAIT), http.stream("GET", path, params=params) as response:
         assert response.status_code == 200, await response.aread()
         async for line in response.aiter_lines():
-            if line.startswith("tournament:"):
-                return line.removeprefix("tournament:").strip()
+            if line.startswith("event:"):
+                return line.removeprefix("event:").strip()
     raise AssertionError("the stream ended without a message")
 
 
-async def test_a_private_events_stream_opens_with_a_ticket_once_within_its_time(
+async def test_a_private_tournaments_stream_opens_with_a_ticket_once_within_its_time(
     db_url: str,
 ) -> None:
     """The tournament's stream from an EventSource: each credential of a private tournament gets a
@@ -343,7 +342,7 @@ async def test_two_processes_start_a_round_once(db_url: str, pool: asyncpg.Pool)
     ):
         first = await DokoClient(first_http).create_tournament("Two processes", rounds=1)
         await registered(first, 7)
-        second = DokoClient(second_http).event(first.tournament_id)
+        second = DokoClient(second_http).tournament(first.tournament_id)
         second.host_token = first.host_token
         answers = await asyncio.gather(first.start_round(1), second.start_round(1))
     assert answers[0].version == answers[1].version
@@ -351,8 +350,8 @@ async def test_two_processes_start_a_round_once(db_url: str, pool: asyncpg.Pool)
         "SELECT type FROM events WHERE stream_id = $1 ORDER BY version", first.tournament_id
     )
     assert [t["type"] for t in types].count("round_started") == 1
-    assert len(answers[0].event.tables) == 2
-    for table in answers[0].event.tables:
+    assert len(answers[0].tournament.tables) == 2
+    for table in answers[0].tournament.tables:
         opened = await pool.fetch(
             "SELECT type FROM events WHERE stream_id = $1 AND type IN "
             "('table_created', 'seat_taken')",
@@ -398,7 +397,7 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     assert records[0] is not None and records[1] is not None
     assert records[0].hands == records[1].hands, "the same cards in the same seats (E5.1)"
     host = {"authorization": f"Bearer {tournament.host_token}"}
-    for table in started.event.tables:
+    for table in started.tournament.tables:
         abandoned = await http.post(f"/tables/{table.table_id}/abandon", headers=host)
         assert abandoned.status_code == 200, abandoned.text
     await asyncio.wait_for(listener, 60)
@@ -411,8 +410,8 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     finished = msgspec.json.decode(heard[-1].data)
     seed = finished["seating_seed"]
     shown = await tournament.view()
-    assert shown.event.status == "finished" and shown.event.seating_seed == seed
-    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == shown.event.seating_commitment
+    assert shown.tournament.status == "finished" and shown.tournament.seating_seed == seed
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == shown.tournament.seating_commitment
     standings = await tournament.standings()
     assert standings.public_deals == (1,) and standings.rounds_ended == 1
     assert len(standings.abandoned) == 2
@@ -430,7 +429,7 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     exported = verify_tournament_file(await tournament.export(), keys)
     assert exported.ok and not exported.warnings, tournament_summary(exported.report)
     assert [t.stream_id for t in exported.report.tables] == [
-        t.table_id for t in started.event.tables
+        t.table_id for t in started.tournament.tables
     ]
     schemas = StreamSchemas()
     assert not schemas.failures(api.transcript), "the tournament stream as the document types it"
@@ -442,7 +441,7 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     assert schemas.failures([planted]), "a member the document does not name"
 
 
-async def test_the_event_demo_plays_two_rounds_and_verifies_the_event(
+async def test_the_tournament_demo_plays_two_rounds_and_verifies_the_tournament(
     db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`doko demo --tournament 4` (as `--tournament 8`, one table a round to keep the suite short):
@@ -485,7 +484,7 @@ async def test_a_service_killed_mid_round_loses_nothing(db_url: str) -> None:
             abandoned = await http.post(f"/tables/{table.table_id}/abandon", headers=host)
             assert abandoned.status_code == 200, abandoned.text
             async with asyncio.timeout(60):
-                while (await again.view()).event.status != "finished":
+                while (await again.view()).tournament.status != "finished":
                     await asyncio.sleep(0.05)
             standings = await again.standings()
             verified = await again.verify()

@@ -15,7 +15,7 @@ from infra.tournaments import Tournaments
 from service.visibility import Visibilities
 
 
-async def test_a_public_events_stream_is_no_public_table(pool: asyncpg.Pool) -> None:
+async def test_a_public_tournaments_stream_is_no_public_table(pool: asyncpg.Pool) -> None:
     """A tournament's first event has a public ``visibility`` too; its stream (which holds the
     tournament's secret seeds) is still not shown in the feed."""
     tables = Tables(EventStore(pool))

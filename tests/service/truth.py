@@ -8,7 +8,7 @@
 * every stream and feed message equals, field by field, the logged event as the viewer
   may see it (`knowledge.message`, `knowledge.feed_item`), with the stored hash chain value
   of its version as ``chain_head`` on ``deal_scored`` and ``session_finished`` and on no
-  other (the witness of issue 12); each viewer's stream delivers exactly the versions not
+  other (a witness, `infra.witness`); each viewer's stream delivers exactly the versions not
   withheld from it, in order, once; the feed nothing of a private table (T1.1);
 * a timeout names the action its seat then takes (T3.2: the next event, after a
   ``seat_away`` at the third in a row), so the card it names is public as it is played;
@@ -368,14 +368,14 @@ class Auditor:
         )
 
 
-EVENT_SOURCES = ("event_created", "event", "tournament_sse")
+TOURNAMENT_SOURCES = ("event_created", "tournament", "tournament_sse")
 """What a client receives from a tournament's routes and stream (`service.tools.client`)."""
 
 
 class RoundAuditor:
     """Checks what a player at one table of a tournament's round was delivered by the tournament
-    (its routes' answers and its stream: `EVENT_SOURCES`) against the logs of the tournament and
-    of the round's tables, read as plain JSON, at one moment (the tables' logs as given):
+    (its routes' answers and its stream: `TOURNAMENT_SOURCES`) against the logs of the tournament
+    and of the round's tables, read as plain JSON, at one moment (the tables' logs as given):
 
     * E5.3: no string the player may not know: no token or invitation hash of any table
       or of the tournament, no seed of a deal the player's table has not scored (the seeds are
@@ -422,7 +422,7 @@ class RoundAuditor:
 
     def audit(self, transcript: Iterable[Received]) -> None:
         for item in transcript:
-            if item.source not in EVENT_SOURCES:
+            if item.source not in TOURNAMENT_SOURCES:
                 continue
             self.checked += 1
             raw = msgspec.json.decode(item.body)

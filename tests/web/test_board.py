@@ -1,12 +1,12 @@
-"""The board is the page (issue 18): one deal played by clicking against three bots, on a
-phone (390x844) and on a laptop (1280x800), in a German and in an English browser. At
-every move the hand, the trick and the move's button are inside the window; after each
-trick's fourth card the finished trick is shown with its winner until the pause has passed
-(the page's clock driven by Playwright, not by the machine's speed); the deal ends in the
-result dialog with the record's value, lines and entries, and "Weiter" ("Next") closes it.
-The page speaks the browser's language, and no page (lobby, table, deal viewer, rules) has a
-serious or critical accessibility violation in it. The issue's acceptance: a whole session of
-12 deals on a phone in German, the tab closed in deal 3 and the seat found again through the
+"""The board is the page: one deal played by clicking against three bots, on a phone
+(390x844) and on a laptop (1280x800), in a German and in an English browser. At every move
+the hand, the trick and the move's button are inside the window; after each trick's fourth
+card the finished trick is shown with its winner until the pause has passed (the page's
+clock driven by Playwright, not by the machine's speed); the deal ends in the result dialog
+with the record's value, lines and entries, and "Weiter" ("Next") closes it. The page speaks
+the browser's language, and no page (lobby, table, deal viewer, rules) has a serious or
+critical accessibility violation in it. The acceptance test below: a whole session of 12
+deals on a phone in German, the tab closed in deal 3 and the seat found again through the
 lobby's "Meine Tische", to the final standings."""
 
 from __future__ import annotations
@@ -270,7 +270,7 @@ async def test_the_end_of_the_session_shows_the_final_standings(
 async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outlives_the_tab(
     browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
 ) -> None:
-    """The acceptance of issue 18: a person in a German browser on a phone (who tries the
+    """The acceptance test: a person in a German browser on a phone (who tries the
     language switch: English, remembered, and back) opens a table in the lobby with three
     bots of the lobby's default kind and plays the whole session of 12 deals (R1.1) by
     clicking, the board inside the window at every move; every finished trick is seen with

@@ -1,4 +1,4 @@
-"""The web client in a real Chromium, on a real service and PostgreSQL (issue 11).
+"""The web client in a real Chromium, on a real service and PostgreSQL.
 
 A person opens a public table with three bots in the lobby and plays deal 1 by clicking and deal 2
 with the keyboard alone; the service is restarted in the middle of deal 1. A spectator, who
@@ -205,7 +205,7 @@ async def test_the_page_asks_only_for_what_its_seat_may_see(session: Session) ->
         await session.player.page.evaluate(f"localStorage.getItem('doko:{session.table_id}')")
     )
     assert set(token) == {"seat", "token", "host"} and token["seat"] == session.seat
-    streams = [httpx.URL(r.url) for r in session.player.requests if "/tournaments" in r.url]
+    streams = [httpx.URL(r.url) for r in session.player.requests if "/events" in r.url]
     assert streams and all("ticket" in u.params and "token" not in u.params for u in streams)
     assert all(token["token"] not in str(u) for u in streams)
     tickets = [r for r in session.player.requests if r.url.endswith("/stream-tickets")]
@@ -237,7 +237,7 @@ async def test_a_restart_of_the_service_leaves_no_gap_and_no_repeat_in_the_pages
         resumed = [
             max(int((await r.all_headers()).get("last-event-id", 0)), int(after or 0))
             for r in tab.requests
-            if "/tournaments" in r.url
+            if "/events" in r.url
             for after in [httpx.URL(r.url).params.get("after")]
         ]
         assert max(resumed) >= session.restarted_before
@@ -364,7 +364,7 @@ async def test_a_move_from_a_stale_page_is_refused_with_its_rule(
     The table is opened in the lobby without bots (first dealer fixed on seat 3, so the
     person on seat 0 declares first) and the host seats the bots from the table page."""
     stale = await open_tab(browser, service.url)
-    await stale.page.route(re.compile(r"/tournaments\?"), lambda route: route.abort())
+    await stale.page.route(re.compile(r"/events\?"), lambda route: route.abort())
     page = stale.page
     await page.goto("/")
     await page.fill("#player", "Ida")
@@ -421,9 +421,7 @@ async def test_a_visitor_sits_down_from_the_table_page(
     await page.wait_for_function(
         "() => document.querySelector('#status').dataset.connection === 'live'"
     )
-    streams = [
-        httpx.URL(r.url).params.get("ticket") for r in tab.requests if "/tournaments" in r.url
-    ]
+    streams = [httpx.URL(r.url).params.get("ticket") for r in tab.requests if "/events" in r.url]
     assert streams[0] is None and streams[-1] is not None  # a spectator's needs no ticket
     last = [r for r in tab.requests if r.url.endswith("/stream-tickets")][-1]
     assert (await last.all_headers())["authorization"] == f"Bearer {held['token']}"

@@ -1,8 +1,7 @@
-"""The pages' words (issue 18): one catalogue per language (service/web/i18n/de.json and
-en.json) with the same keys and the same places to fill; every key is used by the pages
-and every key the pages ask for is there; every API word the pages show, and every problem
-code, has its words in both; every rule the pages show has its German text beside RULES.md's
-English one."""
+"""The pages' words: one catalogue per language (service/web/i18n/de.json and en.json) with
+the same keys and the same places to fill; every key is used by the pages and every key the
+pages ask for is there; every API word the pages show, and every problem code, has its words
+in both; every rule the pages show has its German text beside RULES.md's English one."""
 
 from __future__ import annotations
 

@@ -23,21 +23,21 @@ PAGES = {
     "/": "lobby",
     "/t/4f1c": "table",
     "/t/4f1c/deals/3": "deal",
-    "/e": "events",
-    "/e/9b2e": "event",
-    "/e/9b2e/rounds/1/deals/3": "compare",
+    "/tournament": "tournaments",
+    "/tournament/9b2e": "tournament",
+    "/tournament/9b2e/rounds/1/deals/3": "compare",
     "/rules": "rules",
     "/schema": "reference",
 }
-"""Each page's path and module; the API reference is a page like the others (issue 17)."""
+"""Each page's path and module; the API reference is a page like the others."""
 MODULES = (
     "api.js",
     "ui.js",
     "lobby.js",
     "table.js",
     "deal.js",
-    "events.js",
-    "event.js",
+    "tournaments.js",
+    "tournament.js",
     "compare.js",
     "tournament_parts.js",
     "rules.js",
@@ -99,7 +99,7 @@ def bullets_of(module: Any, rule: str) -> dict[str, str]:
 
 
 def tournament_rules_of_the_domain() -> dict[str, str]:
-    """E1-E6 as the domain states them: E1, E2, E4 and E5 in domain/event.py's docstring
+    """E1-E6 as the domain states them: E1, E2, E4 and E5 in domain/tournament.py's docstring
     (``- E1 Creating. E1.1 text. E1.2 text``, split at the ids that begin a sentence), E3's
     rules in domain/seating.py's and E6's in domain/standings.py's (a bullet each)."""
     rules: dict[str, str] = {}
@@ -110,9 +110,9 @@ def tournament_rules_of_the_domain() -> dict[str, str]:
     return rules | bullets_of(domain.seating, "E3") | bullets_of(domain.standings, "E6")
 
 
-def test_the_package_copy_of_the_event_rules_is_the_domains() -> None:
-    """service/web/TOURNAMENT_RULES.md (the event pages quote it) says every rule E1.1-E6.5 word
-    for word as the domain does, under its section's title."""
+def test_the_package_copy_of_the_tournament_rules_is_the_domains() -> None:
+    """service/web/TOURNAMENT_RULES.md (the tournament pages quote it) says every rule
+    E1.1-E6.5 word for word as the domain does, under its section's title."""
     stated = tournament_rules_of_the_domain()
     assert {"E1.1", "E2.2", "E3.2", "E4.1", "E5.3", "E6.4"} <= set(stated)
     copied = rule_texts((WEB / "TOURNAMENT_RULES.md").read_text(encoding="utf-8"))

@@ -1,6 +1,6 @@
-"""Never lose a seat (issue 18): the browser keeps a table's seat and host role per table, a
-new tab (or a browser restart) is still the seat, the personal rejoin link opens it on
-another device, "My tables" in the lobby leads back, and "forget" gives it up."""
+"""Never lose a seat: the browser keeps a table's seat and host role per table, a new tab
+(or a browser restart) is still the seat, the personal rejoin link opens it on another
+device, "My tables" in the lobby leads back, and "forget" gives it up."""
 
 from __future__ import annotations
 

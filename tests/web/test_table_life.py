@@ -1,5 +1,5 @@
-"""The table's life (issue 10) in a real Chromium: the lobby, a private table joined through
-its invitation link, leaving and a bot taking the vacant seat, abandoning, the turn clock.
+"""The table's life in a real Chromium: the lobby, a private table joined through its
+invitation link, leaving and a bot taking the vacant seat, abandoning, the turn clock.
 
 A host opens a private table in the lobby and shares its invitation link; a guest opens the
 link in a browser of their own, sits down, finds Leave disabled on their own turn (T2.3),
@@ -269,7 +269,7 @@ async def test_a_private_table_is_joined_through_its_invitation_link_only(life: 
     for tab in (life.host, life.guest, life.visitor):
         assert urls_with(tab, life.code) == []
     assert urls_with(life.host, life.held["host"]["token"]) == []
-    streams = [r.url for r in life.host.requests if "/tournaments" in r.url]
+    streams = [r.url for r in life.host.requests if "/events" in r.url]
     assert streams and all("ticket=" in url and "token=" not in url for url in streams)
     assert "#" not in life.guest_url
     assert life.door["code"] == "table_not_found" and "404" in life.door["status"]

@@ -1,15 +1,15 @@
-"""A tournament from a browser only (issue 19's acceptance): a director creates a tournament on its
-page, eight people register through one link each, they play two rounds at two tables with
-the same deals, and everyone sees the standings and compares a deal across tables once both
-tables scored it.
+"""A tournament from a browser only: a director creates a tournament on its page, eight
+people register through one link each, they play two rounds at two tables with the same
+deals, and everyone sees the standings and compares a deal across tables once both tables
+scored it.
 
-The director's page (English) creates the tournament, shares the registration link, registers
-one player by hand (Bruno, who opens his personal link in a browser of his own) and starts
-the rounds, with the reason shown while it may not. Anna registers through the link in a
-German browser on a phone (390x844), goes to her seat from "your table now" (the table page
-seats her with her tournament credential), sees her table of round 2 there and later reads the
-standings, which fit her screen; the six others register through the same link, each in a
-browser of their own.
+The director's page (English) creates the tournament, shares the registration link,
+registers one player by hand (Bruno, who opens his personal link in a browser of his own)
+and starts the rounds, with the reason shown while it may not. Anna registers through the
+link in a German browser on a phone (390x844), goes to her seat from "your table now" (the
+table page seats her with her tournament credential), sees her table of round 2 there and
+later reads the standings, which fit her screen; the six others register through the same
+link, each in a browser of their own.
 
 The moves are not made in the browser (24 deals a round): they are the turn clock's
 stand-in's (T3.2, `domain.players.stand_in_action`), the service's own way of playing a seat
@@ -19,10 +19,11 @@ every deadline while the test looks at a round that must not move. Only deal 1 a
 round 1 is played otherwise: by its four players through the API with their own tournament
 credentials, choosing as the stand-in would, while table 2 waits, so that the comparison
 page is seen refusing a deal one table has scored and the other not (E5.3). Rounds 1 and 2
-are played to their 12th deal; a third round is abandoned by the director from the tournament's
-page at both tables once they scored a deal (E4.2, T4.2: their scored deals count). A
-visitor without any credential reads the public tournament's standings and the comparison.
-What the pages showed is checked against the tables' full logs read from the database.
+are played to their 12th deal; a third round is abandoned by the director from the
+tournament's page at both tables once they scored a deal (E4.2, T4.2: their scored deals
+count). A visitor without any credential reads the public tournament's standings and the
+comparison. What the pages showed is checked against the tables' full logs read from the
+database.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ async def register(tab: Tab, link: str, name: str) -> str:
     await tab.page.click("[data-key='register']")
     await tab.page.wait_for_selector("#you")
     tournament_id = link.rsplit("/", 1)[1]
-    return str((await storage(tab, f"doko-event:{tournament_id}"))["token"])
+    return str((await storage(tab, f"doko-tournament:{tournament_id}"))["token"])
 
 
 async def start_round(tab: Tab, round_no: int) -> None:
@@ -178,16 +179,16 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     anna = await open_tab(browser, service.url, PHONE, locale="de-DE")
     visitor = await open_tab(browser, service.url)
     page = director.page
-    await page.goto("/e")
-    await page.wait_for_selector("#create-event")
+    await page.goto("/tournament")
+    await page.wait_for_selector("#create-tournament")
     grave = {"new tournament, en": await grave_violations(page)}
     await page.fill("#name", "Club night")
     await page.fill("#rounds", "3")
     await page.select_option("#visibility", "public")
     await page.fill("#turn_seconds", "5")
     await page.select_option("#method", "placement_points")
-    await page.click("[data-key='create-event']")
-    await page.wait_for_url("**/e/*")
+    await page.click("[data-key='create-tournament']")
+    await page.wait_for_url("**/tournament/*")
     await page.wait_for_selector("#registration-link")
     tournament_id = page.url.rsplit("/", 1)[1]
     lived = Evening(tournament_id, director, anna, visitor, grave=grave)
@@ -209,7 +210,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await bruno.page.goto(lived.personal)
     await bruno.page.wait_for_selector("#you[data-player='1']")
     lived.bruno = {
-        "held": await storage(bruno, f"doko-event:{tournament_id}"),
+        "held": await storage(bruno, f"doko-tournament:{tournament_id}"),
         "url": bruno.page.url,
         "heading": await bruno.page.inner_text("#you-h"),
     }
@@ -222,7 +223,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
         await own.close()
     await page.wait_for_selector("#players li:nth-child(8)")
     lived.grave["director, registering, en"] = await grave_violations(page)
-    await screenshot(page, "event-director")
+    await screenshot(page, "tournament-director")
 
     await start_round(director, 1)
     lived.table_buttons = await page.locator("#rounds [data-key^='table-']").count()
@@ -235,10 +236,10 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     lived.anna_seat = {
         "table": table_id,
         "held": await storage(anna, f"doko:{table_id}"),
-        "tournament": await storage(anna, f"doko-event:{tournament_id}"),
+        "tournament": await storage(anna, f"doko-tournament:{tournament_id}"),
         "hand": await anna.page.eval_on_selector_all("#hand [data-card]", "l => l.length"),
     }
-    await anna.page.goto(f"/e/{tournament_id}")
+    await anna.page.goto(f"/tournament/{tournament_id}")
 
     # table 1 plays deal 1 while table 2 waits: deal 1 is not public yet (E5.3)
     async with httpx.AsyncClient(base_url=service.url) as http:
@@ -254,7 +255,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
         )
         for number in ("1", "2")
     }
-    await visitor.page.goto(f"/e/{tournament_id}/rounds/1/deals/1")
+    await visitor.page.goto(f"/tournament/{tournament_id}/rounds/1/deals/1")
     await visitor.page.wait_for_selector(".problem")
     lived.refused = {
         "code": await visitor.page.get_attribute(".problem", "data-code"),
@@ -269,7 +270,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     await play_round(service, director, 2)
     await start_round(director, 3)
     await abandon_round(service, director, 3)
-    await page.wait_for_selector("#event-facts[data-status='finished']")
+    await page.wait_for_selector("#tournament-facts[data-status='finished']")
     over = anna.page.locator("#you #over")
     lived.anna_over = (
         await over.inner_text(),
@@ -292,7 +293,10 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
             await tab.close()
 
 
-TABLE_ID = "SELECT table_id FROM tournament_tables WHERE tournament_id = $1 AND round_no = $2 AND table_no = $3"
+TABLE_ID = (
+    "SELECT table_id FROM tournament_tables"
+    " WHERE tournament_id = $1 AND round_no = $2 AND table_no = $3"
+)
 STANDINGS = """l => l.map((e) => [e.querySelector('th').textContent,
   [+e.dataset.total, +e.dataset.placement]])"""
 COMPARED = """(table) => {
@@ -314,11 +318,11 @@ window's, plus the layout unit a box may end past it by rounding)."""
 async def everyone_looks(lived: Evening) -> None:
     """The visitor and Anna read the standings (Anna's must fit her phone); the visitor
     compares deal 1 of round 1 from the tournament's page, Anna deal 1 from the deal viewer of
-    her table; Anna opens /e again."""
+    her table; Anna opens /tournament again."""
     tournament_id = lived.tournament_id
     for tab, name in ((lived.visitor, "visitor, en"), (lived.anna, "player, de")):
         page = tab.page
-        await page.goto(f"/e/{tournament_id}")
+        await page.goto(f"/tournament/{tournament_id}")
         await page.wait_for_selector("#standings tbody tr:nth-child(8)")
         lived.standings[name] = {
             "lines": dict(await page.eval_on_selector_all("#standings tbody tr", STANDINGS)),
@@ -329,7 +333,7 @@ async def everyone_looks(lived: Evening) -> None:
         }
         lived.grave[f"standings, {name}"] = await grave_violations(page)
     lived.outside = await lived.anna.page.evaluate(OUTSIDE, PHONE["width"] + LAYOUT_UNIT)
-    await screenshot(lived.anna.page, "event-standings-de")
+    await screenshot(lived.anna.page, "tournament-standings-de")
     page = lived.visitor.page
     await page.click("#compare a[data-compare='1/1']")
     await page.wait_for_selector(".columns [data-table]")
@@ -342,18 +346,18 @@ async def everyone_looks(lived: Evening) -> None:
     for table in lived.view["played"][0]["tables"]:
         lived.compared[table["table_id"]] = await page.evaluate(COMPARED, table["table_id"])
     lived.grave["comparison, en"] = await grave_violations(page)
-    await screenshot(page, "event-compare")
+    await screenshot(page, "tournament-compare")
     lived.visitor_keys = await page.evaluate("Object.keys(localStorage)")
     page = lived.anna.page
     await page.goto(f"/t/{lived.anna_seat['table']}/deals/1")
     await page.wait_for_selector("#score")  # the deal is drawn, with its link if it has one
     if await page.locator("#compare-link").count():
         lived.viewer_link = await page.get_attribute("#compare-link", "href") or ""
-    await page.goto(f"/e/{tournament_id}/rounds/1/deals/1")
+    await page.goto(f"/tournament/{tournament_id}/rounds/1/deals/1")
     await page.wait_for_selector(".columns [data-table]")
     lived.grave["comparison, de"] = await grave_violations(page)
-    await page.goto("/e")
-    await page.wait_for_selector("#my-events [data-my-event]")
+    await page.goto("/tournament")
+    await page.wait_for_selector("#my-tournaments [data-my-tournament]")
     lived.grave["new tournament, de"] = await grave_violations(page)
 
 
@@ -421,7 +425,7 @@ async def test_every_player_registers_through_a_link_of_their_own(evening: Eveni
     assert evening.bruno["heading"] == "You: Bruno"
 
 
-async def test_a_player_goes_to_the_seat_the_event_gives_with_the_event_credential(
+async def test_a_player_goes_to_the_seat_the_tournament_gives_with_the_tournament_credential(
     evening: Evening,
 ) -> None:
     seat = evening.anna_seat
@@ -507,18 +511,18 @@ async def test_the_standings_fit_a_phone_in_german(evening: Evening) -> None:
     assert evening.outside == []
 
 
-async def test_the_deal_viewer_links_an_event_tables_deal_to_its_comparison(
+async def test_the_deal_viewer_links_a_tournament_tables_deal_to_its_comparison(
     evening: Evening,
 ) -> None:
-    assert evening.viewer_link == f"/e/{evening.tournament_id}/rounds/1/deals/1"
+    assert evening.viewer_link == f"/tournament/{evening.tournament_id}/rounds/1/deals/1"
 
 
-async def test_the_event_pages_are_accessible_in_both_languages(evening: Evening) -> None:
+async def test_the_tournament_pages_are_accessible_in_both_languages(evening: Evening) -> None:
     assert len(evening.grave) == 8
     assert evening.grave == {name: [] for name in evening.grave}
 
 
-async def test_a_private_events_page_follows_its_stream_with_tickets(
+async def test_a_private_tournaments_page_follows_its_stream_with_tickets(
     browser: Browser, service: Service
 ) -> None:
     """A player's page of a private tournament follows the tournament's stream through stream
@@ -536,7 +540,7 @@ async def test_a_private_events_page_follows_its_stream_with_tickets(
             tokens.append(answer.json()["token"])
         tab = await open_tab(browser, service.url)
         try:
-            await tab.page.goto(f"/e/{tournament_id}#player={tokens[0]}")
+            await tab.page.goto(f"/tournament/{tournament_id}#player={tokens[0]}")
             await tab.page.wait_for_selector("#status[data-connection='live']")
             await tab.page.wait_for_selector("#you")
             director = {"authorization": f"Bearer {created['host_token']}"}
@@ -551,6 +555,35 @@ async def test_a_private_events_page_follows_its_stream_with_tickets(
         finally:
             await tab.close()
     assert sent and set(sent) == {f"Bearer {tokens[0]}"}
-    assert any("ticket=" in r.url and "/tournaments?" in r.url for r in tab.requests)
+    assert any("ticket=" in r.url and "/events?" in r.url for r in tab.requests)
     assert not [r for r in tab.requests if "/seats/" in r.url], "no seat asked before it opens"
     assert urls_with(tab, tokens[0]) == [] and urls_with(tab, code) == []
+
+
+async def test_a_tournament_kept_under_its_former_key_stays_kept(
+    browser: Browser, service: Service
+) -> None:
+    """A browser that kept a tournament's credentials before the service called it a
+    tournament (``doko-event:<id>``) keeps them: the tournament pages move them to
+    ``doko-tournament:<id>`` once, and the director still finds the tournament under "My
+    tournaments" with its link."""
+    async with httpx.AsyncClient(base_url=service.url) as http:
+        body = {"name": "Old club", "visibility": "private"}
+        created = (await http.post("/tournaments", json=body)).json()
+    tournament_id = created["tournament_id"]
+    kept = {"host": created["host_token"], "invitation": created["invitation"]}
+    tab = await open_tab(browser, service.url)
+    try:
+        await tab.page.goto("/rules")
+        await tab.page.evaluate(
+            "([key, value]) => localStorage.setItem(key, value)",
+            [f"doko-event:{tournament_id}", json.dumps(kept)],
+        )
+        await tab.page.goto("/tournament")
+        await tab.page.wait_for_selector(f"[data-my-tournament='{tournament_id}'] a.go")
+        keys = await tab.page.evaluate("() => Object.keys(localStorage)")
+        moved = await storage(tab, f"doko-tournament:{tournament_id}")
+    finally:
+        await tab.close()
+    assert moved == kept
+    assert f"doko-event:{tournament_id}" not in keys

@@ -1,4 +1,4 @@
-"""The deployment's signing keys (issue 12).
+"""The deployment's signing keys.
 
 Revision ID: 0006
 Revises: 0005

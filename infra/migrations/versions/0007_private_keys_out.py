@@ -1,4 +1,4 @@
-"""Private keys out of the database; keys revoked from a time on (issue 17).
+"""Private keys out of the database; keys revoked from a time on.
 
 Revision ID: 0007
 Revises: 0006

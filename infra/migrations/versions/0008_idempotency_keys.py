@@ -1,4 +1,4 @@
-"""Idempotency keys of every unsafe request (issue 17).
+"""Idempotency keys of every unsafe request.
 
 Revision ID: 0008
 Revises: 0007

@@ -7,7 +7,7 @@ Create Date: 2026-12-01
 ``events.chain``
     The chain version of the event's link (`infra.hash_chain`): 1 for every event written
     before this revision (the column's default), 2 for those the service writes now, whose
-    link covers ``recorded_at`` and seals the secrets (issue 17).
+    link covers ``recorded_at`` and seals the secrets.
 
 ``doko_append_batch`` takes two more arrays, one item per append: ``p_recorded_ats``, the
 time the caller hashed, stored as the events' ``recorded_at`` (instead of the

@@ -1,4 +1,4 @@
-"""Stream tickets (issue 17): single-use, short-lived permissions to open a table's stream.
+"""Stream tickets: single-use, short-lived permissions to open a table's stream.
 
 Revision ID: 0010
 Revises: 0009

@@ -1,4 +1,4 @@
-"""Events (issue 19): which tables belong to which event, and the events' standings.
+"""Events: which tables belong to which event, and the events' standings.
 
 Revision ID: 0011
 Revises: 0010

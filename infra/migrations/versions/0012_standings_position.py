@@ -1,4 +1,4 @@
-"""The stored standings say as of which log position they hold (issue 19, E6).
+"""The stored standings say as of which log position they hold (E6).
 
 Revision ID: 0012
 Revises: 0011
