@@ -34,13 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from domain.simulation import next_command
 from domain.table import AbandonSession
 from domain.tournament import CreateTournament, RegisterPlayer
+from infra.command_ids import table_id
 from infra.database import server_url_for_tests, with_database
 from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
 from infra.tournament_audit import tournament_summary, verify_tournament
-from infra.tournaments import Tournaments, table_id
+from infra.tournaments import Tournaments
 
 
 async def play_table(tables: Tables, stream: str, deals: int, rng: random.Random) -> int:

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import uuid
 from contextvars import ContextVar, Token
 from datetime import timedelta
 from typing import Any
 
 import asyncpg
 import msgspec
+
+from infra import command_ids as ids
 
 
 class Claim(msgspec.Struct, frozen=True):
@@ -117,7 +118,7 @@ class IdempotencyKeys:
         """Take the key for a run of the request ``fingerprint``, or say why not (see
         the module docstring). A key that changes hands meanwhile is looked at again."""
         while True:
-            command_id = f"request:{uuid.uuid4().hex}"
+            command_id = ids.request()
             salt = secrets.token_bytes(32)
             taken = await self._pool.fetchval(
                 _TAKE, key_id, fingerprint, command_id, salt, self.lease, self.retention

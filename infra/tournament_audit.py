@@ -39,11 +39,12 @@ from domain.table import TableEvent, TableState
 from domain.tournament import TableEnded, TournamentCreated, TournamentEvent, TournamentState
 from infra import audit, tournament_disclosure
 from infra.audit import Check, TableReport
+from infra.command_ids import table_id
 from infra.disclosure import replay_start
 from infra.event_store import StoredEvent
 from infra.hash_chain import seal, sealed, verify_chain
 from infra.tables import CODEC as TABLE_CODEC
-from infra.tournaments import CODEC, FILL_BOT, Tournaments, table_id
+from infra.tournaments import CODEC, FILL_BOT, Tournaments
 
 
 class TournamentReport(msgspec.Struct, frozen=True):

@@ -47,11 +47,12 @@ from domain.table import TableEvent
 from domain.tournament import TournamentEvent
 from infra import audit, tournament_disclosure
 from infra.audit import Check, Export, ExportedEvent, SecretsError, TableReport
+from infra.command_ids import table_id
 from infra.event_store import StoredEvent
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tournament_audit import TournamentReport, decode_events, verify_tournament_streams
-from infra.tournaments import CODEC, Tournaments, table_id
+from infra.tournaments import CODEC, Tournaments
 from infra.witness import Witnessed, compare, compare_tournament
 
 TOURNAMENT_EXPORT_FORMAT = "doko-tournament-export"

@@ -3,7 +3,7 @@ tables of its rounds and its standings (`domain.tournament`, E1-E6).
 
 Streams
     A tournament is the stream ``tournament_id``, beginning with ``event_created``; the tables of
-    its rounds are ordinary table streams, table ``t`` of round ``r`` at `table_id` (the
+    its rounds are ordinary table streams, table ``t`` of round ``r`` at `infra.command_ids.table_id` (the
     tournament's id, ``-r<r>t<t>``), listed in ``tournament_tables`` (migration 0011) before they
     exist.
 
@@ -58,8 +58,10 @@ from domain.tournament import (
     TournamentState,
     table_commands,
 )
+from infra import command_ids as ids
 from infra import streams
 from infra.codec import EventCodec
+from infra.command_ids import table_id
 from infra.tables import TableNotFound, Tables
 
 CODEC: EventCodec[TournamentEvent] = EventCodec(TournamentEvent)
@@ -73,11 +75,6 @@ FILL_BOT = "greedy"
 
 Check = Callable[[TournamentState], None]
 """``check(state)``: raises if the command may not be given at this state (authorization)."""
-
-
-def table_id(tournament_id: str, round_no: int, table_no: int) -> str:
-    """The stream of table ``table_no`` of round ``round_no`` of the tournament."""
-    return f"{tournament_id}-r{round_no}t{table_no}"
 
 
 class TournamentTable(msgspec.Struct, frozen=True):
@@ -155,9 +152,8 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         self, tournament_id: str, round_no: int, *, actor: str | None = None
     ) -> ExecutedTournament:
         """E4.1: start round ``round_no`` once (see the module docstring) and open its tables."""
-        command_id = f"tournament:round:{round_no}"
         done = await self.execute(
-            tournament_id, StartRound(round_no), command_id=command_id, actor=actor
+            tournament_id, StartRound(round_no), command_id=ids.round_start(round_no), actor=actor
         )
         await self.open_round(tournament_id, done.state, round_no)
         return done
@@ -172,12 +168,10 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
             stream = table_id(tournament_id, round_no, table_no)
             await self.pool.execute(_REGISTER_TABLE, stream, tournament_id, round_no, table_no)
             create, seats = table_commands(state, round_no, table_no, FILL_BOT)
-            origin = f"tournament:{tournament_id}"
-            await self.tables.execute(
-                stream, create, command_id=f"{origin}:open", actor="tournament"
-            )
+            opening = ids.table_open(tournament_id)
+            await self.tables.execute(stream, create, command_id=opening, actor="tournament")
             for seat, take in enumerate(seats):
-                key = f"{origin}:seat:{seat}"
+                key = ids.seat_taken(tournament_id, seat)
                 await self.tables.execute(stream, take, command_id=key, actor="tournament")
             opened.append(stream)
         return tuple(opened)
@@ -237,7 +231,7 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         for table_no, (end, at) in enumerate(zip(state.ends, tables, strict=True), 1):
             if end is None and at is not None and at.over:
                 command = EndTable(round_no, table_no, len(at.session.sheet), at.abandoned)
-                key = f"tournament:end:{round_no}:{table_no}"
+                key = ids.table_end(round_no, table_no)
                 await self.execute(tournament_id, command, command_id=key, actor="tournament")
         return await self.load(tournament_id)
 

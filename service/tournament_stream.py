@@ -31,7 +31,8 @@ from litestar.response.sse import ServerSentEventMessage
 
 from domain.standings import Standings
 from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent
-from infra.tournaments import STANDINGS_TYPES, Tournaments, table_id
+from infra.command_ids import table_id
+from infra.tournaments import STANDINGS_TYPES, Tournaments
 
 TABLE_TYPES = ("session_started", *STANDINGS_TYPES)
 """The events of a tournament's tables that its stream follows (`session_abandoned` for the

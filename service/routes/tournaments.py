@@ -31,7 +31,8 @@ from domain.tournament import (
     standings_method,
 )
 from domain.tournament_view import player_seat, tournament_view
-from infra.tournaments import LoadedTournament, TournamentNotFound, table_id
+from infra.command_ids import table_id
+from infra.tournaments import LoadedTournament, TournamentNotFound
 from service import tournament_examples
 from service.edge.auth import bearer, new_invitation, new_token, token_hash
 from service.edge.credentials import (

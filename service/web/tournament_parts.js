@@ -15,7 +15,7 @@ const PREFIX = 'doko-tournament:';
 /** Where this browser kept a tournament's credentials before the service called it a
  * tournament (`doko-event:<id>`): moved once, so that no device loses its host token or its
  * player's credential. */
-const FORMER = 'doko-nothing:';
+const FORMER = 'doko-event:';
 for (const key of Object.keys(localStorage).filter((k) => k.startsWith(FORMER))) {
   const tournament = key.slice(FORMER.length);
   if (localStorage.getItem(PREFIX + tournament) === null) localStorage.setItem(PREFIX + tournament, localStorage.getItem(key) ?? '{}');

@@ -39,6 +39,7 @@ from domain.players import Chooser, greedy_action, random_action
 from domain.seats import SEATS
 from domain.table import TableState
 from expert.player import acts_now
+from infra import command_ids as ids
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict
 from infra.streams import VersionMismatch
@@ -220,7 +221,7 @@ class Bots(Worker):
             await self._tables.execute(
                 stream_id,
                 command,
-                command_id=f"bot{int(command.seat)}:v{loaded.version}",
+                command_id=ids.bot_action(int(command.seat), loaded.version),
                 actor=f"bot:{int(command.seat)}",
                 expected_version=loaded.version,
             )

@@ -37,6 +37,7 @@ import msgspec
 
 from domain.errors import DomainError
 from domain.table import TableCommand, TimeOut, TurnExpired, require_in_time, turn_of
+from infra import command_ids as ids
 from infra.event_store import ConcurrencyConflict
 from infra.streams import VersionMismatch
 from infra.tables import Loaded, Tables
@@ -159,7 +160,7 @@ class TurnClock(Worker):
             done = await self._tables.execute(
                 stream_id,
                 TimeOut(turn.seat, turn.deadline, now),
-                command_id=f"timeout:v{loaded.version}",
+                command_id=ids.timeout(loaded.version),
                 actor="clock",
                 expected_version=loaded.version,
             )

@@ -3,7 +3,7 @@ its tournament (E4.2; the last one ends the round, E4.3), and the tournament's s
 hear of every commit of its tables (`service.routes.tournaments`).
 
 Driven from the log like the bots: every committed append of a tournament's table (its stream
-id is `infra.tournaments.table_id`'s, ``<tournament id>-r<round>t<table>``) wakes the tournament's
+id is `infra.command_ids.table_id`'s, ``<tournament id>-r<round>t<table>``) wakes the tournament's
 subscribers and, if the table is over, `infra.tournaments.Tournaments.settle` records its end (once,
 whoever notices it: several processes agree by command ids). At start-up, and whenever
 notifications may have been lost, every tournament is settled: a round whose tables a crash
@@ -16,23 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 
+from infra.command_ids import tournament_of
 from infra.tables import TableNotFound
 from infra.tournaments import TournamentNotFound, Tournaments, tournament_ids
 from service.streams import Hub
 from service.workers.follower import Worker
 
-TABLE_STREAM = re.compile(r"(?P<tournament>[0-9A-Za-z_]{1,64})-r(?P<round>\d+)t(?P<table>\d+)")
-"""A tournament table's stream id (`infra.tournaments.table_id`)."""
-
 log = logging.getLogger("doko.rounds")
-
-
-def tournament_of(stream_id: str) -> str | None:
-    """The tournament whose table ``stream_id`` would be, if it has the form of one."""
-    found = TABLE_STREAM.fullmatch(stream_id)
-    return found["tournament"] if found else None
 
 
 class RoundWatch(Worker):

@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from domain.table import AbandonSession
+from infra.command_ids import table_id
 from infra.event_store import StoredEvent
 from infra.hash_chain import GENESIS, event_hash
 from infra.tournament_audit import (
@@ -21,7 +22,7 @@ from infra.tournament_audit import (
     verify_tournament,
     verify_tournament_streams,
 )
-from infra.tournaments import Tournaments, table_id
+from infra.tournaments import Tournaments
 from tests.infra.test_tournaments import new_tournament, play_deals, tournaments_of
 
 Logs = dict[str, list[StoredEvent]]
