@@ -2,10 +2,10 @@
 tables of its rounds and its standings (`domain.tournament`, E1-E6).
 
 Streams
-    A tournament is the stream ``tournament_id``, beginning with ``event_created``; the tables of
-    its rounds are ordinary table streams, table ``t`` of round ``r`` at `infra.command_ids.table_id` (the
-    tournament's id, ``-r<r>t<t>``), listed in ``tournament_tables`` (migration 0011) before they
-    exist.
+    A tournament is the stream ``tournament_id``, beginning with ``event_created``; the tables
+    of its rounds are ordinary table streams, table ``t`` of round ``r`` at
+    `infra.command_ids.table_id` (the tournament's id, ``-r<r>t<t>``), listed in
+    ``tournament_tables`` (migration 0011) before they exist.
 
 Commands
     `Tournaments` is `infra.streams.Streams` for tournaments: `Tournaments.execute` is the one
