@@ -9,9 +9,13 @@ from typing import ClassVar
 
 
 class DomainError(Exception):
-    """A command that breaks a rule. ``code`` is stable and machine-readable."""
+    """A command that breaks a rule. ``code`` is stable and machine-readable; ``malformed``
+    says that the command's input itself is not what the rule allows (a card code that is
+    none, an option out of its bounds), whatever the state: a malformed request, not a move
+    the state forbids."""
 
     code: ClassVar[str] = "rule_violation"
+    malformed: ClassVar[bool] = False
 
     def __init__(self, message: str, *, rule: str) -> None:
         super().__init__(message)
@@ -36,12 +40,14 @@ class InvalidCard(DomainError):
     """The text is not one of the 24 card codes (R2.1)."""
 
     code = "invalid_card"
+    malformed = True
 
 
 class InvalidDeal(DomainError):
     """Preset hands that are not 4 x 12 cards with every code twice (R2.1, R2.2)."""
 
     code = "invalid_deal"
+    malformed = True
 
 
 class PhaseClosed(DomainError):

@@ -83,6 +83,7 @@ class InvalidTableOption(DomainError):
     invitation for a private table (T1.1)."""
 
     code = "invalid_table_option"
+    malformed = True
 
 
 class SeatVacant(DomainError):

@@ -94,18 +94,21 @@ class InvalidTournamentOption(DomainError):
     """A tournament option out of its bounds (E1.1), or chance of the wrong shape (E1.2)."""
 
     code = "invalid_tournament_option"
+    malformed = True
 
 
 class UnknownStandingsMethod(DomainError):
     """No standings method has this name (E1.1, E6)."""
 
     code = "unknown_standings_method"
+    malformed = True
 
 
 class InvalidPlayerName(DomainError):
     """A player's name is empty (E2.1)."""
 
     code = "invalid_player_name"
+    malformed = True
 
 
 class NameTaken(DomainError):

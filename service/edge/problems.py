@@ -22,9 +22,7 @@ from litestar.status_codes import (
     HTTP_503_SERVICE_UNAVAILABLE,
 )
 
-from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.table import InvalidTableOption
-from domain.tournament import InvalidPlayerName, InvalidTournamentOption, UnknownStandingsMethod
+from domain.errors import DomainError
 from infra.database import UNAVAILABLE
 from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.streams import VersionMismatch
@@ -121,20 +119,12 @@ def problem_of(
 def domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[Problem]:
     """A rule violation: 409 with the error's code and rule id.
 
-    Malformed input that only the domain can judge (preset hands that are not a deck,
-    R2.1/R2.2; a table option out of bounds, T1.1/T3.1; a tournament option out of bounds or a
-    standings method that does not exist, E1.1/E1.2; a player's name that is empty, E2.1) is a
-    400, as documented for the operations that take it.
+    Malformed input that only the domain can judge (the error says so: `DomainError.malformed`;
+    preset hands that are not a deck, R2.1/R2.2; a table option out of bounds, T1.1/T3.1; a
+    tournament option out of bounds or a standings method that does not exist, E1.1/E1.2; a
+    player's name that is empty, E2.1) is a 400, as documented for the operations that take it.
     """
-    malformed = (
-        InvalidDeal
-        | InvalidCard
-        | InvalidTableOption
-        | InvalidTournamentOption
-        | UnknownStandingsMethod
-        | InvalidPlayerName
-    )
-    status = HTTP_400_BAD_REQUEST if isinstance(exc, malformed) else HTTP_409_CONFLICT
+    status = HTTP_400_BAD_REQUEST if exc.malformed else HTTP_409_CONFLICT
     return problem(request, status, exc.code, exc.message, rule=exc.rule)
 
 
