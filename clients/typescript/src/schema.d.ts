@@ -217,7 +217,7 @@ export interface paths {
         };
         /**
          * A scored deal's full record
-         * @description Hands, every action, the revealed seed with its commitment, and the itemized score lines with their rule ids. Only once the deal is scored; at a table of an event once every table of the round has scored it (E5.3: `deal_not_public`).
+         * @description Hands, every action, the revealed seed with its commitment, and the itemized score lines with their rule ids. Only once the deal is scored; at a table of a tournament once every table of the round has scored it (E5.3: `deal_not_public`).
          */
         get: operations["getDeal"];
         put?: never;
@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * The whole session as one portable JSON record
-         * @description Every event with its version, payload and hash, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline. Only once the session is over (finished, or abandoned: T4.2); a table of an event once every table of its round has scored its deals (E5.3).
+         * @description Every event with its version, payload and hash, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline. Only once the session is over (finished, or abandoned: T4.2); a table of a tournament once every table of its round has scored its deals (E5.3).
          */
         get: operations["exportSession"];
         put?: never;
@@ -510,8 +510,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an event (E1)
-         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private event, the invitation code are shown once.
+         * Create a tournament (E1)
+         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private tournament, the invitation code are shown once.
          */
         post: operations["createTournament"];
         delete?: never;
@@ -528,8 +528,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An event: its options, players, rounds and tables' progress
-         * @description The commitments to its chance (the seating seed's, revealed once the event is finished, and every round's deal seeds', E1.2), the players, and every round started with its tables (their ids, seats, deals scored, whether over). A private event takes one of its credentials as the Bearer token (the host token, a player's event credential or the invitation code); to anyone else it does not exist.
+         * A tournament: its options, players, rounds and tables' progress
+         * @description The commitments to its chance (the seating seed's, revealed once the tournament is finished, and every round's deal seeds', E1.2), the players, and every round started with its tables (their ids, seats, deals scored, whether over). A private tournament takes one of its credentials as the Bearer token (the host token, a player's tournament credential or the invitation code); to anyone else it does not exist.
          */
         get: operations["getTournament"];
         put?: never;
@@ -548,8 +548,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live event messages, standings and tables' chain heads (Server-Sent Events)
-         * @description The event's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the event stream's `chain_head`; `table_opened` once a table of a round has every seat taken (its seats' views answer their players' credentials from then on), `table_scored` and `table_finished` as the event's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private event takes one of its credentials as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tournaments/{id}/stream-tickets`); without either it is 404 `tournament_not_found`, as to anyone it does not exist for. A credential in the URL (`token`) is refused (400 `token_in_url`).
+         * Live tournament messages, standings and tables' chain heads (Server-Sent Events)
+         * @description The tournament's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the tournament stream's `chain_head`; `table_opened` once a table of a round has every seat taken (its seats' views answer their players' credentials from then on), `table_scored` and `table_finished` as the tournament's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private tournament takes one of its credentials as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tournaments/{id}/stream-tickets`); without either it is 404 `tournament_not_found`, as to anyone it does not exist for. A credential in the URL (`token`) is refused (400 `token_in_url`).
          */
         get: operations["streamTournament"];
         put?: never;
@@ -568,8 +568,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The whole event as one portable, signed JSON record
-         * @description The event's stream, every table of every round as its own signed table export (as `exportSession` makes it) and the standings, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline (no database). Credential hashes are sealed, and so is the seed of every deal no table of its round scored (`infra.tournament_export`). Only once the event is finished (409 `tournament_not_finished`, E4.3). Rate-limited like the other routes that replay a log.
+         * The whole tournament as one portable, signed JSON record
+         * @description The tournament's stream, every table of every round as its own signed table export (as `exportSession` makes it) and the standings, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline (no database). Credential hashes are sealed, and so is the seed of every deal no table of its round scored (`infra.tournament_export`). Only once the tournament is finished (409 `tournament_not_finished`, E4.3). Rate-limited like the other routes that replay a log.
          */
         get: operations["exportTournament"];
         put?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Register a player (E2)
-         * @description Under a name no other player of the event has (E2.1: compared without surrounding spaces, regardless of case); at a private event with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The event credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).
+         * @description Under a name no other player of the tournament has (E2.1: compared without surrounding spaces, regardless of case); at a private tournament with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The tournament credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).
          */
         post: operations["registerPlayer"];
         delete?: never;
@@ -649,7 +649,7 @@ export interface paths {
         };
         /**
          * The standings (E6)
-         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the event's method or by `method`, with the tie-break (E6.4): the stored standings, rebuilt from the event's and its tables' logs whenever a deal was scored or a table or round ended since (ranked by another method than the event's, recomputed from the logs). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
+         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the tournament's method or by `method`, with the tie-break (E6.4): the stored standings, rebuilt from the tournament's and its tables' logs whenever a deal was scored or a table or round ended since (ranked by another method than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
          */
         get: operations["getStandings"];
         put?: never;
@@ -670,8 +670,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A ticket that opens the event's stream once
-         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private event's credentials as the Bearer token (the director's host token, a player's event credential or the invitation code; none at a public event) and open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the event's stream once, within 60 s (a second time, at another event or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL.
+         * A ticket that opens the tournament's stream once
+         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private tournament's credentials as the Bearer token (the director's host token, a player's tournament credential or the invitation code; none at a public tournament) and open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the tournament's stream once, within 60 s (a second time, at another tournament or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL.
          */
         post: operations["getTournamentStreamTicket"];
         delete?: never;
@@ -689,7 +689,7 @@ export interface paths {
         };
         /**
          * The player's table and seat in the current round
-         * @description With the player's event credential as the Bearer token: the round now, the player's table (its id) and seat there. The same credential is the seat's token at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so one link serves a player the whole evening. Before round 1 no table (`table_id` null, `round_no` 0, `status` `registering`). Once a round has started the table and seat are given at once, and `table_open` says whether the seat answers the credential yet: for a moment after `startRound` the service is still opening and seating the round's tables (`table_open` false, and the seat's view 404 or 401); the event's stream sends `table_opened` for each table as it opens, so wait for that rather than asking again.
+         * @description With the player's tournament credential as the Bearer token: the round now, the player's table (its id) and seat there. The same credential is the seat's token at that table (`GET /tables/{id}/seats/{seat}/view`, the table's stream, play), so one link serves a player the whole evening. Before round 1 no table (`table_id` null, `round_no` 0, `status` `registering`). Once a round has started the table and seat are given at once, and `table_open` says whether the seat answers the credential yet: for a moment after `startRound` the service is still opening and seating the round's tables (`table_open` false, and the seat's view 404 or 401); the tournament's stream sends `table_opened` for each table as it opens, so wait for that rather than asking again.
          */
         get: operations["getPlayerTable"];
         put?: never;
@@ -708,8 +708,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Verify the whole event
-         * @description Re-runs the event's stream (the commitments to its seeds, every seating drawn by the rule or seated by hand, the rounds and the tables' ends) and every table of every round (opened as the event says with the round's shared deals, its chain, its replay, every deal's seed, hands and score), and, once the event is finished, holds the stored standings against those recomputed from the tables' logs; names the first thing that differs. Not while a round runs (409 `round_running`, E5.3: its tables' deals are not all public). Rate-limited like the other routes that replay a log.
+         * Verify the whole tournament
+         * @description Re-runs the tournament's stream (the commitments to its seeds, every seating drawn by the rule or seated by hand, the rounds and the tables' ends) and every table of every round (opened as the tournament says with the round's shared deals, its chain, its replay, every deal's seed, hands and score), and, once the tournament is finished, holds the stored standings against those recomputed from the tables' logs; names the first thing that differs. Not while a round runs (409 `round_running`, E5.3: its tables' deals are not all public). Rate-limited like the other routes that replay a log.
          */
         get: operations["verifyTournament"];
         put?: never;
@@ -1341,8 +1341,8 @@ export interface components {
         };
         /** RoundStartedResponse */
         RoundStartedResponse: {
-            event: components["schemas"]["TournamentAnswer"];
             round_no: number;
+            tournament: components["schemas"]["TournamentAnswer"];
             version: number;
         };
         /** Score */
@@ -1549,7 +1549,7 @@ export interface components {
         };
         /**
          * StandingsChanged
-         * @description The event's standings now (E6).
+         * @description The tournament's standings now (E6).
          */
         StandingsChanged: {
             standings: components["schemas"]["Standings"];
@@ -2071,15 +2071,15 @@ export interface components {
         };
         /** TournamentAnswer */
         TournamentAnswer: {
-            event: components["schemas"]["TournamentView"];
             /** @default [] */
             tables?: components["schemas"]["TableProgress"][];
+            tournament: components["schemas"]["TournamentView"];
             tournament_id: string;
             version: number;
         };
         /**
          * TournamentCreated
-         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
+         * @description E1: the tournament was opened. `seating_seed` and `round_seeds` (hex) are secret
          *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
          *     SHA-256, public at once.
          */
@@ -2108,9 +2108,9 @@ export interface components {
         };
         /** TournamentCreatedResponse */
         TournamentCreatedResponse: {
-            event: components["schemas"]["TournamentAnswer"];
             host_token: string;
             invitation?: string | null;
+            tournament: components["schemas"]["TournamentAnswer"];
             tournament_id: string;
         };
         /** TournamentExport */
@@ -2127,7 +2127,7 @@ export interface components {
         };
         /**
          * TournamentFinished
-         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
+         * @description E4.3: the tournament is over after `rounds` rounds; `seating_seed` (hex) is revealed.
          */
         TournamentFinished: {
             rounds: number;
@@ -2152,14 +2152,14 @@ export interface components {
         };
         /**
          * TournamentStatus
-         * @description Where an event is: `registering` (before round 1), `playing` (a round runs),
+         * @description Where a tournament is: `registering` (before round 1), `playing` (a round runs),
          *         `between` rounds, or `finished` (E4.3).
          * @enum {string}
          */
         TournamentStatus: "registering" | "playing" | "between" | "finished";
         /**
          * TournamentStreamData
-         * @description The data of an event stream message: an event of the event's stream with its chain head, a table's chain head as it opens, scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
+         * @description The data of a tournament stream message: an event of the tournament's stream with its chain head, a table's chain head as it opens, scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
          */
         TournamentStreamData: components["schemas"]["WitnessedTournamentCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedTournamentFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
         /** TournamentTable */
@@ -2268,7 +2268,7 @@ export interface components {
         WitnessedPlayerRegistered: {
             /** @default false */
             by_director?: boolean;
-            /** @description the event stream's hash chain value at this event (hex) */
+            /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             name: string;
             player: number;
@@ -2284,7 +2284,7 @@ export interface components {
          * @description E4.3: every table of round `round_no` has ended.
          */
         WitnessedRoundEnded: {
-            /** @description the event stream's hash chain value at this event (hex) */
+            /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             round_no: number;
             /**
@@ -2298,7 +2298,7 @@ export interface components {
          * @description E3.3: the director seated round `round_no` by hand (the last such seating counts).
          */
         WitnessedRoundSeated: {
-            /** @description the event stream's hash chain value at this event (hex) */
+            /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             round_no: number;
             seating: (number | null)[][];
@@ -2315,7 +2315,7 @@ export interface components {
         WitnessedRoundStarted: {
             /** @default false */
             by_hand?: boolean;
-            /** @description the event stream's hash chain value at this event (hex) */
+            /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             round_no: number;
             seating: (number | null)[][];
@@ -2350,7 +2350,7 @@ export interface components {
         WitnessedTableEnded: {
             /** @default false */
             abandoned?: boolean;
-            /** @description the event stream's hash chain value at this event (hex) */
+            /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             deals: number;
             round_no: number;
@@ -2363,12 +2363,12 @@ export interface components {
         };
         /**
          * WitnessedTournamentCreated
-         * @description E1: the event was opened. `seating_seed` and `round_seeds` (hex) are secret
+         * @description E1: the tournament was opened. `seating_seed` and `round_seeds` (hex) are secret
          *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
          *     SHA-256, public at once.
          */
         WitnessedTournamentCreated: {
-            /** @description the event stream's hash chain value at this event (hex) */
+            /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             /** @default [] */
             commitments?: string[][];
@@ -2397,10 +2397,10 @@ export interface components {
         };
         /**
          * WitnessedTournamentFinished
-         * @description E4.3: the event is over after `rounds` rounds; `seating_seed` (hex) is revealed.
+         * @description E4.3: the tournament is over after `rounds` rounds; `seating_seed` (hex) is revealed.
          */
         WitnessedTournamentFinished: {
-            /** @description the event stream's hash chain value at this event (hex) */
+            /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             rounds: number;
             seating_seed: string;
@@ -4658,7 +4658,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the new event */
+            /** @description the new tournament */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4737,14 +4737,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the event */
+            /** @description the tournament */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4812,7 +4812,7 @@ export interface operations {
                 "Last-Event-ID"?: string;
             };
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
@@ -4880,14 +4880,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the event and its tables */
+            /** @description the tournament and its tables */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4960,7 +4960,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
@@ -5080,7 +5080,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
@@ -5188,7 +5188,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
                 /** @description the round's number, 1-12 */
                 round_no: number;
@@ -5267,12 +5267,12 @@ export interface operations {
     getStandings: {
         parameters: {
             query?: {
-                /** @description rank by this method (`total_points`, `placement_points`, `duplicate`) instead of the event's */
+                /** @description rank by this method (`total_points`, `placement_points`, `duplicate`) instead of the tournament's */
                 method?: string;
             };
             header?: never;
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
@@ -5343,7 +5343,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
@@ -5429,7 +5429,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
@@ -5497,7 +5497,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the event's id */
+                /** @description the tournament's id */
                 tournament_id: string;
             };
             cookie?: never;
