@@ -74,7 +74,7 @@ class Session:
     sheet: list[list[int]] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
     restarted_before: int = 0
-    stream_after_halfway: dict[int, str | None] = field(default_factory=dict)
+    stream_while_down: dict[str, str | None] = field(default_factory=dict)
     grave: dict[str, list[str]] = field(default_factory=dict)
     phone_fits: dict[str, bool] = field(default_factory=dict)
 
@@ -96,9 +96,6 @@ async def play_deal(session: Session, deal: int, *, keyboard: bool, halfway: Any
             done_halfway = True
         problems = await session.player.problems()
         await session.player.move(move, keyboard=keyboard)
-        if now_halfway:  # was the move answered before the stream was back?
-            status = session.player.page.locator("#status")
-            session.stream_after_halfway[deal] = await status.get_attribute("data-connection")
         if await session.player.problems() > problems:  # a bot's announcement came first
             session.refusals.append(await session.player.page.inner_text(".problem"))
     session.results[deal] = await session.player.page.eval_on_selector("#result", SCORE)
@@ -134,8 +131,16 @@ async def session(browser: Browser, service: Service) -> AsyncIterator[Session]:
     played.grave["lobby"] = lobby_grave
 
     async def restart() -> None:
+        """Stop the service and hold it down until both pages show their stream broken (a
+        state the pages certainly reach, however fast the machine), then start it again:
+        what is committed from then on reaches them only by resuming their streams."""
         played.restarted_before = await player.version()
-        await service.restart()  # then the next card is clicked before the streams are back
+        await service.stop()
+        broken = "#status[data-connection='reconnecting'], #status[data-connection='lost']"
+        for name, tab in (("player", player), ("spectator", spectator)):
+            status = await tab.page.wait_for_selector(broken, timeout=60_000)
+            played.stream_while_down[name] = await status.get_attribute("data-connection")
+        await service.start()
 
     async def look() -> None:
         await screenshot(page, "table-desktop")
@@ -226,9 +231,10 @@ async def test_a_restart_of_the_service_leaves_no_gap_and_no_repeat_in_the_pages
     once, in order (contracts named by others stay hidden, R4.3), including those
     committed while the page was disconnected."""
     log = await full_log(pool, session.table_id)
-    # the card clicked right after the restart was answered while the stream was still down:
-    # its events, and the bots' answers to it, reached the page only through the resumption
-    assert session.stream_after_halfway[1] in {"reconnecting", "lost"}
+    # both streams broke while the service was down: the card clicked once it was back, and
+    # the bots' answers to it, reached the pages only through the resumption
+    assert set(session.stream_while_down) == {"player", "spectator"}
+    assert set(session.stream_while_down.values()) <= {"reconnecting", "lost"}
     for tab, viewer in ((session.player, session.seat), (session.spectator, None)):
         ids = await tab.log_ids()
         start = int(await tab.page.get_attribute("#log ol", "data-from") or -1)
