@@ -11,7 +11,7 @@ random legal player (`domain.simulation.next_command`) through `infra.tables.Tab
 (fewer than 12: the director abandons the table then, T4.2). Prints, wall-clock:
 
 - ``play``: the seconds to play the whole tournament, commands per second;
-- ``verify``: `infra.tournament_audit.verify_tournament` of the whole tournament, deals per second;
+- ``verify``: `infra.audit.tournament.verify_tournament` of the whole tournament, deals per second;
 - ``standings``: `infra.tournaments.Tournaments.standings` recomputed from the logs, seconds.
 
 No HTTP: the service's own cost per command is `bench/bench_service.py`'s.
@@ -34,13 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from domain.simulation import next_command
 from domain.table import AbandonSession
 from domain.tournament import CreateTournament, RegisterPlayer
+from infra.audit.tournament import tournament_summary, verify_tournament
 from infra.command_ids import table_id
 from infra.database import server_url_for_tests, with_database
 from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
-from infra.tournament_audit import tournament_summary, verify_tournament
 from infra.tournaments import Tournaments
 
 

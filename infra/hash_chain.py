@@ -38,7 +38,7 @@ each server seed, the seed of each deal dealt, a tournament's seating seed and d
 its seal,
 ``"sealed:" + hex(SHA-256("doko seal\\0" ‖ value))``; an empty value and a seal stay as
 they are. The link thus commits to the secret without holding it, and an export may show
-either the secret or its seal (`infra.disclosure`): the chain verifies alike, while nothing
+either the secret or its seal (`infra.audit.disclosure`): the chain verifies alike, while nothing
 derived from a credential, and no seed of a deal not scored, leaves the service. A
 credential is 128 random bits or more (`service.edge.auth`), so a seal cannot be inverted or
 tried; a seed is bound by its published commitment too.

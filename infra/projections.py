@@ -81,7 +81,7 @@ TABLE_CREATED = "table_created"
 class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     """One deal on the scoresheet: its entries by seat and the totals after it (R10), and
     by seat who played it (everyone who held the seat during the deal, T2.2); as served,
-    also the version and chain head of its `DealScored` (`infra.witness`)."""
+    also the version and chain head of its `DealScored` (`infra.audit.witness`)."""
 
     deal_no: int
     dealer: Seat

@@ -35,7 +35,7 @@ Standings
     rebuilt from the log (then stored). Positions commit in order (`infra.event_store`), so
     a row is never served while an event it lacks is visible. `rebuild_projections`
     recomputes every tournament's rows (its tables' and its standings) from the log; the audit
-    (`infra.tournament_audit`) recomputes the standings on its own and compares.
+    (`infra.audit.tournament`) recomputes the standings on its own and compares.
 """
 
 from __future__ import annotations

@@ -25,7 +25,9 @@ import msgspec
 
 from domain.events import DealDealt, DealScored, SessionFinished
 from domain.table import TableEvent, TableState
-from infra.audit import Check, DealReport, decode_events, export_session, verify_events
+from infra.audit.export import export_session
+from infra.audit.report import Check, DealReport
+from infra.audit.table import decode_events, verify_events
 from infra.event_store import StoredEvent
 from infra.projections import DealRecord, apply
 from infra.signing import Signature, Signer
@@ -131,5 +133,5 @@ def deal_record_of(stored: Sequence[StoredEvent], deal_no: int) -> DealRecord | 
 
 
 def export_of(stored: Sequence[StoredEvent], signer: Signer, signed_at: datetime) -> bytes:
-    """`infra.audit.export_session` of a finished table's log, signed."""
+    """`infra.audit.export.export_session` of a finished table's log, signed."""
     return export_session(stored, decoded(stored), signer=signer, signed_at=signed_at)

@@ -10,7 +10,7 @@ unavailable: retrying") carry no data and are not messages.
 
 * ``GET /tables/{table_id}/events``: `TableStreamData`, each table event as the viewer may
   see it, with the member ``server_time`` (``Streamed<Event>``); ids are table versions.
-  The witnessed events (`infra.witness.WITNESSED`: ``deal_scored``, ``session_finished``)
+  The witnessed events (`infra.audit.witness.WITNESSED`: ``deal_scored``, ``session_finished``)
   carry one more member, ``chain_head`` (``Witnessed<Event>``).
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
   ``version`` and ``server_time``; ids are global positions.
@@ -33,7 +33,7 @@ import msgspec
 
 from domain.table import TableEvent
 from domain.tournament import TournamentEvent
-from infra.witness import WITNESSED
+from infra.audit.witness import WITNESSED
 from service.streams import FeedItem
 from service.tournament_stream import StandingsChanged, TableFinished, TableOpened, TableScored
 

@@ -30,10 +30,10 @@ from litestar.response.sse import ServerSentEventMessage
 
 from domain.table import TableEvent
 from domain.table_view import redact
+from infra.audit.witness import chain_head
 from infra.database import UNAVAILABLE
 from infra.event_store import EventStore, StoredEvent
 from infra.tables import CODEC
-from infra.witness import chain_head
 from service.workers.follower import Worker
 
 HEARTBEAT_SECONDS = 15.0

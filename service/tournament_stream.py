@@ -13,7 +13,7 @@ a position never skips one), so a client resumes with Last-Event-ID. What it sen
   (E5.2: the page of a player waits for it after a round starts);
 * ``table_scored`` for every ``deal_scored`` of one of its tables and ``table_finished``
   for every ``session_finished``, each with the table's chain head at that version (as
-  ``/feed`` publishes a public table's, `infra.witness`): that a table scored a deal, never
+  ``/feed`` publishes a public table's, `infra.audit.witness`): that a table scored a deal, never
   what it scored (E5.3);
 * ``standings`` (`domain.standings`: only what is final counts, E6.5) after every message
   that may change them, once they are the standings as of that message (read from the

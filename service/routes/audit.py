@@ -12,7 +12,8 @@ from domain.table import (
     TableEvent,
 )
 from domain.table_view import without_secrets
-from infra.audit import Export, deal_events, render_deal
+from infra.audit.deals import deal_events, render_deal
+from infra.audit.export import Export
 from infra.event_store import StoredEvent
 from infra.projections import DealRecord
 from infra.tables import Loaded

@@ -12,7 +12,7 @@ from domain.table import (
     SeatLeft,
 )
 from domain.table_view import redact
-from infra.witness import with_chain_head
+from infra.audit.witness import with_chain_head
 from service.dto import (
     ZERO_MINIMUM,
 )

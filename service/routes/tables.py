@@ -12,8 +12,8 @@ from domain.table import (
     Visibility,
 )
 from domain.table_view import TableView
+from infra.audit.witness import scored_heads, witnessed_sheet
 from infra.projections import Scoresheet, scoresheet_of
-from infra.witness import scored_heads, witnessed_sheet
 from service import examples
 from service.dto import (
     CreateTableRequest,

@@ -1,5 +1,6 @@
 """A tournament's audit over HTTP: its stream and every table of every round re-run
-(`infra.tournament_audit`, E1-E6), and the signed export of it all (`infra.tournament_export`)."""
+(`infra.audit.tournament`, E1-E6), and the signed export of it all
+(`infra.audit.tournament_export`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import msgspec
 from litestar import Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 
-from infra.audit import Check
-from infra.tournament_audit import TournamentReport, tournament_summary, verify_tournament
-from infra.tournament_export import TournamentExport, export_tournament, read_tournament
+from infra.audit.report import Check
+from infra.audit.tournament import TournamentReport, tournament_summary, verify_tournament
+from infra.audit.tournament_export import TournamentExport, export_tournament, read_tournament
 from service import tournament_examples
 from service.edge.credentials import AS_TOURNAMENT_VIEWER
 from service.edge.problems import ServiceError
@@ -24,7 +25,7 @@ from service.tournament_access import authorize_viewer, digest_of
 
 class TournamentVerification(msgspec.Struct, frozen=True):
     """The audit of a tournament: whether every check passed, the first that failed (the
-    first thing that differs), one line per check (`infra.tournament_audit.tournament_summary`) and
+    first thing that differs), one line per check (`infra.audit.tournament.tournament_summary`) and
     the whole report, every table's included."""
 
     tournament_id: str
@@ -75,7 +76,7 @@ async def verify(
     "export (as `exportSession` makes it) and the standings, signed by the service's "
     f"current key (see `{KEYS_PATH}`), for `doko verify --file` offline (no database). "
     "Credential hashes are sealed, and so is the seed of every deal no table of its round "
-    "scored (`infra.tournament_export`). Only once the tournament is finished (409 "
+    "scored (`infra.audit.tournament_export`). Only once the tournament is finished (409 "
     "`tournament_not_finished`, E4.3). Rate-limited like the other routes that replay a log.",
     security=AS_TOURNAMENT_VIEWER,
     responses={

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     import asyncpg
 
     from domain.table import TableEvent
-    from infra.audit import TableReport
+    from infra.audit.report import TableReport
+    from infra.audit.witness import Witnessed
     from infra.event_store import StoredEvent
     from infra.signing import Keys
-    from infra.witness import Witnessed
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
@@ -301,7 +301,7 @@ async def _table_log(url: str, table: str) -> tuple[list[StoredEvent], list[Tabl
     None if there is no such table."""
     import asyncpg
 
-    from infra.audit import decode_events
+    from infra.audit.table import decode_events
     from infra.event_store import EventStore
 
     async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
@@ -316,7 +316,7 @@ def replay_table(args: argparse.Namespace) -> int:
     """Print a table's deals step by step."""
     import sys
 
-    from infra.audit import dealt_numbers, render_deal, scored_numbers
+    from infra.audit.deals import dealt_numbers, render_deal, scored_numbers
 
     log = asyncio.run(_table_log(_connect(args), args.table))
     if log is None:
@@ -362,7 +362,7 @@ def verify(args: argparse.Namespace) -> int:
     """Audit tables: exit 1 on any mismatch, naming the event version."""
     import sys
 
-    from infra.audit import summary
+    from infra.audit.report import summary
     from service.tools import tournament_audit_cli
 
     reports: list[TableReport] = []
@@ -423,7 +423,7 @@ def verify(args: argparse.Namespace) -> int:
 
 
 def _is_tournament_export(path: Path) -> bool:
-    from infra.tournament_export import is_tournament_export
+    from infra.audit.tournament_export import is_tournament_export
 
     try:
         return is_tournament_export(path)
@@ -445,8 +445,8 @@ def _given(args: argparse.Namespace) -> _Given | None:
 
     import httpx
 
+    from infra.audit.witness import ArchiveError, read_archive
     from infra.signing import KeyFileError
-    from infra.witness import ArchiveError, read_archive
     from service.keys import trusted_keys
 
     try:
@@ -470,13 +470,13 @@ def _verify_tournament_file(args: argparse.Namespace) -> int:
 
 
 def _verify_file(args: argparse.Namespace) -> TableReport | None:
-    """`infra.audit.verify_file` with the keys and the archive the options name; None (and
+    """`infra.audit.export.verify_file` with the keys and the archive the options name; None (and
     the reason on standard error) when one of them cannot be read."""
     import sys
 
     import msgspec
 
-    from infra.audit import Expected, ExportError, verify_file
+    from infra.audit.export import Expected, ExportError, verify_file
 
     given = _given(args)
     if given is None:
@@ -509,7 +509,7 @@ NOT_PINNED = (
 async def _verify_database(url: str, table: str | None) -> list[TableReport] | None:
     import asyncpg
 
-    from infra.audit import table_ids, verify_table
+    from infra.audit.table import table_ids, verify_table
     from infra.event_store import EventStore
     from infra.tables import TableNotFound, Tables
 
@@ -599,11 +599,11 @@ def export(args: argparse.Namespace) -> int:
     import sys
     from datetime import UTC
 
-    from infra.audit import SecretsError, export_session
+    from infra.audit.export import SecretsError, export_session
+    from infra.audit.tournament_export import export_tournament
     from infra.key_folder import KeyFolder
     from infra.keyring import Keyring, NoSigningKey
     from infra.signing import KeyFileError
-    from infra.tournament_export import export_tournament
     from service.keys import key_file, load_signer
     from service.tools.tournament_audit_cli import tournament_log
 

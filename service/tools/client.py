@@ -350,7 +350,7 @@ class TournamentClient:
 
     async def export(self, token: str | None = None) -> bytes:
         """The signed export of the finished tournament, for
-        `infra.tournament_export.verify_tournament_file`."""
+        `infra.audit.tournament_export.verify_tournament_file`."""
         return await self._get(f"{self.path}/export", token)
 
     async def stream_ticket(self, token: str | None = None) -> str:

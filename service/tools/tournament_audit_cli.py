@@ -14,16 +14,16 @@ if TYPE_CHECKING:
     import asyncpg
 
     from domain.standings import Standings
+    from infra.audit.tournament import TournamentReport
+    from infra.audit.tournament_export import Place
+    from infra.audit.witness import Witnessed
     from infra.event_store import StoredEvent
     from infra.signing import Keys
-    from infra.tournament_audit import TournamentReport
-    from infra.tournament_export import Place
     from infra.tournaments import Tournaments
-    from infra.witness import Witnessed
 
     TournamentLog = tuple[list[StoredEvent], dict[Place, list[StoredEvent]], Standings]
-    """What `infra.tournament_export.export_tournament` takes: the stream, the tables' logs, the
-    standings."""
+    """What `infra.audit.tournament_export.export_tournament` takes: the stream, the tables'
+    logs, the standings."""
 
 NOT_PINNED = (
     "NOT PINNED: nothing says this file is of the tournament you mean. It is of tournament "
@@ -45,7 +45,7 @@ async def tournament_log(url: str, tournament_id: str) -> TournamentLog | None:
     tournament."""
     import asyncpg
 
-    from infra.tournament_export import read_tournament
+    from infra.audit.tournament_export import read_tournament
     from infra.tournaments import TournamentNotFound
 
     async with asyncpg.create_pool(url, min_size=1, max_size=2) as pool:
@@ -59,7 +59,7 @@ async def tournament_log(url: str, tournament_id: str) -> TournamentLog | None:
 def _report(report: TournamentReport, warnings: tuple[str, ...] = (), flagged: bool = False) -> int:
     """Print the warnings loudly, the report's lines; the exit code: 1 when a check failed,
     3 when it verified but is flagged (a key revoked after the signature's date)."""
-    from infra.tournament_audit import tournament_summary
+    from infra.audit.tournament import tournament_summary
 
     for warning in warnings:
         print(f"{'!' * 78}\nWARNING: {warning}\n{'!' * 78}", file=sys.stderr)
@@ -69,11 +69,11 @@ def _report(report: TournamentReport, warnings: tuple[str, ...] = (), flagged: b
 
 
 def verify_database(url: str, tournament_id: str) -> int:
-    """``doko verify --tournament ID``: `infra.tournament_audit.verify_tournament` on the
+    """``doko verify --tournament ID``: `infra.audit.tournament.verify_tournament` on the
     database."""
     import asyncpg
 
-    from infra.tournament_audit import verify_tournament
+    from infra.audit.tournament import verify_tournament
     from infra.tournaments import TournamentNotFound
 
     async def run() -> TournamentReport | None:
@@ -93,11 +93,12 @@ def verify_database(url: str, tournament_id: str) -> int:
 def verify_file(
     args: argparse.Namespace, keys: Keys | None, witnessed: Sequence[Witnessed] | None
 ) -> int:
-    """``doko verify --file TOURNAMENT_EXPORT``: `infra.tournament_export.verify_tournament_file`
-    with the keys the verifier trusts, pinned to ``--tournament ID`` if given (else with a loud
-    warning), held against the ``--witness`` archive's chain heads if given."""
-    from infra.audit import ExportError
-    from infra.tournament_export import verify_tournament_file
+    """``doko verify --file TOURNAMENT_EXPORT``:
+    `infra.audit.tournament_export.verify_tournament_file` with the keys the verifier trusts,
+    pinned to ``--tournament ID`` if given (else with a loud warning), held against the
+    ``--witness`` archive's chain heads if given."""
+    from infra.audit.export import ExportError
+    from infra.audit.tournament_export import verify_tournament_file
 
     if args.pinned is not None:
         print(

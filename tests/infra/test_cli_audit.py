@@ -23,7 +23,7 @@ from infra.event_store import EventStore
 from infra.projections import project
 from infra.tables import CODEC, Tables
 from service.tools.cli import main
-from tests.infra.test_audit import tamper
+from tests.infra.audit.test_table import tamper
 from tests.infra.test_projections import execute_all, play_table
 
 pytestmark = pytest.mark.xdist_group("cli_audit")

@@ -31,11 +31,11 @@ from domain.tournament import (
     TournamentFinished,
     TournamentState,
 )
+from infra.audit.tournament import verify_tournament_streams
 from infra.event_store import EventStore
 from infra.projections import project
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tables import Tables
-from infra.tournament_audit import verify_tournament_streams
 from infra.tournaments import (
     CODEC,
     TournamentNotFound,

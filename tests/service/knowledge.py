@@ -21,7 +21,7 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   public;
 * the messages of ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no
   other, carry the stored hash chain value of their version as ``chain_head`` (a witness,
-  `infra.witness`);
+  `infra.audit.witness`);
   the feed leaves private tables out (T1.1);
 * every view and stream message carries ``server_time``, the service's clock when it
   answered: it tells nothing of the table, so any time is expected as long as it is one
@@ -349,7 +349,7 @@ def _finished(table: Table, event: Json) -> None:
 class EventRule:
     """What a viewer is shown of an event of one type, what it adds to the facts, and
     whether its message carries the chain head of its version (``witnessed``, a witness:
-    `infra.witness`)."""
+    `infra.audit.witness`)."""
 
     shown: Shown
     fold: Fold = _nothing

@@ -31,7 +31,7 @@ from infra.sse import SseMessage, SseParser
 from service.app import create_app
 from service.tools.cli import main
 from service.tools.client import DokoClient
-from tests.infra.forgery import Document, encoded, forge_move, resign, unsigned
+from tests.infra.audit.forgery import Document, encoded, forge_move, resign, unsigned
 from tests.service.conftest import serve, settings
 
 pytestmark = pytest.mark.xdist_group("audit_trail")

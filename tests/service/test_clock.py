@@ -29,7 +29,7 @@ from domain.events import CardPlayed, ContractNamed, Declared
 from domain.seats import SEATS, Seat
 from domain.table import SeatAway, SeatBack, TableEvent, TurnTimedOut
 from domain.table_view import SeatStatus
-from infra.audit import verify_table
+from infra.audit.table import verify_table
 from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.tables import Tables

@@ -7,7 +7,7 @@ shared test server is never touched), and run a real app on it that owns that se
 database is down or stalled, database routes answer 503 ``database_unavailable`` with
 ``Retry-After`` and ``/health/ready`` answers 503; afterwards the service recovers by
 itself (after a kill it starts the server again), the bots finish their tables, every
-table verifies (`infra.audit.verify_table`), and every command the client got a 200 for
+table verifies (`infra.audit.table.verify_table`), and every command the client got a 200 for
 is in the log. Each outage is logged once when it starts and once when it ends.
 
 Waits are on conditions, with generous safety nets; the database timeout is configured
@@ -34,7 +34,7 @@ import psutil
 import pytest
 
 from domain.table_view import redact
-from infra.audit import verify_table
+from infra.audit.table import verify_table
 from infra.database import _embedded_server, with_database
 from infra.event_store import EventStore
 from infra.tables import Tables

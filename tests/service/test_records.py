@@ -17,7 +17,8 @@ import msgspec
 import pytest
 from litestar import Litestar
 
-from infra.audit import Check, verify_table
+from infra.audit.report import Check
+from infra.audit.table import verify_table
 from infra.event_store import EventStore
 from infra.tables import Tables
 from service.app import create_app

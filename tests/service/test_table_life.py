@@ -23,7 +23,8 @@ from domain.events import CardPlayed, DealScored
 from domain.seats import SEATS
 from domain.table import SeatLeft, SeatTaken, SessionAbandoned, TableEvent
 from domain.table_view import SeatStatus
-from infra.audit import verify_file, verify_table
+from infra.audit.export import verify_file
+from infra.audit.table import verify_table
 from infra.event_store import EventStore
 from infra.signing import read_keys
 from infra.tables import Tables

@@ -20,9 +20,9 @@ import msgspec
 import pytest
 
 from domain.tournament import StartRound
+from infra.audit.tournament import tournament_summary
+from infra.audit.tournament_export import verify_tournament_file
 from infra.signing import read_keys
-from infra.tournament_audit import tournament_summary
-from infra.tournament_export import verify_tournament_file
 from service.app import create_app
 from service.tools.client import (
     DokoClient,

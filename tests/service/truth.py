@@ -8,7 +8,7 @@
 * every stream and feed message equals, field by field, the logged event as the viewer
   may see it (`knowledge.message`, `knowledge.feed_item`), with the stored hash chain value
   of its version as ``chain_head`` on ``deal_scored`` and ``session_finished`` and on no
-  other (a witness, `infra.witness`); each viewer's stream delivers exactly the versions not
+  other (a witness, `infra.audit.witness`); each viewer's stream delivers exactly the versions not
   withheld from it, in order, once; the feed nothing of a private table (T1.1);
 * a timeout names the action its seat then takes (T3.2: the next event, after a
   ``seat_away`` at the third in a row), so the card it names is public as it is played;

@@ -36,7 +36,7 @@ from domain.table import (
     TableClosed,
     TurnTimedOut,
 )
-from infra.audit import verify_file
+from infra.audit.export import verify_file
 from infra.signing import read_keys
 from service.routes.pages import WEB
 from service.tools.client import DokoClient, SeatClient, TableClient

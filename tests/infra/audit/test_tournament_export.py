@@ -13,11 +13,9 @@ import asyncpg
 import msgspec
 import pytest
 
-from infra.audit import SecretsError
-from infra.event_store import StoredEvent
-from infra.signing import PublicKey, Signer
-from infra.tournament_audit import tournament_summary
-from infra.tournament_export import (
+from infra.audit.export import SecretsError
+from infra.audit.tournament import tournament_summary
+from infra.audit.tournament_export import (
     TournamentFileReport,
     TournamentLogs,
     export_tournament,
@@ -25,11 +23,13 @@ from infra.tournament_export import (
     read_tournament,
     verify_tournament_file,
 )
+from infra.audit.witness import Witnessed, read_archive
+from infra.event_store import StoredEvent
+from infra.signing import PublicKey, Signer
 from infra.tournaments import Tournaments
-from infra.witness import Witnessed, read_archive
 from service.tournament_stream import TournamentFeed
-from tests.infra.forgery import Document, encoded, rechain, resign
-from tests.infra.test_tournament_audit import Logs, played
+from tests.infra.audit.forgery import Document, encoded, rechain, resign
+from tests.infra.audit.test_tournament import Logs, played
 from tests.infra.test_tournaments import new_tournament, tournaments_of
 
 __all__ = ["played"]

@@ -15,13 +15,14 @@ import asyncpg
 import msgspec
 import pytest
 
-from infra.audit import Expected, TableReport, export_session, verify_file
+from infra.audit.export import Expected, export_session, verify_file
+from infra.audit.report import TableReport
+from infra.audit.witness import ArchiveError, read_archive
 from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.signing import KeyStatus, PublicKey, Signer
 from infra.tables import Tables
-from infra.witness import ArchiveError, read_archive
-from tests.infra.forgery import Document, encoded, forge_move, rechain, resign, unsigned
+from tests.infra.audit.forgery import Document, encoded, forge_move, rechain, resign, unsigned
 from tests.infra.test_projections import execute_all, play_table
 
 SIGNER, RETIRED, STRANGER = Signer.generate(), Signer.generate(), Signer.generate()

@@ -12,13 +12,13 @@ import pytest
 
 from domain import table
 from domain.table import Visibility
-from infra.audit import export_session, verify_file
-from infra.disclosure import disclosed
+from infra.audit.disclosure import disclosed
+from infra.audit.export import export_session, verify_file
 from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.signing import PublicKey, Signer
 from infra.tables import Tables
-from tests.infra.forgery import rechain, resign, seal
+from tests.infra.audit.forgery import rechain, resign, seal
 from tests.infra.test_projections import execute_all, play_table
 from tests.service.knowledge import Log
 

@@ -27,19 +27,10 @@ from domain.table import (
     Visibility,
     turn_of,
 )
-from infra.audit import (
-    ExportError,
-    SecretsError,
-    TableReport,
-    export_session,
-    read_export,
-    render_deal,
-    summary,
-    verify_events,
-    verify_file,
-    verify_stored,
-    verify_table,
-)
+from infra.audit.deals import render_deal
+from infra.audit.export import ExportError, SecretsError, export_session, read_export, verify_file
+from infra.audit.report import TableReport, summary
+from infra.audit.table import verify_events, verify_stored, verify_table
 from infra.event_store import EventStore, StoredEvent
 from infra.hash_chain import GENESIS, record_hash
 from infra.projections import project

@@ -9,7 +9,7 @@ of each, so `disclosed` exports every credential hash sealed (no audit check nee
 a table's seats are compared with the tournament's players through their seals), the seating
 seed sealed unless the tournament is finished, and deal ``n`` of round ``r``'s seed sealed
 unless a table of round ``r`` scored deal ``n``, as that table's own export reveals it
-(`infra.disclosure`). A stream linked by version 1 is exported as stored, as a table's is.
+(`infra.audit.disclosure`). A stream linked by version 1 is exported as stored, as a table's is.
 
 `replay` re-decides such a stream: the tournament's creation with stand-ins (`STAND_IN`) for
 the sealed seeds, whose commitments cannot be recomputed and are taken as published;
@@ -36,7 +36,7 @@ from domain.tournament import (
     TournamentFinished,
     TournamentState,
 )
-from infra.disclosure import stand_in
+from infra.audit.disclosure import stand_in
 from infra.event_store import StoredEvent
 from infra.hash_chain import V2, is_sealed, seal, sealed
 

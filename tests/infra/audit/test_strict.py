@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from infra.strict import NotStrict, difference, loads
+from infra.audit.strict import NotStrict, difference, loads
 
 
 @pytest.mark.parametrize(

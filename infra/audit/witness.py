@@ -7,7 +7,7 @@ integration feed as the ``chain_head`` of the feed item, and on the scoresheet a
 row's ``chain_head`` with its ``scored_version``. A chain head commits to every event up to
 its version, so whoever kept one can later tell whether an export is the history that
 was published: the export's event at that version must have that hash (and its chain must
-verify, `infra.audit`).
+verify, `infra.audit.table`).
 
 An archive (`read_archive`) is what a spectator or an integration recorded:
 

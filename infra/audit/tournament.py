@@ -13,7 +13,7 @@ in this order, and names the first thing that differs:
 ``tables``     every table of every round started is there, opened as the tournament says
                (`domain.tournament.table_commands`: the round's shared seeds, seat 0 dealing
                first, the tournament's clock, the seating's players and bots, E5.1, E5.2), and
-               passes the table audit (`infra.audit.verify_events`: chain, replay, every
+               passes the table audit (`infra.audit.table.verify_events`: chain, replay, every
                deal's seed, hands and score);
 ``ends``       every end the tournament recorded is its table's: finished after 12 deals, or
                abandoned after the deals it scored (E4.2);
@@ -37,10 +37,11 @@ from domain.replay import replay
 from domain.standings import Standings, TableSheet, standings
 from domain.table import TableEvent, TableState
 from domain.tournament import TableEnded, TournamentCreated, TournamentEvent, TournamentState
-from infra import audit, tournament_disclosure
-from infra.audit import Check, TableReport
+from infra.audit import table as table_audit
+from infra.audit import tournament_disclosure
+from infra.audit.disclosure import replay_start
+from infra.audit.report import Check, TableReport
 from infra.command_ids import table_id
-from infra.disclosure import replay_start
 from infra.event_store import StoredEvent
 from infra.hash_chain import seal, sealed, verify_chain
 from infra.tables import CODEC as TABLE_CODEC
@@ -189,8 +190,8 @@ def _tables(
             if not stored:
                 tables_check = tables_check or Check("tables", False, f"{where} is missing")
                 continue
-            decoded, _ = audit.decode_events(stored)
-            report = audited.get(stream) or audit.verify_events(stored, decoded)
+            decoded, _ = table_audit.decode_events(stored)
+            report = audited.get(stream) or table_audit.verify_events(stored, decoded)
             reports.append(report)
             opened = _opened(state, shown, round_no, table_no)
             if _logged(stored, len(opened)) != opened:
@@ -244,7 +245,7 @@ def verify_tournament_streams(
     """Audit a tournament from its stored events and its tables' (by stream id); see the module
     docstring for the checks. ``given``: standings to check against the recomputed ones;
     ``audited``: reports of tables audited already (by stream id), such as those of an
-    export's table files (`infra.audit.verify_file`), taken as they are."""
+    export's table files (`infra.audit.export.verify_file`), taken as they are."""
     tournament_id = stored[0].stream_id if stored else ""
     events, decoded = decode_events(stored)
     state, replayed = _replay(stored, events)

@@ -13,15 +13,15 @@ import msgspec
 import pytest
 
 from domain.table import AbandonSession
-from infra.command_ids import table_id
-from infra.event_store import StoredEvent
-from infra.hash_chain import GENESIS, event_hash
-from infra.tournament_audit import (
+from infra.audit.tournament import (
     TournamentReport,
     tournament_summary,
     verify_tournament,
     verify_tournament_streams,
 )
+from infra.command_ids import table_id
+from infra.event_store import StoredEvent
+from infra.hash_chain import GENESIS, event_hash
 from infra.tournaments import Tournaments
 from tests.infra.test_tournaments import new_tournament, play_deals, tournaments_of
 

@@ -1,7 +1,7 @@
 """The signed export of a whole tournament, and its audit offline (E1-E6).
 
 A tournament export is one JSON document (``format`` ``doko-tournament-export``): the tournament's
-own stream, every table of every round as its own table export (`infra.audit.export_session`,
+own stream, every table of every round as its own table export (`infra.audit.export.export_session`,
 each signed), the standings the service computed from them, and the service's Ed25519
 signature of it all (`infra.signing`, as a table export's).
 
@@ -11,7 +11,7 @@ What it discloses
     player's credential; none is needed to verify, the seals suffice for the hash chain
     and to compare a table's seats with the tournament's players), the seeds of deals no table
     of the round scored sealed, and the seating seed sealed unless the tournament is finished
-    (`infra.tournament_disclosure`). A tournament is exported once it is finished (every round
+    (`infra.audit.tournament_disclosure`). A tournament is exported once it is finished (every round
     over, E4.3); ``unfinished`` exports one in play, whose tables in play then hold the
     hands of their open deals, as a table export with ``unfinished`` does.
 
@@ -19,17 +19,17 @@ What it discloses
 first thing that differs:
 
 ``signature``  the file is signed by one of the keys the verifier trusts;
-``strict``     the file has one reading, in the canonical form (`infra.strict`);
+``strict``     the file has one reading, in the canonical form (`infra.audit.strict`);
 ``tournament`` (given the tournament the auditor expects) the file is that tournament's;
 ``copies``     the top-level ``name`` is the one the tournament's stream says;
 ``places``     every table of the file is in a place the tournament has, once;
-then the checks of `infra.tournament_audit.verify_tournament_streams` (the tournament's stream:
+then the checks of `infra.audit.tournament.verify_tournament_streams` (the tournament's stream:
 chain, replay with the seating draw and the commitments; ``tables``: every table there, each
-table file verified by `infra.audit.verify_file`, signature included, as the table of its
+table file verified by `infra.audit.export.verify_file`, signature included, as the table of its
 round and number, opened as the tournament says; the ends; the standings the file states
 recomputed from the tables' logs); and given an archive of the tournament's stream as
 received, ``witness``: the chain heads it published, the tournament's own and its tables',
-are the file's (`infra.witness`).
+are the file's (`infra.audit.witness`).
 """
 
 from __future__ import annotations
@@ -45,15 +45,17 @@ from domain import tournament
 from domain.standings import Standings
 from domain.table import TableEvent
 from domain.tournament import TournamentEvent
-from infra import audit, tournament_disclosure
-from infra.audit import Check, Export, ExportedEvent, SecretsError, TableReport
+from infra.audit import deals, tournament_disclosure
+from infra.audit import export as table_export
+from infra.audit.export import Export, ExportedEvent, SecretsError
+from infra.audit.report import Check, TableReport
+from infra.audit.tournament import TournamentReport, decode_events, verify_tournament_streams
+from infra.audit.witness import Witnessed, compare, compare_tournament
 from infra.command_ids import table_id
 from infra.event_store import StoredEvent
 from infra.signing import Keys, Signature, Signer, canonical, check_signature, signature_of
 from infra.tables import CODEC as TABLE_CODEC
-from infra.tournament_audit import TournamentReport, decode_events, verify_tournament_streams
 from infra.tournaments import CODEC, Tournaments
-from infra.witness import Witnessed, compare, compare_tournament
 
 TOURNAMENT_EXPORT_FORMAT = "doko-tournament-export"
 TOURNAMENT_EXPORT_VERSION = 1
@@ -101,7 +103,8 @@ def export_tournament(
 ) -> bytes:
     """A tournament's stream, its tables' logs (by place) and its standings as one JSON
     document, for `verify_tournament_file` (see the module docstring for what it discloses).
-    A tournament not finished is refused (`infra.audit.SecretsError`) unless ``unfinished``."""
+    A tournament not finished is refused (`infra.audit.export.SecretsError`) unless
+    ``unfinished``."""
     if not stored:
         raise ValueError("a tournament export needs the tournament's events")
     events: list[TournamentEvent] = [CODEC.from_stored(e) for e in stored]
@@ -115,17 +118,17 @@ def export_tournament(
     revealed: dict[int, set[int]] = {}
     for (round_no, table_no), log in sorted(logs.items()):
         decoded: list[TableEvent] = [TABLE_CODEC.from_stored(e) for e in log]
-        data = audit.export_session(
+        data = table_export.export_session(
             log, decoded, unfinished=unfinished, signer=signer, signed_at=at
         )
         tables.append(ExportedTable(round_no, table_no, msgspec.json.decode(data, type=Export)))
-        revealed.setdefault(round_no, set()).update(audit.scored_numbers(decoded))
+        revealed.setdefault(round_no, set()).update(deals.scored_numbers(decoded))
     created = events[0]
     document = TournamentExport(
         format=TOURNAMENT_EXPORT_FORMAT,
         format_version=TOURNAMENT_EXPORT_VERSION,
         tournament_id=stored[0].stream_id,
-        events=audit.exported(tournament_disclosure.disclosed(stored, events, revealed)),
+        events=table_export.exported(tournament_disclosure.disclosed(stored, events, revealed)),
         tables=tuple(tables),
         standings=standings,
         name=created.name if isinstance(created, tournament.TournamentCreated) else None,
@@ -204,7 +207,7 @@ def _witness_check(
     heads: Sequence[Witnessed],
 ) -> Check:
     """The chain heads the tournament's stream published, of its own events and of its tables'
-    scored deals and ends, are the export's (`infra.witness`)."""
+    scored deals and ends, are the export's (`infra.audit.witness`)."""
     own = compare_tournament(stored, heads)
     if own.first_difference is not None:
         return Check("witness", False, own.detail)
@@ -249,11 +252,11 @@ def verify_tournament_file(
     public ``keys`` the verifier trusts, given apart from the file; an unsigned file
     passes the signature checks only with ``allow_unsigned``, with a warning; given the
     ``expected`` tournament's id, the ``tournament`` check: the file is that tournament's, not a
-    look-alike's; given an archive's chain heads (`infra.witness.read_archive` of the
-    tournament's stream as received), the ``witness`` check. Raises `infra.audit.ExportError`
+    look-alike's; given an archive's chain heads (`infra.audit.witness.read_archive` of the
+    tournament's stream as received), the ``witness`` check. Raises `infra.audit.export.ExportError`
     for a file that is not a tournament export."""
     data = source if isinstance(source, bytes) else Path(source).read_bytes()
-    value, document = audit.read_document(
+    value, document = table_export.read_document(
         data,
         TournamentExport,
         TOURNAMENT_EXPORT_FORMAT,
@@ -261,7 +264,7 @@ def verify_tournament_file(
         "doko tournament export",
     )
     verdict = check_signature(value, TOURNAMENT_EXPORT_FORMAT, keys, allow_unsigned=allow_unsigned)
-    stored = audit.stored_events(document.tournament_id, document.events)
+    stored = table_export.stored_events(document.tournament_id, document.events)
     state = tournament.fold(decode_events(stored)[0])
     name = state.created.name if state.created is not None else None
     logs: dict[str, list[StoredEvent]] = {}
@@ -270,16 +273,16 @@ def verify_tournament_file(
     for entry, shown in zip(document.tables, value["tables"], strict=True):
         stream = table_id(document.tournament_id, entry.round_no, entry.table_no)
         table_file = canonical(shown["export"])
-        checked = audit.verify_file(
-            table_file, keys, allow_unsigned=allow_unsigned, expected=audit.Expected(stream)
+        checked = table_export.verify_file(
+            table_file, keys, allow_unsigned=allow_unsigned, expected=table_export.Expected(stream)
         )
-        logs.setdefault(stream, audit.read_export(table_file))
+        logs.setdefault(stream, table_export.read_export(table_file))
         audited.setdefault(stream, checked)
         warnings += [w for w in checked.warnings if w not in warnings]
     report = verify_tournament_streams(stored, logs, document.standings, audited)
     file_checks = (
         Check("signature", verdict.ok, verdict.detail),
-        audit.strict_check(data, document),
+        table_export.strict_check(data, document),
         *([_tournament_check(document.tournament_id, expected)] if expected is not None else []),
         Check(
             "copies",
