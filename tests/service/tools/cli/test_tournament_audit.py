@@ -12,9 +12,9 @@ import pytest
 from infra.event_store import StoredEvent
 from infra.tournaments import Tournaments
 from service.tools.cli import main
-from tests.infra.test_cli_audit import doko, saved_keys
 from tests.infra.test_tournament_audit import Logs, played
 from tests.infra.test_tournament_export import recorded
+from tests.service.tools.cli.test_audit import doko, saved_keys
 
 __all__ = ["played"]
 
