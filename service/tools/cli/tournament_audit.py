@@ -1,6 +1,6 @@
 """The tournament's audit on the command line: ``doko export --tournament ID``, ``doko verify
 --tournament ID`` (with the database) and ``doko verify --file TOURNAMENT_EXPORT`` (offline), for
-`service.tools.cli`."""
+`service.tools.cli.audit`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from service.tools.cli.shared import print_warnings
 
 if TYPE_CHECKING:
     import asyncpg
@@ -61,8 +63,7 @@ def _report(report: TournamentReport, warnings: tuple[str, ...] = (), flagged: b
     3 when it verified but is flagged (a key revoked after the signature's date)."""
     from infra.audit.tournament import tournament_summary
 
-    for warning in warnings:
-        print(f"{'!' * 78}\nWARNING: {warning}\n{'!' * 78}", file=sys.stderr)
+    print_warnings(warnings)
     for line in tournament_summary(report):
         print(line)
     return 1 if not report.ok else 3 if flagged else 0

@@ -1,4 +1,4 @@
-"""``doko projections rebuild``, ``doko replay``, ``doko verify`` and ``doko export``.
+"""``doko replay``, ``doko verify`` and ``doko export``.
 
 The module's database holds two finished sessions that its tests only read; a test that
 tampers with the log or adds a table works on a database of its own, so that every test
@@ -142,20 +142,6 @@ async def test_verify_file_takes_the_table_the_auditor_expects(
     with pytest.raises(SystemExit):
         main([*verify, "--table", "cli-b", "--created-at", "2026-12-01T10:00"])
     assert "has no offset (say Z for UTC)" in capsys.readouterr().err
-
-
-async def test_projections_rebuild(
-    db_url: str, pool: asyncpg.Pool, played: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    before = await pool.fetch("SELECT stream_id, view::text FROM table_views ORDER BY stream_id")
-    await pool.execute("TRUNCATE table_views")
-
-    status, out = await doko(capsys, "projections", "rebuild", "--database-url", db_url)
-
-    assert status == 0
-    assert "2 tables, 24 archived deals" in out
-    after = await pool.fetch("SELECT stream_id, view::text FROM table_views ORDER BY stream_id")
-    assert after == before
 
 
 def doko_process(*args: str) -> subprocess.CompletedProcess[str]:

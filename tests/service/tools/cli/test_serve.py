@@ -1,10 +1,9 @@
-"""The ``doko`` command line."""
+"""``doko serve``: the service as users start it, its logs, its workers, its database."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -14,10 +13,6 @@ from pathlib import Path
 
 import asyncpg
 import httpx
-import pytest
-
-from infra.migrate import head_revision
-from service.tools.cli import main
 
 
 def _serve_until_healthy(*options: str, errors: Path | None = None) -> None:
@@ -101,72 +96,3 @@ def test_serve_starts_the_embedded_database(tmp_path: Path) -> None:
     """The README's run command: no URL, so an embedded PostgreSQL in the data folder."""
     _serve_until_healthy("--data-dir", str(tmp_path / "pgdata"))
     assert (tmp_path / "pgdata" / "PG_VERSION").exists()
-
-
-def test_a_command_is_required() -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main([])
-    assert exit_.value.code == 2
-
-
-async def test_db_upgrade_with_a_url(empty_db_url: str) -> None:
-    # main() runs its own event loop, so give it a thread of its own.
-    status = await asyncio.to_thread(main, ["db", "upgrade", "--database-url", empty_db_url])
-
-    assert status == 0
-    connection = await asyncpg.connect(empty_db_url)
-    try:
-        revision = await connection.fetchval("SELECT version_num FROM alembic_version")
-    finally:
-        await connection.close()
-    assert revision == head_revision()
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run Python in a fresh process without DATABASE_URL."""
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    return subprocess.run(
-        [sys.executable, *args], env=env, capture_output=True, text=True, timeout=60, check=True
-    )
-
-
-def test_db_upgrade_on_the_embedded_server_persists_and_stops(tmp_path: Path) -> None:
-    pgdata = tmp_path / "pgdata"
-
-    upgraded = run("-m", "service.tools.cli", "db", "upgrade", "--data-dir", str(pgdata))
-    assert "newest schema" in upgraded.stdout
-    assert not (pgdata / "postmaster.pid").exists(), "server left running"
-
-    check = (
-        "import asyncio, asyncpg, sys\n"
-        "from infra.database import database_url\n"
-        "async def revision(url):\n"
-        "    connection = await asyncpg.connect(url)\n"
-        "    print(await connection.fetchval('SELECT version_num FROM alembic_version'))\n"
-        "    await connection.close()\n"
-        "asyncio.run(revision(database_url(data_dir=sys.argv[1])))\n"
-    )
-    assert run("-c", check, str(pgdata)).stdout.strip() == head_revision()
-    assert not (pgdata / "postmaster.pid").exists(), "server left running"
-
-
-async def test_cli_refusals_and_outputs(
-    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Unknown tables and contradictory arguments are refused with status 2 and a message
-    on stderr, writing nothing; `doko openapi -o` writes the document."""
-    url = ("--database-url", db_url)
-    target = tmp_path / "none.json"
-    for args, message in [
-        (["verify", "nope", "--file", str(target)], "give a TABLE or --file, not both"),
-        (["verify", "nope", *url], "no table 'nope'"),
-        (["export", "nope", "-o", str(target), *url], "no table 'nope'"),
-        (["replay", "nope", *url], "nope"),
-    ]:
-        status = await asyncio.to_thread(main, args)
-        assert status == 2, args
-        assert message in capsys.readouterr().err, args
-    assert not target.exists()
-    document = tmp_path / "openapi.json"
-    assert await asyncio.to_thread(main, ["openapi", "-o", str(document)]) == 0
-    assert document.read_text() == (Path(__file__).parents[2] / "openapi/openapi.json").read_text()

@@ -14,7 +14,7 @@ from infra.tournaments import Tournaments
 from service.tools.cli import main
 from tests.infra.audit.test_tournament import Logs, played
 from tests.infra.audit.test_tournament_export import recorded
-from tests.infra.test_cli_audit import doko, saved_keys
+from tests.service.tools.cli.test_audit import doko, saved_keys
 
 __all__ = ["played"]
 

@@ -1,0 +1,161 @@
+"""``doko serve``: the HTTP service's process, its workers, its logging and its listening
+socket."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+
+from service.tools.cli.shared import (
+    Subparsers,
+    add_database_options,
+    add_key_options,
+    database_url_of,
+)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket for uvicorn, created with IPPROTO_TCP so that asyncio sets TCP_NODELAY on
+    every connection (without it, responses written in two parts wait ~40 ms for delayed ACKs)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the HTTP service: migrate, then serve with uvicorn (several workers if asked).
+
+    When the service started the embedded PostgreSQL itself, it stops it again on the way
+    out, also when ended by SIGTERM (uvicorn re-raises the signal once it has shut down:
+    here it ends the process as an exception, so that the way out is taken).
+    """
+    import os
+    import signal
+    import sys
+
+    import msgspec
+    import uvicorn
+    from uvicorn.supervisors.multiprocess import Multiprocess
+
+    from infra.database import embedded_data_dir, stop_embedded
+    from infra.key_folder import key_dir
+    from infra.signing import KeyFileError
+    from service.app import Settings
+    from service.edge.http import Config, Edge, HttpProtocol
+    from service.edge.logs import log_config
+    from service.keys import key_file, load_signer
+
+    signing_key = key_file(args.signing_key)
+    try:
+        load_signer(signing_key)
+    except KeyFileError as error:
+        print(f"--signing-key: {error}", file=sys.stderr)
+        return 2
+    pgdata = embedded_data_dir(args.database_url, data_dir=args.data_dir)
+    settings = Settings(
+        database_url=database_url_of(args),
+        cors_origins=tuple(args.cors_origin),
+        signing_key=str(signing_key) if signing_key is not None else None,
+        key_dir=str(key_dir(args.key_dir).absolute()),
+        db_timeout=args.db_timeout,
+        rate_per_token=args.rate_per_token,
+        rate_per_address=args.rate_per_address,
+        rate_expensive=args.rate_expensive,
+        max_streams_per_address=args.max_streams_per_address,
+        embedded_data_dir=str(pgdata) if pgdata is not None else None,
+        bot_delay=args.bot_delay,
+        bot_workers=args.bot_workers,
+    )
+    edge = Edge(
+        max_header_bytes=args.max_header_bytes,
+        max_headers=args.max_headers,
+        read_timeout=args.read_timeout,
+        keep_alive=args.keep_alive,
+        max_connections=args.max_connections,
+        max_connections_per_address=args.max_connections_per_address,
+    )
+    os.environ["DOKO_SETTINGS"] = msgspec.json.encode(settings).decode()
+    config = Config(
+        "service.app:app_from_env",
+        edge=edge,
+        factory=True,
+        http=HttpProtocol,
+        workers=args.workers,
+        log_config=log_config(args.log_level),
+        access_log=False,
+    )
+    sock = listening_socket(args.host, args.port)
+    print(f"doko serving on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
+
+    def terminated(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        if args.workers > 1:
+            Multiprocess(config, sockets=[sock]).run()
+        else:
+            uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn has shut down gracefully already
+        pass
+    finally:
+        if pgdata is not None:
+            stop_embedded(pgdata)
+    return 0
+
+
+def register_serve(subparsers: Subparsers) -> None:
+    """``doko serve``."""
+    from service.app import Settings
+    from service.edge.http import Edge
+
+    defaults, edge = Settings(database_url=""), Edge()
+    parser = subparsers.add_parser("serve", help="run the HTTP service")
+    add_database_options(parser)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--cors-origin", action="append", default=[], help="allow this browser origin (repeat)"
+    )
+    parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+    add_key_options(parser, signing_key=True)
+    limits = parser.add_argument_group(
+        "limits", "what clients may send and hold (README: Operations)"
+    )
+    options: list[tuple[str, type, object, str]] = [
+        ("--db-timeout", float, defaults.db_timeout, "seconds a database wait may take (503)"),
+        ("--rate-per-token", int, defaults.rate_per_token, "requests a second per token"),
+        ("--rate-per-address", int, defaults.rate_per_address, "requests a second per address"),
+        ("--rate-expensive", int, defaults.rate_expensive, "replays a second per address"),
+        ("--max-header-bytes", int, edge.max_header_bytes, "bytes of request line and headers"),
+        ("--max-headers", int, edge.max_headers, "header fields a request (431)"),
+        ("--read-timeout", float, edge.read_timeout, "seconds to send a whole request (408)"),
+        ("--keep-alive", float, edge.keep_alive, "seconds an idle connection stays open"),
+        ("--max-connections", int, edge.max_connections, "open connections (503 beyond)"),
+        (
+            "--max-connections-per-address",
+            int,
+            edge.max_connections_per_address,
+            "open connections per client address (429 beyond)",
+        ),
+        (
+            "--max-streams-per-address",
+            int,
+            defaults.max_streams_per_address,
+            "open event streams per client address (429 beyond)",
+        ),
+        ("--bot-delay", float, defaults.bot_delay, "seconds an expert bot waits near people"),
+        (
+            "--bot-workers",
+            int,
+            defaults.bot_workers,
+            "processes bots search in (None: a core each)",
+        ),
+    ]
+    for flag, kind, default, meaning in options:
+        limits.add_argument(flag, type=kind, default=default, help=f"{meaning} (default {default})")
+    parser.set_defaults(handler=serve)
