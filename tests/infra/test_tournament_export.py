@@ -27,7 +27,7 @@ from infra.tournament_export import (
 )
 from infra.tournaments import Tournaments
 from infra.witness import Witnessed, read_archive
-from service.tournament_stream import TournamentFeed
+from service.streams.tournaments import TournamentFeed
 from tests.infra.forgery import Document, encoded, rechain, resign
 from tests.infra.test_tournament_audit import Logs, played
 from tests.infra.test_tournaments import new_tournament, tournaments_of
