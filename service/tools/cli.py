@@ -112,8 +112,8 @@ def serve(args: argparse.Namespace) -> int:
     from infra.signing import KeyFileError
     from service.app import Settings
     from service.edge.http import Config, Edge, HttpProtocol
+    from service.edge.keys import key_file, load_signer
     from service.edge.logs import log_config
-    from service.keys import key_file, load_signer
 
     signing_key = key_file(args.signing_key)
     try:
@@ -230,7 +230,7 @@ def register_serve(subparsers: Subparsers) -> None:
 
 def export_openapi(args: argparse.Namespace) -> int:
     """Write the OpenAPI document of the app."""
-    from service.openapi import write_openapi
+    from service.openapi.document import write_openapi
 
     write_openapi(args.output)
     print(f"wrote {args.output}")
@@ -447,7 +447,7 @@ def _given(args: argparse.Namespace) -> _Given | None:
 
     from infra.signing import KeyFileError
     from infra.witness import ArchiveError, read_archive
-    from service.keys import trusted_keys
+    from service.edge.keys import trusted_keys
 
     try:
         keys = trusted_keys(args.public_key) if args.public_key is not None else None
@@ -604,7 +604,7 @@ def export(args: argparse.Namespace) -> int:
     from infra.keyring import Keyring, NoSigningKey
     from infra.signing import KeyFileError
     from infra.tournament_export import export_tournament
-    from service.keys import key_file, load_signer
+    from service.edge.keys import key_file, load_signer
     from service.tools.tournament_audit_cli import tournament_log
 
     if (args.table is None) == (args.tournament is None):
