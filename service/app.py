@@ -30,21 +30,21 @@ from infra.tables import Tables
 from infra.tournaments import Tournaments
 from service.edge.headers import secure_headers
 from service.edge.idempotency import RETENTION, idempotent, purge
+from service.edge.keys import load_signer
 from service.edge.limits import Limits, guard
 from service.edge.logs import AccessLog
 from service.edge.problems import EXCEPTION_HANDLERS, ServiceError
 from service.edge.refusals import REFUSALS
 from service.edge.tickets import Tickets
-from service.health import DatabaseWatch, keep_embedded
-from service.keys import load_signer
-from service.openapi import API_ROUTES, serve_document
-from service.records import Verifications
+from service.edge.visibility import Visibilities
+from service.openapi.document import API_ROUTES, serve_document
 from service.routes.pages import PAGES
-from service.streams import Hub
-from service.visibility import Visibilities
+from service.routes.records import Verifications
+from service.streams.hub import Hub
 from service.workers.bots import HUMAN_PACE, Bots
 from service.workers.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
 from service.workers.follower import Follower
+from service.workers.health import DatabaseWatch, keep_embedded
 from service.workers.rounds import RoundWatch
 from service.workers.supervisor import Supervisor
 from service.workers.thinking import Thinking
@@ -258,7 +258,7 @@ def create_app(
         middleware=[idempotent],
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
-        openapi_config=None,  # the document and its page are doko's own (service.openapi)
+        openapi_config=None,  # the document and its page are doko's own (service.openapi.document)
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
         if settings.cors_origins
         else None,

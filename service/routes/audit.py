@@ -21,9 +21,10 @@ from service.edge.auth import (
     authorize_spectator,
 )
 from service.edge.credentials import AS_SPECTATOR
+from service.edge.keys import KEYS_PATH, signed, signing
 from service.edge.problems import ServiceError
-from service.keys import KEYS_PATH, signed, signing
-from service.records import DealVerification, decoded, export_of
+from service.edge.shared_deals import require_public
+from service.routes.records import DealVerification, decoded, export_of
 from service.routes.shared import (
     LIFE_PROBLEMS,
     SIGNED_PROBLEMS,
@@ -33,7 +34,6 @@ from service.routes.shared import (
     services,
     watched_table,
 )
-from service.shared_deals import require_public
 
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
 

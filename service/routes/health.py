@@ -6,8 +6,8 @@ import msgspec
 from litestar import Request, get
 
 from service.edge.problems import RETRY_AFTER, ServiceError
-from service.health import ReadinessCheck, readiness
 from service.routes.shared import problem_responses, services
+from service.workers.health import ReadinessCheck, readiness
 
 
 class Health(msgspec.Struct):

@@ -5,7 +5,7 @@ from typing import Any
 from litestar import Request, get
 
 from infra.signing import KeySet, key_set
-from service.keys import KEYS_PATH
+from service.edge.keys import KEYS_PATH
 from service.routes.shared import problem_responses, services
 
 

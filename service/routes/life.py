@@ -16,12 +16,12 @@ from litestar.handlers import HTTPRouteHandler
 from domain.seats import Seat
 from domain.table import AbandonSession, CloseTable, ComeBack, LeaveSeat, TableCommand, TableState
 from infra.tables import Check, Loaded
-from service import examples
-from service.dto import CommandResponse
+from service.bodies.tables import CommandResponse
 from service.edge.auth import authorize_host, authorize_seat, bearer, is_host
 from service.edge.credentials import AS_HOST, AS_SEAT, AS_SEAT_OR_HOST
 from service.edge.parsing import expected_version
 from service.edge.problems import etag
+from service.openapi import table_examples
 from service.routes.shared import (
     COMMAND_RESPONSES,
     LIFE_PROBLEMS,
@@ -36,7 +36,7 @@ from service.routes.shared import (
 )
 
 _PUBLIC_RESULT = success(
-    CommandResponse, examples.TABLE_RESULT, "the table's new version and its public view"
+    CommandResponse, table_examples.TABLE_RESULT, "the table's new version and its public view"
 )
 
 

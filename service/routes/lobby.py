@@ -19,7 +19,7 @@ from litestar.params import Parameter
 
 from domain.table import TableStatus
 from infra.projections import LobbyEntry
-from service.dto import LobbyPage, LobbyTable
+from service.bodies.tables import LobbyPage, LobbyTable
 from service.edge.conditional import conditional, tag_of
 from service.routes.shared import NOT_MODIFIED, IfNoneMatch, problem_responses, services
 

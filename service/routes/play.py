@@ -9,7 +9,7 @@ from litestar.params import JSONBody
 from domain.cards import Card
 from domain.commands import Announce, Declare, NameContract, PlayCard
 from domain.seats import Seat
-from service.dto import (
+from service.bodies.tables import (
     AnnounceRequest,
     CommandResponse,
     ContractRequest,

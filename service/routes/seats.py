@@ -12,8 +12,7 @@ from domain.table import (
 )
 from domain.table_view import TableView
 from infra.tables import Loaded
-from service import examples
-from service.dto import (
+from service.bodies.tables import (
     BotSeatedResponse,
     SeatBotRequest,
     SeatTakenResponse,
@@ -33,6 +32,7 @@ from service.edge.parsing import (
     NoneMatch,
     query_numbers,
 )
+from service.openapi import table_examples
 from service.routes.shared import (
     LIFE_PROBLEMS,
     NOT_MODIFIED,
@@ -59,7 +59,7 @@ from service.routes.shared import (
     "takes its invitation code, in the body or as the Bearer token (T1.1).",
     security=AS_NEWCOMER,
     responses={
-        201: success(SeatTakenResponse, examples.SEAT_TAKEN, "the seat taken"),
+        201: success(SeatTakenResponse, table_examples.SEAT_TAKEN, "the seat taken"),
         **problem_responses(
             400,
             404,
@@ -130,7 +130,7 @@ async def seat_bot(
     "each stays allowed with. Needs that seat's token. ETag = table version.",
     security=AS_SEAT,
     responses={
-        200: success(TableView, examples.SEAT_VIEW, "the seat's view"),
+        200: success(TableView, table_examples.SEAT_VIEW, "the seat's view"),
         **NOT_MODIFIED,
         **problem_responses(401, 403, 404),
     },

@@ -18,8 +18,7 @@ from domain.table import TableCommand, TableState
 from domain.table_view import TableView, table_view
 from infra.projections import DealRecord
 from infra.tables import Loaded
-from service import examples
-from service.dto import (
+from service.bodies.tables import (
     ZERO_MINIMUM,
     CommandResponse,
 )
@@ -37,7 +36,8 @@ from service.edge.parsing import (
     expected_version,
 )
 from service.edge.problems import RETRY_AFTER, Problem, ServiceError, etag, example_problem
-from service.records import deal_record_of
+from service.openapi import table_examples
+from service.routes.records import deal_record_of
 
 if TYPE_CHECKING:  # the app imports the routes
     from service.app import Services
@@ -327,7 +327,7 @@ COMMAND_ERRORS = problem_responses(
 )
 COMMAND_RESPONSES = {
     200: success(
-        CommandResponse, examples.COMMAND_RESULT, "the seat's new view and the table version"
+        CommandResponse, table_examples.COMMAND_RESULT, "the seat's new view and the table version"
     ),
     **COMMAND_ERRORS,
 }

@@ -13,7 +13,7 @@ from domain.table import (
 )
 from domain.table_view import redact
 from infra.audit.witness import with_chain_head
-from service.dto import (
+from service.bodies.tables import (
     ZERO_MINIMUM,
 )
 from service.edge.credentials import AS_STREAM_READER
@@ -32,7 +32,7 @@ from service.routes.shared import (
     problem_responses,
     services,
 )
-from service.streams import ALL, message, sse_messages, stamped, with_server_time
+from service.streams.hub import ALL, message, sse_messages, stamped, with_server_time
 
 
 def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:

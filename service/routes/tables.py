@@ -14,8 +14,7 @@ from domain.table import (
 from domain.table_view import TableView
 from infra.audit.witness import scored_heads, witnessed_sheet
 from infra.projections import Scoresheet, scoresheet_of
-from service import examples
-from service.dto import (
+from service.bodies.tables import (
     CreateTableRequest,
     TableCreatedResponse,
 )
@@ -32,6 +31,7 @@ from service.edge.parsing import (
     query_numbers,
 )
 from service.edge.problems import ServiceError
+from service.openapi import table_examples
 from service.routes.shared import (
     LIFE_PROBLEMS,
     NOT_MODIFIED,
@@ -58,7 +58,7 @@ from service.routes.shared import (
     "is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock "
     "(5-600 s, T3.1).",
     responses={
-        201: success(TableCreatedResponse, examples.TABLE_CREATED, "the new table"),
+        201: success(TableCreatedResponse, table_examples.TABLE_CREATED, "the new table"),
         **problem_responses(400, 413, 429, shown=[LIFE_PROBLEMS["turn_seconds"]]),
     },
 )
@@ -115,7 +115,7 @@ async def create_table(
     "table or its invitation code as the Bearer token (T1.1). ETag = table version.",
     security=AS_SPECTATOR,
     responses={
-        200: success(TableView, examples.TABLE_VIEW, "the public view"),
+        200: success(TableView, table_examples.TABLE_VIEW, "the public view"),
         **NOT_MODIFIED,
         **problem_responses(404, 429, shown=[LIFE_PROBLEMS["private"]]),
     },

@@ -14,13 +14,13 @@ from litestar.openapi.datastructures import ResponseSpec
 from infra.audit.report import Check
 from infra.audit.tournament import TournamentReport, tournament_summary, verify_tournament
 from infra.audit.tournament_export import TournamentExport, export_tournament, read_tournament
-from service import tournament_examples
 from service.edge.credentials import AS_TOURNAMENT_VIEWER
+from service.edge.keys import KEYS_PATH, signing
 from service.edge.problems import ServiceError
-from service.keys import KEYS_PATH, signing
+from service.edge.tournament_access import authorize_viewer, digest_of
+from service.openapi import tournament_examples
 from service.routes.shared import SIGNED_PROBLEMS, problem_responses, services
 from service.routes.tournaments import TournamentId, load_tournament
-from service.tournament_access import authorize_viewer, digest_of
 
 
 class TournamentVerification(msgspec.Struct, frozen=True):

@@ -5,7 +5,7 @@ tournament credential, shown once, that is their seat's token at their table in 
 the director starts the rounds (the service opens every table of the round with the round's
 shared deals, `infra.tournaments`), and everyone allowed to see the tournament reads it, its
 standings, its stream and, once a deal is public for the whole round (E5.3), the deal
-compared across the round's tables. Who may do what: `service.tournament_access`. A rejected
+compared across the round's tables. Who may do what: `service.edge.tournament_access`. A rejected
 command writes nothing and answers problem+json with its code and E-rule id; every POST
 takes an Idempotency-Key (`service.edge.idempotency`): a retry draws the same credentials
 and writes nothing twice.
@@ -33,38 +33,7 @@ from domain.tournament import (
 from domain.tournament_view import player_seat, tournament_view
 from infra.command_ids import table_id
 from infra.tournaments import LoadedTournament, TournamentNotFound
-from service import tournament_examples
-from service.edge.auth import bearer, new_invitation, new_token, token_hash
-from service.edge.credentials import (
-    AS_HOST,
-    AS_REGISTRANT,
-    AS_TOURNAMENT_PLAYER,
-    AS_TOURNAMENT_STREAM_READER,
-    AS_TOURNAMENT_VIEWER,
-)
-from service.edge.draws import fresh_bytes, fresh_id
-from service.edge.parsing import MAX_POSITION, query_numbers
-from service.edge.tickets import TICKET_SECONDS, StreamTicket, ticket_digest
-from service.routes.shared import (
-    AfterPosition,
-    LastEventId,
-    problem_responses,
-    scored_record,
-    services,
-    success,
-)
-from service.routes.streams import cursor_of
-from service.shared_deals import not_public
-from service.streams import sse_messages
-from service.tournament_access import (
-    authorize_director,
-    authorize_player,
-    authorize_registration,
-    authorize_viewer,
-    digest_of,
-    tournament_not_found,
-)
-from service.tournament_dto import (
+from service.bodies.tournaments import (
     CreateTournamentRequest,
     DealComparison,
     PlayerRegisteredResponse,
@@ -77,7 +46,38 @@ from service.tournament_dto import (
     TournamentAnswer,
     TournamentCreatedResponse,
 )
-from service.tournament_stream import TournamentFeed
+from service.edge.auth import bearer, new_invitation, new_token, token_hash
+from service.edge.credentials import (
+    AS_HOST,
+    AS_REGISTRANT,
+    AS_TOURNAMENT_PLAYER,
+    AS_TOURNAMENT_STREAM_READER,
+    AS_TOURNAMENT_VIEWER,
+)
+from service.edge.draws import fresh_bytes, fresh_id
+from service.edge.parsing import MAX_POSITION, query_numbers
+from service.edge.shared_deals import not_public
+from service.edge.tickets import TICKET_SECONDS, StreamTicket, ticket_digest
+from service.edge.tournament_access import (
+    authorize_director,
+    authorize_player,
+    authorize_registration,
+    authorize_viewer,
+    digest_of,
+    tournament_not_found,
+)
+from service.openapi import tournament_examples
+from service.routes.shared import (
+    AfterPosition,
+    LastEventId,
+    problem_responses,
+    scored_record,
+    services,
+    success,
+)
+from service.routes.streams import cursor_of
+from service.streams.hub import sse_messages
+from service.streams.tournaments import TournamentFeed
 
 TournamentId = Annotated[
     str,

@@ -46,9 +46,8 @@ from domain.seats import Seat
 from domain.standings import Standings
 from domain.table_view import TableView
 from infra.sse import SseMessage, SseParser
-from service.dto import LobbyPage
-from service.routes.tournament_audit import TournamentVerification
-from service.tournament_dto import (
+from service.bodies.tables import LobbyPage
+from service.bodies.tournaments import (
     DealComparison,
     PlayerRegisteredResponse,
     PlayerTable,
@@ -56,6 +55,7 @@ from service.tournament_dto import (
     TournamentAnswer,
     TournamentCreatedResponse,
 )
+from service.routes.tournament_audit import TournamentVerification
 
 PROBLEM_JSON = "application/problem+json"
 

@@ -1,10 +1,10 @@
 """The streams' messages, typed for Python clients (the OpenAPI document's
-`TableStreamData` and `FeedItem`, `service.stream_schemas`).
+`TableStreamData` and `FeedItem`, `service.openapi.stream_schemas`).
 
 ``table_message(message.id, message.data)`` of a table stream message is a `TableMessage`:
 the table version, the event as the viewer may see it, the chain head of a witnessed
 event and the service's time when it was sent; ``feed_item(message.data)`` of a feed
-message is a `service.streams.FeedItem`.
+message is a `service.streams.hub.FeedItem`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import datetime
 import msgspec
 
 from domain.table import TableEvent
-from service.streams import FeedItem
+from service.streams.hub import FeedItem
 
 
 class TableMessage(msgspec.Struct, frozen=True):

@@ -1,1 +1,2 @@
-"""The service's background work: bots, the turn clock, their supervisor."""
+"""The service's background work: bots, the turn clock, the database watch, their
+supervisor."""

@@ -20,7 +20,7 @@ import logging
 from infra.command_ids import tournament_of
 from infra.tables import TableNotFound
 from infra.tournaments import TournamentNotFound, Tournaments, tournament_ids
-from service.streams import Hub
+from service.streams.hub import Hub
 from service.workers.follower import Worker
 
 log = logging.getLogger("doko.rounds")

@@ -178,7 +178,7 @@ def _given(args: argparse.Namespace) -> _Given | None:
 
     from infra.audit.witness import ArchiveError, read_archive
     from infra.signing import KeyFileError
-    from service.keys import trusted_keys
+    from service.edge.keys import trusted_keys
 
     try:
         keys = trusted_keys(args.public_key) if args.public_key is not None else None
@@ -333,7 +333,7 @@ def export(args: argparse.Namespace) -> int:
     from infra.key_folder import KeyFolder
     from infra.keyring import Keyring, NoSigningKey
     from infra.signing import KeyFileError
-    from service.keys import key_file, load_signer
+    from service.edge.keys import key_file, load_signer
 
     if (args.table is None) == (args.tournament is None):
         print("give a TABLE or --tournament ID", file=sys.stderr)

@@ -10,7 +10,7 @@ from service.tools.cli.shared import Subparsers
 
 def export_openapi(args: argparse.Namespace) -> int:
     """Write the OpenAPI document of the app."""
-    from service.openapi import write_openapi
+    from service.openapi.document import write_openapi
 
     write_openapi(args.output)
     print(f"wrote {args.output}")

@@ -45,8 +45,8 @@ def serve(args: argparse.Namespace) -> int:
     from infra.signing import KeyFileError
     from service.app import Settings
     from service.edge.http import Config, Edge, HttpProtocol
+    from service.edge.keys import key_file, load_signer
     from service.edge.logs import log_config
-    from service.keys import key_file, load_signer
 
     signing_key = key_file(args.signing_key)
     try:

@@ -27,7 +27,7 @@ from infra.audit.witness import Witnessed, read_archive
 from infra.event_store import StoredEvent
 from infra.signing import PublicKey, Signer
 from infra.tournaments import Tournaments
-from service.tournament_stream import TournamentFeed
+from service.streams.tournaments import TournamentFeed
 from tests.infra.audit.forgery import Document, encoded, rechain, resign
 from tests.infra.audit.test_tournament import Logs, played
 from tests.infra.test_tournaments import new_tournament, tournaments_of

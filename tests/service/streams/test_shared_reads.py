@@ -1,4 +1,4 @@
-"""Streams share their reads of the log (`service.streams.Hub`): 100 feed subscribers cost
+"""Streams share their reads of the log (`service.streams.hub.Hub`): 100 feed subscribers cost
 one read of the log per commit, not one each; every subscriber still gets every event.
 
 The reads are counted on the running service's own event store (its ``read_all``,
@@ -19,7 +19,7 @@ from domain.table_view import redact
 from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.app import create_app
-from service.streams import FEED_PAGE
+from service.streams.hub import FEED_PAGE
 from service.tools.client import DokoClient, SseMessage, read_sse
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables

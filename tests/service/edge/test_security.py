@@ -23,7 +23,7 @@ import pytest
 
 from service.app import create_app
 from service.edge.credentials import Credential, admissions
-from service.openapi import openapi_document
+from service.openapi.document import openapi_document
 from tests.service.conftest import serve, settings
 
 CALL = "x-test-call"

@@ -1,4 +1,5 @@
-"""The public records of scored deals: verification, replay, export, and the deal record.
+"""The public records of scored deals that the audit routes serve (`service.routes.audit`):
+verification, replay, export, and the deal record.
 
 Each replays or encodes a table's whole log: milliseconds of CPU that would hold every
 other request up. The work runs in a worker thread (`asyncio.to_thread`), and the routes

@@ -37,10 +37,10 @@ from service.tools.client import (
 from service.tools.demo import demo
 from tests.infra.test_tournaments import tournaments_of
 from tests.service.conftest import serve, settings
+from tests.service.edge.test_errors import assert_problem
+from tests.service.routes.test_access import TICKET_SECONDS, WAIT, FakeNow
 from tests.service.serving import doko_serve, free_port, wait_ready
 from tests.service.stream_schemas import StreamSchemas
-from tests.service.test_access import TICKET_SECONDS, WAIT, FakeNow
-from tests.service.test_errors import assert_problem
 
 TOURNAMENT_STREAM_TYPES = {
     "table_opened",

@@ -23,10 +23,10 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
 from litestar.types import ControllerRouterHandler
 
-from service.document import finish
 from service.edge.conditional import conditional, tag_of
 from service.edge.credentials import SCHEMES
 from service.edge.idempotency import declare
+from service.openapi.finish import finish
 from service.routes.access import ACCESS_ROUTES
 from service.routes.audit import AUDIT_ROUTES
 from service.routes.health import HEALTH_ROUTES

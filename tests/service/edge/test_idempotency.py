@@ -24,7 +24,7 @@ from litestar import Litestar
 from domain.seats import Seat
 from domain.table import TimeOut
 from service.app import create_app
-from service.openapi import openapi_document
+from service.openapi.document import openapi_document
 from service.tools.client import DokoClient, TableClient
 from tests.service.conftest import serve, settings
 from tests.service.sessions import Game, new_game
@@ -247,7 +247,7 @@ TOURNAMENT_WRITES = {
     ("post", "/tournaments/{tournament_id}/rounds"),
 }
 """Unsafe routes that write to a tournament's stream, not a table's: their retries are checked
-in `tests.service.test_tournaments`
+in `tests.service.routes.test_tournaments`
 (`test_a_retried_post_with_its_key_draws_the_same_credentials_once`)."""
 
 

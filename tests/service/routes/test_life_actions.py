@@ -18,7 +18,7 @@ from domain.seats import Seat
 from infra.event_store import EventStore
 from service.tools.client import DokoClient
 from tests.service.sessions import new_game
-from tests.service.test_clock import FakeNow, client, clocked_app
+from tests.service.workers.test_clock import FakeNow, client, clocked_app
 
 WAIT = 600.0
 AT = datetime(2026, 12, 1, 12, 0, 0, 500000, tzinfo=UTC)

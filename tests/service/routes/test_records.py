@@ -1,4 +1,4 @@
-"""The records of scored deals (`service.records`): a deal's verification is computed once
+"""The records of scored deals (`service.routes.records`): a deal's verification is computed once
 and kept, and still agrees with the whole log; a deal's record survives a missing
 projection row.
 
@@ -23,7 +23,7 @@ from infra.event_store import EventStore
 from infra.tables import Tables
 from service.app import create_app
 from tests.service.conftest import serve, settings
-from tests.service.test_shared_reads import Counted
+from tests.service.streams.test_shared_reads import Counted
 
 SAFETY = 120.0
 

@@ -1,4 +1,6 @@
-"""Request and response bodies of the REST API (msgspec Structs, validated at the edge)."""
+"""Request and response bodies of the tables' routes (tables, lobby, seats, play, life:
+`service.routes`), and the field types the tournaments' bodies share (msgspec Structs,
+validated at the edge)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from service.edge.auth import new_token
 from service.edge.limits import Counter
 from service.edge.logs import AccessLine, AccessLog, JsonFormatter
 from tests.service.conftest import UNLIMITED, Clock, Records, serve, settings
-from tests.service.test_errors import assert_problem
+from tests.service.edge.test_errors import assert_problem
 
 PER_TOKEN = 3
 PER_ADDRESS = 6

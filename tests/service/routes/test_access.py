@@ -23,9 +23,9 @@ from service.app import create_app
 from service.edge.logs import JsonFormatter
 from service.tools.client import DokoClient, ProblemError, SseMessage, TableClient
 from tests.service.conftest import Records, serve, settings
+from tests.service.edge.test_errors import assert_problem
 from tests.service.knowledge import differences, message, with_server_time
-from tests.service.test_errors import assert_problem
-from tests.service.test_table_life import log, problem, unchanged
+from tests.service.routes.test_table_life import log, problem, unchanged
 from tests.service.truth import Truth
 
 WAIT = 60.0

@@ -19,7 +19,7 @@ from domain.commands import Declaration, Declare, NameContract, PlayCard
 from domain.game_types import GameType
 from domain.seats import Seat
 from infra.event_store import EventStore
-from service.streams import Hub, sse_messages
+from service.streams.hub import Hub, sse_messages
 from service.tools.client import DokoClient, SseMessage
 from tests.service.knowledge import differences, feed_item, message, with_server_time
 from tests.service.sessions import Game, new_game

@@ -15,8 +15,8 @@ from service.app import create_app
 from service.tools.client import DokoClient, ProblemError, SeatClient, random_player
 from service.tools.demo import demo
 from tests.service.conftest import serve, settings
+from tests.service.edge.test_errors import assert_problem
 from tests.service.sessions import all_bot_tables
-from tests.service.test_errors import assert_problem
 
 
 async def _play_until(seat: SeatClient, done: Callable[[TableView], bool], seed: int) -> TableView:

@@ -11,7 +11,7 @@ from domain.table import TURN_SECONDS, Visibility
 from domain.tournament import ROUNDS, StandingsMethod, TournamentStatus
 from domain.tournament_view import TournamentView
 from infra.projections import DealRecord
-from service.dto import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
+from service.bodies.tables import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
 
 PlayerNumber = Annotated[
     int, Meta(ge=0, le=9999, examples=[3], extra_json_schema={"extra": ZERO_MINIMUM})

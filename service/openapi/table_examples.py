@@ -1,4 +1,5 @@
-"""Examples for the OpenAPI document, rendered by the real domain from a fixed table.
+"""Examples of the tables' routes for the OpenAPI document, rendered by the real domain from
+a fixed table.
 
 Deterministic (fixed seeds, fixed names), so the exported document is stable.
 """

@@ -1,5 +1,5 @@
 """Supervised background tasks and the health endpoints (`service.workers.supervisor`,
-`service.health`): a failing task is logged once per cause and restarted with backoff,
+`service.workers.health`): a failing task is logged once per cause and restarted with backoff,
 readiness reports it; liveness never touches the database."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from service.app import create_app
-from service.health import DatabaseWatch
+from service.workers.health import DatabaseWatch
 from service.workers.supervisor import Supervisor, TaskState
 from tests.service.conftest import Records, serve, settings
-from tests.service.test_errors import assert_problem
+from tests.service.edge.test_errors import assert_problem
 
 
 @pytest.fixture

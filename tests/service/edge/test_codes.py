@@ -15,7 +15,7 @@ from domain.tournament import InvalidPlayerName, InvalidTournamentOption, Unknow
 from service.edge.codes import MEANINGS, ProblemCode, markdown_table
 from service.edge.problems import _CODES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CODE_ARGUMENT = {
     "ServiceError": 1,
     "problem": 2,

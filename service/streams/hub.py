@@ -1,4 +1,5 @@
-"""Live streams: Server-Sent Events fed by the event store's notifications.
+"""The streams' hub, the table streams and the feed: Server-Sent Events fed by the event
+store's notifications.
 
 One LISTEN connection per service process wakes every subscriber whose table
 (or, for the integration feed, any table) got new events; subscribers then

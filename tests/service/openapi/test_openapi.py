@@ -36,10 +36,10 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from service.app import Settings, create_app
-from service.openapi import openapi_document, render
+from service.openapi.document import openapi_document, render
 from service.tools.client import DokoClient
 
-OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+OPENAPI_FILE = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
 STREAMS = {"streamTable", "streamFeed"}
 """Endpoints that never end: checked in test_streams, not fuzzed."""
 EXAMPLES_PER_OPERATION = 100
@@ -146,7 +146,7 @@ INTEGER_PARAMETERS = {
 
 def test_every_integer_parameter_states_its_bounds() -> None:
     """A generated client learns every bound from the document, a lower bound of 0 too
-    (litestar drops it: `service.dto.ZERO_MINIMUM`)."""
+    (litestar drops it: `service.bodies.tables.ZERO_MINIMUM`)."""
     seen = set()
     for path, operations in openapi_document()["paths"].items():
         for operation in operations.values():
@@ -367,7 +367,7 @@ async def test_the_live_service_serves_the_file_with_an_etag(http: httpx.AsyncCl
 
 def test_the_document_describes_every_route_the_service_serves() -> None:
     """The served app's routes that belong to the API are the document's paths: the
-    document is built from the API's routes apart from the served app (service.openapi)."""
+    document is built from the API's routes apart from the served app (service.openapi.document)."""
     app = create_app(Settings(database_url="postgresql://unused/unused", migrate=False))
     served = {
         re.sub(r":\w+}", "}", route.path)
@@ -379,7 +379,7 @@ def test_the_document_describes_every_route_the_service_serves() -> None:
 
 
 RESOURCES = {"tables", "seats", "play", "life", "streams", "audit", "tournaments", "keys", "health"}
-"""The resource tags of the operations (`service.document`), by hand."""
+"""The resource tags of the operations (`service.openapi.finish`), by hand."""
 
 
 def test_every_operation_is_under_one_resource_tag() -> None:

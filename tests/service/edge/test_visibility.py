@@ -12,7 +12,7 @@ from domain.tournament import CreateTournament, RegisterPlayer
 from infra.event_store import EventStore
 from infra.tables import Tables
 from infra.tournaments import Tournaments
-from service.visibility import Visibilities
+from service.edge.visibility import Visibilities
 
 
 async def test_a_public_tournaments_stream_is_no_public_table(pool: asyncpg.Pool) -> None:

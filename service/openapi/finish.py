@@ -2,7 +2,7 @@
 
 `finish` turns the document litestar builds into the one doko publishes:
 
-* the streams' messages are described (`service.stream_schemas`);
+* the streams' messages are described (`service.openapi.stream_schemas`);
 * a parameter is sent or not, never ``null``: an optional parameter's ``X | null``
   schema is ``X`` (headers are strings, ``Idempotency-Key`` and ``If-Match`` included);
 * integer bounds are integers (``maximum: 3``, not ``3.0``);
@@ -19,7 +19,7 @@ import copy
 from typing import Any
 
 from service.edge.codes import enum_schema
-from service.stream_schemas import describe_streams
+from service.openapi.stream_schemas import describe_streams
 
 UNSUPPORTED_MEDIA_TYPE = {
     "type": "urn:doko:problem:unsupported_media_type",

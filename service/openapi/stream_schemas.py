@@ -17,7 +17,7 @@ unavailable: retrying") carry no data and are not messages.
 * ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the
   tournament's stream (`domain.tournament.TournamentEvent`, its secrets emptied) with
   ``chain_head``, the tables' ``table_opened``, ``table_scored`` and ``table_finished`` and
-  the ``standings`` (`service.tournament_stream`); ids are global positions.
+  the ``standings`` (`service.streams.tournaments`); ids are global positions.
 
 The schemas are derived from the event types themselves (`domain.table.TableEvent`), so a
 new event type is in the document as soon as it exists.
@@ -34,8 +34,8 @@ import msgspec
 from domain.table import TableEvent
 from domain.tournament import TournamentEvent
 from infra.audit.witness import WITNESSED
-from service.streams import FeedItem
-from service.tournament_stream import StandingsChanged, TableFinished, TableOpened, TableScored
+from service.streams.hub import FeedItem
+from service.streams.tournaments import StandingsChanged, TableFinished, TableOpened, TableScored
 
 REF = "#/components/schemas/{name}"
 TABLE_STREAM = "/tables/{table_id}/events"

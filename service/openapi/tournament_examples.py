@@ -24,8 +24,8 @@ from domain.tournament import (
     TournamentState,
 )
 from domain.tournament_view import player_seat, tournament_view
+from service.bodies.tournaments import TableProgress, TournamentAnswer
 from service.edge.problems import example_problem
-from service.tournament_dto import TableProgress, TournamentAnswer
 
 TOURNAMENT_ID = "7c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f"
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz")
