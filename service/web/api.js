@@ -56,6 +56,44 @@ export class ProblemError extends Error {
   }
 }
 
+/** A failure as the problem a page shows: a ProblemError's (an answer's problem+json, with
+ * its status), anything else as the page's own (`client_error`, status 0).
+ * @param {unknown} error */
+export function problemOf(error) {
+  const failed = /** @type {{status?: number, problem?: Problem | LocalProblem} | null | undefined} */ (error);
+  if (failed?.problem) return { status: failed.status, ...failed.problem };
+  return { status: 0, code: 'client_error', detail: String(error) };
+}
+
+/**
+ * How a page sends its commands: `commands(settle)` is the page's `command(work)`, which
+ * runs `work` (the command's requests) unless another command of the page is on its way (one
+ * at a time: `body[data-sending]` says one is), then calls `settle(problem)`: null when the
+ * service took the command, else its refusal (`problemOf`: code, status and rule) for the
+ * page to show, and to fetch what the service says now.
+ * @param {(problem: ReturnType<typeof problemOf> | null) => void} settle
+ * @returns {(work: () => Promise<unknown>) => Promise<void>}
+ */
+export function commands(settle) {
+  let sending = false;
+  return async function command(work) {
+    if (sending) return;
+    sending = true;
+    document.body.dataset.sending = 'true';
+    /** @type {ReturnType<typeof problemOf> | null} */
+    let problem = null;
+    try {
+      await work();
+    } catch (error) {
+      problem = problemOf(error);
+    } finally {
+      sending = false;
+      document.body.dataset.sending = 'false';
+    }
+    settle(problem);
+  };
+}
+
 /** The table version an ETag names (`"12"` or `W/"12"`), or null.
  * @param {Response} response */
 function versionOf(response) {

@@ -2,10 +2,10 @@
 // the same cards in the same seats (E5.1), and each table's players, contract,
 // announcements, tricks and score, from the tables' deal records. Open only once every
 // table of the round has scored the deal (E5.3): before, the service's refusal says so.
-import { call, meta } from './api.js';
+import { call, meta, problemOf } from './api.js';
 import { comparePage, heldTournament, takeFragment, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
-import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
+import { card, fill, given, h, problemBox, rule, said, scoreLines, seatOfCard, signed } from './ui.js';
 
 const [, , rawTournament, , rawRound, , rawDeal] = location.pathname.split('/');
 const tournament = decodeURIComponent(rawTournament);
@@ -52,7 +52,7 @@ function tricks(table, record) {
   return h('div', { class: 'tricks' },
     h('h4', {}, t('compare.tricks')),
     h('ol', {}, record.tricks.map((trick) => h('li', { 'data-trick': trick.trick_no, 'data-winner': trick.winner },
-      trick.cards.map((code, i) => card(code, (trick.leader + i) % 4, dealNo)), ' ',
+      trick.cards.map((code, i) => card(code, seatOfCard(trick.leader, i), dealNo)), ' ',
       h('small', {}, t('viewer.wins', { who: nameOf(table, trick.winner), count: trick.points }))))));
 }
 

@@ -5,10 +5,12 @@
 // deals open with the credential this tab holds for it (T1.1). A deal of a tournament's
 // table links to the same deal at the round's other tables: its record is public only once
 // every table of the round has scored it (E5.3).
-import { call, download, held, meta, takeInvitation } from './api.js';
+import { call, download, held, meta, problemOf, takeInvitation } from './api.js';
 import { comparePage, heldTournament, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
-import { card, fill, given, h, problemBox, problemOf, rule, said, scoreLines, signed } from './ui.js';
+import {
+  card, cardOfSeat, fill, given, h, problemBox, rule, said, scoreLines, seatOfCard, signed,
+} from './ui.js';
 
 const [, , rawTable, , rawDeal] = location.pathname.split('/');
 const table = decodeURIComponent(rawTable);
@@ -65,7 +67,7 @@ function handsAt(record, step) {
   return record.sorted_hands.map((dealt, seat) => {
     const marks = dealt.map(() => null);
     record.tricks.slice(0, step).forEach((trick) => {
-      const played = trick.cards[(seat - trick.leader + 4) % 4];
+      const played = cardOfSeat(trick.cards, trick.leader, seat);
       const index = dealt.findIndex((c, i) => c === played && marks[i] === null);
       marks[index] = trick.trick_no;
     });
@@ -113,7 +115,7 @@ function trickPanel(record, step) {
   },
   h('h2', { id: 'trick-h' }, t('viewer.trick', { trick: trick.trick_no, tricks: record.tricks.length })),
   h('ol', { class: 'trick-cards' }, trick.cards.map((code, i) => {
-    const seat = (trick.leader + i) % 4;
+    const seat = seatOfCard(trick.leader, i);
     return h('li', {}, `${names()[seat]}${i === 0 ? ` ${t('viewer.leads')}` : ''}: `, card(code, seat, record.deal_no));
   })),
   h('p', {}, t('viewer.wins', { who: names()[trick.winner], count: trick.points })));

@@ -4,9 +4,9 @@
 // schema offers: the table options of `createTable` and the kinds of bot, so a field the
 // API gains shows up here by itself. "My tables" are the tables this browser holds a seat
 // or the host role at (api.js `held`), whatever their status.
-import { call, forget, held, heldTables, hold, meta, schema } from './api.js';
+import { call, forget, held, heldTables, hold, meta, problemOf, schema } from './api.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
-import { fill, given, h, problemBox, problemOf } from './ui.js';
+import { fill, given, h, problemBox } from './ui.js';
 
 const PAGE_SIZE = 20;
 const content = h('div', { class: 'lobby' });

@@ -2,9 +2,9 @@
 // RULES.md), the table's house rules (T1-T4, as domain/table.py states them) and the
 // tournament's (E1-E6, as domain/tournament.py, seating.py and standings.py state them), so
 // that a refusal's rule id links to its text: /rules#R3.3, /rules#T2.3, /rules#E5.3.
-import { meta } from './api.js';
+import { meta, problemOf } from './api.js';
 import { loadLanguage, ruleTexts, t } from './i18n.js';
-import { fill, h, problemBox, problemOf, ruleText } from './ui.js';
+import { fill, h, problemBox, ruleText } from './ui.js';
 
 const content = h('div', { class: 'rules' });
 

@@ -9,12 +9,12 @@
 // tournament's stream (streamTournament), which says when to ask again and brings the
 // standings as they change. Whether a round may start is the view's status and the
 // service's answer: the page decides no rule.
-import { call, followTournament, meta, schema } from './api.js';
+import { call, commands, followTournament, meta, problemOf, schema } from './api.js';
 import {
   comparisons, forgetTournament, heldTournament, holdTournament, standingsPanel, takeFragment, toTable, tournamentLink, tournamentPass,
 } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
-import { fill, given, h, problemBox, problemOf, rule } from './ui.js';
+import { fill, given, h, problemBox, rule } from './ui.js';
 
 const tournament = decodeURIComponent(location.pathname.split('/')[2]);
 const at = { path: { tournament_id: tournament } };
@@ -33,7 +33,6 @@ const state = {
   registered: [], // the players the director registered on this page: {name, link}
   typed: { name: '', who: '' }, // the names being typed (a redraw keeps them)
   confirming: null, // the director's command waiting for a "yes": 'start', or 'abandon-<table>'
-  sending: false,
   copied: '',
 };
 
@@ -43,22 +42,11 @@ const player = () => Boolean(state.mine.token);
 
 // --- talking to the service ------------------------------------------------------------
 
-/** Run `work` (one command at a time); a refusal is shown with its rule. */
-async function command(work) {
-  if (state.sending) return;
-  state.sending = true;
-  document.body.dataset.sending = 'true';
-  try {
-    await work();
-    state.problem = null;
-  } catch (error) {
-    state.problem = problemOf(error);
-  } finally {
-    state.sending = false;
-    document.body.dataset.sending = 'false';
-    render();
-  }
-}
+/** Send a command (api.js `commands`: one at a time); a refusal is shown with its rule. */
+const command = commands((problem) => {
+  state.problem = problem;
+  render();
+});
 
 let refreshing = false;
 let again = false;

@@ -3,10 +3,10 @@
 // bounds, the defaults and the methods are the document's). The director's host token and a
 // private tournament's invitation code, shown once, are kept on this device; then the
 // tournament's page. Below, the tournaments this device keeps something for.
-import { call, meta, schema } from './api.js';
+import { call, meta, problemOf, schema } from './api.js';
 import { forgetTournament, heldTournament, heldTournaments, holdTournament, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
-import { fill, h, problemBox, problemOf, rule } from './ui.js';
+import { fill, h, problemBox, rule } from './ui.js';
 
 const content = h('div', { class: 'tournaments' });
 const problemArea = h('div');

@@ -88,6 +88,15 @@ export function cardButton(code, seat, deal, key, onplay) {
   }, face(code));
 }
 
+/** The seat that played the `i`-th card (from 0) of a trick that `leader` led: play goes
+ * clockwise from the leader (R3.6), seat `s` followed by `(s + 1) % 4`.
+ * @param {number} leader @param {number} i */
+export const seatOfCard = (leader, i) => (leader + i) % 4;
+
+/** The card `seat` played in the trick of `cards` that `leader` led (undefined: none yet).
+ * @param {string[]} cards @param {number} leader @param {number} seat */
+export const cardOfSeat = (cards, leader, seat) => cards.find((_, i) => seatOfCard(leader, i) === seat);
+
 /** Whether a value is there (neither null nor left out). */
 export const given = (value) => value !== null && value !== undefined;
 
@@ -124,12 +133,6 @@ export function problemBox(problem, rules, ondismiss) {
       known || problem.detail || term('code', problem.title ?? problem.code), ' ', h('code', {}, problem.code)),
     problem.rule ? h('p', {}, t('problem.rule'), ' ', rule(problem.rule, rules)) : null,
     ondismiss ? h('button', { type: 'button', onclick: ondismiss }, t('problem.dismiss')) : null);
-}
-
-/** An error thrown by `call` as the problem it carries; anything else as an internal one. */
-export function problemOf(error) {
-  if (error?.problem) return { status: error.status, ...error.problem };
-  return { status: 0, code: 'client_error', detail: String(error) };
 }
 
 /** What a score line (R8, R9) is for, in plain words: the service's reasons (`re under 90`,

@@ -38,8 +38,10 @@ def catalogue(lang: str) -> dict[str, Any]:
 
 
 def code() -> str:
-    """The pages' code and shell, where the keys are used."""
-    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(WEB.glob("*.js"))) + (
+    """The pages' code (the table page's parts in web/table/ too) and shell, where the keys
+    are used."""
+    modules = sorted([*WEB.glob("*.js"), *WEB.glob("table/*.js")])
+    return "\n".join(p.read_text(encoding="utf-8") for p in modules) + (
         WEB / "shell.html"
     ).read_text(encoding="utf-8")
 

@@ -49,6 +49,7 @@ MODULES = (
     "vendor/swagger-ui-bundle.js",
     "vendor/swagger-ui.css",
     "vendor/swagger-ui-LICENSE",
+    *(f"table/{part.name}" for part in sorted((WEB / "table").glob("*.js"))),
 )
 
 
@@ -176,6 +177,22 @@ async def test_the_stream_event_names_are_those_of_the_published_contract(
         if "const" in schema.get("properties", {}).get("type", {})
     }
     assert set(served["events"]) == tagged
+
+
+def test_the_table_page_is_one_small_module_per_part() -> None:
+    """The table page (table.js) puts together the parts in web/table/, one module each over
+    one store, each with a one-line comment on top and none long; the order of play round the
+    table is computed in one place (ui.js `seatOfCard`), not in each page."""
+    parts = sorted((WEB / "table").glob("*.js"))
+    names = {part.name for part in parts}
+    assert {"store.js", "board.js", "trick.js", "hand.js", "seats.js", "host.js"} <= names
+    assert {"result.js", "sheet.js", "log.js", "device.js"} <= names
+    for part in parts:
+        lines = part.read_text(encoding="utf-8").splitlines()
+        assert lines[0].startswith("// ") and not lines[1].startswith("//"), part.name
+        assert len(lines) <= 300, part.name
+    modules = [*sorted(WEB.glob("*.js")), *parts]
+    assert [p.name for p in modules if "% 4" in p.read_text(encoding="utf-8")] == ["ui.js"]
 
 
 async def test_the_pages_are_served_with_their_module_and_a_strict_policy(api: Any) -> None:

@@ -1,0 +1,50 @@
+// A seat's moves besides its cards: coming back (T3.3), declaring, naming a contract, announcing; its turn clock.
+import { call } from '../api.js';
+import { t, term } from '../i18n.js';
+import { given, h, rule, seatName } from '../ui.js';
+import { act } from './commands.js';
+import { button, timer } from './parts.js';
+import { permission, state } from './store.js';
+
+function group(title, buttons) {
+  return h('div', { class: 'group', role: 'group', 'aria-label': title }, h('p', {}, title), buttons);
+}
+
+/** What this seat may do now besides playing a card: the view's `options` (declarations,
+ * contracts, announcements) and `actions` (coming back), each a button; else whom it waits for. */
+export function moves(view, deal) {
+  const options = deal.options;
+  const cardsHeld = deal.hand.length;
+  const groups = [];
+  const me = view.seats[state.mine.seat];
+  const back = permission(view, 'come_back');
+  if (back?.allowed) {
+    groups.push(h('div', { class: 'group away' },
+      h('p', {}, t(me.status === 'away' ? 'move.away' : 'move.timed_out'), ' ', rule('T3.3', state.rules, false)),
+      button('back', t('move.back'), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/back', seat)))));
+  }
+  if (options.declarations.length) {
+    groups.push(group(t('move.declare'), options.declarations.map((d) => button(
+      `declare-${d}`, term('declaration', d), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/reservation', { ...seat, body: { declaration: d } }))))));
+  }
+  if (options.contracts.length) {
+    groups.push(group(t('move.contract'), options.contracts.map((c) => button(
+      `contract-${c}`, term('game', c), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/contract', { ...seat, body: { contract: c } }))))));
+  }
+  if (options.announcements.length) {
+    groups.push(group(t('move.announce', { count: cardsHeld }), options.announcements.map((a) => button(
+      `announce-${a.word}`, [term('word', a.word), h('small', {}, ` ${t('move.until', { count: a.until_cards })}`)],
+      () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/announce', { ...seat, body: { word: a.word } })),
+      t('move.announce_label', { word: term('word', a.word), count: a.until_cards })))));
+  }
+  const waiting = deal.phase !== 'scored' && given(deal.turn) && deal.turn !== state.mine.seat;
+  const mine = view.clock?.seat === state.mine.seat ? view.clock : null;
+  return h('section', { class: 'actions', id: 'actions', 'aria-label': t('move.label') },
+    mine ? h('p', { class: 'your-clock' }, t('move.clock'), ' ', timer(view, mine), ' ', t('move.clock_then'), ' ',
+      rule('T3.2', state.rules, false)) : null,
+    groups,
+    options.cards.length ? h('p', {}, t('move.play')) : null,
+    !groups.length && !options.cards.length
+      ? h('p', {}, waiting ? t('move.waiting', { who: seatName(view.seats, deal.turn) }) : t('move.nothing'))
+      : null);
+}

@@ -1,0 +1,32 @@
+// The scoresheet: each deal's entries with running totals (and who played a seat), the totals, the winners.
+import { t } from '../i18n.js';
+import { h, rule, seatName, signed } from '../ui.js';
+import { state, table } from './store.js';
+
+/** A scoresheet cell: the seat's entry, its running total, and who played the seat in that
+ * deal when that is not (only) who sits there now (T2.2). */
+function sheetCell(view, row, seat) {
+  const by = row.players?.[seat] ?? [];
+  const other = by.length > 1 || (by.length === 1 && by[0] !== view.seats[seat].name);
+  return h('td', { 'data-entry': row.entries[seat], 'data-total': row.totals[seat], 'data-players': JSON.stringify(by) },
+    `${signed(row.entries[seat])} `, h('small', {}, `(${signed(row.totals[seat])})`),
+    other ? h('small', { class: 'by' }, t('sheet.played_by', { players: by.join(t('sheet.then')) })) : null);
+}
+
+/** The scoresheet part, once a deal is scored (R1.3 for the winners, T4.2 when abandoned). */
+export function sheetSection(view) {
+  const sheet = state.sheet;
+  if (!sheet || !sheet.rows.length) return null;
+  const names = view.seats.map((s) => seatName(view.seats, s.seat));
+  return h('section', { class: 'panel', id: 'sheet', 'aria-labelledby': 'sheet-h' },
+    h('h2', { id: 'sheet-h' }, t('menu.sheet')),
+    h('div', { class: 'scroll' }, h('table', {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('sheet.deal')), names.map((n) => h('th', { scope: 'col' }, n)))),
+      h('tbody', {}, sheet.rows.map((row) => h('tr', { 'data-deal': row.deal_no },
+        h('th', { scope: 'row' }, h('a', { href: `/t/${encodeURIComponent(table)}/deals/${row.deal_no}` }, `${row.deal_no}`)),
+        row.entries.map((_, seat) => sheetCell(view, row, seat))))),
+      h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), sheet.totals.map((n) => h('td', { class: 'total' }, signed(n))))))),
+    sheet.winners ? h('p', { class: 'winners' }, t('sheet.winners', { winners: sheet.winners.map((s) => names[s]).join(t('list.and')) }), ' ',
+      rule('R1.3', state.rules, false)) : null,
+    sheet.abandoned ? h('p', {}, t('sheet.abandoned', { count: sheet.rows.length }), ' ', rule('T4.2', state.rules, false)) : null);
+}
