@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * The whole tournament as one portable, signed JSON record
-         * @description The tournament's stream, every table of every round as its own signed table export (as `exportSession` makes it) and the standings, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline (no database). Credential hashes are sealed, and so is the seed of every deal no table of its round scored (`infra.tournament_export`). Only once the tournament is finished (409 `tournament_not_finished`, E4.3). Rate-limited like the other routes that replay a log.
+         * @description The tournament's stream, every table of every round as its own signed table export (as `exportSession` makes it) and the standings, signed by the service's current key (see `/.well-known/doko-keys`), for `doko verify --file` offline (no database). Credential hashes are sealed, and so is the seed of every deal no table of its round scored (`infra.audit.tournament_export`). Only once the tournament is finished (409 `tournament_not_finished`, E4.3). Rate-limited like the other routes that replay a log.
          */
         get: operations["exportTournament"];
         put?: never;
