@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -18,8 +18,42 @@ from service.app import Settings, create_app
 from service.edge.http import Config, Edge, HttpProtocol
 from service.tools.client import DokoClient
 
+T = TypeVar("T")
+
 UNLIMITED = 1_000_000
 """Rate limits no test reaches (the rate-limit test builds its own app)."""
+
+KEEP_ALIVE = 300
+"""Seconds an idle connection stays open: longer than any test leaves a pooled connection
+idle. With uvicorn's 5 s a pooled connection could be closed by the server just as a client
+sent on it again (httpx.ReadError), which a loaded machine makes likely."""
+
+STALL = 120.0
+"""Seconds a test waits for the next sign of progress before it calls the service stuck
+(`until`): a bound on a hang, never on the machine's speed (a step takes milliseconds)."""
+
+
+async def until(
+    read: Callable[[], Awaitable[T]],
+    done: Callable[[T], bool],
+    progress: Callable[[T], object],
+    *,
+    stall: float = STALL,
+    pause: float = 0.1,
+) -> T:
+    """``read()`` again until ``done`` says so, and its value; fails only when
+    ``progress`` (e.g. a table's version) has not changed for ``stall`` seconds."""
+    loop = asyncio.get_running_loop()
+    last: object = None
+    since = loop.time()
+    while not done(value := await read()):
+        mark = progress(value)
+        if mark != last:
+            last, since = mark, loop.time()
+        elif loop.time() - since > stall:
+            raise AssertionError(f"no progress in {stall} s, stuck at {mark!r}")
+        await asyncio.sleep(pause)
+    return value
 
 
 class _Server(uvicorn.Server):
@@ -42,7 +76,7 @@ async def serve(app: Litestar, port: int = 0, edge: Edge | None = None) -> Async
     port = sock.getsockname()[1]
     config = Config(
         app,
-        edge=edge,
+        edge=edge or Edge(keep_alive=KEEP_ALIVE),
         http=HttpProtocol,
         log_level="warning",
         lifespan="on",

@@ -3,14 +3,12 @@ pool, and it waits at a human pace only at a table with people."""
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 
 from service.app import create_app
 from service.tools.client import DokoClient
 from service.workers.bots import BotKind, pace
-from tests.service.conftest import serve, settings
+from tests.service.conftest import serve, settings, until
 
 
 async def test_expert_bots_play_a_whole_session_and_pace_only_near_people(db_url: str) -> None:
@@ -20,9 +18,7 @@ async def test_expert_bots_play_a_whole_session_and_pace_only_near_people(db_url
         table = await api.create_table("experts")
         for kind in ("expert", "greedy", "expert", "greedy"):
             await table.seat_bot(kind)
-        async with asyncio.timeout(240):
-            while (view := await table.view()).winners is None:
-                await asyncio.sleep(0.1)
+        view = await until(table.view, lambda v: v.winners is not None, lambda _: table.version)
         assert len(view.scoresheet) == 12
         assert all(sum(row) == 0 for row in view.scoresheet)  # R10
         assert [s.bot for s in view.seats] == ["expert", "greedy", "expert", "greedy"]
