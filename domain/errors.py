@@ -120,3 +120,158 @@ class SessionOver(DomainError):
     """All 12 deals of the session have been played (R1.1)."""
 
     code = "session_over"
+
+
+# -- the table's (T1-T4, domain.table) --------------------------------------------------------
+
+
+class SeatUnavailable(DomainError):
+    """The seat is taken, or the table is full (R1.1: four players)."""
+
+    code = "seat_unavailable"
+
+
+class EntropyNotUsed(DomainError):
+    """Entropy sent to a table whose deals are fixed in advance: it would not be mixed in (R2.2)."""
+
+    code = "entropy_not_used"
+
+
+class InvalidTableOption(DomainError):
+    """A table option out of its bounds: a turn clock of 5-600 seconds (T3.1), an
+    invitation for a private table (T1.1)."""
+
+    code = "invalid_table_option"
+    malformed = True
+
+
+class SeatVacant(DomainError):
+    """Nobody sits on the seat: it is free, or vacant during the session (T2.1, T2.2)."""
+
+    code = "seat_vacant"
+
+
+class SeatOccupied(DomainError):
+    """The host vacates only a bot's or an away seat, never a present player's (T2.4)."""
+
+    code = "seat_occupied"
+
+
+class LeaveOnTurn(DomainError):
+    """A seat does not leave while it is the one to act: it acts first (T2.3)."""
+
+    code = "leave_on_turn"
+
+
+class NotPrivate(DomainError):
+    """A public table has no invitation code to replace (T1.2)."""
+
+    code = "table_public"
+
+
+class NoTurnClock(DomainError):
+    """The table has no turn clock: no turn times out (T3.1)."""
+
+    code = "no_turn_clock"
+
+
+class ClockRunning(DomainError):
+    """The seat's time has not run out yet (T3.2)."""
+
+    code = "clock_running"
+
+
+class TurnExpired(DomainError):
+    """The seat's time ran out: its turn belongs to the stand-in (T3.2)."""
+
+    code = "turn_expired"
+
+
+class NotAway(DomainError):
+    """The clock has not acted for the seat since its player last acted (T3.3)."""
+
+    code = "not_away"
+
+
+# -- the tournament's (E1-E6, domain.tournament) ---------------------------------------------
+
+
+class InvalidTournamentOption(DomainError):
+    """A tournament option out of its bounds (E1.1), or chance of the wrong shape (E1.2)."""
+
+    code = "invalid_tournament_option"
+    malformed = True
+
+
+class UnknownStandingsMethod(DomainError):
+    """No standings method has this name (E1.1, E6)."""
+
+    code = "unknown_standings_method"
+    malformed = True
+
+
+class InvalidPlayerName(DomainError):
+    """A player's name is empty (E2.1)."""
+
+    code = "invalid_player_name"
+    malformed = True
+
+
+class NameTaken(DomainError):
+    """Another player of the tournament has this name (E2.1)."""
+
+    code = "name_taken"
+
+
+class RegistrationClosed(DomainError):
+    """Round 1 has started: nobody registers any more (E2.2)."""
+
+    code = "registration_closed"
+
+
+class RoundRunning(DomainError):
+    """A round is running: the next starts when its tables have ended (E4.1)."""
+
+    code = "round_running"
+
+
+class NoPlayers(DomainError):
+    """Nobody has registered yet (E4.1)."""
+
+    code = "no_players"
+
+
+class RoundNotNext(DomainError):
+    """Rounds start in order: this one is not the next (E4.1, E3.3)."""
+
+    code = "round_not_next"
+
+
+class TournamentOver(DomainError):
+    """The tournament is finished (E4.3)."""
+
+    code = "tournament_over"
+
+
+class NoRoundRunning(DomainError):
+    """No round is running (E4.2)."""
+
+    code = "no_round_running"
+
+
+class UnknownTable(DomainError):
+    """The running round has no such table (E4.2)."""
+
+    code = "unknown_table"
+
+
+class TableNotOver(DomainError):
+    """A table finishes after its 12 deals, or is abandoned before (E4.2)."""
+
+    code = "table_not_over"
+
+
+class TableEndedAlready(DomainError):
+    """The table's end is recorded already (E4.2)."""
+
+    code = "table_ended"

@@ -36,7 +36,7 @@ The table rules (the platform's house rules around the game; RULES.md covers the
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import StrEnum
 from typing import TypeVar
 
@@ -56,7 +56,21 @@ from domain.commands import (
     StartSession,
 )
 from domain.dealing import commitment, validate_preset
-from domain.errors import DomainError, NotYourTurn, PhaseClosed, SessionOver
+from domain.errors import (
+    ClockRunning,
+    EntropyNotUsed,
+    InvalidTableOption,
+    LeaveOnTurn,
+    NotAway,
+    NotPrivate,
+    NoTurnClock,
+    NotYourTurn,
+    PhaseClosed,
+    SeatOccupied,
+    SeatUnavailable,
+    SeatVacant,
+    SessionOver,
+)
 from domain.events import DealDealt, DealScored, Event
 from domain.observations import observe
 from domain.players import stand_in_action
@@ -64,74 +78,6 @@ from domain.seats import SEATS, Seat
 
 Hands = tuple[tuple[Card, ...], ...]
 T = TypeVar("T")
-
-
-class SeatUnavailable(DomainError):
-    """The seat is taken, or the table is full (R1.1: four players)."""
-
-    code = "seat_unavailable"
-
-
-class EntropyNotUsed(DomainError):
-    """Entropy sent to a table whose deals are fixed in advance: it would not be mixed in (R2.2)."""
-
-    code = "entropy_not_used"
-
-
-class InvalidTableOption(DomainError):
-    """A table option out of its bounds: a turn clock of 5-600 seconds (T3.1), an
-    invitation for a private table (T1.1)."""
-
-    code = "invalid_table_option"
-    malformed = True
-
-
-class SeatVacant(DomainError):
-    """Nobody sits on the seat: it is free, or vacant during the session (T2.1, T2.2)."""
-
-    code = "seat_vacant"
-
-
-class SeatOccupied(DomainError):
-    """The host vacates only a bot's or an away seat, never a present player's (T2.4)."""
-
-    code = "seat_occupied"
-
-
-class LeaveOnTurn(DomainError):
-    """A seat does not leave while it is the one to act: it acts first (T2.3)."""
-
-    code = "leave_on_turn"
-
-
-class NotPrivate(DomainError):
-    """A public table has no invitation code to replace (T1.2)."""
-
-    code = "table_public"
-
-
-class NoTurnClock(DomainError):
-    """The table has no turn clock: no turn times out (T3.1)."""
-
-    code = "no_turn_clock"
-
-
-class ClockRunning(DomainError):
-    """The seat's time has not run out yet (T3.2)."""
-
-    code = "clock_running"
-
-
-class TurnExpired(DomainError):
-    """The seat's time ran out: its turn belongs to the stand-in (T3.2)."""
-
-    code = "turn_expired"
-
-
-class NotAway(DomainError):
-    """The clock has not acted for the seat since its player last acted (T3.3)."""
-
-    code = "not_away"
 
 
 TURN_SECONDS = (5, 600)
@@ -422,53 +368,6 @@ class TableState(msgspec.Struct, frozen=True):
         if self.over or deal is None:
             return None
         return deal.turn
-
-
-class Turn(msgspec.Struct, frozen=True):
-    """T3.2, T3.3: the turn the clock runs for: the seat to act, its grace in seconds (0 for
-    an away seat) and, when the time of the table's last event is known, the deadline (UTC)."""
-
-    seat: Seat
-    seconds: int
-    deadline: datetime | None = None
-
-
-def turn_of(state: TableState, last_event_at: datetime | None = None) -> Turn | None:
-    """The running turn clock of the table: None without a clock or a turn (T3.1, T3.2).
-
-    The deadline is ``turn_seconds`` after the table's last event (``last_event_at``, as the
-    log recorded it), or that moment itself for an away seat (T3.3).
-    """
-    seat = state.turn
-    created = state.created
-    if seat is None or created is None or created.turn_seconds is None:
-        return None
-    seconds = 0 if state.away[seat] else created.turn_seconds
-    if last_event_at is None:
-        return Turn(seat, seconds)
-    return Turn(seat, seconds, last_event_at + timedelta(seconds=seconds))
-
-
-def require_in_time(
-    state: TableState, command: TableCommand, last_event_at: datetime | None, now: datetime
-) -> None:
-    """T3.2: once a seat's time has run out its turn belongs to the stand-in, and the seat's
-    own turn action (declaration, contract, card) is refused. An away seat's own action is
-    not: it brings its player back (T3.3). Announcements are never a turn's action.
-
-    The service calls this with its clock's reading before it executes a seat's command.
-    """
-    turn = turn_of(state, last_event_at)
-    if turn is None or turn.deadline is None or state.away[turn.seat]:
-        return
-    if not isinstance(command, Declare | NameContract | PlayCard) or command.seat is not turn.seat:
-        return
-    if now >= turn.deadline:
-        raise TurnExpired(
-            f"seat {int(turn.seat)}'s time ran out at {turn.deadline.isoformat()}: "
-            "the stand-in acts for it",
-            rule="T3.2",
-        )
 
 
 def decide(state: TableState, command: TableCommand) -> tuple[TableEvent, ...]:

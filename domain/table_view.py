@@ -28,11 +28,10 @@ from domain.table import (
     TableEvent,
     TableState,
     TableStatus,
-    Turn,
     TurnTimedOut,
     Visibility,
-    turn_of,
 )
+from domain.turn_clock import Turn, turn_of
 
 
 class SeatStatus(StrEnum):

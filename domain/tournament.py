@@ -58,7 +58,22 @@ import msgspec
 
 from domain import seating
 from domain.dealing import SEED_BYTES, commitment, validate_preset
-from domain.errors import DomainError, PhaseClosed
+from domain.errors import (
+    InvalidPlayerName,
+    InvalidTournamentOption,
+    NameTaken,
+    NoPlayers,
+    NoRoundRunning,
+    PhaseClosed,
+    RegistrationClosed,
+    RoundNotNext,
+    RoundRunning,
+    TableEndedAlready,
+    TableNotOver,
+    TournamentOver,
+    UnknownStandingsMethod,
+    UnknownTable,
+)
 from domain.replay import Aggregate
 from domain.seating import Seating
 from domain.seats import SEATS, Seat
@@ -88,87 +103,6 @@ class TournamentStatus(StrEnum):
     PLAYING = "playing"
     BETWEEN = "between"
     FINISHED = "finished"
-
-
-class InvalidTournamentOption(DomainError):
-    """A tournament option out of its bounds (E1.1), or chance of the wrong shape (E1.2)."""
-
-    code = "invalid_tournament_option"
-    malformed = True
-
-
-class UnknownStandingsMethod(DomainError):
-    """No standings method has this name (E1.1, E6)."""
-
-    code = "unknown_standings_method"
-    malformed = True
-
-
-class InvalidPlayerName(DomainError):
-    """A player's name is empty (E2.1)."""
-
-    code = "invalid_player_name"
-    malformed = True
-
-
-class NameTaken(DomainError):
-    """Another player of the tournament has this name (E2.1)."""
-
-    code = "name_taken"
-
-
-class RegistrationClosed(DomainError):
-    """Round 1 has started: nobody registers any more (E2.2)."""
-
-    code = "registration_closed"
-
-
-class RoundRunning(DomainError):
-    """A round is running: the next starts when its tables have ended (E4.1)."""
-
-    code = "round_running"
-
-
-class NoPlayers(DomainError):
-    """Nobody has registered yet (E4.1)."""
-
-    code = "no_players"
-
-
-class RoundNotNext(DomainError):
-    """Rounds start in order: this one is not the next (E4.1, E3.3)."""
-
-    code = "round_not_next"
-
-
-class TournamentOver(DomainError):
-    """The tournament is finished (E4.3)."""
-
-    code = "tournament_over"
-
-
-class NoRoundRunning(DomainError):
-    """No round is running (E4.2)."""
-
-    code = "no_round_running"
-
-
-class UnknownTable(DomainError):
-    """The running round has no such table (E4.2)."""
-
-    code = "unknown_table"
-
-
-class TableNotOver(DomainError):
-    """A table finishes after its 12 deals, or is abandoned before (E4.2)."""
-
-    code = "table_not_over"
-
-
-class TableEndedAlready(DomainError):
-    """The table's end is recorded already (E4.2)."""
-
-    code = "table_ended"
 
 
 class CreateTournament(msgspec.Struct, frozen=True, tag_field="command", tag="create_tournament"):

@@ -37,13 +37,17 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from domain import table
+from domain import table, turn_clock
 from domain.deal import DealState, facts
 from domain.dealing import verify_deal
 from domain.events import DealDealt, DealScored
 from domain.replay import Aggregate, Replay, replay
 from domain.scoring import score
-from domain.table import TableEvent, TableState, TurnTimedOut
+from domain.table import (
+    TableEvent,
+    TableState,
+    TurnTimedOut,
+)
 from infra.audit.deals import ENDS
 from infra.audit.disclosure import (
     redecided,
@@ -209,7 +213,7 @@ def _deadline_check(
     """T3.2, T3.3: the timeout's deadline follows from the time recorded for the event
     before it (``state`` is the table then); ``n`` timeouts so far."""
     version = stored[index].version
-    turn = table.turn_of(state, stored[index - 1].recorded_at) if index else None
+    turn = turn_clock.turn_of(state, stored[index - 1].recorded_at) if index else None
     if turn is None or (turn.seat, turn.deadline) != (event.seat, event.deadline):
         want = f"seat {int(turn.seat)} at {turn.deadline}" if turn else "no running turn"
         detail = f"timeout of seat {int(event.seat)} at {event.deadline}; the log implies {want}"

@@ -3,7 +3,7 @@ service process notices first.
 
 The clock is the service's, never the domain's. A running turn's deadline derives from the
 log: ``turn_seconds`` after the time the database recorded for the table's last event, or
-that moment itself for an away seat (`domain.table.turn_of`). So a restarted process, or
+that moment itself for an away seat (`domain.turn_clock.turn_of`). So a restarted process, or
 another one, finds every deadline again; nothing is kept in memory but a list of tables to
 look at. When the deadline has passed, the clock executes `domain.table.TimeOut` with the
 deadline and its reading of the time (``now``, injectable: tests pass a fake one) as data;
@@ -35,8 +35,12 @@ from datetime import UTC, datetime
 import asyncpg
 import msgspec
 
-from domain.errors import DomainError
-from domain.table import TableCommand, TimeOut, TurnExpired, require_in_time, turn_of
+from domain.errors import DomainError, TurnExpired
+from domain.table import (
+    TableCommand,
+    TimeOut,
+)
+from domain.turn_clock import require_in_time, turn_of
 from infra import command_ids as ids
 from infra.event_store import ConcurrencyConflict
 from infra.streams import VersionMismatch

@@ -10,12 +10,27 @@ import msgspec
 import pytest
 from msgspec.structs import replace
 
-from domain import table
+from domain import table, turn_clock
 from domain.announcements import Word
 from domain.cards import Card
 from domain.commands import Announce, Declaration, Declare, NameContract, PlayCard
 from domain.dealing import commitment
-from domain.errors import DomainError, NotYourTurn, PhaseClosed, SessionOver
+from domain.errors import (
+    ClockRunning,
+    DomainError,
+    EntropyNotUsed,
+    InvalidTableOption,
+    LeaveOnTurn,
+    NotAway,
+    NotPrivate,
+    NoTurnClock,
+    NotYourTurn,
+    PhaseClosed,
+    SeatOccupied,
+    SeatVacant,
+    SessionOver,
+    TurnExpired,
+)
 from domain.game_types import GameType
 from domain.observations import observe
 from domain.players import stand_in_action
@@ -24,26 +39,17 @@ from domain.seats import Seat
 from domain.table import (
     AWAY_AFTER,
     AbandonSession,
-    ClockRunning,
     CloseTable,
     ComeBack,
     CreateTable,
     DealingMethod,
-    EntropyNotUsed,
-    InvalidTableOption,
     InvitationRotated,
-    LeaveOnTurn,
     LeaveSeat,
-    NotAway,
-    NotPrivate,
-    NoTurnClock,
     RotateInvitation,
     SeatAway,
     SeatBack,
     SeatLeft,
-    SeatOccupied,
     SeatTaken,
-    SeatVacant,
     SessionAbandoned,
     TableClosed,
     TableCreated,
@@ -52,12 +58,11 @@ from domain.table import (
     TableStatus,
     TakeSeat,
     TimeOut,
-    TurnExpired,
     TurnTimedOut,
     Visibility,
-    require_in_time,
 )
 from domain.table_view import SeatStatus, redact, table_view
+from domain.turn_clock import require_in_time
 from tests.domain.test_dealing import VALID
 
 SEEDS = tuple(bytes([n]) * 32 for n in range(12))
@@ -370,8 +375,8 @@ def test_t3_3_three_timeouts_in_a_row_mark_a_seat_away_until_its_player_acts() -
     for n in range(1, AWAY_AFTER + 1):
         while state.turn is not Seat.EAST:
             state, _ = run(state, time_out(state))
-        turn = table.turn_of(state, T0)
-        assert turn == table.Turn(Seat.EAST, 30, T0 + timedelta(seconds=30))
+        turn = turn_clock.turn_of(state, T0)
+        assert turn == turn_clock.Turn(Seat.EAST, 30, T0 + timedelta(seconds=30))
         state, events = run(state, time_out(state))
         counts.append(state.timeouts[Seat.EAST])
         assert (SeatAway(Seat.EAST) in events) is (n == AWAY_AFTER)
@@ -379,7 +384,7 @@ def test_t3_3_three_timeouts_in_a_row_mark_a_seat_away_until_its_player_acts() -
     assert table_view(state, None).seats[Seat.EAST].status is SeatStatus.AWAY
     while state.turn is not Seat.EAST:
         state, _ = run(state, time_out(state))
-    assert table.turn_of(state, T0) == table.Turn(Seat.EAST, 0, T0), "away: no grace"
+    assert turn_clock.turn_of(state, T0) == turn_clock.Turn(Seat.EAST, 0, T0), "away: no grace"
     deal = state.session.deal
     assert deal is not None
     own = stand_in_action(observe(deal, Seat.EAST))

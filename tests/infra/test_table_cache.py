@@ -25,10 +25,10 @@ import msgspec
 import pytest
 
 from domain import table
-from domain.errors import DomainError
+from domain.errors import DomainError, SeatUnavailable
 from domain.seats import Seat
 from domain.simulation import next_command
-from domain.table import CreateTable, SeatTaken, SeatUnavailable, TakeSeat
+from domain.table import CreateTable, SeatTaken, TakeSeat
 from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.tables import Executed, Loaded, TableNotFound, Tables

@@ -25,8 +25,8 @@ from domain.table import (
     TimeOut,
     TurnTimedOut,
     Visibility,
-    turn_of,
 )
+from domain.turn_clock import turn_of
 from infra.audit.deals import render_deal
 from infra.audit.export import ExportError, SecretsError, export_session, read_export, verify_file
 from infra.audit.report import TableReport, summary

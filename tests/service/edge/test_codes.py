@@ -9,9 +9,15 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from domain.errors import DomainError, InvalidCard, InvalidDeal
-from domain.table import InvalidTableOption
-from domain.tournament import InvalidPlayerName, InvalidTournamentOption, UnknownStandingsMethod
+from domain.errors import (
+    DomainError,
+    InvalidCard,
+    InvalidDeal,
+    InvalidPlayerName,
+    InvalidTableOption,
+    InvalidTournamentOption,
+    UnknownStandingsMethod,
+)
 from service.edge.codes import MEANINGS, ProblemCode, markdown_table
 from service.edge.problems import _CODES
 
