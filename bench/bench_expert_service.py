@@ -29,8 +29,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 
 from domain.commands import DealCommand
-from service.tools.client import CommandResult, DokoClient, SeatClient, play_session, random_players
+from service.tools.client import (
+    CommandResult,
+    DokoClient,
+    SeatClient,
+)
 from service.tools.demo import QUIET_LOGGERS, local_service
+from service.tools.play import (
+    play_session,
+    random_players,
+)
 
 
 class TimedSeat(SeatClient):

@@ -31,7 +31,12 @@ import msgspec
 from domain.commands import DealCommand
 from domain.seats import Seat
 from domain.table_view import TableView
-from service.tools.client import CommandResult, _SeatTaken, _TableCreated, command_request
+from service.tools.client import (
+    CommandResult,
+    _SeatTaken,
+    _TableCreated,
+    command_request,
+)
 
 TIMEOUT = 60.0
 """Seconds a request may take before it fails (as the httpx client's timeout did)."""

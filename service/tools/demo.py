@@ -34,10 +34,12 @@ from domain.table_view import SeatInfo
 from infra.projections import DealRecord
 from service.tools.client import (
     DokoClient,
-    Player,
     ProblemError,
     SeatClient,
     TableClient,
+)
+from service.tools.play import (
+    Player,
     random_players,
 )
 from service.tools.tournament_demo import play_tournament

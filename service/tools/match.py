@@ -35,7 +35,12 @@ from rich.table import Table
 from domain.game_types import SOLOS, GameType
 from domain.parties import Party
 from infra.projections import DealRecord
-from service.tools.client import DokoClient, ProblemError, TableClient, raise_for_problem
+from service.tools.client import (
+    DokoClient,
+    ProblemError,
+    TableClient,
+    raise_for_problem,
+)
 from service.tools.demo import QUIET_LOGGERS, local_service
 
 DEALS_PER_SESSION = 12

@@ -22,6 +22,8 @@ from service.tools.client import (
     DokoClient,
     SeatClient,
     TournamentClient,
+)
+from service.tools.play import (
     play_session,
     random_players,
 )

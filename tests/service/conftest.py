@@ -16,7 +16,9 @@ from litestar import Litestar
 
 from service.app import Settings, create_app
 from service.edge.http import Config, Edge, HttpProtocol
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 
 T = TypeVar("T")
 

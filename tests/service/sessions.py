@@ -22,11 +22,13 @@ from domain.table_view import TableView
 from service.tools.client import (
     DokoClient,
     EventStream,
-    Player,
     Received,
     SeatClient,
     SseMessage,
     TableClient,
+)
+from service.tools.play import (
+    Player,
     play_session,
 )
 

@@ -16,7 +16,9 @@ from typing import Any
 
 import jsonschema_rs
 
-from service.tools.client import Received
+from service.tools.client import (
+    Received,
+)
 
 OPENAPI_FILE = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 STREAMS = {

@@ -9,7 +9,9 @@ import httpx
 import pytest
 
 from service.tools.cli import main
-from service.tools.client import ProblemError
+from service.tools.client import (
+    ProblemError,
+)
 from service.tools.match import interval, match, pair_value, retrying
 
 

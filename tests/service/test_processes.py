@@ -16,7 +16,14 @@ from domain.replay import TABLE, replay
 from infra.event_store import EventStore
 from infra.tables import Tables
 from service.app import create_app
-from service.tools.client import DokoClient, SseMessage, play_session, random_players
+from service.tools.client import (
+    DokoClient,
+    SseMessage,
+)
+from service.tools.play import (
+    play_session,
+    random_players,
+)
 from tests.service.conftest import serve, settings
 
 

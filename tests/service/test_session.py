@@ -24,8 +24,15 @@ from domain.seats import SEATS
 from domain.table import TableEvent
 from infra.event_store import EventStore
 from infra.tables import CODEC
-from service.tools.client import DokoClient, Received, play_session, random_players
+from service.tools.client import (
+    DokoClient,
+    Received,
+)
 from service.tools.messages import feed_item, table_message
+from service.tools.play import (
+    play_session,
+    random_players,
+)
 from tests.service.knowledge import Deal
 from tests.service.sessions import (
     Recorded,

@@ -29,8 +29,10 @@ from service.tools.client import (
     Received,
     SeatClient,
     SseMessage,
-    Stuck,
     TournamentPlayer,
+)
+from service.tools.play import (
+    Stuck,
     play_session,
     random_players,
 )

@@ -41,7 +41,9 @@ from domain.seats import SEATS
 from domain.table import TableState, evolve
 from infra.event_store import StoredEvent
 from infra.tables import CODEC
-from service.tools.client import Received
+from service.tools.client import (
+    Received,
+)
 from tests.service.knowledge import (
     RULES_OF_PLAY,
     Deal,

@@ -20,7 +20,9 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 
 from service.app import create_app
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 from service.workers.clock import system_now
 from tests.service.conftest import serve, settings
 

@@ -39,7 +39,11 @@ from domain.table import (
 from infra.audit.export import verify_file
 from infra.signing import read_keys
 from service.routes.pages import WEB
-from service.tools.client import DokoClient, SeatClient, TableClient
+from service.tools.client import (
+    DokoClient,
+    SeatClient,
+    TableClient,
+)
 from tests.web.browsing import (
     DESKTOP,
     PHONE,

@@ -41,7 +41,9 @@ from playwright.async_api import Browser
 
 from domain.events import DealDealt, DealScored, Score
 from domain.players import stand_in_action
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 from tests.web.browsing import Log, Tab, full_log, grave_violations, open_tab, screenshot
 from tests.web.conftest import Service
 from tests.web.test_board import LAYOUT_UNIT, SIZES

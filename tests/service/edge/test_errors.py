@@ -23,7 +23,11 @@ from domain.deal import Phase
 from domain.game_types import GameType
 from domain.seats import Seat
 from service.app import create_app
-from service.tools.client import CommandResult, DokoClient, ProblemError
+from service.tools.client import (
+    CommandResult,
+    DokoClient,
+    ProblemError,
+)
 from tests.service.conftest import Clock, serve, settings
 from tests.service.sessions import Game, new_game, presets_with_both_qc
 

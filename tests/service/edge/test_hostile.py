@@ -19,7 +19,9 @@ import httpx
 import msgspec
 import pytest
 
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 from tests.service.sessions import Game, new_game, presets_with_both_qc
 
 MAX_VERSION = 2**31 - 1  # events.version is a PostgreSQL integer

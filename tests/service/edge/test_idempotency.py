@@ -25,7 +25,10 @@ from domain.seats import Seat
 from domain.table import TimeOut
 from service.app import create_app
 from service.openapi.document import openapi_document
-from service.tools.client import DokoClient, TableClient
+from service.tools.client import (
+    DokoClient,
+    TableClient,
+)
 from tests.service.conftest import serve, settings
 from tests.service.sessions import Game, new_game
 

@@ -37,7 +37,9 @@ from schemathesis.specs.openapi.checks import (
 
 from service.app import Settings, create_app
 from service.openapi.document import openapi_document, render
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 
 OPENAPI_FILE = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
 STREAMS = {"streamTable", "streamFeed"}

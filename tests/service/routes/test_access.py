@@ -21,7 +21,12 @@ from domain.table import InvitationRotated
 from infra.event_store import EventStore
 from service.app import create_app
 from service.edge.logs import JsonFormatter
-from service.tools.client import DokoClient, ProblemError, SseMessage, TableClient
+from service.tools.client import (
+    DokoClient,
+    ProblemError,
+    SseMessage,
+    TableClient,
+)
 from tests.service.conftest import Records, serve, settings
 from tests.service.edge.test_errors import assert_problem
 from tests.service.knowledge import differences, message, with_server_time

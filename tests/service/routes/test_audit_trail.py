@@ -30,7 +30,9 @@ from infra.signing import KeyFileError, KeyStatus, Signer, b64url, check_signatu
 from infra.sse import SseMessage, SseParser
 from service.app import create_app
 from service.tools.cli import main
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 from tests.infra.audit.forgery import Document, encoded, forge_move, resign, unsigned
 from tests.service.conftest import serve, settings
 

@@ -17,7 +17,14 @@ import pytest
 
 from domain.seats import SEATS, Seat
 from infra.event_store import EventStore
-from service.tools.client import DokoClient, TableClient, play_session, random_players
+from service.tools.client import (
+    DokoClient,
+    TableClient,
+)
+from service.tools.play import (
+    play_session,
+    random_players,
+)
 from tests.domain.test_dealing import reference_deal
 from tests.service.knowledge import Log
 

@@ -16,7 +16,9 @@ import asyncpg
 from domain.commands import Declaration, Declare
 from domain.seats import Seat
 from infra.event_store import EventStore
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 from tests.service.sessions import new_game
 from tests.service.workers.test_clock import FakeNow, client, clocked_app
 

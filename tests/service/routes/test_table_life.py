@@ -34,9 +34,13 @@ from service.tools.client import (
     Received,
     SeatClient,
     TableClient,
+)
+from service.tools.client import (
+    play_session as play,
+)
+from service.tools.play import (
     random_players,
 )
-from service.tools.client import play_session as play
 from tests.service.truth import Auditor, Truth, cards_in, secrets_in
 
 WAIT = 300.0

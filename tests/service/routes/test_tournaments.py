@@ -31,10 +31,12 @@ from service.tools.client import (
     SseMessage,
     TournamentClient,
     TournamentPlayer,
+)
+from service.tools.demo import demo
+from service.tools.play import (
     play_session,
     random_players,
 )
-from service.tools.demo import demo
 from tests.infra.test_tournaments import tournaments_of
 from tests.service.conftest import serve, settings
 from tests.service.edge.test_errors import assert_problem

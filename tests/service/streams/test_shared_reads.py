@@ -20,7 +20,11 @@ from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.app import create_app
 from service.streams.hub import FEED_PAGE
-from service.tools.client import DokoClient, SseMessage, read_sse
+from service.tools.client import (
+    DokoClient,
+    SseMessage,
+    read_sse,
+)
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables
 

@@ -20,7 +20,10 @@ from domain.game_types import GameType
 from domain.seats import Seat
 from infra.event_store import EventStore
 from service.streams.hub import Hub, sse_messages
-from service.tools.client import DokoClient, SseMessage
+from service.tools.client import (
+    DokoClient,
+    SseMessage,
+)
 from tests.service.knowledge import differences, feed_item, message, with_server_time
 from tests.service.sessions import Game, new_game
 from tests.service.truth import Truth

@@ -12,8 +12,15 @@ import pytest
 
 from domain.table_view import TableView
 from service.app import create_app
-from service.tools.client import DokoClient, ProblemError, SeatClient, random_player
+from service.tools.client import (
+    DokoClient,
+    ProblemError,
+    SeatClient,
+)
 from service.tools.demo import demo
+from service.tools.play import (
+    random_player,
+)
 from tests.service.conftest import serve, settings
 from tests.service.edge.test_errors import assert_problem
 from tests.service.sessions import all_bot_tables

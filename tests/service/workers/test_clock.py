@@ -34,7 +34,12 @@ from infra.event_store import EventStore
 from infra.migrate import upgrade
 from infra.tables import Tables
 from service.app import create_app
-from service.tools.client import DokoClient, ProblemError, SeatClient, TableClient
+from service.tools.client import (
+    DokoClient,
+    ProblemError,
+    SeatClient,
+    TableClient,
+)
 from service.tools.demo import play
 from service.workers.clock import TurnClock
 from tests.service.conftest import serve, settings

@@ -6,7 +6,9 @@ from __future__ import annotations
 import httpx
 
 from service.app import create_app
-from service.tools.client import DokoClient
+from service.tools.client import (
+    DokoClient,
+)
 from service.workers.bots import BotKind, pace
 from tests.service.conftest import serve, settings, until
 

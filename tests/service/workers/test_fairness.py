@@ -19,7 +19,14 @@ import asyncpg
 import httpx
 
 from service.app import create_app
-from service.tools.client import DokoClient, ProblemError, SeatClient, random_player
+from service.tools.client import (
+    DokoClient,
+    ProblemError,
+    SeatClient,
+)
+from service.tools.play import (
+    random_player,
+)
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables, human_with_bots
 

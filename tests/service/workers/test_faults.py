@@ -40,7 +40,14 @@ from infra.event_store import EventStore
 from infra.tables import Tables
 from service.app import create_app
 from service.edge.idempotency import key_id
-from service.tools.client import DokoClient, ProblemError, SeatClient, random_player
+from service.tools.client import (
+    DokoClient,
+    ProblemError,
+    SeatClient,
+)
+from service.tools.play import (
+    random_player,
+)
 from tests.service.conftest import Records, serve, settings
 from tests.service.serving import doko_serve, free_port, logged, wait_ready
 from tests.service.sessions import all_bot_tables, human_with_bots
