@@ -245,7 +245,8 @@ def create_app(
                 pgdata = Path(settings.embedded_data_dir)
                 supervisor.start("embedded postgres", lambda: keep_embedded(pgdata))
             with contextlib.suppress(TimeoutError):  # else readiness says it is not up
-                await asyncio.wait_for(heard.wait(), 10 * settings.db_timeout)
+                async with asyncio.timeout(10 * settings.db_timeout):
+                    await heard.wait()
             _settle_garbage_collector()
             try:
                 yield

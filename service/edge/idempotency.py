@@ -191,7 +191,8 @@ def idempotent(app: ASGIApp) -> ASGIApp:
             here = running.get(key)
             with contextlib.suppress(TimeoutError):
                 wait = outcome.remaining if here else min(outcome.remaining, pause)
-                await asyncio.wait_for((here or asyncio.Event()).wait(), wait)
+                async with asyncio.timeout(wait):
+                    await (here or asyncio.Event()).wait()
         raise ServiceError(
             409,
             "idempotency_key_in_flight",

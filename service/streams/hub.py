@@ -315,7 +315,8 @@ async def sse_messages(
             if messages:
                 continue
             try:
-                await asyncio.wait_for(waiter.wait(), heartbeat)
+                async with asyncio.timeout(heartbeat):
+                    await waiter.wait()
             except TimeoutError:
                 hub.expire(key)
                 # data=None: a comment line only; with litestar's default data "" the

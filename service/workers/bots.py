@@ -145,7 +145,8 @@ class Bots(Worker):
                 if ready is None or len(self._busy) >= self._parallel:
                     self._waiting.clear()
                     try:
-                        await asyncio.wait_for(self._waiting.wait(), RESCAN_SECONDS)
+                        async with asyncio.timeout(RESCAN_SECONDS):
+                            await self._waiting.wait()
                     except TimeoutError:
                         if not self._busy:
                             await self._scan()

@@ -123,7 +123,8 @@ class TurnClock(Worker):
         scanned = ticked = loop.time()
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._woken.wait(), self._tick)
+                async with asyncio.timeout(self._tick):
+                    await self._woken.wait()
             self._woken.clear()
             due, self._changed = self._changed, set()
             if loop.time() - scanned >= self._rescan:

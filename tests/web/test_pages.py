@@ -160,7 +160,7 @@ async def test_every_rule_id_of_rules_md_and_of_the_code_has_its_text(
     assert table_rules_of_the_domain().items() <= rules.items()
     cited = {
         rule
-        for path in [*(ROOT / "domain").glob("*.py"), *(ROOT / "service").glob("*.py")]
+        for path in [*(ROOT / "domain").rglob("*.py"), *(ROOT / "service").rglob("*.py")]
         for rule in re.findall(r'"([RTE]\d+\.\d+)"', path.read_text(encoding="utf-8"))
     }
     assert {"R3.3", "T2.3", "T4.2", "E5.3"} <= cited and cited <= set(rules)
