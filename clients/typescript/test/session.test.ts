@@ -1,13 +1,14 @@
 /**
  * The client against a live `doko serve` (DOKO_URL): a public table, four seats, one deal
  * played through the typed operations by the options each seat's view offers, the table's
- * stream read typed and resumed, the feed read typed.
+ * stream read typed and resumed, the feed read typed; a seat's and a host's streams opened
+ * with a fresh stream ticket per connection, a seat's ending once its player left.
  */
 
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
-import { createDokoClient, feed, ProblemError, tableEvents, type Schemas } from "../src/index.js";
+import { createDokoClient, feed, ProblemError, tableEvents, type Schemas, type TableStreamData } from "../src/index.js";
 
 const BASE = process.env.DOKO_URL ?? "http://127.0.0.1:8000";
 
@@ -16,7 +17,7 @@ async function fourSeats(): Promise<{ tableId: string; tokens: string[] }> {
   const created = await anonymous.POST("/tables", {
     body: { name: "typescript", visibility: "public", first_dealer: 0 },
   });
-  assert.equal(created.response.status, 201);
+  assert.equal(created.response?.status, 201);
   assert.ok(created.data);
   const tableId = created.data.table_id;
   const tokens: string[] = [];
@@ -40,7 +41,8 @@ async function move(tableId: string, tokens: string[]): Promise<boolean> {
   });
   const turn = table.data?.deal?.turn;
   if (turn === undefined || turn === null) return false;
-  const client = createDokoClient(BASE, { token: tokens[turn] ?? "" });
+  // a session is 624 commands: without keys, each is written once as fast as the service can
+  const client = createDokoClient(BASE, { token: tokens[turn] ?? "", idempotencyKeys: false });
   const path = { table_id: tableId, seat: turn };
   const view = await client.GET("/tables/{table_id}/seats/{seat}", { params: { path } });
   assert.ok(view.data?.deal, JSON.stringify(view.error));
@@ -81,7 +83,7 @@ test("a deal played through the typed client is streamed typed, and the stream r
     seen.push(message.id);
     if (seen.length === 10) break;
   }
-  for await (const message of tableEvents(BASE, tableId, { lastEventId: seen.at(-1) ?? 0 })) {
+  for await (const message of tableEvents(BASE, tableId, { after: seen.at(-1) ?? 0 })) {
     seen.push(message.id);
     if (message.data.type === "deal_scored") {
       scored = message.data; // narrowed by the discriminator: it has its chain head
@@ -118,18 +120,106 @@ test("a refused request is a problem with its code and rule", async () => {
     params: { path: { table_id: tableId, seat: 1 } },
     body: { card: "QC" },
   });
-  assert.equal(refused.response.status, 409);
+  assert.equal(refused.response?.status, 409);
   assert.ok(refused.error);
   const error = new ProblemError(refused.error as Schemas["Problem"]);
   assert.equal(error.problem.status, 409);
   assert.ok(error.problem.rule, "a rule violation names its rule");
 });
 
-test("a stream of an unknown table ends with its problem", async () => {
-  await assert.rejects(
-    async () => {
-      for await (const _ of tableEvents(BASE, "no-such-table")) break;
+test("a stream of an unknown table ends with its problem, as a value", async () => {
+  const stream = tableEvents(BASE, "no-such-table");
+  for await (const _ of stream) assert.fail("no message");
+  assert.equal(stream.end?.reason, "refused");
+  assert.equal(stream.end?.reason === "refused" && stream.end.problem.code, "table_not_found");
+  const seat = tableEvents(BASE, "no-such-table", { token: "x".repeat(43) });
+  for await (const _ of seat) assert.fail("no message");
+  assert.equal(seat.end?.reason === "refused" && seat.end.problem.status, 404);
+});
+
+/** `fetch` that notes each request: method, URL and whether it carried a credential. */
+function noting(): { fetch: typeof fetch; sent: { method: string; url: URL; authorized: boolean }[] } {
+  const sent: { method: string; url: URL; authorized: boolean }[] = [];
+  return {
+    sent,
+    fetch: (input, init) => {
+      const headers = new Headers(init?.headers);
+      sent.push({ method: init?.method ?? "GET", url: new URL(String(input)), authorized: headers.has("authorization") });
+      return fetch(input, init);
     },
-    (error: unknown) => error instanceof ProblemError && error.problem.status === 404,
-  );
+  };
+}
+
+test("a seat's stream opens each connection with a fresh ticket and ends refused once its player left", async () => {
+  const anonymous = createDokoClient(BASE);
+  const created = await anonymous.POST("/tables", { body: { name: "ticket", visibility: "public" } });
+  assert.ok(created.data, JSON.stringify(created.error));
+  const tableId = created.data.table_id;
+  const taken = await anonymous.POST("/tables/{table_id}/seats", {
+    params: { path: { table_id: tableId } },
+    body: { name: "Anna", seat: 0 },
+  });
+  assert.ok(taken.data, JSON.stringify(taken.error));
+  const token = taken.data.token;
+  const { fetch, sent } = noting();
+  const stream = tableEvents(BASE, tableId, { token, fetch, retryMs: 50 });
+  const types: TableStreamData["type"][] = [];
+  for await (const { data } of stream) {
+    types.push(data.type);
+    if (data.type === "seat_taken") {
+      const left = await createDokoClient(BASE, { token }).DELETE("/tables/{table_id}/seats/{seat}", {
+        params: { path: { table_id: tableId, seat: 0 } },
+      });
+      assert.ok(left.data, JSON.stringify(left.error));
+    }
+  }
+  assert.deepEqual(types, ["table_created", "seat_taken", "seat_left"]);
+  // the service ended the stream after the seat_left; the next ticket is refused the spent token
+  assert.equal(stream.end?.reason, "refused", JSON.stringify(stream.end));
+  assert.equal(stream.end?.reason === "refused" && stream.end.problem.code, "unauthorized");
+  assert.equal(stream.lastEventId, "3");
+  const [ticket, events, again] = sent;
+  assert.equal(sent.length, 3, JSON.stringify(sent));
+  assert.ok(ticket && events && again);
+  assert.equal(ticket.method, "POST");
+  assert.equal(ticket.url.pathname, `/tables/${tableId}/stream-tickets`);
+  assert.ok(ticket.authorized, "the credential goes in the ticket request's header");
+  assert.equal(events.url.pathname, `/tables/${tableId}/events`);
+  assert.ok(events.url.searchParams.get("ticket"), "the stream opens with the ticket");
+  assert.ok(!events.authorized && !events.url.search.includes(token), "and without the credential");
+  assert.equal(again.url.pathname, `/tables/${tableId}/stream-tickets`);
+});
+
+test("a private table's stream resumes with a new ticket after the last id", async () => {
+  const host = await createDokoClient(BASE).POST("/tables", { body: { name: "private", visibility: "private" } });
+  assert.ok(host.data, JSON.stringify(host.error));
+  const { table_id: tableId, host_token: hostToken, invitation } = host.data;
+  assert.ok(invitation);
+  const guest = createDokoClient(BASE, { token: invitation });
+  for (const seat of [0, 1]) {
+    const taken = await guest.POST("/tables/{table_id}/seats", { params: { path: { table_id: tableId } }, body: { name: `p${seat}`, seat } });
+    assert.ok(taken.data, JSON.stringify(taken.error));
+  }
+  const hidden = tableEvents(BASE, tableId, { retryMs: 50 });
+  for await (const _ of hidden) assert.fail("a private table shows nothing without a credential");
+  assert.equal(hidden.end?.reason === "refused" && hidden.end.problem.code, "table_not_found");
+  const { fetch, sent } = noting();
+  const first = tableEvents(BASE, tableId, { token: hostToken, fetch });
+  const ids: number[] = [];
+  for await (const { id } of first) {
+    ids.push(id);
+    if (ids.length === 2) break;
+  }
+  assert.deepEqual(first.end, { reason: "closed" });
+  const rest = tableEvents(BASE, tableId, { token: hostToken, fetch, after: first.lastEventId ?? 0 });
+  for await (const { id, data } of rest) {
+    ids.push(id);
+    if (data.type === "seat_taken" && data.seat === 1) rest.close();
+  }
+  assert.deepEqual(ids, [1, 2, 3]);
+  const opened = sent.filter(({ url }) => url.pathname.endsWith("/events"));
+  assert.equal(opened.length, 2);
+  const tickets = opened.map(({ url }) => url.searchParams.get("ticket"));
+  assert.ok(tickets[0] && tickets[1] && tickets[0] !== tickets[1], "a fresh ticket per connection");
+  assert.equal(opened[1]?.url.searchParams.get("after"), "2");
 });

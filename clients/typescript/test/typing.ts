@@ -3,7 +3,8 @@
  * the document's enums and unions are closed types, not strings.
  */
 
-import type { Schemas, TableStreamData } from "../src/index.js";
+import { botKindValues, cardValues, gameTypeValues } from "../src/index.js";
+import type { Card, DokoClient, EventStream, GameType, Schemas, TableStreamData } from "../src/index.js";
 
 // @ts-expect-error: no such card
 export const card: Schemas["Card"] = "QX";
@@ -28,4 +29,57 @@ export function retry(problem: Schemas["Problem"]): boolean {
     default:
       return false;
   }
+}
+
+// The schemas by name, and the enums' values at run time, typed by their schema.
+export const queen: Card = "QC";
+// @ts-expect-error: no such card, by the schema's name too
+export const knave: Card = "QX";
+export const deck: readonly Card[] = cardValues;
+// @ts-expect-error: the values are cards, not any strings
+export const unknown = cardValues.includes("QX");
+export const kinds: readonly Schemas["BotKind"][] = botKindValues;
+export const games: readonly GameType[] = gameTypeValues;
+
+/** What a bot does with any answer: a problem of the service's or the client's, one switch. */
+export async function play(client: DokoClient, table_id: string, seat: 0 | 1 | 2 | 3): Promise<string> {
+  const answer = await client.POST("/tables/{table_id}/seats/{seat}/play", {
+    params: { path: { table_id, seat } },
+    body: { card: "QC" },
+  });
+  if (answer.data) return answer.data.view.deal?.phase ?? "none";
+  switch (answer.error.code) {
+    case "network_error":
+    case "must_follow":
+      return answer.error.detail ?? "";
+    // @ts-expect-error: no such problem code, of the service or the client
+    case "no_answer":
+      return "";
+    default:
+      // @ts-expect-error: a client problem has no response
+      return String(answer.response.status);
+  }
+}
+
+export function ended(stream: EventStream<TableStreamData>): string {
+  const end = stream.end;
+  if (end === undefined) return "running";
+  switch (end.reason) {
+    case "closed":
+      return "closed";
+    case "refused":
+      return end.problem.code;
+    case "failed":
+      return end.problem.code;
+    default:
+      return end satisfies never;
+  }
+}
+
+/** An operation that takes nothing is called with the path alone. */
+export async function lobby(client: DokoClient): Promise<number> {
+  const { data } = await client.GET("/tables");
+  // @ts-expect-error: a path that is not in the document
+  await client.GET("/lobby");
+  return data?.tables.length ?? 0;
 }
