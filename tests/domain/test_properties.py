@@ -427,6 +427,12 @@ def play_checked(seed: int) -> None:
     check_session(events, state)
 
 
+SESSIONS_PLAYED = pytest.mark.xdist_group("random_sessions")
+"""`test_random_session` and `test_every_game_type_occurred` on one worker, in that order:
+the second reads what the first played (on another worker it would play it all again)."""
+
+
+@SESSIONS_PLAYED
 @settings(
     max_examples=SESSIONS,
     derandomize=True,
@@ -445,6 +451,7 @@ def test_random_session(seed: int) -> None:
     SEEDS_PLAYED.add(seed)
 
 
+@SESSIONS_PLAYED
 def test_every_game_type_occurred() -> None:
     """Every kind of deal was played by `test_random_session`: after it in file order; in
     another order (pytest-randomly, or this test alone) it runs those sessions first,
