@@ -13,7 +13,13 @@ import { readStream, type StreamMessage, type StreamOptions } from "./stream.js"
 export type { components, operations, paths } from "./schema.js";
 export type { AnswerOf, Method, Operation, PathOf, RequestOf } from "./operation.js";
 export { ProblemError, type Problem } from "./problem.js";
-export { parseEventStream, readStream, type StreamMessage, type StreamOptions } from "./stream.js";
+export {
+  parseEventStream,
+  readStream,
+  type EventName,
+  type StreamMessage,
+  type StreamOptions,
+} from "./stream.js";
 
 export type Schemas = components["schemas"];
 /** The data of a table stream message: a table event as the viewer may see it. */

@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table
-         * @description Draws 12 secret server seeds and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1).
+         * @description Draws 12 secret server seeds and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1). `Location` is the table's view.
          */
         post: operations["createTable"];
         delete?: never;
@@ -179,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a seat with a bot
-         * @description The host fills `seat` (or the next free one; during the session, a vacant one, T2.2) with a server-side bot, `random` (random legal moves) or `greedy` (a simple heuristic). Bots see only their seat's view and keep playing across restarts.
+         * @description The host fills `seat` (or the next free one; during the session, a vacant one, T2.2) with a server-side bot, `random` (random legal moves) or `greedy` (a simple heuristic). Bots see only their seat's view and keep playing across restarts. `Location` is the seat (whose view takes its token, which nobody holds: the table's view shows the bot).
          */
         post: operations["seatBot"];
         delete?: never;
@@ -359,7 +359,7 @@ export interface paths {
         put?: never;
         /**
          * Take a seat
-         * @description Sit on `seat` or the next free one; the seat token is shown once. When the fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2); during the session a newcomer takes a vacant seat and plays on with it (T2.2). A private table takes its invitation code, in the body or as the Bearer token (T1.1).
+         * @description Sit on `seat` or the next free one; the seat token is shown once. When the fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2); during the session a newcomer takes a vacant seat and plays on with it (T2.2). A private table takes its invitation code, in the body or as the Bearer token (T1.1). `Location` is the seat's view.
          */
         post: operations["takeSeat"];
         delete?: never;
@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * A ticket that opens the table's stream once
-         * @description For clients that cannot send headers on a stream (a browser's EventSource): send the credential the stream is to be read with as the Bearer token (a seat token: that seat's events; the host token or the invitation code: a spectator's; none at a public table) and open `GET /tables/{id}/events?ticket=...` with the answer's `ticket`. It opens the stream once, within 60 s, while the credential still opens the table; then get a new one (to resume, too). A credential is never put in a URL.
+         * @description For clients that cannot send headers on a stream (a browser's EventSource): send the credential the stream is to be read with as the Bearer token (a seat token: that seat's events; the host token or the invitation code: a spectator's; none at a public table) and open `GET /tables/{id}/events?ticket=...` with the answer's `ticket`. It opens the stream once, within 60 s, while the credential still opens the table; then get a new one (to resume, too). A credential is never put in a URL; the ticket, made for one, is: `Location` is the stream's URL with it.
          */
         post: operations["getStreamTicket"];
         delete?: never;
@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tournament (E1)
-         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private tournament, the invitation code are shown once.
+         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private tournament, the invitation code are shown once. `Location` is the tournament.
          */
         post: operations["createTournament"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Register a player (E2)
-         * @description Under a name no other player of the tournament has (E2.1: compared without surrounding spaces, regardless of case); at a private tournament with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The tournament credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).
+         * @description Under a name no other player of the tournament has (E2.1: compared without surrounding spaces, regardless of case); at a private tournament with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The tournament credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2). `Location` is the player's table (`getPlayerTable`), which the credential opens.
          */
         post: operations["registerPlayer"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * A ticket that opens the tournament's stream once
-         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private tournament's credentials as the Bearer token (the director's host token, a player's tournament credential or the invitation code; none at a public tournament) and open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the tournament's stream once, within 60 s (a second time, at another tournament or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL.
+         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private tournament's credentials as the Bearer token (the director's host token, a player's tournament credential or the invitation code; none at a public tournament) and open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the tournament's stream once, within 60 s (a second time, at another tournament or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL; the ticket, made for one, is: `Location` is the stream's URL with it.
          */
         post: operations["getTournamentStreamTicket"];
         delete?: never;
@@ -744,7 +744,7 @@ export interface components {
         Announced: {
             cards: number;
             /** @default false */
-            late_reply?: boolean;
+            late_reply: boolean;
             party: components["schemas"]["Party"];
             seat: components["schemas"]["Seat"];
             /**
@@ -754,6 +754,20 @@ export interface components {
             type: "announced";
             word: components["schemas"]["Word"];
             words: components["schemas"]["Word"][];
+        };
+        /**
+         * BodyError
+         * @description What is wrong at one place of the request body (an item of a problem's `errors`,
+         *     RFC 9457 §3).
+         */
+        BodyError: {
+            /** @example must be at least 5 */
+            detail: string;
+            /**
+             * @description a JSON Pointer (RFC 6901) into the body, as a URI fragment: `#/name`, `#/presets/0/1`; `#` is the whole body
+             * @example #/turn_seconds
+             */
+            pointer: string;
         };
         /**
          * BotKind
@@ -790,10 +804,10 @@ export interface components {
         /** Check */
         Check: {
             /** @default  */
-            detail?: string;
+            detail: string;
             name: string;
             ok: boolean;
-            version?: number | null;
+            version: number | null;
         };
         /** CommandResponse */
         CommandResponse: {
@@ -891,12 +905,12 @@ export interface components {
              *       []
              *     ]
              */
-            played_by?: string[][];
+            played_by: string[][];
             players: (string | null)[];
             published_commitment: string | null;
             score: components["schemas"]["Score"];
             /** @default [] */
-            sorted_hands?: components["schemas"]["Card"][][];
+            sorted_hands: components["schemas"]["Card"][][];
             table: string;
             tricks: components["schemas"]["TrickRecord"][];
         };
@@ -933,7 +947,7 @@ export interface components {
             format: string;
             ok: boolean;
             /** @description the service's signature of this report (`/.well-known/doko-keys`) */
-            signature?: components["schemas"]["Signature"] | null;
+            signature: components["schemas"]["Signature"] | null;
             table_checks: components["schemas"]["Check"][];
             table_id: string;
             /** @description the table version verified up to */
@@ -941,12 +955,12 @@ export interface components {
         };
         /** Dealing */
         Dealing: {
-            algorithm?: string | null;
-            commitment?: string | null;
+            algorithm: string | null;
+            commitment: string | null;
             /** @default [] */
-            entropy?: string[];
+            entropy: string[];
             method: string;
-            seed?: string | null;
+            seed: string | null;
         };
         /**
          * DealingMethod
@@ -989,24 +1003,27 @@ export interface components {
             events: components["schemas"]["ExportedEvent"][];
             format: string;
             format_version: number;
-            name?: string | null;
+            name: string | null;
             /** @default [] */
-            players?: (string | null)[];
+            players: (string | null)[];
             /** @description the deployment's signature of the whole file (`/.well-known/doko-keys`) */
-            signature?: components["schemas"]["Signature"] | null;
+            signature: components["schemas"]["Signature"] | null;
             stream_id: string;
         };
         /** ExportedEvent */
         ExportedEvent: {
-            actor?: string | null;
-            causation?: string | null;
+            actor: string | null;
+            causation: string | null;
             /** @default 1 */
-            chain?: number;
-            command_id?: string | null;
+            chain: number;
+            command_id: string | null;
             hash: string;
-            payload: unknown;
+            /** @description The event's fields as they were hashed (its `type` and `schema_version` say which they are): free-form here, since an export carries every version of every event type a log ever stored, verbatim; `doko verify` reads them. */
+            payload: {
+                [key: string]: unknown;
+            };
             /** @default 0 */
-            position?: number;
+            position: number;
             /** Format: date-time */
             recorded_at: string;
             schema_version: number;
@@ -1028,7 +1045,7 @@ export interface components {
              * @description deal_scored and session_finished: the table's hash chain value at this version (hex), to hold an export against (`doko verify --witness`)
              * @default null
              */
-            chain_head?: string | null;
+            chain_head?: string;
             event: components["schemas"]["TableEvent"];
             /**
              * Format: date-time
@@ -1047,7 +1064,7 @@ export interface components {
         GameType: "normal" | "marriage" | "silent_solo" | "diamonds_solo" | "hearts_solo" | "spades_solo" | "clubs_solo" | "queen_solo" | "jack_solo" | "fleischlos";
         /** GameTypeFixed */
         GameTypeFixed: {
-            declarer?: components["schemas"]["Seat"] | null;
+            declarer: components["schemas"]["Seat"] | null;
             game_type: components["schemas"]["GameType"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1077,23 +1094,23 @@ export interface components {
         /** Jwk */
         Jwk: {
             /** @default EdDSA */
-            alg?: string;
+            alg: string;
             /** @description signatures dated before are refused */
-            created?: string | null;
+            created: string | null;
             /** @default Ed25519 */
-            crv?: string;
+            crv: string;
             /** @description RFC 7638 thumbprint of the key */
             kid: string;
             /** @default OKP */
-            kty?: string;
+            kty: string;
             /** @description signatures dated after are refused */
-            retired?: string | null;
+            retired: string | null;
             /** @description compromised from then: signatures dated then or after are refused, those dated before are flagged */
-            revoked_from?: string | null;
+            revoked_from: string | null;
             /** @description current: signs new documents; retired: signs no more; revoked: compromised from revoked_from on */
             status: components["schemas"]["KeyStatus"];
             /** @default sig */
-            use?: string;
+            use: string;
             /** @description the 32-byte public key, base64url */
             x: string;
         };
@@ -1158,11 +1175,11 @@ export interface components {
         /** Observation */
         Observation: {
             announcements: components["schemas"]["Announced"][];
-            contracts?: (components["schemas"]["GameType"] | null)[] | null;
+            contracts: (components["schemas"]["GameType"] | null)[] | null;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             dealing: components["schemas"]["Dealing"];
-            dealt?: components["schemas"]["Card"][][] | null;
+            dealt: components["schemas"]["Card"][][] | null;
             declarations: (components["schemas"]["Declaration"] | null)[];
             declarer: components["schemas"]["Seat"] | null;
             game_type: components["schemas"]["GameType"] | null;
@@ -1173,7 +1190,7 @@ export interface components {
             own_contract: components["schemas"]["GameType"] | null;
             parties: (components["schemas"]["Party"] | null)[];
             phase: components["schemas"]["Phase"];
-            score?: components["schemas"]["DealScored"] | null;
+            score: components["schemas"]["DealScored"] | null;
             trick: components["schemas"]["Card"][];
             trick_leader: components["schemas"]["Seat"] | null;
             tricks: components["schemas"]["PlayedTrick"][];
@@ -1183,14 +1200,32 @@ export interface components {
         /** Options */
         Options: {
             /** @default [] */
-            announcements?: components["schemas"]["Allowance"][];
+            announcements: components["schemas"]["Allowance"][];
             /** @default [] */
-            cards?: components["schemas"]["Card"][];
+            cards: components["schemas"]["Card"][];
             /** @default [] */
-            contracts?: components["schemas"]["GameType"][];
+            contracts: components["schemas"]["GameType"][];
             /** @default [] */
-            declarations?: components["schemas"]["Declaration"][];
+            declarations: components["schemas"]["Declaration"][];
         };
+        /**
+         * ParameterError
+         * @description What is wrong with one parameter of the request (an item of a problem's
+         *     `errors`).
+         */
+        ParameterError: {
+            /** @example must be at most 3 */
+            detail: string;
+            in: components["schemas"]["ParameterIn"];
+            /** @example seat */
+            parameter: string;
+        };
+        /**
+         * ParameterIn
+         * @description Where a parameter is sent.
+         * @enum {string}
+         */
+        ParameterIn: "cookie" | "header" | "path" | "query";
         /**
          * Party
          * @description Re (the QC holders, the soloist, the marriage pair) against Kontra.
@@ -1201,9 +1236,9 @@ export interface components {
         Permission: {
             action: components["schemas"]["LifeAction"];
             allowed: boolean;
-            code?: string | null;
-            rule?: string | null;
-            seat?: components["schemas"]["Seat"] | null;
+            code: components["schemas"]["ProblemCode"] | null;
+            rule: string | null;
+            seat: components["schemas"]["Seat"] | null;
         };
         /**
          * Phase
@@ -1237,7 +1272,7 @@ export interface components {
          */
         PlayerRegistered: {
             /** @default false */
-            by_director?: boolean;
+            by_director: boolean;
             name: string;
             player: number;
             token_hash: string;
@@ -1258,23 +1293,22 @@ export interface components {
             player: number;
             round_no: number;
             /** @example 2 */
-            seat?: number | null;
+            seat: number | null;
             status: components["schemas"]["TournamentStatus"];
-            table_id?: string | null;
-            table_no?: number | null;
+            table_id: string | null;
+            table_no: number | null;
             /** @default false */
-            table_open?: boolean;
+            table_open: boolean;
             tournament_id: string;
         };
         /** Problem */
         Problem: {
             code: components["schemas"]["ProblemCode"];
-            detail?: string | null;
-            errors?: {
-                [key: string]: unknown;
-            }[] | null;
-            instance?: string | null;
-            rule?: string | null;
+            detail?: string;
+            /** @description What is wrong, each in one place: a member of the body (`pointer`) or a parameter (`parameter`, `in`) that is not what the operation takes, or (`not_ready`) a readiness check that failed (`name`, `ok`). */
+            errors?: (components["schemas"]["BodyError"] | components["schemas"]["ParameterError"] | components["schemas"]["ReadinessCheck"])[];
+            instance?: string;
+            rule?: string;
             status: number;
             title: string;
             type: string;
@@ -1284,7 +1318,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1292,7 +1326,7 @@ export interface components {
         };
         /** ReadinessCheck */
         ReadinessCheck: {
-            detail?: string | null;
+            detail: string | null;
             name: string;
             ok: boolean;
         };
@@ -1333,7 +1367,7 @@ export interface components {
          */
         RoundStarted: {
             /** @default false */
-            by_hand?: boolean;
+            by_hand: boolean;
             round_no: number;
             seating: (number | null)[][];
             /** @enum {unknown} */
@@ -1374,7 +1408,7 @@ export interface components {
         /** Scoresheet */
         Scoresheet: {
             /** @default false */
-            abandoned?: boolean;
+            abandoned: boolean;
             deals: number;
             finished: boolean;
             name: string;
@@ -1418,15 +1452,15 @@ export interface components {
         };
         /** SeatInfo */
         SeatInfo: {
-            bot?: string | null;
+            bot: components["schemas"]["BotKind"] | null;
             name: string | null;
             seat: components["schemas"]["Seat"];
-            status?: components["schemas"]["SeatStatus"];
+            status: components["schemas"]["SeatStatus"];
         };
         /** SeatLeft */
         SeatLeft: {
             /** @default false */
-            by_host?: boolean;
+            by_host: boolean;
             name: string;
             seat: components["schemas"]["Seat"];
             /**
@@ -1446,9 +1480,9 @@ export interface components {
         /** SeatTaken */
         SeatTaken: {
             /** @default  */
-            bot?: string;
+            bot: string;
             /** @default  */
-            entropy?: string;
+            entropy: string;
             name: string;
             seat: components["schemas"]["Seat"];
             token_hash: string;
@@ -1490,7 +1524,7 @@ export interface components {
         /** SessionStarted */
         SessionStarted: {
             /** @default 12 */
-            deals?: number;
+            deals: number;
             first_dealer: components["schemas"]["Seat"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1500,7 +1534,7 @@ export interface components {
         };
         /** SheetRow */
         SheetRow: {
-            chain_head?: string | null;
+            chain_head?: string;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             entries: number[];
@@ -1513,13 +1547,13 @@ export interface components {
              *     ]
              */
             players?: string[][];
-            scored_version?: number | null;
+            scored_version?: number;
             totals: number[];
         };
         /** Signature */
         Signature: {
             /** @default EdDSA */
-            alg?: string;
+            alg: string;
             /** @description the signing key: one of GET /.well-known/doko-keys */
             kid: string;
             /** Format: date-time */
@@ -1541,7 +1575,7 @@ export interface components {
         /** Standings */
         Standings: {
             /** @default [] */
-            abandoned?: components["schemas"]["Abandoned"][];
+            abandoned: components["schemas"]["Abandoned"][];
             lines: components["schemas"]["Standing"][];
             method: components["schemas"]["StandingsMethod"];
             public_deals: number[];
@@ -1577,14 +1611,14 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             /** @default 60 */
-            seconds?: number;
+            seconds: number;
             ticket: string;
         };
         /** StreamedAnnounced */
         StreamedAnnounced: {
             cards: number;
             /** @default false */
-            late_reply?: boolean;
+            late_reply: boolean;
             party: components["schemas"]["Party"];
             seat: components["schemas"]["Seat"];
             /**
@@ -1664,7 +1698,7 @@ export interface components {
         };
         /** StreamedGameTypeFixed */
         StreamedGameTypeFixed: {
-            declarer?: components["schemas"]["Seat"] | null;
+            declarer: components["schemas"]["Seat"] | null;
             game_type: components["schemas"]["GameType"];
             /**
              * Format: date-time
@@ -1737,7 +1771,7 @@ export interface components {
         /** StreamedSeatLeft */
         StreamedSeatLeft: {
             /** @default false */
-            by_host?: boolean;
+            by_host: boolean;
             name: string;
             seat: components["schemas"]["Seat"];
             /**
@@ -1754,9 +1788,9 @@ export interface components {
         /** StreamedSeatTaken */
         StreamedSeatTaken: {
             /** @default  */
-            bot?: string;
+            bot: string;
             /** @default  */
-            entropy?: string;
+            entropy: string;
             name: string;
             seat: components["schemas"]["Seat"];
             /**
@@ -1789,7 +1823,7 @@ export interface components {
         /** StreamedSessionStarted */
         StreamedSessionStarted: {
             /** @default 12 */
-            deals?: number;
+            deals: number;
             first_dealer: components["schemas"]["Seat"];
             /**
              * Format: date-time
@@ -1818,33 +1852,33 @@ export interface components {
         /** StreamedTableCreated */
         StreamedTableCreated: {
             /** @default [] */
-            commitments?: string[];
+            commitments: string[];
             first_dealer: components["schemas"]["Seat"];
             /** @default false */
-            first_dealer_fixed?: boolean;
+            first_dealer_fixed: boolean;
             /** @default  */
-            host_token_hash?: string;
+            host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][];
+            presets: components["schemas"]["Card"][][][];
             /** @default [] */
-            server_seeds?: string[];
+            server_seeds: string[];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
             /** @default false */
-            shared_seeds?: boolean;
-            turn_seconds?: number | null;
+            shared_seeds: boolean;
+            turn_seconds: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "table_created";
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /** StreamedTrickWon */
         StreamedTrickWon: {
@@ -1893,34 +1927,34 @@ export interface components {
         /** TableCreated */
         TableCreated: {
             /** @default [] */
-            commitments?: string[];
+            commitments: string[];
             first_dealer: components["schemas"]["Seat"];
             /** @default false */
-            first_dealer_fixed?: boolean;
+            first_dealer_fixed: boolean;
             /** @default  */
-            host_token_hash?: string;
+            host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][];
+            presets: components["schemas"]["Card"][][][];
             /** @default [] */
-            server_seeds?: string[];
+            server_seeds: string[];
             /** @default false */
-            shared_seeds?: boolean;
-            turn_seconds?: number | null;
+            shared_seeds: boolean;
+            turn_seconds: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "table_created";
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /** TableCreatedResponse */
         TableCreatedResponse: {
             commitments: string[];
             host_token: string;
-            invitation?: string | null;
+            invitation: string | null;
             table_id: string;
             version: number;
             view: components["schemas"]["TableView"];
@@ -1939,7 +1973,7 @@ export interface components {
          */
         TableEnded: {
             /** @default false */
-            abandoned?: boolean;
+            abandoned: boolean;
             deals: number;
             round_no: number;
             table_no: number;
@@ -1996,11 +2030,11 @@ export interface components {
             deals: components["schemas"]["DealReport"][];
             events: number;
             /** @default false */
-            flagged?: boolean;
+            flagged: boolean;
             name: string | null;
             stream_id: string;
             /** @default [] */
-            warnings?: string[];
+            warnings: string[];
         };
         /**
          * TableScored
@@ -2036,8 +2070,8 @@ export interface components {
         /** TableView */
         TableView: {
             /** @default [] */
-            actions?: components["schemas"]["Permission"][];
-            clock?: components["schemas"]["Turn"] | null;
+            actions: components["schemas"]["Permission"][];
+            clock: components["schemas"]["Turn"] | null;
             commitments: string[];
             deal: components["schemas"]["Observation"] | null;
             dealing_method: components["schemas"]["DealingMethod"];
@@ -2047,12 +2081,14 @@ export interface components {
             preset: boolean;
             scoresheet: number[][];
             seats: components["schemas"]["SeatInfo"][];
-            server_time?: string | null;
-            status?: components["schemas"]["TableStatus"];
+            server_time: string | null;
+            status: components["schemas"]["TableStatus"];
             totals: number[];
-            turn_seconds?: number | null;
+            turn_seconds: number | null;
+            /** @default 0 */
+            version: number;
             viewer: components["schemas"]["Seat"] | null;
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
             winners: components["schemas"]["Seat"][] | null;
         };
         /** TakeSeatRequest */
@@ -2072,7 +2108,7 @@ export interface components {
         /** TournamentAnswer */
         TournamentAnswer: {
             /** @default [] */
-            tables?: components["schemas"]["TableProgress"][];
+            tables: components["schemas"]["TableProgress"][];
             tournament: components["schemas"]["TournamentView"];
             tournament_id: string;
             version: number;
@@ -2085,31 +2121,31 @@ export interface components {
          */
         TournamentCreated: {
             /** @default [] */
-            commitments?: string[][];
+            commitments: string[][];
             host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             /** @default total_points */
-            method?: components["schemas"]["StandingsMethod"];
+            method: components["schemas"]["StandingsMethod"];
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][][];
+            presets: components["schemas"]["Card"][][][][];
             /** @default [] */
-            round_seeds?: string[][];
+            round_seeds: string[][];
             rounds: number;
             seating_commitment: string;
             seating_seed: string;
             /** @default null */
-            turn_seconds?: number | null;
+            turn_seconds: number | null;
             /** @enum {unknown} */
             type: "event_created";
             /** @default public */
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /** TournamentCreatedResponse */
         TournamentCreatedResponse: {
             host_token: string;
-            invitation?: string | null;
+            invitation: string | null;
             tournament: components["schemas"]["TournamentAnswer"];
             tournament_id: string;
         };
@@ -2118,9 +2154,9 @@ export interface components {
             events: components["schemas"]["ExportedEvent"][];
             format: string;
             format_version: number;
-            name?: string | null;
+            name: string | null;
             /** @description the deployment's signature of the whole file (`/.well-known/doko-keys`) */
-            signature?: components["schemas"]["Signature"] | null;
+            signature: components["schemas"]["Signature"] | null;
             standings: components["schemas"]["Standings"];
             tables: components["schemas"]["ExportedTable"][];
             tournament_id: string;
@@ -2141,7 +2177,7 @@ export interface components {
             events: number;
             name: string | null;
             /** @default [] */
-            tables?: components["schemas"]["TableReport"][];
+            tables: components["schemas"]["TableReport"][];
             tournament_id: string;
         };
         /** TournamentRound */
@@ -2165,10 +2201,10 @@ export interface components {
         /** TournamentTable */
         TournamentTable: {
             /** @default false */
-            abandoned?: boolean;
-            deals?: number | null;
+            abandoned: boolean;
+            deals: number | null;
             /** @default false */
-            ended?: boolean;
+            ended: boolean;
             seats: (string | null)[];
             table_no: number;
         };
@@ -2190,7 +2226,7 @@ export interface components {
             preset: boolean;
             rounds: number;
             seating_commitment: string;
-            seating_seed?: string | null;
+            seating_seed: string | null;
             status: components["schemas"]["TournamentStatus"];
             turn_seconds: number | null;
             visibility: components["schemas"]["Visibility"];
@@ -2216,7 +2252,7 @@ export interface components {
         };
         /** Turn */
         Turn: {
-            deadline?: string | null;
+            deadline: string | null;
             seat: components["schemas"]["Seat"];
             seconds: number;
         };
@@ -2267,7 +2303,7 @@ export interface components {
          */
         WitnessedPlayerRegistered: {
             /** @default false */
-            by_director?: boolean;
+            by_director: boolean;
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             name: string;
@@ -2314,7 +2350,7 @@ export interface components {
          */
         WitnessedRoundStarted: {
             /** @default false */
-            by_hand?: boolean;
+            by_hand: boolean;
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             round_no: number;
@@ -2349,7 +2385,7 @@ export interface components {
          */
         WitnessedTableEnded: {
             /** @default false */
-            abandoned?: boolean;
+            abandoned: boolean;
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             deals: number;
@@ -2371,29 +2407,29 @@ export interface components {
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             /** @default [] */
-            commitments?: string[][];
+            commitments: string[][];
             host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             /** @default total_points */
-            method?: components["schemas"]["StandingsMethod"];
+            method: components["schemas"]["StandingsMethod"];
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][][];
+            presets: components["schemas"]["Card"][][][][];
             /** @default [] */
-            round_seeds?: string[][];
+            round_seeds: string[][];
             rounds: number;
             seating_commitment: string;
             seating_seed: string;
             /** @default null */
-            turn_seconds?: number | null;
+            turn_seconds: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "event_created";
             /** @default public */
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /**
          * WitnessedTournamentFinished
@@ -2421,7 +2457,12 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description what is left of each quota that counted the request in this window (draft-ietf-httpapi-ratelimit-headers), e.g. `"address";r=1199;t=1, "token";r=599;t=1`; on every answer the rate limits counted */
+        RateLimit: string;
+        /** @description the quotas that counted the request (draft-ietf-httpapi-ratelimit-headers), e.g. `"address";q=1200;w=1, "token";q=600;w=1`: requests a second per client address, per token, and on the routes that replay a log */
+        "RateLimit-Policy": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2438,6 +2479,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2447,6 +2490,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,6 +2506,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +2538,8 @@ export interface operations {
             /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +2549,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2499,6 +2560,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2508,6 +2576,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2528,6 +2603,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,6 +2614,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +2641,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2566,6 +2652,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +2679,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +2690,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2604,6 +2706,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2634,6 +2743,13 @@ export interface operations {
             /** @description a page of the lobby */
             200: {
                 headers: {
+                    /**
+                     * @description a strong entity tag of the page (a hash of its body): send it back in If-None-Match
+                     * @example "9f2c4e1a0b7d3f5e"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2643,6 +2759,13 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /**
+                     * @description a strong entity tag of the page (a hash of its body): send it back in If-None-Match
+                     * @example "9f2c4e1a0b7d3f5e"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2650,6 +2773,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2659,6 +2784,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2668,6 +2800,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,7 +2819,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2695,6 +2834,12 @@ export interface operations {
             /** @description the new table */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2704,6 +2849,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2713,6 +2860,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2722,6 +2876,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2731,6 +2887,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2740,6 +2898,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2749,6 +2909,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2758,6 +2925,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2769,7 +2943,7 @@ export interface operations {
     getTable: {
         parameters: {
             query?: {
-                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
+                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification. A version the table has not reached is 409 `version_not_reached` (its ETag the version it is at) */
                 min_version?: number;
             };
             header?: {
@@ -2787,6 +2961,13 @@ export interface operations {
             /** @description the public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2796,6 +2977,13 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2803,6 +2991,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2812,6 +3002,24 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2821,6 +3029,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2830,6 +3045,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2842,7 +3064,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2856,6 +3078,13 @@ export interface operations {
             /** @description the table's new version and its public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2865,6 +3094,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2874,6 +3105,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2883,6 +3121,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2892,6 +3132,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2901,6 +3148,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2910,6 +3159,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2919,6 +3175,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2931,7 +3194,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2946,9 +3209,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Document created, URL follows */
+            /** @description the seat the bot took */
             201: {
                 headers: {
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2958,6 +3225,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2967,6 +3236,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2976,6 +3252,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2985,6 +3263,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,6 +3279,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3003,6 +3290,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,6 +3301,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,6 +3312,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +3328,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3042,7 +3347,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3056,6 +3361,13 @@ export interface operations {
             /** @description the table's new version and its public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3065,6 +3377,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3074,6 +3388,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3083,6 +3404,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3092,6 +3415,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3101,6 +3431,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3110,6 +3442,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3119,6 +3458,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,6 +3490,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3153,6 +3501,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3162,6 +3512,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3171,6 +3523,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3180,6 +3534,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3189,6 +3550,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,6 +3582,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3223,6 +3593,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3232,6 +3604,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3241,6 +3615,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3250,6 +3626,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3259,6 +3642,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3284,6 +3674,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3293,6 +3685,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3302,6 +3696,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3311,6 +3707,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3320,6 +3718,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3329,6 +3734,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3359,6 +3771,8 @@ export interface operations {
             /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3368,6 +3782,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3377,6 +3793,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,6 +3809,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3395,6 +3820,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3404,6 +3836,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3427,6 +3866,8 @@ export interface operations {
             /** @description the table's log */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3436,6 +3877,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3445,6 +3888,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3454,6 +3899,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3463,6 +3910,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3472,6 +3926,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3484,7 +3945,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3498,6 +3959,16 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3507,6 +3978,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,6 +3989,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +4005,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +4016,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3543,6 +4032,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3552,6 +4043,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3561,6 +4059,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3572,7 +4077,7 @@ export interface operations {
     getScoresheet: {
         parameters: {
             query?: {
-                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
+                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification. A version the table has not reached is 409 `version_not_reached` (its ETag the version it is at) */
                 min_version?: number;
             };
             header?: {
@@ -3590,6 +4095,13 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3599,6 +4111,13 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3606,6 +4125,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3615,6 +4136,24 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3624,6 +4163,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3633,6 +4179,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3645,7 +4198,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3663,6 +4216,12 @@ export interface operations {
             /** @description the seat taken */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3672,6 +4231,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,6 +4242,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,6 +4258,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3699,6 +4274,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3708,6 +4285,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3717,6 +4301,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3726,6 +4312,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3735,6 +4323,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,6 +4334,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +4350,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,7 +4368,7 @@ export interface operations {
     getSeatView: {
         parameters: {
             query?: {
-                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
+                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification. A version the table has not reached is 409 `version_not_reached` (its ETag the version it is at) */
                 min_version?: number;
             };
             header?: {
@@ -3784,6 +4388,15 @@ export interface operations {
             /** @description the seat's view */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,6 +4406,15 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3800,6 +4422,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3809,6 +4433,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3818,6 +4449,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3827,6 +4465,24 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,6 +4492,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3845,6 +4508,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3859,7 +4529,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3875,6 +4545,13 @@ export interface operations {
             /** @description the table's new version and its public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3884,6 +4561,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3893,6 +4572,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3902,6 +4588,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,6 +4604,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3920,6 +4615,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3929,6 +4636,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3938,6 +4647,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3947,6 +4663,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3961,7 +4684,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3981,6 +4704,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3990,6 +4722,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3999,6 +4733,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4008,6 +4749,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4017,6 +4765,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,6 +4776,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4035,6 +4797,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4044,6 +4808,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4053,6 +4819,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4062,6 +4830,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4071,6 +4846,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4085,7 +4867,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4101,6 +4883,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4110,6 +4901,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4119,6 +4912,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4128,6 +4928,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4137,6 +4944,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4146,6 +4955,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4155,6 +4976,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4164,6 +4987,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4173,6 +5003,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4187,7 +5024,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4207,6 +5044,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4216,6 +5062,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4225,6 +5073,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4234,6 +5089,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4243,6 +5105,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4252,6 +5116,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4261,6 +5137,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4270,6 +5148,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4279,6 +5159,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4288,6 +5170,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4297,6 +5186,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4311,7 +5207,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4331,6 +5227,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4340,6 +5245,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,6 +5256,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4358,6 +5272,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4367,6 +5288,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4376,6 +5299,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,6 +5320,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4394,6 +5331,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4403,6 +5342,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4412,6 +5353,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4421,6 +5369,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4435,7 +5390,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4455,6 +5410,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4464,6 +5428,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4473,6 +5439,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,6 +5455,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4491,6 +5471,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +5482,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4509,6 +5503,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +5514,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4527,6 +5525,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4536,6 +5536,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4545,6 +5552,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4557,7 +5571,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4568,9 +5582,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Document created, URL follows */
+            /** @description the ticket */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4580,6 +5600,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4589,6 +5611,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4598,6 +5627,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +5638,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4616,6 +5654,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4625,6 +5665,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4634,6 +5681,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4646,7 +5700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4661,6 +5715,12 @@ export interface operations {
             /** @description the new tournament */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4670,6 +5730,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4679,6 +5741,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4688,6 +5757,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4697,6 +5768,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4706,6 +5779,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4715,6 +5790,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4724,6 +5806,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4747,6 +5836,8 @@ export interface operations {
             /** @description the tournament */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4756,6 +5847,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4765,6 +5858,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +5874,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4783,6 +5885,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4792,6 +5901,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4822,6 +5938,8 @@ export interface operations {
             /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4831,6 +5949,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4840,6 +5960,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4849,6 +5976,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4858,6 +5987,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4867,6 +6003,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4890,6 +6033,8 @@ export interface operations {
             /** @description the tournament and its tables */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4899,6 +6044,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,6 +6055,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4917,6 +6071,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4926,6 +6082,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4935,6 +6093,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4944,6 +6109,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4956,7 +6128,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4974,6 +6146,12 @@ export interface operations {
             /** @description the player registered */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4983,6 +6161,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4992,6 +6172,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5001,6 +6188,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5010,6 +6204,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5019,6 +6215,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +6231,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5037,6 +6242,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5046,6 +6253,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5055,6 +6264,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5064,6 +6280,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5076,7 +6299,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5094,6 +6317,8 @@ export interface operations {
             /** @description the round started */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5103,6 +6328,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5112,6 +6339,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5121,6 +6355,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5130,6 +6366,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5139,6 +6382,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5148,6 +6393,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5157,6 +6404,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +6415,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5175,6 +6431,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5202,6 +6465,8 @@ export interface operations {
             /** @description the deal at every table */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,6 +6476,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,6 +6487,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,6 +6503,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5238,6 +6514,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5247,6 +6525,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5256,6 +6541,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5282,6 +6574,8 @@ export interface operations {
             /** @description the standings */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5291,6 +6585,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5300,6 +6596,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5309,6 +6612,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5318,6 +6623,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5327,6 +6639,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5339,7 +6658,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5353,6 +6672,12 @@ export interface operations {
             /** @description the ticket */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5362,6 +6687,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5371,6 +6698,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,6 +6714,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5389,6 +6725,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,6 +6741,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5407,6 +6752,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5416,6 +6768,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5439,6 +6798,8 @@ export interface operations {
             /** @description where the player plays */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5448,6 +6809,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +6820,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +6836,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5475,6 +6847,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5484,6 +6863,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5507,6 +6893,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5516,6 +6904,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5525,6 +6915,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,6 +6931,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5543,6 +6942,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5552,6 +6953,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5561,6 +6969,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -11,9 +11,20 @@
 
 import { ProblemError, type Problem } from "./problem.js";
 
+/**
+ * The names a stream message's `event` takes: its data's `type` (a table's or a tournament's
+ * stream: `deal_dealt`, `card_played`, …, `standings`), or its data's event's `type` (the
+ * feed), as the document lists them; a plain string for data of no such shape.
+ */
+export type EventName<T> = T extends { type: infer E extends string }
+  ? E
+  : T extends { event: { type: infer E extends string } }
+    ? E
+    : string;
+
 export interface StreamMessage<T> {
-  /** The event's type (`deal_dealt`, `card_played`, …): the data's `type`. */
-  event: string;
+  /** The event's type (`deal_dealt`, `card_played`, …): the data's `type` (`EventName`). */
+  event: EventName<T>;
   /** A table version (table streams) or a global position (the feed). */
   id: number;
   data: T;
@@ -106,7 +117,7 @@ export async function* readStream<T>(
     try {
       for await (const message of parseEventStream(response.body)) {
         const id = Number(message.id);
-        yield { event: message.event, id, data: JSON.parse(message.data) as T };
+        yield { event: message.event as EventName<T>, id, data: JSON.parse(message.data) as T };
         last = id;
       }
     } catch (error) {
