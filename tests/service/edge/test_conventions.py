@@ -69,8 +69,8 @@ async def test_every_201_says_where_what_it_made_is(
     walk: dict[str, httpx.Response], module_http: httpx.AsyncClient
 ) -> None:
     """RFC 9110 §15.3.2: a 201's ``Location`` names what it made, relative to the service.
-    Followed with the credential the answer gave, it answers (the stream tickets' URL is the
-    stream's, with the ticket: it is checked in tests/service/routes/test_access.py)."""
+    Followed with the credential the answer gave, it answers; a stream ticket's is the
+    stream's URL with the ticket, which opens it."""
     table = walk["createTable"].json()
     table_id = table["table_id"]
     seat = walk["takeSeat"].json()
@@ -102,6 +102,10 @@ async def test_every_201_says_where_what_it_made_is(
     assert {name: answer.status_code for name, answer in followed.items()} == dict.fromkeys(
         followed, 200
     )
+    for name in ("getStreamTicket", "getTournamentStreamTicket"):
+        async with module_http.stream("GET", expected[name]) as stream:
+            assert stream.status_code == 200, name
+            assert stream.headers["content-type"].startswith("text/event-stream"), name
 
 
 NO_STORE = {
