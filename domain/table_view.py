@@ -63,7 +63,9 @@ class TableView(msgspec.Struct, frozen=True):
     now, each allowed or refused with its code and rule (`domain.life`: a seat's player's,
     the host's; none for a spectator); ``server_time`` is the service's clock when it
     rendered the view (UTC: the domain reads no clock; null where none was given, as in the
-    stored projection)."""
+    stored projection); ``version`` is the table version it shows (the events of the table's
+    log it folds: the service sends it as the view's ETag too; 0 where none was given, as in
+    the stored projection)."""
 
     name: str
     viewer: Seat | None
@@ -83,6 +85,7 @@ class TableView(msgspec.Struct, frozen=True):
     clock: Turn | None = None
     actions: tuple[Permission, ...] = ()
     server_time: datetime | None = None
+    version: int = 0
 
 
 @functools.lru_cache(maxsize=4096)
@@ -110,11 +113,12 @@ def table_view(
     last_event_at: datetime | None = None,
     actions: tuple[Permission, ...] = (),
     now: datetime | None = None,
+    version: int = 0,
 ) -> TableView:
     """The table as ``viewer`` sees it; the current deal through `observe`. The running
     turn's deadline needs the time the log recorded for the last event (``last_event_at``);
-    the viewer's life ``actions`` (`domain.life.life_actions`) and the service's time
-    ``now`` are given."""
+    the viewer's life ``actions`` (`domain.life.life_actions`), the service's time ``now``
+    and the table ``version`` the state is at are given."""
     created = state.created
     assert created is not None
     current = state.session
@@ -137,6 +141,7 @@ def table_view(
         turn_of(state, last_event_at),
         actions,
         now,
+        version,
     )
 
 

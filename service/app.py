@@ -19,6 +19,7 @@ from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.exceptions import ClientException, SerializationException
 
+from infra.audit.strict import duplicate
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
 from infra.idempotency import IdempotencyKeys
@@ -31,11 +32,12 @@ from infra.tournaments import Tournaments
 from service.edge.headers import secure_headers
 from service.edge.idempotency import RETENTION, idempotent, purge
 from service.edge.keys import load_signer
-from service.edge.limits import Limits, guard
+from service.edge.limits import EXPOSED, Limits, guard
 from service.edge.logs import AccessLog
 from service.edge.problems import EXCEPTION_HANDLERS, ServiceError
 from service.edge.refusals import REFUSALS
 from service.edge.tickets import Tickets
+from service.edge.validation import BodyError, pointer
 from service.edge.visibility import Visibilities
 from service.openapi.document import API_ROUTES, serve_document
 from service.routes.pages import PAGES
@@ -138,7 +140,10 @@ class BoundedRequest(Request[Any, Any, Any]):
     ``unsupported_media_type`` (no ``Content-Type`` is taken as JSON), not JSON at all a 400;
     and it may be nested only as deep as the decoder follows it (Python's recursion limit,
     about a thousand levels; doko's bodies need four): deeper is a 400, not an error of
-    the service."""
+    the service. It has one reading: an object that names a member twice (which a reader
+    that keeps the first member would read otherwise than one that keeps the last, as
+    msgspec does; RFC 8259 §4, I-JSON RFC 7493 §2.3) is 400 ``duplicate_member`` with the
+    member's pointer, as the exports are read strictly (`infra.audit.strict`)."""
 
     async def json(self) -> Any:
         media_type = self.headers.get("content-type", JSON).partition(";")[0].strip().lower()
@@ -147,11 +152,21 @@ class BoundedRequest(Request[Any, Any, Any]):
                 415, "unsupported_media_type", f"send the body as {JSON}, not {media_type}"
             )
         try:
-            return await super().json()
+            value = await super().json()
+            twice = duplicate(await self.body()) if value is not None else None
         except RecursionError as error:
             raise ClientException("the JSON body is nested too deeply") from error
-        except SerializationException as error:
+        except (SerializationException, ValueError) as error:
             raise ServiceError(400, "malformed_request", "the body is not valid JSON") from error
+        if twice is not None:
+            where = pointer(twice)
+            raise ServiceError(
+                400,
+                "duplicate_member",
+                f"the body has no single reading: {where} appears twice in one object",
+                errors=[BodyError(where, "appears twice in one object")],
+            )
+        return value
 
 
 def create_app(
@@ -260,7 +275,9 @@ def create_app(
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         openapi_config=None,  # the document and its page are doko's own (service.openapi.document)
-        cors_config=CORSConfig(allow_origins=list(settings.cors_origins))
+        cors_config=CORSConfig(
+            allow_origins=list(settings.cors_origins), expose_headers=list(EXPOSED)
+        )
         if settings.cors_origins
         else None,
         request_max_body_size=settings.max_body_bytes,

@@ -40,6 +40,55 @@ def loads(data: bytes | str) -> Any:
     return json.loads(data, object_pairs_hook=_members, parse_constant=_constant)
 
 
+class _Object(dict[str, Any]):
+    """A JSON object as read by `duplicate`: ``twice`` is the first name it has twice."""
+
+    twice: str | None = None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> _Object:
+    found = _Object()
+    for name, value in pairs:
+        if name in found and found.twice is None:
+            found.twice = name
+        found[name] = value
+    return found
+
+
+def duplicate(data: bytes | str) -> tuple[str | int, ...] | None:
+    """Where the JSON text ``data`` names a member twice in one object: the path (names and
+    indexes) to that member, outermost first; None if no object does. ``data`` is valid JSON
+    (else `ValueError`)."""
+    seen: list[bool] = []
+
+    def hook(pairs: list[tuple[str, Any]]) -> _Object:
+        found = _object(pairs)
+        if found.twice is not None:
+            seen.append(True)
+        return found
+
+    value = json.loads(data, object_pairs_hook=hook)
+    if not seen:
+        return None
+
+    def walk(node: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...] | None:
+        if isinstance(node, _Object):
+            if node.twice is not None:
+                return (*path, node.twice)
+            items: Any = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            return None
+        for key, item in items:
+            found = walk(item, (*path, key))
+            if found is not None:
+                return found
+        return None
+
+    return walk(value, ())
+
+
 def difference(given: Any, canonical: Any, path: str = "$") -> str | None:
     """Where ``given`` (a strict reading) is not reproduced by ``canonical`` (the document
     decoded and encoded again), as a JSON path and what differs; None if it is. Members the

@@ -5,7 +5,7 @@ validated at the edge)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import msgspec
 from msgspec import Meta
@@ -17,6 +17,7 @@ from domain.game_types import GameType
 from domain.table import TURN_SECONDS, Visibility
 from domain.table_view import TableView
 from infra.projections import LobbyEntry
+from service.edge.validation import Rulings
 from service.workers.bots import BotKind
 
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-fA-F]{64}$", description="32 bytes in hex")]
@@ -44,7 +45,18 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
     for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot.
     ``visibility``: a ``private`` table (the default) is joined with its invitation code
     and listed nowhere; a ``public`` one is in the lobby and open to anyone (T1.1).
-    ``turn_seconds``: the turn clock, 5-600 seconds, or none (T3.1)."""
+    ``turn_seconds``: the turn clock, 5-600 seconds, or none (T3.1).
+
+    A value out of a rule's bounds is refused with the rule's code: a turn clock
+    of 3 s is ``invalid_table_option`` (T3.1), a preset card that is none ``invalid_card``
+    (R2.1), preset hands of the wrong shape ``invalid_deal`` (R2.2)."""
+
+    RULINGS: ClassVar[Rulings] = {
+        "turn_seconds": ("invalid_table_option", "T3.1"),
+        "visibility": ("invalid_table_option", "T1.1"),
+        "presets": ("invalid_deal", "R2.2"),
+        "presets/*/*/*": ("invalid_card", "R2.1"),
+    }
 
     name: Annotated[
         str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday league, table 3"])
@@ -112,7 +124,10 @@ class ContractRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class PlayRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """R3.6: the card to play, e.g. ``QC`` or ``10H``."""
+    """R3.6: the card to play, e.g. ``QC`` or ``10H``; one that is none is ``invalid_card``
+    (R2.1)."""
+
+    RULINGS: ClassVar[Rulings] = {"card": ("invalid_card", "R2.1")}
 
     card: Annotated[Card, Meta(examples=["10H"])]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import msgspec
 from msgspec import Meta
@@ -12,6 +12,7 @@ from domain.tournament import ROUNDS, StandingsMethod, TournamentStatus
 from domain.tournament_view import TournamentView
 from infra.projections import DealRecord
 from service.bodies.tables import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
+from service.edge.validation import Rulings
 
 PlayerNumber = Annotated[
     int, Meta(ge=0, le=9999, examples=[3], extra_json_schema={"extra": ZERO_MINIMUM})
@@ -26,7 +27,21 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
     registers) or ``private`` (registration takes the invitation code), the turn clock of
     its tables (5-600 seconds, or none, T3.1), the standings ``method`` (``total_points``,
     ``placement_points`` or ``duplicate``, E6) and optionally ``presets``: for every round
-    12 deals of four hands (else the service draws every round's 12 seeds, E1.2)."""
+    12 deals of four hands (else the service draws every round's 12 seeds, E1.2).
+
+    A value out of a rule's bounds is refused with the rule's code: rounds,
+    visibility or a turn clock out of bounds are ``invalid_tournament_option`` (E1.1), presets
+    of the wrong number of rounds or deals too (E1.2), a deal of the wrong shape
+    ``invalid_deal`` (R2.2), a card that is none ``invalid_card`` (R2.1)."""
+
+    RULINGS: ClassVar[Rulings] = {
+        "rounds": ("invalid_tournament_option", "E1.1"),
+        "visibility": ("invalid_tournament_option", "E1.1"),
+        "turn_seconds": ("invalid_tournament_option", "E1.1"),
+        "presets": ("invalid_tournament_option", "E1.2"),
+        "presets/*/*": ("invalid_deal", "R2.2"),
+        "presets/*/*/*/*": ("invalid_card", "R2.1"),
+    }
 
     name: Annotated[str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday club"])]
     rounds: RoundNumber = 2

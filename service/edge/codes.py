@@ -14,6 +14,7 @@ from enum import StrEnum
 class ProblemCode(StrEnum):
     # the request
     MALFORMED_REQUEST = "malformed_request"
+    DUPLICATE_MEMBER = "duplicate_member"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     BODY_TOO_LARGE = "body_too_large"
     HEADERS_TOO_LARGE = "headers_too_large"
@@ -34,6 +35,7 @@ class ProblemCode(StrEnum):
     TABLE_NOT_FOUND = "table_not_found"
     VERSION_MISMATCH = "version_mismatch"
     VERSION_CONFLICT = "version_conflict"
+    VERSION_NOT_REACHED = "version_not_reached"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     IDEMPOTENCY_KEY_IN_FLIGHT = "idempotency_key_in_flight"
     DEAL_NOT_SCORED = "deal_not_scored"
@@ -103,6 +105,7 @@ class ProblemCode(StrEnum):
 C = ProblemCode
 MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.MALFORMED_REQUEST: (400, "a parameter, header or body is not what the operation takes"),
+    C.DUPLICATE_MEMBER: (400, "an object of the JSON body names a member twice"),
     C.UNSUPPORTED_MEDIA_TYPE: (415, "the body is not application/json"),
     C.BODY_TOO_LARGE: (413, "the body is larger than 256 KiB"),
     C.HEADERS_TOO_LARGE: (431, "the request line and headers are too large or too many"),
@@ -121,6 +124,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.TABLE_NOT_FOUND: (404, "no such table"),
     C.VERSION_MISMATCH: (409, "If-Match named another version than the table's"),
     C.VERSION_CONFLICT: (409, "the table kept changing: retry"),
+    C.VERSION_NOT_REACHED: (409, "the table has not reached the min_version asked for"),
     C.IDEMPOTENCY_KEY_REUSED: (422, "the Idempotency-Key was used for another request"),
     C.IDEMPOTENCY_KEY_IN_FLIGHT: (409, "the key's first request is still running: retry"),
     C.DEAL_NOT_SCORED: (409, "the deal stays hidden until it is scored"),

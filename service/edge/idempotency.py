@@ -21,11 +21,16 @@ document: a new route has both by construction. What a request with a key gets:
 
 Keys are scoped to the credential they come with (the ``Authorization`` Bearer token:
 a seat, host or invitation): one credential's key never meets another's. A request
-without one (creating a table, sitting at a public table) has nothing but its key that
-tells its caller from another: the client address is not it (a retry after a network
-change comes from another one, and one address serves many callers behind NAT), so the
-key itself is the caller's secret there: keys are 16-200 visible ASCII characters, and
-should be random (a UUID).
+without one (creating a table, sitting at a public table) is scoped to its client address
+(the address that connected): its answer carries a credential made for its caller (a host
+token, a seat token), which a caller at another address must never be given, however it
+came by the key (a key copied from an example, a client library with a fixed key, a key
+seen in a log). So the same key and body from another address is another request, which
+runs and gets its own credential. The price: a retry after the client's address changed
+(another network) is run again (a second table or seat, nothing lost but a retry's
+protection); and callers behind one address (a NAT, a proxy) share a scope, so the key
+must still be unguessable: keys are 16-200 visible ASCII characters, and should be random
+(a UUID).
 
 The first answer is kept sealed (AES-256-GCM) under a key derived (HKDF-SHA256) from the
 request's own secrets, its Idempotency-Key, its credential and its body, and a random salt
@@ -112,10 +117,10 @@ def canonical(body: bytes) -> bytes:
         return body
 
 
-def key_id(token: str | None, key: str) -> bytes:
+def key_id(token: str | None, key: str, address: str) -> bytes:
     """What is stored of a key: SHA-256 of the key within its scope (the credential's
-    hash, or none)."""
-    scope = f"credential:{token_hash(token)}" if token is not None else "anonymous"
+    hash; without a credential, the client ``address``)."""
+    scope = f"credential:{token_hash(token)}" if token is not None else f"anonymous:{address}"
     return hashlib.sha256(msgspec.msgpack.encode(["doko idempotency key", scope, key])).digest()
 
 
@@ -224,7 +229,8 @@ def idempotent(app: ASGIApp) -> ASGIApp:
         token = bearer(request, required=False)
         body = canonical(await request.body())
         keys: IdempotencyKeys = request.app.state.services.idempotency
-        held = key_id(token, key)
+        client = scope.get("client")
+        held = key_id(token, key, client[0] if client else "")
         secrets = msgspec.msgpack.encode([key, token or "", body])
         outcome = await claimed(keys, held, fingerprint(request.method, scope["path"], body))
         if isinstance(outcome, Answered):
@@ -257,8 +263,10 @@ HEADER = Parameter(
     description="a retry with the same key and the same request (same route, same body, same "
     "credential) within 24 hours returns the first answer and writes nothing; the same key "
     "with another request is 422 `idempotency_key_reused`; while the first is still "
-    "running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a "
-    "random UUID (without a credential the key is what tells the caller)",
+    "running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with "
+    "it; without one, to the client's address (a caller elsewhere with the same key and "
+    "body makes a request of its own, and never gets the first caller's credential). "
+    "16-200 visible ASCII characters: use a random UUID",
     schema=Schema(
         type=OpenAPIType.STRING, min_length=16, max_length=200, pattern=f"^{KEY.pattern}$"
     ),

@@ -31,6 +31,15 @@ without the query string, status, milliseconds) kept by a `service.edge.logs.Acc
 Every refusal is counted in `service.edge.refusals.REFUSALS` (one log line an
 interval); each refused request also has its access line.
 
+Every answer to a request the limits counted says where its client stands, in the fields
+of the IETF draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers):
+``RateLimit-Policy`` lists the quota policies that counted the request (``"address"``:
+``per_address`` a second; ``"token"``: ``per_token`` a second, when it sent a token;
+``"expensive"``: ``expensive`` a second on the routes that replay a log), each as
+``"name";q=QUOTA;w=1``, and ``RateLimit`` what is left of each in the current window, as
+``"name";r=REMAINING;t=1`` (the window ends within a second). A 429 ``rate_limited`` has
+them too (the policy it broke at ``r=0``), with ``Retry-After``.
+
 The window is a second of ``clock()`` (`time.monotonic` unless the app was given another,
 as tests do). The limits are per process: ``doko serve --workers N`` allows N times as much.
 """
@@ -56,6 +65,10 @@ EXPENSIVE_PATHS = ("/verification", "/replay", "/export")
 
 HEALTH_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
 """The paths a connection of the health reserve is served for."""
+
+EXPOSED = ("ETag", "Location", "Retry-After", "RateLimit", "RateLimit-Policy", "WWW-Authenticate")
+"""The response headers a page of an allowed origin may read (CORS ``Access-Control-Expose-
+Headers``: besides the safelisted ones, such as ``Cache-Control`` and ``Content-Type``)."""
 
 NOT_A_TOKEN = "(not a token)"
 """The one key of everything sent as a token that cannot be one."""
@@ -93,6 +106,24 @@ class Counter:
         self._counts[key] = count
         return count <= self.limit
 
+    def remaining(self, key: str) -> int:
+        """How many more requests ``key`` may send in the current window."""
+        return max(0, self.limit - self._counts.get(key, 0))
+
+
+WINDOW = 1
+"""The window of every quota, in seconds (RateLimit ``w`` and, at most, ``t``)."""
+
+
+def policy_field(policies: list[tuple[str, int]]) -> bytes:
+    """``RateLimit-Policy`` for these (name, quota) policies."""
+    return ", ".join(f'"{name}";q={quota};w={WINDOW}' for name, quota in policies).encode()
+
+
+def limit_field(remaining: list[tuple[str, int]]) -> bytes:
+    """``RateLimit`` for these (name, remaining) policies: each window ends within `WINDOW`."""
+    return ", ".join(f'"{name}";r={left};t={WINDOW}' for name, left in remaining).encode()
+
 
 def _header(scope: Any, name: bytes) -> bytes | None:
     for key, value in scope["headers"]:
@@ -117,18 +148,29 @@ def token_key(scope: Any) -> str | None:
 
 
 def _refused(
-    status: int, code: str, path: str, origin: bytes | None, origins: frozenset[bytes]
+    status: int,
+    code: str,
+    path: str,
+    origin: bytes | None,
+    origins: frozenset[bytes],
+    rate: list[tuple[bytes, bytes]],
 ) -> tuple[Any, Any]:
-    """A refusal's problem+json answer (start and body messages) with ``Retry-After: 1``,
-    readable cross-origin by the allowed origins as every other answer is."""
+    """A refusal's problem+json answer (start and body messages) with ``Retry-After: 1`` and
+    the ``rate`` headers, readable cross-origin by the allowed origins as every other answer
+    is."""
     body = msgspec.json.encode(problem_of(status, code, code.replace("_", " "), path))
     headers = [
         (b"content-type", PROBLEM_JSON.encode()),
         (b"content-length", str(len(body)).encode()),
         (b"retry-after", b"1"),
+        *rate,
     ]
     if origin is not None and (origin in origins or b"*" in origins):
-        headers += [(b"access-control-allow-origin", origin), (b"vary", b"Origin")]
+        headers += [
+            (b"access-control-allow-origin", origin),
+            (b"access-control-expose-headers", ", ".join(EXPOSED).encode()),
+            (b"vary", b"Origin"),
+        ]
     start = {"type": "http.response.start", "status": status, "headers": headers}
     return start, {"type": "http.response.body", "body": body}
 
@@ -150,22 +192,44 @@ def guard(
     expensive = Counter(limits.expensive)
     origins = frozenset(o.encode() for o in cors_origins)
     streams: dict[str, int] = {}  # open streams per client address
+    policies = {  # (a token sent, an expensive route) -> RateLimit-Policy
+        (token, costly): policy_field(
+            [
+                ("address", limits.per_address),
+                *([("token", limits.per_token)] if token else []),
+                *([("expensive", limits.expensive)] if costly else []),
+            ]
+        )
+        for token in (False, True)
+        for costly in (False, True)
+    }
 
-    def refusal(scope: Any, address: str) -> tuple[int, str] | None:
-        """Why the request is refused (status, code), None if it is admitted."""
+    def refusal(scope: Any, address: str) -> tuple[tuple[int, str] | None, list[Any]]:
+        """Why the request is refused (status, code; None if it is admitted), and the
+        RateLimit headers of its answer (none if the limits did not count it)."""
         path = scope["path"]
         if scope.get(HEALTH_ONLY) and path not in HEALTH_PATHS:
-            return 503, "too_many_connections"
+            return (503, "too_many_connections"), []
         second = int(clock())
         admitted = addresses.admit(address, second)
-        if path.endswith(EXPENSIVE_PATHS):
+        left = [("address", addresses.remaining(address))]
+        costly = path.endswith(EXPENSIVE_PATHS)
+        if costly:
             admitted = expensive.admit(address, second) and admitted
+            left.append(("expensive", expensive.remaining(address)))
         key = token_key(scope)
-        if not ((key is None or tokens.admit(key, second)) and admitted):
-            return 429, "rate_limited"
+        if key is not None:
+            admitted = tokens.admit(key, second) and admitted
+            left.insert(1, ("token", tokens.remaining(key)))
+        rate = [
+            (b"ratelimit-policy", policies[key is not None, costly]),
+            (b"ratelimit", limit_field(left)),
+        ]
+        if not admitted:
+            return (429, "rate_limited"), rate
         if is_stream(path) and streams.get(address, 0) >= limits.streams_per_address:
-            return 429, "too_many_streams"
-        return None
+            return (429, "too_many_streams"), rate
+        return None, rate
 
     async def handle(scope: Any, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -176,19 +240,24 @@ def guard(
         client = scope.get("client")
         address = client[0] if client else ""
 
+        refused, rate = refusal(scope, address)
+        if refused is not None:
+            status = refused[0]
+
         async def record(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if rate:
+                    message = {**message, "headers": [*message.get("headers", ()), *rate]}
             await send(message)
 
         try:
-            refused = refusal(scope, address)
             if refused is not None:
                 REFUSALS.count(refused[1], address)
                 origin = _header(scope, b"origin")
-                for message in _refused(*refused, scope["path"], origin, origins):
-                    await record(message)
+                for message in _refused(*refused, scope["path"], origin, origins, rate):
+                    await send(message)
             elif is_stream(scope["path"]):
                 streams[address] = streams.get(address, 0) + 1
                 try:

@@ -8,6 +8,7 @@ of RULES.md that the command broke. Rule violations and version conflicts are
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import msgspec
@@ -28,7 +29,8 @@ from infra.event_store import ConcurrencyConflict, IdempotencyKeyReused
 from infra.streams import VersionMismatch
 from infra.tables import TableNotFound
 from service.edge.codes import ProblemCode
-from service.edge.validation import described, reworded
+from service.edge.validation import BodyError, ParameterError, Rulings, described, reworded, ruling
+from service.workers.health import ReadinessCheck
 
 RETRY_AFTER = 1
 """Seconds a client is told to wait before retrying while the database is unavailable."""
@@ -37,8 +39,16 @@ PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("doko.service")
 
 
+ProblemItem = BodyError | ParameterError | ReadinessCheck
+"""An item of a problem's ``errors``: a place of the body or a parameter that is not what the
+operation takes (``malformed_request``, ``duplicate_member`` and the codes of rules the body
+breaks, `service.edge.validation`), or a readiness check that failed (``not_ready``)."""
+
+
 class Problem(msgspec.Struct, omit_defaults=True):
-    """An RFC 9457 problem, with doko's stable ``code`` and the broken ``rule``."""
+    """An RFC 9457 problem, with doko's stable ``code`` and the broken ``rule``; ``errors``
+    lists what is wrong, each in one place (a validation error's pointer or parameter, a
+    failed readiness check)."""
 
     type: str
     title: str
@@ -47,7 +57,7 @@ class Problem(msgspec.Struct, omit_defaults=True):
     detail: str | None = None
     rule: str | None = None
     instance: str | None = None
-    errors: list[dict[str, Any]] | None = None
+    errors: list[Any] | None = None  # ProblemItem: the document types it (openapi.finish)
 
 
 class ServiceError(HTTPException):
@@ -61,7 +71,7 @@ class ServiceError(HTTPException):
         detail: str,
         *,
         rule: str | None = None,
-        errors: list[dict[str, Any]] | None = None,
+        errors: list[ProblemItem] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(detail=detail, status_code=status, headers=headers)
@@ -79,6 +89,32 @@ class TableHidden(ServiceError):
         super().__init__(404, "table_not_found", "a private table")
 
 
+REALM = "doko"
+"""The realm of doko's Bearer challenges (RFC 6750 §3)."""
+
+_NOT_IN_QUOTES = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")
+"""What an ``error_description`` may not hold (RFC 6750 §3)."""
+
+
+def challenge(request: Request[Any, Any, Any], status: int, code: str, detail: str | None) -> str:
+    """The ``WWW-Authenticate`` of a 401 (and of a 403 ``forbidden``): a Bearer challenge
+    (RFC 6750 §3). A request that sent no Bearer credential (none, or another scheme) is
+    challenged without an error code (§3.1: it did not know that it needed one); one whose
+    token or stream ticket does not open what it asked for gets ``error="invalid_token"``,
+    a seat's token that acts for another seat ``error="insufficient_scope"`` (with its 403)."""
+    sent = request.headers.get("authorization", "").lower().startswith("bearer ") or (
+        "ticket" in request.query_params
+    )
+    if status == 403:
+        error = "insufficient_scope"
+    elif sent:
+        error = "invalid_token"
+    else:
+        return f'Bearer realm="{REALM}"'
+    described = _NOT_IN_QUOTES.sub("", detail or code)
+    return f'Bearer realm="{REALM}", error="{error}", error_description="{described}"'
+
+
 def problem(
     request: Request[Any, Any, Any],
     status: int,
@@ -86,11 +122,13 @@ def problem(
     detail: str | None,
     *,
     rule: str | None = None,
-    errors: list[dict[str, Any]] | None = None,
+    errors: list[ProblemItem] | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response[Problem]:
-    """A problem+json response."""
+    """A problem+json response; a 401 (and a 403 ``forbidden``) with its `challenge`."""
     body = problem_of(status, code, detail, request.url.path, rule=rule, errors=errors)
+    if status == 401 or code == "forbidden":
+        headers = {**(headers or {}), "WWW-Authenticate": challenge(request, status, code, detail)}
     return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
@@ -101,7 +139,7 @@ def problem_of(
     instance: str,
     *,
     rule: str | None = None,
-    errors: list[dict[str, Any]] | None = None,
+    errors: list[ProblemItem] | None = None,
 ) -> Problem:
     """The problem with this stable ``code``, for the request path ``instance``."""
     return Problem(
@@ -160,13 +198,28 @@ def http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[
     errors = getattr(exc, "errors", None)
     detail = exc.detail if not isinstance(exc, NotFoundException) else "no such resource"
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
-        errors = [reworded(e if isinstance(e, dict) else {"message": str(e)}) for e in exc.extra]
-        detail = described(errors)
+        raw = [e if isinstance(e, dict) else {"message": str(e)} for e in exc.extra]
+        reported = [reworded(e) for e in raw]
+        detail = described(reported)
+        errors = list(reported)
+        ruled = ruling(_rulings(request), raw, reported)
+        if ruled is not None:
+            return problem(request, status, ruled[0], detail, rule=ruled[1], errors=errors)
     headers = dict(exc.headers or {})
     if status == 429 and "Retry-After" not in headers:
         headers["Retry-After"] = headers.get("RateLimit-Reset", "1")
     rule = getattr(exc, "rule", None)
     return problem(request, status, code, detail, rule=rule, errors=errors, headers=headers)
+
+
+def _rulings(request: Request[Any, Any, Any]) -> Rulings:
+    """The rulings of the request body's type (`service.edge.validation.Rulings`), if any."""
+    try:
+        data = request.route_handler.parsed_fn_signature.parameters.get("data")
+    except (AttributeError, KeyError):
+        return {}
+    found: Rulings = getattr(data.annotation, "RULINGS", {}) if data is not None else {}
+    return found
 
 
 def idempotency_key_reused(

@@ -10,13 +10,68 @@ client gets instead one entry per problem that says where it is and what is wron
 * in a parameter: ``{"parameter": "seat", "in": "path", "detail": "must be at most 3"}``.
 
 The problem's ``detail`` lists them in one sentence.
+
+Its ``code`` is ``malformed_request``, unless every error is a value of the right JSON type
+that a rule of the game does not allow, at a member whose body names that rule (its
+``RULINGS``, `ruling`): a card that is none (``{"card": "QX"}``: ``invalid_card``, R2.1), a
+turn clock out of its bounds (``{"turn_seconds": 3}``: ``invalid_table_option``, T3.1), and
+so on, as the domain itself would refuse them. A value of the wrong type, a member missing
+or unknown, stays ``malformed_request``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+
+
+class ParameterIn(StrEnum):
+    """Where a parameter is sent."""
+
+    PATH = "path"
+    QUERY = "query"
+    HEADER = "header"
+    COOKIE = "cookie"
+
+
+class BodyError(msgspec.Struct, frozen=True):
+    """What is wrong at one place of the request body (an item of a problem's ``errors``,
+    RFC 9457 §3)."""
+
+    pointer: Annotated[
+        str,
+        Meta(
+            description="a JSON Pointer (RFC 6901) into the body, as a URI fragment: "
+            "`#/name`, `#/presets/0/1`; `#` is the whole body",
+            examples=["#/turn_seconds"],
+        ),
+    ]
+    detail: Annotated[str, Meta(examples=["must be at least 5"])]
+
+
+class ParameterError(msgspec.Struct, frozen=True):
+    """What is wrong with one parameter of the request (an item of a problem's
+    ``errors``)."""
+
+    parameter: Annotated[str, Meta(examples=["seat"])]
+    in_: ParameterIn = msgspec.field(name="in")
+    detail: Annotated[str, Meta(examples=["must be at most 3"])]
+
+
+RequestError = BodyError | ParameterError
+"""What is wrong with a request, in one place."""
+
+Ruling = tuple[str, str]
+"""A problem code and the id of the rule it cites, e.g. ``("invalid_card", "R2.1")``."""
+Rulings = Mapping[str, Ruling]
+"""A body's rulings: by the place of a member (its JSON Pointer's steps below ``#``, ``*``
+for any index: ``presets/*/*/*``), the code and rule of a value the rule does not allow
+there. The longest place that begins a value's pointer rules it."""
 
 _KINDS = {
     "str": "a string",
@@ -66,11 +121,12 @@ _AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 _STEP = re.compile(r"\.(?P<name>[^.\[]+)|\[(?P<index>\d+)\]")
 
 
-def _pointer(steps: list[str]) -> str:
-    return "#" + "".join("/" + s.replace("~", "~0").replace("/", "~1") for s in steps)
+def pointer(steps: Sequence[str | int]) -> str:
+    """A JSON Pointer (RFC 6901) into the body, as a URI fragment: ``#/presets/0/1``."""
+    return "#" + "".join("/" + str(s).replace("~", "~0").replace("/", "~1") for s in steps)
 
 
-def reworded(error: Mapping[str, Any]) -> dict[str, str]:
+def reworded(error: Mapping[str, Any]) -> RequestError:
     """One of litestar's validation errors in doko's words (see the module's docstring)."""
     message = str(error.get("message", ""))
     source = error.get("source", "body")
@@ -89,12 +145,52 @@ def reworded(error: Mapping[str, Any]) -> dict[str, str]:
                 steps.append(found["field"])
             break
     if source == "body":
-        return {"pointer": _pointer(steps), "detail": detail}
-    return {"parameter": key, "in": source, "detail": detail}
+        return BodyError(pointer(steps), detail)
+    where = ParameterIn(source) if source in ParameterIn.__members__.values() else None
+    return ParameterError(key, where or ParameterIn.QUERY, detail)
 
 
-def described(errors: list[dict[str, str]]) -> str:
+_OUT_OF_BOUNDS = re.compile(r"Invalid enum value|Expected `[^`]+` (?:of length )?[<>]=?")
+"""msgspec's words for a value of the right type that the schema does not allow: not one of
+an enum's values, or beyond a bound (of a number, or of a string's or an array's length)."""
+
+
+def _ruling_at(rulings: Rulings, at: str) -> Ruling | None:
+    """The ruling of the longest place of ``rulings`` that begins the pointer ``at``."""
+    steps = at.removeprefix("#").split("/")[1:]
+    best: tuple[int, Ruling] | None = None
+    for place, found in rulings.items():
+        pattern = place.split("/")
+        fits = len(pattern) <= len(steps) and all(
+            p == s or (p == "*" and s.isdigit()) for p, s in zip(pattern, steps, strict=False)
+        )
+        if fits and (best is None or len(pattern) > best[0]):
+            best = (len(pattern), found)
+    return best[1] if best else None
+
+
+def ruling(
+    rulings: Rulings, raw: Sequence[Mapping[str, Any]], errors: Sequence[RequestError]
+) -> Ruling | None:
+    """The code and rule of a request's validation errors (litestar's ``raw`` ones and
+    their `reworded` ``errors``) when each is a value out of the bounds of a rule the body's
+    ``rulings`` name at its place, and they all name the same; else None
+    (``malformed_request``)."""
+    found: set[Ruling] = set()
+    for error, entry in zip(raw, errors, strict=True):
+        if not isinstance(entry, BodyError) or not _OUT_OF_BOUNDS.match(
+            str(error.get("message", ""))
+        ):
+            return None
+        ruled = _ruling_at(rulings, entry.pointer)
+        if ruled is None:
+            return None
+        found.add(ruled)
+    return found.pop() if len(found) == 1 else None
+
+
+def described(errors: Sequence[RequestError]) -> str:
     """The problem's ``detail``: every error in one sentence."""
     return "the request is not valid: " + "; ".join(
-        f"{e.get('pointer') or e['parameter']} {e['detail']}" for e in errors
+        f"{e.pointer if isinstance(e, BodyError) else e.parameter} {e.detail}" for e in errors
     )

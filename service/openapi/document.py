@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from litestar import Litestar, Response, get
+from litestar.datastructures import ResponseHeader
 from litestar.enums import OpenAPIMediaType
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
@@ -26,7 +29,7 @@ from litestar.types import ControllerRouterHandler
 from service.edge.conditional import conditional, tag_of
 from service.edge.credentials import SCHEMES
 from service.edge.idempotency import declare
-from service.openapi.finish import finish
+from service.openapi.finish import Declared, finish
 from service.routes.access import ACCESS_ROUTES
 from service.routes.audit import AUDIT_ROUTES
 from service.routes.health import HEALTH_ROUTES
@@ -41,7 +44,9 @@ from service.routes.tables import TABLES_ROUTES
 from service.routes.tournament_audit import TOURNAMENT_AUDIT_ROUTES
 from service.routes.tournaments import TOURNAMENTS_ROUTES
 
-VERSION = "0.1.0"
+VERSION = version("doko")
+"""The document's ``info.version``: the package's version (pyproject.toml), which
+CHANGELOG.md's versioning policy governs."""
 
 API_ROUTES: list[ControllerRouterHandler] = [
     *TABLES_ROUTES,
@@ -72,6 +77,45 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
+NAMES = {"cache-control": "Cache-Control", "etag": "ETag"}
+"""Header names as the document spells them (litestar's own are lower case)."""
+
+
+def _header(header: ResponseHeader) -> dict[str, Any]:
+    """A response header a route declares, as the document's header object: one a route sets
+    itself (``documentation_only``, e.g. ``ETag``) with its example, one litestar sets with
+    its one value (``Cache-Control: no-store``) with that value; both always sent."""
+    fixed = not header.documentation_only and header.value is not None
+    described = header.description or (
+        "never stored by a cache: the answer carries a credential or a hand"
+        if header.name.lower() == "cache-control"
+        else None
+    )
+    return {
+        "required": True,
+        "schema": {"type": "string", **({"enum": [header.value]} if fixed else {})},
+        **({"description": described} if described else {}),
+        **({"example": header.value} if header.documentation_only and header.value else {}),
+    }
+
+
+def declared_headers(app: Litestar) -> Declared:
+    """The response headers each route declares (``response_headers``, ``cache_control``),
+    by (path, method) of the document: litestar writes them into the success response it
+    makes, not into one the route spells out (``responses={200: ...}``), nor into its 304."""
+    found: Declared = {}
+    for route in app.routes:
+        path = re.sub(r":\w+}", "}", route.path)
+        for handler in getattr(route, "route_handlers", ()):
+            headers = {
+                NAMES.get(h.name.lower(), h.name): _header(h)
+                for h in handler.resolve_response_headers()
+            }
+            for method in handler.http_methods:
+                found[path, method.lower()] = headers
+    return found
+
+
 def openapi_document() -> dict[str, Any]:
     """The API's OpenAPI document (no database needed to build it); every POST and DELETE
     declares Idempotency-Key (`service.edge.idempotency.declare`). It leaves logging alone
@@ -79,7 +123,7 @@ def openapi_document() -> dict[str, Any]:
     handler on the root logger of whatever process asks for the document."""
     app = Litestar(API_ROUTES, openapi_config=openapi_config(), logging_config=None)
     declare(app)
-    return finish(app.openapi_schema.to_schema())
+    return finish(app.openapi_schema.to_schema(), declared_headers(app))
 
 
 def render(document: dict[str, Any]) -> str:

@@ -55,16 +55,19 @@ _SERVER_TIME = datetime(2026, 12, 4, 19, 30, 12, 250000, tzinfo=UTC)
 """The service's time when it answered: 12.25 seconds into the turn."""
 
 
-def _rendered(state: TableState, viewer: Seat | None, *, host: bool = False) -> dict[str, Any]:
+def _rendered(
+    state: TableState, viewer: Seat | None, *, host: bool = False, version: int = _VERSION
+) -> dict[str, Any]:
     actions = life_actions(state, viewer, host=host)
-    shown = table_view(state, viewer, _LAST_EVENT_AT, actions, _SERVER_TIME)
+    shown = table_view(state, viewer, _LAST_EVENT_AT, actions, _SERVER_TIME, version)
     rendered: dict[str, Any] = msgspec.to_builtins(shown)
     return rendered
 
 
-def view(viewer: Seat | None, *, host: bool = False) -> dict[str, Any]:
-    """The example table as ``viewer`` (or, ``host``, its host) sees it, as JSON values."""
-    return _rendered(_STATE, viewer, host=host)
+def view(viewer: Seat | None, *, host: bool = False, version: int = _VERSION) -> dict[str, Any]:
+    """The example table as ``viewer`` (or, ``host``, its host) sees it at ``version``, as
+    JSON values."""
+    return _rendered(_STATE, viewer, host=host, version=version)
 
 
 def examples(summary: str, value: dict[str, Any]) -> list[Example]:
@@ -78,7 +81,7 @@ COMMAND_RESULT = examples(
     "after seat 3 said healthy",
     {
         "version": _VERSION + 1,
-        "view": _rendered(_AFTER, Seat(3)),
+        "view": _rendered(_AFTER, Seat(3), version=_VERSION + 1),
     },
 )
 TABLE_CREATED = examples(
@@ -88,7 +91,7 @@ TABLE_CREATED = examples(
         "host_token": "h0st-t0ken-shown-once",
         "commitments": list(_STATE.created.commitments if _STATE.created else ()),
         "version": 1,
-        "view": view(None, host=True),
+        "view": view(None, host=True, version=1),
         "invitation": "1nv1tat10n-shown-once",
     },
 )
@@ -99,7 +102,7 @@ SEAT_TAKEN = examples(
         "seat": 3,
         "token": "s3at-t0ken-shown-once",
         "version": 7,
-        "view": view(Seat(3)),
+        "view": view(Seat(3), version=7),
     },
 )
 TABLE_RESULT = examples(

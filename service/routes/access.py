@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response, post
+from litestar.openapi.datastructures import ResponseSpec
 
 from domain.table import RotateInvitation, TableState
 from domain.table_view import TableView
@@ -22,7 +23,16 @@ from service.edge.auth import authorize_host, bearer, new_invitation, token_hash
 from service.edge.credentials import AS_HOST, AS_SPECTATOR
 from service.edge.problems import etag
 from service.edge.tickets import TICKET_SECONDS, StreamTicket, admitted
-from service.routes.shared import LIFE_PROBLEMS, TableId, problem_responses, services, view_for
+from service.routes.shared import (
+    ETAG,
+    LIFE_PROBLEMS,
+    NO_STORE,
+    TableId,
+    created,
+    problem_responses,
+    services,
+    view_for,
+)
 
 
 class InvitationReplaced(msgspec.Struct, frozen=True):
@@ -43,15 +53,22 @@ class InvitationReplaced(msgspec.Struct, frozen=True):
     "that seat's events; the host token or the invitation code: a spectator's; none at a "
     "public table) and open `GET /tables/{id}/events?ticket=...` with the answer's `ticket`. "
     f"It opens the stream once, within {TICKET_SECONDS} s, while the credential still opens "
-    "the table; then get a new one (to resume, too). A credential is never put in a URL.",
+    "the table; then get a new one (to resume, too). A credential is never put in a URL; "
+    "the ticket, made for one, is: `Location` is the stream's URL with it.",
     security=AS_SPECTATOR,
-    responses=problem_responses(401, 404, shown=[LIFE_PROBLEMS["private"]]),
+    cache_control=NO_STORE,
+    responses={
+        201: ResponseSpec(StreamTicket, description="the ticket", generate_examples=False),
+        **problem_responses(401, 404, shown=[LIFE_PROBLEMS["private"]]),
+    },
 )
-async def stream_ticket(request: Request[Any, Any, Any], table_id: TableId) -> StreamTicket:
+async def stream_ticket(
+    request: Request[Any, Any, Any], table_id: TableId
+) -> Response[StreamTicket]:
     token = bearer(request, required=False)
     await admitted(request, table_id, token_hash(token) if token is not None else None)
     ticket: StreamTicket = await services(request).tickets.issue(table_id, token)
-    return ticket
+    return created(ticket, f"/tables/{table_id}/events?ticket={ticket.ticket}")
 
 
 @post(
@@ -63,6 +80,8 @@ async def stream_ticket(request: Request[Any, Any, Any], table_id: TableId) -> S
     "players; the seated players keep their seats. A public table has none (`table_public`).",
     security=AS_HOST,
     status_code=200,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
     responses=problem_responses(401, 404, shown=[LIFE_PROBLEMS["table_public"]]),
 )
 async def replace_invitation(
@@ -79,7 +98,7 @@ async def replace_invitation(
     code = new_invitation()
     command = RotateInvitation(token_hash(code))
     done = await tables.execute(table_id, command, actor="host", check=authorize)
-    view = view_for(request, done.state, None, done.recorded_at, token)
+    view = view_for(request, done.state, None, done.recorded_at, token, done.version)
     body = InvitationReplaced(code, done.version, view)
     return Response(body, headers={"ETag": etag(done.version)})
 

@@ -53,7 +53,7 @@ async def ready(request: Request[Any, Any, Any]) -> Readiness:
             503,
             "not_ready",
             "; ".join(f"{c.name}: {c.detail}" for c in failed),
-            errors=[msgspec.to_builtins(c) for c in failed],
+            errors=list(failed),
             headers={"Retry-After": str(RETRY_AFTER)},
         )
     return Readiness("ready", checks)

@@ -24,7 +24,9 @@ from service.edge.problems import etag
 from service.openapi import table_examples
 from service.routes.shared import (
     COMMAND_RESPONSES,
+    ETAG,
     LIFE_PROBLEMS,
+    NO_STORE,
     IfMatch,
     SeatParam,
     TableId,
@@ -60,7 +62,7 @@ async def _execute(
         expected_version=expected_version(if_match),
         check=authorize,
     )
-    view = view_for(request, done.state, None, done.recorded_at, bearer(request))
+    view = view_for(request, done.state, None, done.recorded_at, bearer(request), done.version)
     body = CommandResponse(done.version, view)
     return Response(body, headers={"ETag": etag(done.version)})
 
@@ -77,6 +79,7 @@ async def _execute(
     "at once.",
     security=AS_SEAT_OR_HOST,
     status_code=200,
+    response_headers=[ETAG],
     responses={
         200: _PUBLIC_RESULT,
         **problem_responses(
@@ -126,6 +129,8 @@ async def leave_seat(
     "the next turn has the whole clock. Acting on one's own also brings one back.",
     security=AS_SEAT,
     status_code=200,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
     responses={
         200: COMMAND_RESPONSES[200],
         **problem_responses(
@@ -172,6 +177,7 @@ def _host_command(
         description=description,
         security=AS_HOST,
         status_code=200,
+        response_headers=[ETAG],
         responses={200: _PUBLIC_RESULT, **problem_responses(401, 404, shown=problems)},
     )(handler)
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
+from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Parameter
 
@@ -44,6 +45,16 @@ _END = 2**63 - 1
     "play, and options (the turn clock, the dealing method). Filter with `status` (repeat "
     "it for several); page with `before` = the previous page's `next`: pages stay stable "
     "while tables are created. Private and closed tables are never listed. ETag/If-None-Match.",
+    response_headers=[
+        ResponseHeader(
+            name="ETag",
+            value='"9f2c4e1a0b7d3f5e"',
+            documentation_only=True,
+            required=True,
+            description="a strong entity tag of the page (a hash of its body): send it back "
+            "in If-None-Match",
+        )
+    ],
     responses={
         200: ResponseSpec(LobbyPage, description="a page of the lobby", generate_examples=False),
         **NOT_MODIFIED,

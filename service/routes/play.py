@@ -1,5 +1,6 @@
 """Play: reservations, contracts, cards and announcements (R3-R6), each one command
-validated by the domain's table."""
+validated by the domain's table. Each answers the seat's new view, its hand with it: not to
+be stored (``Cache-Control: no-store``)."""
 
 from typing import Any
 
@@ -19,6 +20,8 @@ from service.bodies.tables import (
 from service.edge.credentials import AS_SEAT
 from service.routes.shared import (
     COMMAND_RESPONSES,
+    ETAG,
+    NO_STORE,
     IfMatch,
     SeatParam,
     TableId,
@@ -32,6 +35,8 @@ from service.routes.shared import (
     summary="Say healthy or reservation (R4.1)",
     security=AS_SEAT,
     status_code=200,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
     responses=COMMAND_RESPONSES,
 )
 async def declare(
@@ -51,6 +56,8 @@ async def declare(
     summary="Name a contract after a reservation (R4.2)",
     security=AS_SEAT,
     status_code=200,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
     responses=COMMAND_RESPONSES,
 )
 async def name_contract(
@@ -70,6 +77,8 @@ async def name_contract(
     summary="Play a card (R3)",
     security=AS_SEAT,
     status_code=200,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
     responses=COMMAND_RESPONSES,
 )
 async def play_card(
@@ -89,6 +98,8 @@ async def play_card(
     summary="Announce re, kontra or a refusal (R6)",
     security=AS_SEAT,
     status_code=200,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
     responses=COMMAND_RESPONSES,
 )
 async def announce(

@@ -3,6 +3,7 @@
 from typing import Any
 
 from litestar import Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody
 
 from domain.seats import Seat
@@ -34,12 +35,16 @@ from service.edge.parsing import (
 )
 from service.openapi import table_examples
 from service.routes.shared import (
+    ETAG,
     LIFE_PROBLEMS,
+    NO_STORE,
     NOT_MODIFIED,
+    NOT_REACHED,
     IfNoneMatch,
     MinVersion,
     SeatParam,
     TableId,
+    created,
     current_table,
     problem_responses,
     services,
@@ -56,8 +61,10 @@ from service.routes.shared import (
     description="Sit on `seat` or the next free one; the seat token is shown once. When the "
     "fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2); during the "
     "session a newcomer takes a vacant seat and plays on with it (T2.2). A private table "
-    "takes its invitation code, in the body or as the Bearer token (T1.1).",
+    "takes its invitation code, in the body or as the Bearer token (T1.1). `Location` is the "
+    "seat's view.",
     security=AS_NEWCOMER,
+    cache_control=NO_STORE,
     responses={
         201: success(SeatTakenResponse, table_examples.SEAT_TAKEN, "the seat taken"),
         **problem_responses(
@@ -71,7 +78,7 @@ from service.routes.shared import (
 )
 async def take_seat(
     request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[TakeSeatRequest]
-) -> SeatTakenResponse:
+) -> Response[SeatTakenResponse]:
     tables = services(request).tables
     loaded: Loaded = await tables.load(table_id)
     authorize_invitation(request, loaded.state, data.invitation)
@@ -86,13 +93,14 @@ async def take_seat(
     )
     taken = done.events[0]
     assert isinstance(taken, SeatTaken)
-    return SeatTakenResponse(
+    answer = SeatTakenResponse(
         table_id=table_id,
         seat=int(taken.seat),
         token=token,
         version=done.version,
-        view=view_for(request, done.state, taken.seat, done.recorded_at, token),
+        view=view_for(request, done.state, taken.seat, done.recorded_at, token, done.version),
     )
+    return created(answer, f"/tables/{table_id}/seats/{int(taken.seat)}")
 
 
 @post(
@@ -101,13 +109,20 @@ async def take_seat(
     summary="Fill a seat with a bot",
     description="The host fills `seat` (or the next free one; during the session, a vacant "
     "one, T2.2) with a server-side bot, `random` (random legal moves) or `greedy` (a simple "
-    "heuristic). Bots see only their seat's view and keep playing across restarts.",
+    "heuristic). Bots see only their seat's view and keep playing across restarts. "
+    "`Location` is the seat (whose view takes its token, which nobody holds: the table's "
+    "view shows the bot).",
     security=AS_HOST,
-    responses=problem_responses(400, 401, 404, 409, 413, 429),
+    responses={
+        201: ResponseSpec(
+            BotSeatedResponse, description="the seat the bot took", generate_examples=False
+        ),
+        **problem_responses(400, 401, 404, 409, 413, 429),
+    },
 )
 async def seat_bot(
     request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[SeatBotRequest]
-) -> BotSeatedResponse:
+) -> Response[BotSeatedResponse]:
     svc = services(request)
     token = bearer(request) or ""  # before the table: a private one is no more than an unknown one
     loaded: Loaded = await svc.tables.load(table_id)
@@ -119,7 +134,8 @@ async def seat_bot(
     done = await svc.tables.execute(table_id, command, actor="host")
     taken = done.events[0]
     assert isinstance(taken, SeatTaken)
-    return BotSeatedResponse(seat=int(taken.seat), version=done.version)
+    answer = BotSeatedResponse(seat=int(taken.seat), version=done.version)
+    return created(answer, f"/tables/{table_id}/seats/{int(taken.seat)}")
 
 
 @get(
@@ -129,10 +145,12 @@ async def seat_bot(
     description="The seat's hand, legal cards and allowed announcements with the fewest cards "
     "each stays allowed with. Needs that seat's token. ETag = table version.",
     security=AS_SEAT,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
     responses={
         200: success(TableView, table_examples.SEAT_VIEW, "the seat's view"),
         **NOT_MODIFIED,
-        **problem_responses(401, 403, 404),
+        **problem_responses(401, 403, 404, 409, shown=[NOT_REACHED]),
     },
 )
 async def get_seat_view(
@@ -150,7 +168,10 @@ async def get_seat_view(
     return versioned_view(
         loaded.version,
         held,
-        lambda: view_for(request, loaded.state, Seat(seat), loaded.recorded_at, token),
+        lambda: view_for(
+            request, loaded.state, Seat(seat), loaded.recorded_at, token, loaded.version
+        ),
+        min_version,
     )
 
 

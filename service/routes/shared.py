@@ -4,10 +4,11 @@ table as a route reads it."""
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import msgspec
 from litestar import Request, Response
+from litestar.datastructures import CacheControlHeader, ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import HeaderParameter, Parameter
@@ -42,6 +43,31 @@ from service.routes.records import deal_record_of
 if TYPE_CHECKING:  # the app imports the routes
     from service.app import Services
 
+T = TypeVar("T")
+
+NO_STORE = CacheControlHeader(no_store=True)
+"""``Cache-Control: no-store`` (RFC 9111 §5.2.2.5), on every answer that carries a credential
+(a token, an invitation code, a stream ticket) or a hand (a seat's view): no cache, shared
+or private, keeps a copy of it. A route sets it with ``cache_control=NO_STORE``."""
+
+ETAG = ResponseHeader(
+    name="ETag",
+    value='"12"',
+    documentation_only=True,
+    required=True,
+    description="the table version the answer shows (the view's `version`), as an entity "
+    "tag: send it back in If-None-Match (views) or If-Match (commands)",
+)
+"""The ``ETag`` a route answers with the table version, declared (``response_headers=[ETAG]``);
+the route sets its value."""
+
+
+def created(body: T, location: str) -> Response[T]:
+    """A 201 answer with ``Location``, the path of what it created (RFC 9110 §15.3.2), relative
+    to the service's base URL."""
+    return Response(body, status_code=201, headers={"Location": location})
+
+
 TableId = Annotated[
     str,
     Parameter(description="the table's id", pattern="^[A-Za-z0-9_-]{1,64}$", max_length=64),
@@ -66,7 +92,8 @@ MinVersion = Annotated[
         required=False,
         description="answer with the table at this version or later (a version you learned "
         "from a command's answer or a stream event id); with several service processes a "
-        "view may otherwise lag another process's commit by its notification",
+        "view may otherwise lag another process's commit by its notification. A version the "
+        "table has not reached is 409 `version_not_reached` (its ETag the version it is at)",
     ),
 ]
 AfterPosition = Annotated[
@@ -176,6 +203,12 @@ LIFE_PROBLEMS = {
 table, to a caller holding no credential of it, is answered as an unknown table, T1.1)."""
 
 
+NOT_REACHED = example_problem(
+    409, "version_not_reached", "the table is at version 8: min_version 12 is not reached"
+)
+"""A view asked for with a ``min_version`` the table has not reached (`versioned_view`)."""
+
+
 def success(model: Any, shown: list[Example], description: str) -> ResponseSpec:
     """The success response of an operation, with an example rendered by the domain."""
     return ResponseSpec(model, description=description, generate_examples=False, examples=shown)
@@ -242,9 +275,17 @@ async def watched_table(
     return loaded
 
 
-def versioned_view(version: int, held: NoneMatch, render: Callable[[], Any]) -> Response[Any]:
+def versioned_view(
+    version: int, held: NoneMatch, render: Callable[[], Any], min_version: int | None = None
+) -> Response[Any]:
     """A view with ``ETag`` = the table version; 304 when the client holds that version
     (compared weakly, RFC 9110 13.1.2: ``W/"12"`` matches ``"12"``; ``*`` matches any).
+
+    A table that has not reached ``min_version`` (read from the log again already:
+    `current_table`) has no view that new: 409 ``version_not_reached``, with the version it
+    is at as its ETag, at once (no version comes by waiting that the client did not make).
+    Asked after the caller is authorized, so that it tells a stranger nothing of a private
+    table.
 
     What a view shows is a function of the table version and the credential sent (``Vary:
     Authorization``): a private table's existence, the seat's hand, the life ``actions`` of
@@ -255,6 +296,13 @@ def versioned_view(version: int, held: NoneMatch, render: Callable[[], Any]) -> 
     clock as its own plus the offset it saw then (the web client does), which a 304 leaves
     as good as it was; re-rendering every view for a fresh time would cost every 304."""
     tag = etag(version)
+    if min_version is not None and version < min_version:
+        raise ServiceError(
+            409,
+            "version_not_reached",
+            f"the table is at version {version}: min_version {min_version} is not reached",
+            headers={"ETag": tag},
+        )
     headers = {"ETag": tag, "Vary": "Authorization"}
     if held.matches(version):
         return Response(content=None, status_code=304, headers=headers)
@@ -275,14 +323,15 @@ def view_for(
     viewer: Seat | None,
     recorded_at: datetime | None,
     token: str | None,
+    version: int,
 ) -> TableView:
-    """The table as ``viewer`` sees it, with the life actions of the role ``token`` stands
-    for (a seat's player, the host, or none: a spectator; `domain.life`) and the service's
-    time (``server_time``)."""
+    """The table at ``version`` as ``viewer`` sees it, with the life actions of the role
+    ``token`` stands for (a seat's player, the host, or none: a spectator; `domain.life`) and
+    the service's time (``server_time``)."""
     seat = seat_of(state, token) if token is not None else None
     host = token is not None and is_host(state, token)
     actions = life_actions(state, seat, host=host)
-    return table_view(state, viewer, recorded_at, actions, services(request).now())
+    return table_view(state, viewer, recorded_at, actions, services(request).now(), version)
 
 
 async def act(
@@ -311,7 +360,7 @@ async def act(
         expected_version=expected,
         check=lambda state: authorize_seat(state, token, Seat(seat)),
     )
-    view = view_for(request, done.state, Seat(seat), done.recorded_at, token)
+    view = view_for(request, done.state, Seat(seat), done.recorded_at, token, done.version)
     answer = CommandResponse(done.version, view)
     return Response(answer, headers={"ETag": etag(done.version)})
 

@@ -33,11 +33,15 @@ from service.edge.parsing import (
 from service.edge.problems import ServiceError
 from service.openapi import table_examples
 from service.routes.shared import (
+    ETAG,
     LIFE_PROBLEMS,
+    NO_STORE,
     NOT_MODIFIED,
+    NOT_REACHED,
     IfNoneMatch,
     MinVersion,
     TableId,
+    created,
     problem_responses,
     sent_token,
     services,
@@ -56,7 +60,8 @@ from service.routes.shared import (
     "(or takes shared seeds, or a tournament director's preset deals). The host token and, "
     "for a private table (the default), the invitation code are shown once. A public table "
     "is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock "
-    "(5-600 s, T3.1).",
+    "(5-600 s, T3.1). `Location` is the table's view.",
+    cache_control=NO_STORE,
     responses={
         201: success(TableCreatedResponse, table_examples.TABLE_CREATED, "the new table"),
         **problem_responses(400, 413, 429, shown=[LIFE_PROBLEMS["turn_seconds"]]),
@@ -64,7 +69,7 @@ from service.routes.shared import (
 )
 async def create_table(
     request: Request[Any, Any, Any], data: JSONBody[CreateTableRequest]
-) -> TableCreatedResponse:
+) -> Response[TableCreatedResponse]:
     if data.seeds is not None and data.presets is not None:
         raise ServiceError(400, "malformed_request", "give seeds or presets, not both")
     host = new_token()
@@ -95,15 +100,16 @@ async def create_table(
     done = await svc.tables.execute(table_id, command, actor="host")
     if data.turn_seconds is not None:
         svc.clock.watch(table_id)
-    created = done.state.created
-    return TableCreatedResponse(
+    made = done.state.created
+    answer = TableCreatedResponse(
         table_id=table_id,
         host_token=host,
-        commitments=list(created.commitments if created else ()),
+        commitments=list(made.commitments if made else ()),
         version=done.version,
-        view=view_for(request, done.state, None, done.recorded_at, host),
+        view=view_for(request, done.state, None, done.recorded_at, host, done.version),
         invitation=invitation,
     )
+    return created(answer, f"/tables/{table_id}")
 
 
 @get(
@@ -114,10 +120,11 @@ async def create_table(
     "silent solo before the deal is scored. A private table's view takes a token of the "
     "table or its invitation code as the Bearer token (T1.1). ETag = table version.",
     security=AS_SPECTATOR,
+    response_headers=[ETAG],
     responses={
         200: success(TableView, table_examples.TABLE_VIEW, "the public view"),
         **NOT_MODIFIED,
-        **problem_responses(404, 429, shown=[LIFE_PROBLEMS["private"]]),
+        **problem_responses(404, 409, 429, shown=[LIFE_PROBLEMS["private"], NOT_REACHED]),
     },
 )
 async def get_table(
@@ -133,7 +140,8 @@ async def get_table(
     return versioned_view(
         loaded.version,
         held,
-        lambda: view_for(request, loaded.state, None, loaded.recorded_at, token),
+        lambda: view_for(request, loaded.state, None, loaded.recorded_at, token, loaded.version),
+        min_version,
     )
 
 
@@ -147,7 +155,11 @@ async def get_table(
     "session is over, the winners (R1.3; none for an abandoned session, T4.2). ETag = table "
     "version.",
     security=AS_SPECTATOR,
-    responses={**NOT_MODIFIED, **problem_responses(404, 429, shown=[LIFE_PROBLEMS["private"]])},
+    response_headers=[ETAG],
+    responses={
+        **NOT_MODIFIED,
+        **problem_responses(404, 409, 429, shown=[LIFE_PROBLEMS["private"], NOT_REACHED]),
+    },
 )
 async def get_scoresheet(
     request: Request[Any, Any, Any],
@@ -160,7 +172,10 @@ async def get_scoresheet(
     loaded = await watched_table(request, table_id, held, min_version)
     heads = await scored_heads(services(request).pool, table_id, loaded.version)
     return versioned_view(
-        loaded.version, held, lambda: witnessed_sheet(scoresheet_of(loaded.state), heads)
+        loaded.version,
+        held,
+        lambda: witnessed_sheet(scoresheet_of(loaded.state), heads),
+        min_version,
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, get, post
+from litestar import Request, Response, get, post
 from litestar.params import JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 
@@ -68,8 +68,10 @@ from service.edge.tournament_access import (
 )
 from service.openapi import tournament_examples
 from service.routes.shared import (
+    NO_STORE,
     AfterPosition,
     LastEventId,
+    created,
     problem_responses,
     scored_record,
     services,
@@ -135,7 +137,8 @@ async def answer(
     "E6) and optionally preset deals for every round. The service draws the seating seed "
     "and every round's 12 deal seeds and publishes their SHA-256 commitments at once "
     "(E1.2). The director's host token and, for a private tournament, the invitation code are "
-    "shown once.",
+    "shown once. `Location` is the tournament.",
+    cache_control=NO_STORE,
     responses={
         201: success(TournamentCreatedResponse, tournament_examples.CREATED, "the new tournament"),
         **problem_responses(400, 413, shown=[P["unknown_standings_method"]]),
@@ -143,7 +146,7 @@ async def answer(
 )
 async def create_tournament(
     request: Request[Any, Any, Any], data: JSONBody[CreateTournamentRequest]
-) -> TournamentCreatedResponse:
+) -> Response[TournamentCreatedResponse]:
     method = standings_method(data.method)
     host = new_token()
     private = data.visibility is Visibility.PRIVATE
@@ -171,7 +174,8 @@ async def create_tournament(
     tournament_id = fresh_id()
     done = await services(request).tournaments.execute(tournament_id, command, actor="director")
     view = await answer(request, tournament_id, LoadedTournament(done.state, done.version))
-    return TournamentCreatedResponse(tournament_id, host, view, invitation)
+    made = TournamentCreatedResponse(tournament_id, host, view, invitation)
+    return created(made, f"/tournaments/{tournament_id}")
 
 
 @get(
@@ -204,8 +208,10 @@ async def get_tournament(
     "surrounding spaces, regardless of case); at a private tournament with its invitation code "
     "(in the body, or as the Bearer token); the director registers players with the host "
     "token. The tournament credential is shown once: it seats its player at their table in "
-    "every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).",
+    "every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2). "
+    "`Location` is the player's table (`getPlayerTable`), which the credential opens.",
     security=AS_REGISTRANT,
+    cache_control=NO_STORE,
     responses={
         201: success(
             PlayerRegisteredResponse, tournament_examples.REGISTERED, "the player registered"
@@ -222,7 +228,7 @@ async def get_tournament(
 )
 async def register_player(
     request: Request[Any, Any, Any], tournament_id: TournamentId, data: JSONBody[RegisterRequest]
-) -> PlayerRegisteredResponse:
+) -> Response[PlayerRegisteredResponse]:
     loaded = await load_tournament(request, tournament_id)
     director = authorize_registration(
         loaded.state, tournament_id, digest_of(request), data.invitation
@@ -233,9 +239,10 @@ async def register_player(
     done = await services(request).tournaments.execute(tournament_id, command, actor=who)
     registered = done.state.players
     number = next(n for n, p in enumerate(registered) if p.token_hash == command.token_hash)
-    return PlayerRegisteredResponse(
+    registration = PlayerRegisteredResponse(
         tournament_id, number, registered[number].name, token, done.version
     )
+    return created(registration, f"/tournaments/{tournament_id}/table")
 
 
 @get(
@@ -411,8 +418,10 @@ async def compare_deal(
     "tournament) and open `GET /tournaments/{id}/events?ticket=...` with the answer's "
     f"`ticket`. It opens the tournament's stream once, within {TICKET_SECONDS} s (a second "
     "time, at another tournament or table, or later: 401 `ticket_invalid`, `ticket_expired`); "
-    "then get a new one (to resume, too). A credential is never put in a URL.",
+    "then get a new one (to resume, too). A credential is never put in a URL; the ticket, "
+    "made for one, is: `Location` is the stream's URL with it.",
     security=AS_TOURNAMENT_VIEWER,
+    cache_control=NO_STORE,
     responses={
         201: success(StreamTicket, tournament_examples.STREAM_TICKET, "the ticket"),
         **problem_responses(401, 404, shown=[P["tournament_not_found"]]),
@@ -420,12 +429,12 @@ async def compare_deal(
 )
 async def tournament_stream_ticket(
     request: Request[Any, Any, Any], tournament_id: TournamentId
-) -> StreamTicket:
+) -> Response[StreamTicket]:
     await load_viewed(request, tournament_id)
     ticket: StreamTicket = await services(request).tickets.issue(
         tournament_id, bearer(request, required=False)
     )
-    return ticket
+    return created(ticket, f"/tournaments/{tournament_id}/events?ticket={ticket.ticket}")
 
 
 @get(

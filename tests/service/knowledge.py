@@ -564,14 +564,16 @@ def expected_view(
     turn: int | None,
     last_event_at: datetime | None,
     actions: list[Json] | None = None,
+    version: int = 0,
 ) -> Json:
     """Every field of a table view as the viewer may see it, but ``deal.phase``,
     ``deal.turn``, ``deal.trick_leader`` and ``deal.options`` (which follow from the rules of
     play, not from what may be known: the audit checks them apart) and ``deal.hand`` (its
     order is the view's choice: the audit compares it as a multiset). The clock needs the
     seat to act (``turn``, from the rules of play) and the time of the last event; the
-    life ``actions`` are the asker's (`expected_actions`; none: a spectator's). The
-    ``server_time`` is added from what was received (`with_server_time`)."""
+    life ``actions`` are the asker's (`expected_actions`; none: a spectator's); ``version``
+    is the table version the view shows. The ``server_time`` is added from what was received
+    (`with_server_time`)."""
     created = table.created
     assert created is not None
     sheet = table.sheet
@@ -601,6 +603,7 @@ def expected_view(
         "turn_seconds": created.get("turn_seconds"),
         "clock": expected_clock(table, turn, last_event_at),
         "actions": actions or [],
+        "version": version,
     }
 
 

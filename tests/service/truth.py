@@ -305,7 +305,9 @@ class Auditor:
         actions = expected_actions(table, viewer, host, self.truth.states[version].turn)
         if actions:
             self.coverage.actions += 1
-        expected = with_server_time(expected_view(table, viewer, turn, recorded_at, actions), raw)
+        expected = with_server_time(
+            expected_view(table, viewer, turn, recorded_at, actions, version), raw
+        )
         assert expected is not None
         if expected["clock"] is not None:
             self.coverage.clocks += 1

@@ -30,6 +30,7 @@ export {
   readStream,
   type EventStream,
   type StreamEnd,
+  type EventName,
   type StreamMessage,
   type StreamOptions,
   type StreamRetryEvent,

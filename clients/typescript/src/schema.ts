@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table
-         * @description Draws 12 secret server seeds and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1).
+         * @description Draws 12 secret server seeds and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1). `Location` is the table's view.
          */
         post: operations["createTable"];
         delete?: never;
@@ -179,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a seat with a bot
-         * @description The host fills `seat` (or the next free one; during the session, a vacant one, T2.2) with a server-side bot, `random` (random legal moves) or `greedy` (a simple heuristic). Bots see only their seat's view and keep playing across restarts.
+         * @description The host fills `seat` (or the next free one; during the session, a vacant one, T2.2) with a server-side bot, `random` (random legal moves) or `greedy` (a simple heuristic). Bots see only their seat's view and keep playing across restarts. `Location` is the seat (whose view takes its token, which nobody holds: the table's view shows the bot).
          */
         post: operations["seatBot"];
         delete?: never;
@@ -359,7 +359,7 @@ export interface paths {
         put?: never;
         /**
          * Take a seat
-         * @description Sit on `seat` or the next free one; the seat token is shown once. When the fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2); during the session a newcomer takes a vacant seat and plays on with it (T2.2). A private table takes its invitation code, in the body or as the Bearer token (T1.1).
+         * @description Sit on `seat` or the next free one; the seat token is shown once. When the fourth player sits the session starts and deal 1 is dealt (R1.1, R1.2); during the session a newcomer takes a vacant seat and plays on with it (T2.2). A private table takes its invitation code, in the body or as the Bearer token (T1.1). `Location` is the seat's view.
          */
         post: operations["takeSeat"];
         delete?: never;
@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * A ticket that opens the table's stream once
-         * @description For clients that cannot send headers on a stream (a browser's EventSource): send the credential the stream is to be read with as the Bearer token (a seat token: that seat's events; the host token or the invitation code: a spectator's; none at a public table) and open `GET /tables/{id}/events?ticket=...` with the answer's `ticket`. It opens the stream once, within 60 s, while the credential still opens the table; then get a new one (to resume, too). A credential is never put in a URL.
+         * @description For clients that cannot send headers on a stream (a browser's EventSource): send the credential the stream is to be read with as the Bearer token (a seat token: that seat's events; the host token or the invitation code: a spectator's; none at a public table) and open `GET /tables/{id}/events?ticket=...` with the answer's `ticket`. It opens the stream once, within 60 s, while the credential still opens the table; then get a new one (to resume, too). A credential is never put in a URL; the ticket, made for one, is: `Location` is the stream's URL with it.
          */
         post: operations["getStreamTicket"];
         delete?: never;
@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tournament (E1)
-         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private tournament, the invitation code are shown once.
+         * @description A club night or tournament: its name, 1-12 rounds, `public` (anyone registers) or `private` (registration takes the invitation code), a turn clock for its tables (T3.1), the standings method (`total_points`, `placement_points`, `duplicate`, E6) and optionally preset deals for every round. The service draws the seating seed and every round's 12 deal seeds and publishes their SHA-256 commitments at once (E1.2). The director's host token and, for a private tournament, the invitation code are shown once. `Location` is the tournament.
          */
         post: operations["createTournament"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Register a player (E2)
-         * @description Under a name no other player of the tournament has (E2.1: compared without surrounding spaces, regardless of case); at a private tournament with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The tournament credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2).
+         * @description Under a name no other player of the tournament has (E2.1: compared without surrounding spaces, regardless of case); at a private tournament with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The tournament credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2). `Location` is the player's table (`getPlayerTable`), which the credential opens.
          */
         post: operations["registerPlayer"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * A ticket that opens the tournament's stream once
-         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private tournament's credentials as the Bearer token (the director's host token, a player's tournament credential or the invitation code; none at a public tournament) and open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the tournament's stream once, within 60 s (a second time, at another tournament or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL.
+         * @description For clients that cannot send headers on a stream (a browser's EventSource): send one of a private tournament's credentials as the Bearer token (the director's host token, a player's tournament credential or the invitation code; none at a public tournament) and open `GET /tournaments/{id}/events?ticket=...` with the answer's `ticket`. It opens the tournament's stream once, within 60 s (a second time, at another tournament or table, or later: 401 `ticket_invalid`, `ticket_expired`); then get a new one (to resume, too). A credential is never put in a URL; the ticket, made for one, is: `Location` is the stream's URL with it.
          */
         post: operations["getTournamentStreamTicket"];
         delete?: never;
@@ -744,7 +744,7 @@ export interface components {
         Announced: {
             cards: number;
             /** @default false */
-            late_reply?: boolean;
+            late_reply: boolean;
             party: components["schemas"]["Party"];
             seat: components["schemas"]["Seat"];
             /**
@@ -754,6 +754,20 @@ export interface components {
             type: "announced";
             word: components["schemas"]["Word"];
             words: components["schemas"]["Word"][];
+        };
+        /**
+         * BodyError
+         * @description What is wrong at one place of the request body (an item of a problem's `errors`,
+         *     RFC 9457 §3).
+         */
+        BodyError: {
+            /** @example must be at least 5 */
+            detail: string;
+            /**
+             * @description a JSON Pointer (RFC 6901) into the body, as a URI fragment: `#/name`, `#/presets/0/1`; `#` is the whole body
+             * @example #/turn_seconds
+             */
+            pointer: string;
         };
         /**
          * BotKind
@@ -790,10 +804,10 @@ export interface components {
         /** Check */
         Check: {
             /** @default  */
-            detail?: string;
+            detail: string;
             name: string;
             ok: boolean;
-            version?: number | null;
+            version: number | null;
         };
         /** CommandResponse */
         CommandResponse: {
@@ -891,12 +905,12 @@ export interface components {
              *       []
              *     ]
              */
-            played_by?: string[][];
+            played_by: string[][];
             players: (string | null)[];
             published_commitment: string | null;
             score: components["schemas"]["Score"];
             /** @default [] */
-            sorted_hands?: components["schemas"]["Card"][][];
+            sorted_hands: components["schemas"]["Card"][][];
             table: string;
             tricks: components["schemas"]["TrickRecord"][];
         };
@@ -933,7 +947,7 @@ export interface components {
             format: string;
             ok: boolean;
             /** @description the service's signature of this report (`/.well-known/doko-keys`) */
-            signature?: components["schemas"]["Signature"] | null;
+            signature: components["schemas"]["Signature"] | null;
             table_checks: components["schemas"]["Check"][];
             table_id: string;
             /** @description the table version verified up to */
@@ -941,12 +955,12 @@ export interface components {
         };
         /** Dealing */
         Dealing: {
-            algorithm?: string | null;
-            commitment?: string | null;
+            algorithm: string | null;
+            commitment: string | null;
             /** @default [] */
-            entropy?: string[];
+            entropy: string[];
             method: string;
-            seed?: string | null;
+            seed: string | null;
         };
         /**
          * DealingMethod
@@ -989,24 +1003,27 @@ export interface components {
             events: components["schemas"]["ExportedEvent"][];
             format: string;
             format_version: number;
-            name?: string | null;
+            name: string | null;
             /** @default [] */
-            players?: (string | null)[];
+            players: (string | null)[];
             /** @description the deployment's signature of the whole file (`/.well-known/doko-keys`) */
-            signature?: components["schemas"]["Signature"] | null;
+            signature: components["schemas"]["Signature"] | null;
             stream_id: string;
         };
         /** ExportedEvent */
         ExportedEvent: {
-            actor?: string | null;
-            causation?: string | null;
+            actor: string | null;
+            causation: string | null;
             /** @default 1 */
-            chain?: number;
-            command_id?: string | null;
+            chain: number;
+            command_id: string | null;
             hash: string;
-            payload: unknown;
+            /** @description The event's fields as they were hashed (its `type` and `schema_version` say which they are): free-form here, since an export carries every version of every event type a log ever stored, verbatim; `doko verify` reads them. */
+            payload: {
+                [key: string]: unknown;
+            };
             /** @default 0 */
-            position?: number;
+            position: number;
             /** Format: date-time */
             recorded_at: string;
             schema_version: number;
@@ -1028,7 +1045,7 @@ export interface components {
              * @description deal_scored and session_finished: the table's hash chain value at this version (hex), to hold an export against (`doko verify --witness`)
              * @default null
              */
-            chain_head?: string | null;
+            chain_head?: string;
             event: components["schemas"]["TableEvent"];
             /**
              * Format: date-time
@@ -1047,7 +1064,7 @@ export interface components {
         GameType: "normal" | "marriage" | "silent_solo" | "diamonds_solo" | "hearts_solo" | "spades_solo" | "clubs_solo" | "queen_solo" | "jack_solo" | "fleischlos";
         /** GameTypeFixed */
         GameTypeFixed: {
-            declarer?: components["schemas"]["Seat"] | null;
+            declarer: components["schemas"]["Seat"] | null;
             game_type: components["schemas"]["GameType"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1077,23 +1094,23 @@ export interface components {
         /** Jwk */
         Jwk: {
             /** @default EdDSA */
-            alg?: string;
+            alg: string;
             /** @description signatures dated before are refused */
-            created?: string | null;
+            created: string | null;
             /** @default Ed25519 */
-            crv?: string;
+            crv: string;
             /** @description RFC 7638 thumbprint of the key */
             kid: string;
             /** @default OKP */
-            kty?: string;
+            kty: string;
             /** @description signatures dated after are refused */
-            retired?: string | null;
+            retired: string | null;
             /** @description compromised from then: signatures dated then or after are refused, those dated before are flagged */
-            revoked_from?: string | null;
+            revoked_from: string | null;
             /** @description current: signs new documents; retired: signs no more; revoked: compromised from revoked_from on */
             status: components["schemas"]["KeyStatus"];
             /** @default sig */
-            use?: string;
+            use: string;
             /** @description the 32-byte public key, base64url */
             x: string;
         };
@@ -1158,11 +1175,11 @@ export interface components {
         /** Observation */
         Observation: {
             announcements: components["schemas"]["Announced"][];
-            contracts?: (components["schemas"]["GameType"] | null)[] | null;
+            contracts: (components["schemas"]["GameType"] | null)[] | null;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             dealing: components["schemas"]["Dealing"];
-            dealt?: components["schemas"]["Card"][][] | null;
+            dealt: components["schemas"]["Card"][][] | null;
             declarations: (components["schemas"]["Declaration"] | null)[];
             declarer: components["schemas"]["Seat"] | null;
             game_type: components["schemas"]["GameType"] | null;
@@ -1173,7 +1190,7 @@ export interface components {
             own_contract: components["schemas"]["GameType"] | null;
             parties: (components["schemas"]["Party"] | null)[];
             phase: components["schemas"]["Phase"];
-            score?: components["schemas"]["DealScored"] | null;
+            score: components["schemas"]["DealScored"] | null;
             trick: components["schemas"]["Card"][];
             trick_leader: components["schemas"]["Seat"] | null;
             tricks: components["schemas"]["PlayedTrick"][];
@@ -1183,14 +1200,32 @@ export interface components {
         /** Options */
         Options: {
             /** @default [] */
-            announcements?: components["schemas"]["Allowance"][];
+            announcements: components["schemas"]["Allowance"][];
             /** @default [] */
-            cards?: components["schemas"]["Card"][];
+            cards: components["schemas"]["Card"][];
             /** @default [] */
-            contracts?: components["schemas"]["GameType"][];
+            contracts: components["schemas"]["GameType"][];
             /** @default [] */
-            declarations?: components["schemas"]["Declaration"][];
+            declarations: components["schemas"]["Declaration"][];
         };
+        /**
+         * ParameterError
+         * @description What is wrong with one parameter of the request (an item of a problem's
+         *     `errors`).
+         */
+        ParameterError: {
+            /** @example must be at most 3 */
+            detail: string;
+            in: components["schemas"]["ParameterIn"];
+            /** @example seat */
+            parameter: string;
+        };
+        /**
+         * ParameterIn
+         * @description Where a parameter is sent.
+         * @enum {string}
+         */
+        ParameterIn: "cookie" | "header" | "path" | "query";
         /**
          * Party
          * @description Re (the QC holders, the soloist, the marriage pair) against Kontra.
@@ -1201,9 +1236,9 @@ export interface components {
         Permission: {
             action: components["schemas"]["LifeAction"];
             allowed: boolean;
-            code?: string | null;
-            rule?: string | null;
-            seat?: components["schemas"]["Seat"] | null;
+            code: components["schemas"]["ProblemCode"] | null;
+            rule: string | null;
+            seat: components["schemas"]["Seat"] | null;
         };
         /**
          * Phase
@@ -1237,7 +1272,7 @@ export interface components {
          */
         PlayerRegistered: {
             /** @default false */
-            by_director?: boolean;
+            by_director: boolean;
             name: string;
             player: number;
             token_hash: string;
@@ -1258,23 +1293,22 @@ export interface components {
             player: number;
             round_no: number;
             /** @example 2 */
-            seat?: number | null;
+            seat: number | null;
             status: components["schemas"]["TournamentStatus"];
-            table_id?: string | null;
-            table_no?: number | null;
+            table_id: string | null;
+            table_no: number | null;
             /** @default false */
-            table_open?: boolean;
+            table_open: boolean;
             tournament_id: string;
         };
         /** Problem */
         Problem: {
             code: components["schemas"]["ProblemCode"];
-            detail?: string | null;
-            errors?: {
-                [key: string]: unknown;
-            }[] | null;
-            instance?: string | null;
-            rule?: string | null;
+            detail?: string;
+            /** @description What is wrong, each in one place: a member of the body (`pointer`) or a parameter (`parameter`, `in`) that is not what the operation takes, or (`not_ready`) a readiness check that failed (`name`, `ok`). */
+            errors?: (components["schemas"]["BodyError"] | components["schemas"]["ParameterError"] | components["schemas"]["ReadinessCheck"])[];
+            instance?: string;
+            rule?: string;
             status: number;
             title: string;
             type: string;
@@ -1284,7 +1318,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1292,7 +1326,7 @@ export interface components {
         };
         /** ReadinessCheck */
         ReadinessCheck: {
-            detail?: string | null;
+            detail: string | null;
             name: string;
             ok: boolean;
         };
@@ -1333,7 +1367,7 @@ export interface components {
          */
         RoundStarted: {
             /** @default false */
-            by_hand?: boolean;
+            by_hand: boolean;
             round_no: number;
             seating: (number | null)[][];
             /** @enum {unknown} */
@@ -1374,7 +1408,7 @@ export interface components {
         /** Scoresheet */
         Scoresheet: {
             /** @default false */
-            abandoned?: boolean;
+            abandoned: boolean;
             deals: number;
             finished: boolean;
             name: string;
@@ -1418,15 +1452,15 @@ export interface components {
         };
         /** SeatInfo */
         SeatInfo: {
-            bot?: string | null;
+            bot: components["schemas"]["BotKind"] | null;
             name: string | null;
             seat: components["schemas"]["Seat"];
-            status?: components["schemas"]["SeatStatus"];
+            status: components["schemas"]["SeatStatus"];
         };
         /** SeatLeft */
         SeatLeft: {
             /** @default false */
-            by_host?: boolean;
+            by_host: boolean;
             name: string;
             seat: components["schemas"]["Seat"];
             /**
@@ -1446,9 +1480,9 @@ export interface components {
         /** SeatTaken */
         SeatTaken: {
             /** @default  */
-            bot?: string;
+            bot: string;
             /** @default  */
-            entropy?: string;
+            entropy: string;
             name: string;
             seat: components["schemas"]["Seat"];
             token_hash: string;
@@ -1490,7 +1524,7 @@ export interface components {
         /** SessionStarted */
         SessionStarted: {
             /** @default 12 */
-            deals?: number;
+            deals: number;
             first_dealer: components["schemas"]["Seat"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1500,7 +1534,7 @@ export interface components {
         };
         /** SheetRow */
         SheetRow: {
-            chain_head?: string | null;
+            chain_head?: string;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             entries: number[];
@@ -1513,13 +1547,13 @@ export interface components {
              *     ]
              */
             players?: string[][];
-            scored_version?: number | null;
+            scored_version?: number;
             totals: number[];
         };
         /** Signature */
         Signature: {
             /** @default EdDSA */
-            alg?: string;
+            alg: string;
             /** @description the signing key: one of GET /.well-known/doko-keys */
             kid: string;
             /** Format: date-time */
@@ -1541,7 +1575,7 @@ export interface components {
         /** Standings */
         Standings: {
             /** @default [] */
-            abandoned?: components["schemas"]["Abandoned"][];
+            abandoned: components["schemas"]["Abandoned"][];
             lines: components["schemas"]["Standing"][];
             method: components["schemas"]["StandingsMethod"];
             public_deals: number[];
@@ -1577,14 +1611,14 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             /** @default 60 */
-            seconds?: number;
+            seconds: number;
             ticket: string;
         };
         /** StreamedAnnounced */
         StreamedAnnounced: {
             cards: number;
             /** @default false */
-            late_reply?: boolean;
+            late_reply: boolean;
             party: components["schemas"]["Party"];
             seat: components["schemas"]["Seat"];
             /**
@@ -1664,7 +1698,7 @@ export interface components {
         };
         /** StreamedGameTypeFixed */
         StreamedGameTypeFixed: {
-            declarer?: components["schemas"]["Seat"] | null;
+            declarer: components["schemas"]["Seat"] | null;
             game_type: components["schemas"]["GameType"];
             /**
              * Format: date-time
@@ -1737,7 +1771,7 @@ export interface components {
         /** StreamedSeatLeft */
         StreamedSeatLeft: {
             /** @default false */
-            by_host?: boolean;
+            by_host: boolean;
             name: string;
             seat: components["schemas"]["Seat"];
             /**
@@ -1754,9 +1788,9 @@ export interface components {
         /** StreamedSeatTaken */
         StreamedSeatTaken: {
             /** @default  */
-            bot?: string;
+            bot: string;
             /** @default  */
-            entropy?: string;
+            entropy: string;
             name: string;
             seat: components["schemas"]["Seat"];
             /**
@@ -1789,7 +1823,7 @@ export interface components {
         /** StreamedSessionStarted */
         StreamedSessionStarted: {
             /** @default 12 */
-            deals?: number;
+            deals: number;
             first_dealer: components["schemas"]["Seat"];
             /**
              * Format: date-time
@@ -1818,33 +1852,33 @@ export interface components {
         /** StreamedTableCreated */
         StreamedTableCreated: {
             /** @default [] */
-            commitments?: string[];
+            commitments: string[];
             first_dealer: components["schemas"]["Seat"];
             /** @default false */
-            first_dealer_fixed?: boolean;
+            first_dealer_fixed: boolean;
             /** @default  */
-            host_token_hash?: string;
+            host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][];
+            presets: components["schemas"]["Card"][][][];
             /** @default [] */
-            server_seeds?: string[];
+            server_seeds: string[];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
             /** @default false */
-            shared_seeds?: boolean;
-            turn_seconds?: number | null;
+            shared_seeds: boolean;
+            turn_seconds: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "table_created";
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /** StreamedTrickWon */
         StreamedTrickWon: {
@@ -1893,34 +1927,34 @@ export interface components {
         /** TableCreated */
         TableCreated: {
             /** @default [] */
-            commitments?: string[];
+            commitments: string[];
             first_dealer: components["schemas"]["Seat"];
             /** @default false */
-            first_dealer_fixed?: boolean;
+            first_dealer_fixed: boolean;
             /** @default  */
-            host_token_hash?: string;
+            host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][];
+            presets: components["schemas"]["Card"][][][];
             /** @default [] */
-            server_seeds?: string[];
+            server_seeds: string[];
             /** @default false */
-            shared_seeds?: boolean;
-            turn_seconds?: number | null;
+            shared_seeds: boolean;
+            turn_seconds: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "table_created";
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /** TableCreatedResponse */
         TableCreatedResponse: {
             commitments: string[];
             host_token: string;
-            invitation?: string | null;
+            invitation: string | null;
             table_id: string;
             version: number;
             view: components["schemas"]["TableView"];
@@ -1939,7 +1973,7 @@ export interface components {
          */
         TableEnded: {
             /** @default false */
-            abandoned?: boolean;
+            abandoned: boolean;
             deals: number;
             round_no: number;
             table_no: number;
@@ -1996,11 +2030,11 @@ export interface components {
             deals: components["schemas"]["DealReport"][];
             events: number;
             /** @default false */
-            flagged?: boolean;
+            flagged: boolean;
             name: string | null;
             stream_id: string;
             /** @default [] */
-            warnings?: string[];
+            warnings: string[];
         };
         /**
          * TableScored
@@ -2036,8 +2070,8 @@ export interface components {
         /** TableView */
         TableView: {
             /** @default [] */
-            actions?: components["schemas"]["Permission"][];
-            clock?: components["schemas"]["Turn"] | null;
+            actions: components["schemas"]["Permission"][];
+            clock: components["schemas"]["Turn"] | null;
             commitments: string[];
             deal: components["schemas"]["Observation"] | null;
             dealing_method: components["schemas"]["DealingMethod"];
@@ -2047,12 +2081,14 @@ export interface components {
             preset: boolean;
             scoresheet: number[][];
             seats: components["schemas"]["SeatInfo"][];
-            server_time?: string | null;
-            status?: components["schemas"]["TableStatus"];
+            server_time: string | null;
+            status: components["schemas"]["TableStatus"];
             totals: number[];
-            turn_seconds?: number | null;
+            turn_seconds: number | null;
+            /** @default 0 */
+            version: number;
             viewer: components["schemas"]["Seat"] | null;
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
             winners: components["schemas"]["Seat"][] | null;
         };
         /** TakeSeatRequest */
@@ -2072,7 +2108,7 @@ export interface components {
         /** TournamentAnswer */
         TournamentAnswer: {
             /** @default [] */
-            tables?: components["schemas"]["TableProgress"][];
+            tables: components["schemas"]["TableProgress"][];
             tournament: components["schemas"]["TournamentView"];
             tournament_id: string;
             version: number;
@@ -2085,31 +2121,31 @@ export interface components {
          */
         TournamentCreated: {
             /** @default [] */
-            commitments?: string[][];
+            commitments: string[][];
             host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             /** @default total_points */
-            method?: components["schemas"]["StandingsMethod"];
+            method: components["schemas"]["StandingsMethod"];
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][][];
+            presets: components["schemas"]["Card"][][][][];
             /** @default [] */
-            round_seeds?: string[][];
+            round_seeds: string[][];
             rounds: number;
             seating_commitment: string;
             seating_seed: string;
             /** @default null */
-            turn_seconds?: number | null;
+            turn_seconds: number | null;
             /** @enum {unknown} */
             type: "event_created";
             /** @default public */
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /** TournamentCreatedResponse */
         TournamentCreatedResponse: {
             host_token: string;
-            invitation?: string | null;
+            invitation: string | null;
             tournament: components["schemas"]["TournamentAnswer"];
             tournament_id: string;
         };
@@ -2118,9 +2154,9 @@ export interface components {
             events: components["schemas"]["ExportedEvent"][];
             format: string;
             format_version: number;
-            name?: string | null;
+            name: string | null;
             /** @description the deployment's signature of the whole file (`/.well-known/doko-keys`) */
-            signature?: components["schemas"]["Signature"] | null;
+            signature: components["schemas"]["Signature"] | null;
             standings: components["schemas"]["Standings"];
             tables: components["schemas"]["ExportedTable"][];
             tournament_id: string;
@@ -2141,7 +2177,7 @@ export interface components {
             events: number;
             name: string | null;
             /** @default [] */
-            tables?: components["schemas"]["TableReport"][];
+            tables: components["schemas"]["TableReport"][];
             tournament_id: string;
         };
         /** TournamentRound */
@@ -2165,10 +2201,10 @@ export interface components {
         /** TournamentTable */
         TournamentTable: {
             /** @default false */
-            abandoned?: boolean;
-            deals?: number | null;
+            abandoned: boolean;
+            deals: number | null;
             /** @default false */
-            ended?: boolean;
+            ended: boolean;
             seats: (string | null)[];
             table_no: number;
         };
@@ -2190,7 +2226,7 @@ export interface components {
             preset: boolean;
             rounds: number;
             seating_commitment: string;
-            seating_seed?: string | null;
+            seating_seed: string | null;
             status: components["schemas"]["TournamentStatus"];
             turn_seconds: number | null;
             visibility: components["schemas"]["Visibility"];
@@ -2216,7 +2252,7 @@ export interface components {
         };
         /** Turn */
         Turn: {
-            deadline?: string | null;
+            deadline: string | null;
             seat: components["schemas"]["Seat"];
             seconds: number;
         };
@@ -2267,7 +2303,7 @@ export interface components {
          */
         WitnessedPlayerRegistered: {
             /** @default false */
-            by_director?: boolean;
+            by_director: boolean;
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             name: string;
@@ -2314,7 +2350,7 @@ export interface components {
          */
         WitnessedRoundStarted: {
             /** @default false */
-            by_hand?: boolean;
+            by_hand: boolean;
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             round_no: number;
@@ -2349,7 +2385,7 @@ export interface components {
          */
         WitnessedTableEnded: {
             /** @default false */
-            abandoned?: boolean;
+            abandoned: boolean;
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             deals: number;
@@ -2371,29 +2407,29 @@ export interface components {
             /** @description the tournament stream's hash chain value at this event (hex) */
             chain_head: string;
             /** @default [] */
-            commitments?: string[][];
+            commitments: string[][];
             host_token_hash: string;
             /** @default  */
-            invitation_hash?: string;
+            invitation_hash: string;
             /** @default total_points */
-            method?: components["schemas"]["StandingsMethod"];
+            method: components["schemas"]["StandingsMethod"];
             name: string;
             /** @default [] */
-            presets?: components["schemas"]["Card"][][][][];
+            presets: components["schemas"]["Card"][][][][];
             /** @default [] */
-            round_seeds?: string[][];
+            round_seeds: string[][];
             rounds: number;
             seating_commitment: string;
             seating_seed: string;
             /** @default null */
-            turn_seconds?: number | null;
+            turn_seconds: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "event_created";
             /** @default public */
-            visibility?: components["schemas"]["Visibility"];
+            visibility: components["schemas"]["Visibility"];
         };
         /**
          * WitnessedTournamentFinished
@@ -2421,13 +2457,19 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description what is left of each quota that counted the request in this window (draft-ietf-httpapi-ratelimit-headers), e.g. `"address";r=1199;t=1, "token";r=599;t=1`; on every answer the rate limits counted */
+        RateLimit: string;
+        /** @description the quotas that counted the request (draft-ietf-httpapi-ratelimit-headers), e.g. `"address";q=1200;w=1, "token";q=600;w=1`: requests a second per client address, per token, and on the routes that replay a log */
+        "RateLimit-Policy": string;
+    };
     pathItems: never;
 }
 export type Abandoned = components['schemas']['Abandoned'];
 export type Allowance = components['schemas']['Allowance'];
 export type AnnounceRequest = components['schemas']['AnnounceRequest'];
 export type Announced = components['schemas']['Announced'];
+export type BodyError = components['schemas']['BodyError'];
 export type BotKind = components['schemas']['BotKind'];
 export type BotSeatedResponse = components['schemas']['BotSeatedResponse'];
 export type Card = components['schemas']['Card'];
@@ -2470,6 +2512,8 @@ export type MarriageClarified = components['schemas']['MarriageClarified'];
 export type NameContract = components['schemas']['NameContract'];
 export type Observation = components['schemas']['Observation'];
 export type Options = components['schemas']['Options'];
+export type ParameterError = components['schemas']['ParameterError'];
+export type ParameterIn = components['schemas']['ParameterIn'];
 export type Party = components['schemas']['Party'];
 export type Permission = components['schemas']['Permission'];
 export type Phase = components['schemas']['Phase'];
@@ -2572,6 +2616,8 @@ export type WitnessedTableEnded = components['schemas']['WitnessedTableEnded'];
 export type WitnessedTournamentCreated = components['schemas']['WitnessedTournamentCreated'];
 export type WitnessedTournamentFinished = components['schemas']['WitnessedTournamentFinished'];
 export type Word = components['schemas']['Word'];
+export type HeaderRateLimit = components['headers']['RateLimit'];
+export type HeaderRateLimitPolicy = components['headers']['RateLimit-Policy'];
 export type $defs = Record<string, never>;
 export interface operations {
     signingKeys: {
@@ -2586,6 +2632,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +2643,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2604,6 +2659,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2629,6 +2691,8 @@ export interface operations {
             /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,6 +2702,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2647,6 +2713,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2656,6 +2729,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2676,6 +2756,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2685,6 +2767,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2705,6 +2794,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2714,6 +2805,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2734,6 +2832,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2743,6 +2843,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2752,6 +2859,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2782,6 +2896,13 @@ export interface operations {
             /** @description a page of the lobby */
             200: {
                 headers: {
+                    /**
+                     * @description a strong entity tag of the page (a hash of its body): send it back in If-None-Match
+                     * @example "9f2c4e1a0b7d3f5e"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,6 +2912,13 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /**
+                     * @description a strong entity tag of the page (a hash of its body): send it back in If-None-Match
+                     * @example "9f2c4e1a0b7d3f5e"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2798,6 +2926,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2807,6 +2937,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2816,6 +2953,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,7 +2972,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2843,6 +2987,12 @@ export interface operations {
             /** @description the new table */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2852,6 +3002,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2861,6 +3013,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2870,6 +3029,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2879,6 +3040,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2888,6 +3051,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2897,6 +3062,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,6 +3078,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2917,7 +3096,7 @@ export interface operations {
     getTable: {
         parameters: {
             query?: {
-                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
+                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification. A version the table has not reached is 409 `version_not_reached` (its ETag the version it is at) */
                 min_version?: number;
             };
             header?: {
@@ -2935,6 +3114,13 @@ export interface operations {
             /** @description the public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2944,6 +3130,13 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2951,6 +3144,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2960,6 +3155,24 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2969,6 +3182,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2978,6 +3198,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2990,7 +3217,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3004,6 +3231,13 @@ export interface operations {
             /** @description the table's new version and its public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3013,6 +3247,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3022,6 +3258,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3274,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3285,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3301,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3312,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,6 +3328,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3079,7 +3347,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3094,9 +3362,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Document created, URL follows */
+            /** @description the seat the bot took */
             201: {
                 headers: {
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3106,6 +3378,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3115,6 +3389,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3124,6 +3405,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3133,6 +3416,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3142,6 +3432,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3151,6 +3443,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3160,6 +3454,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3169,6 +3465,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3178,6 +3481,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3190,7 +3500,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3204,6 +3514,13 @@ export interface operations {
             /** @description the table's new version and its public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,6 +3530,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3222,6 +3541,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3231,6 +3557,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3240,6 +3568,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3584,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3258,6 +3595,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3267,6 +3611,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3292,6 +3643,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3301,6 +3654,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3310,6 +3665,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3319,6 +3676,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3328,6 +3687,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3337,6 +3703,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3362,6 +3735,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3371,6 +3746,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3380,6 +3757,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3389,6 +3768,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3398,6 +3779,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3407,6 +3795,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,6 +3827,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3838,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3849,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3860,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,6 +3871,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3477,6 +3887,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3507,6 +3924,8 @@ export interface operations {
             /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,6 +3935,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +3946,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +3962,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3543,6 +3973,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3552,6 +3989,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3575,6 +4019,8 @@ export interface operations {
             /** @description the table's log */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3584,6 +4030,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3593,6 +4041,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3602,6 +4052,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3611,6 +4063,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3620,6 +4079,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3632,7 +4098,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3646,6 +4112,16 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3655,6 +4131,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3664,6 +4142,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3673,6 +4158,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3682,6 +4169,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3691,6 +4185,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3700,6 +4196,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3709,6 +4212,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,7 +4230,7 @@ export interface operations {
     getScoresheet: {
         parameters: {
             query?: {
-                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
+                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification. A version the table has not reached is 409 `version_not_reached` (its ETag the version it is at) */
                 min_version?: number;
             };
             header?: {
@@ -3738,6 +4248,13 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3747,6 +4264,13 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3754,6 +4278,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3763,6 +4289,24 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3772,6 +4316,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3781,6 +4332,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,7 +4351,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3811,6 +4369,12 @@ export interface operations {
             /** @description the seat taken */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3820,6 +4384,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3829,6 +4395,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3838,6 +4411,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3847,6 +4427,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3856,6 +4438,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3865,6 +4454,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3874,6 +4465,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3883,6 +4476,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3892,6 +4487,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3901,6 +4503,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3912,7 +4521,7 @@ export interface operations {
     getSeatView: {
         parameters: {
             query?: {
-                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification */
+                /** @description answer with the table at this version or later (a version you learned from a command's answer or a stream event id); with several service processes a view may otherwise lag another process's commit by its notification. A version the table has not reached is 409 `version_not_reached` (its ETag the version it is at) */
                 min_version?: number;
             };
             header?: {
@@ -3932,6 +4541,15 @@ export interface operations {
             /** @description the seat's view */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3941,6 +4559,15 @@ export interface operations {
             /** @description not modified */
             304: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3948,6 +4575,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3957,6 +4586,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3966,6 +4602,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3975,6 +4618,24 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3984,6 +4645,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,6 +4661,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,7 +4682,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4023,6 +4698,13 @@ export interface operations {
             /** @description the table's new version and its public view */
             200: {
                 headers: {
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4032,6 +4714,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4041,6 +4725,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4050,6 +4741,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4059,6 +4757,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4068,6 +4768,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4077,6 +4789,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4086,6 +4800,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4095,6 +4816,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4109,7 +4837,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4129,6 +4857,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4138,6 +4875,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4147,6 +4886,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4156,6 +4902,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4918,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4174,6 +4929,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4183,6 +4950,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4192,6 +4961,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4201,6 +4972,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4210,6 +4983,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,6 +4999,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4233,7 +5020,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4249,6 +5036,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4258,6 +5054,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4267,6 +5065,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4276,6 +5081,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4285,6 +5097,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4294,6 +5108,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4303,6 +5129,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,6 +5140,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4321,6 +5156,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,7 +5177,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4355,6 +5197,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4364,6 +5215,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4373,6 +5226,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4382,6 +5242,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4391,6 +5258,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4400,6 +5269,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4409,6 +5290,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4418,6 +5301,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4427,6 +5312,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4436,6 +5323,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4445,6 +5339,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4459,7 +5360,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4479,6 +5380,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4488,6 +5398,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4497,6 +5409,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4506,6 +5425,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4515,6 +5441,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4524,6 +5452,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4533,6 +5473,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4542,6 +5484,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4551,6 +5495,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4560,6 +5506,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4569,6 +5522,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4583,7 +5543,7 @@ export interface operations {
             header?: {
                 /** @description the table version you expect */
                 "If-Match"?: string;
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4603,6 +5563,15 @@ export interface operations {
             /** @description the seat's new view and the table version */
             200: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4612,6 +5581,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4621,6 +5592,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4630,6 +5608,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4639,6 +5624,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4648,6 +5635,18 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4657,6 +5656,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4666,6 +5667,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,6 +5678,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4684,6 +5689,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4693,6 +5705,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4705,7 +5724,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4716,9 +5735,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Document created, URL follows */
+            /** @description the ticket */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4728,6 +5753,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4737,6 +5764,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4746,6 +5780,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4755,6 +5791,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4764,6 +5807,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4773,6 +5818,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4782,6 +5834,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4794,7 +5853,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4809,6 +5868,12 @@ export interface operations {
             /** @description the new tournament */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,6 +5883,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4827,6 +5894,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4836,6 +5910,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4845,6 +5921,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4854,6 +5932,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4863,6 +5943,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4872,6 +5959,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4895,6 +5989,8 @@ export interface operations {
             /** @description the tournament */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4904,6 +6000,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4913,6 +6011,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4922,6 +6027,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4931,6 +6038,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4940,6 +6054,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4970,6 +6091,8 @@ export interface operations {
             /** @description A text/event-stream whose messages' data is described by this schema; comment lines (heartbeats) carry none. */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4979,6 +6102,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4988,6 +6113,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4997,6 +6129,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5006,6 +6140,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5015,6 +6156,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5038,6 +6186,8 @@ export interface operations {
             /** @description the tournament and its tables */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5047,6 +6197,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5056,6 +6208,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5065,6 +6224,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5074,6 +6235,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5083,6 +6246,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5092,6 +6262,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5104,7 +6281,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5122,6 +6299,12 @@ export interface operations {
             /** @description the player registered */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5131,6 +6314,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5140,6 +6325,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +6341,13 @@ export interface operations {
             /** @description problem */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5158,6 +6357,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5167,6 +6368,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5176,6 +6384,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5185,6 +6395,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5194,6 +6406,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5203,6 +6417,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5212,6 +6433,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5224,7 +6452,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5242,6 +6470,8 @@ export interface operations {
             /** @description the round started */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5251,6 +6481,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5260,6 +6492,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5269,6 +6508,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,6 +6519,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5287,6 +6535,8 @@ export interface operations {
             /** @description problem */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5296,6 +6546,8 @@ export interface operations {
             /** @description the body is not application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5305,6 +6557,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5314,6 +6568,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5323,6 +6584,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5350,6 +6618,8 @@ export interface operations {
             /** @description the deal at every table */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5359,6 +6629,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5368,6 +6640,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5377,6 +6656,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5386,6 +6667,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5395,6 +6678,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5404,6 +6694,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5430,6 +6727,8 @@ export interface operations {
             /** @description the standings */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5439,6 +6738,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5448,6 +6749,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +6765,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +6776,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5475,6 +6792,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5487,7 +6811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. 16-200 visible ASCII characters: use a random UUID (without a credential the key is what tells the caller) */
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5501,6 +6825,12 @@ export interface operations {
             /** @description the ticket */
             201: {
                 headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /** @description the path of what was made, relative to the service's base URL (RFC 9110 §15.3.2) */
+                    Location: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5510,6 +6840,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5519,6 +6851,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,6 +6867,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5537,6 +6878,13 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5546,6 +6894,8 @@ export interface operations {
             /** @description problem */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5555,6 +6905,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5564,6 +6921,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5587,6 +6951,8 @@ export interface operations {
             /** @description where the player plays */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5596,6 +6962,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5605,6 +6973,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5614,6 +6989,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5623,6 +7000,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5632,6 +7016,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,6 +7046,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,6 +7057,8 @@ export interface operations {
             /** @description problem */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5673,6 +7068,13 @@ export interface operations {
             /** @description problem */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5682,6 +7084,8 @@ export interface operations {
             /** @description problem */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5691,6 +7095,8 @@ export interface operations {
             /** @description problem */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5700,6 +7106,13 @@ export interface operations {
             /** @description problem */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5709,6 +7122,13 @@ export interface operations {
             /** @description problem */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5726,6 +7146,20 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsTablesPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idInvitationPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/invitation"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatGetResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}"]["get"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatGetResponses304HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}"]["get"]["responses"]["304"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatAnnouncePostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/announce"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatBackPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/back"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatContractPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/contract"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatPlayPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/play"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatReservationPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/reservation"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idStreamTicketsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/stream-tickets"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTournamentsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTournamentsTournament_idPlayersPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/players"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTournamentsTournament_idStreamTicketsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/stream-tickets"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const announcedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Announced"]["type"]> = ["announced"];
 export const botKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotKind"]> = ["random", "greedy", "expert"];
 export const cardValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Card"]> = ["AC", "10C", "KC", "QC", "JC", "9C", "AS", "10S", "KS", "QS", "JS", "9S", "AH", "10H", "KH", "QH", "JH", "9H", "AD", "10D", "KD", "QD", "JD", "9D"];
@@ -5742,10 +7176,11 @@ export const invitationRotatedTypeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const keyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeyStatus"]> = ["current", "retired", "revoked"];
 export const lifeActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifeAction"]> = ["leave", "come_back", "vacate", "close", "abandon", "rotate_invitation"];
 export const marriageClarifiedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MarriageClarified"]["type"]> = ["marriage_clarified"];
+export const parameterInValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ParameterIn"]> = ["cookie", "header", "path", "query"];
 export const partyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Party"]> = ["re", "kontra"];
 export const phaseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Phase"]> = ["reservations", "contracts", "play", "scored"];
 export const playerRegisteredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRegistered"]["type"]> = ["player_registered"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
 export const roundEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEnded"]["type"]> = ["round_ended"];
 export const roundSeatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundSeated"]["type"]> = ["round_seated"];
 export const roundStartedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStarted"]["type"]> = ["round_started"];

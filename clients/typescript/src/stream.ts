@@ -34,9 +34,20 @@ import {
 } from "./problem.js";
 import { backoffMs, isTransient, MAX_DELAY_MS, retryAfterMs, sleep } from "./retry.js";
 
+/**
+ * The names a stream message's `event` takes: its data's `type` (a table's or a tournament's
+ * stream: `deal_dealt`, `card_played`, …, `standings`), or its data's event's `type` (the
+ * feed), as the document lists them; a plain string for data of no such shape.
+ */
+export type EventName<T> = T extends { type: infer E extends string }
+  ? E
+  : T extends { event: { type: infer E extends string } }
+    ? E
+    : string;
+
 export interface StreamMessage<T> {
-  /** The event's type (`deal_dealt`, `card_played`, …): the data's `type`. */
-  event: string;
+  /** The event's type (`deal_dealt`, `card_played`, …): the data's `type` (`EventName`). */
+  event: EventName<T>;
   /** A table version (a table's stream) or a global position (a tournament's, the feed). */
   id: number;
   data: T;
@@ -358,7 +369,7 @@ async function* messages<T>(
         return { healthy, invalid: clientProblem("invalid_answer", error, `message ${id ?? "?"} is not JSON`) };
       }
       if (id !== undefined) state.last = id;
-      yield { event, id: Number(id), data: decoded };
+      yield { event: event as EventName<T>, id: Number(id), data: decoded };
     }
   } finally {
     await parsed.return(undefined).catch(() => undefined);

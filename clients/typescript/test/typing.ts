@@ -4,7 +4,15 @@
  */
 
 import { botKindValues, cardValues, gameTypeValues } from "../src/index.js";
-import type { Card, DokoClient, EventStream, GameType, Schemas, TableStreamData } from "../src/index.js";
+import type {
+  Card,
+  DokoClient,
+  EventStream,
+  GameType,
+  Schemas,
+  StreamMessage,
+  TableStreamData,
+} from "../src/index.js";
 
 // @ts-expect-error: no such card
 export const card: Schemas["Card"] = "QX";
@@ -82,4 +90,38 @@ export async function lobby(client: DokoClient): Promise<number> {
   // @ts-expect-error: a path that is not in the document
   await client.GET("/lobby");
   return data?.tables.length ?? 0;
+}
+
+export function refusal(permission: Schemas["Permission"]): Schemas["ProblemCode"] | null {
+  // @ts-expect-error: a refusal's code is a problem code, not any string
+  const wrong: Schemas["Permission"]["code"] = "later";
+  void wrong;
+  return permission.code;
+}
+
+// @ts-expect-error: no such bot kind
+export const bot: Schemas["SeatInfo"]["bot"] = "clever";
+
+export function place(problem: Schemas["Problem"]): string | undefined {
+  const first = problem.errors?.[0];
+  if (first === undefined) return undefined;
+  if ("pointer" in first) return first.pointer;
+  if ("parameter" in first) return `${first.in} ${first.parameter}`;
+  return first.name;
+}
+
+export function version(view: Schemas["TableView"]): number {
+  // a view always says its version, status and actions: no `undefined` to handle
+  const actions: Schemas["Permission"][] = view.actions;
+  void actions;
+  return view.version;
+}
+
+export function played(
+  message: StreamMessage<TableStreamData>,
+  item: StreamMessage<Schemas["FeedItem"]>,
+): boolean {
+  // @ts-expect-error: no such event in a table stream
+  if (message.event === "trick_lost") return false;
+  return message.event === "card_played" && item.event === "card_played";
 }

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from infra.audit.strict import NotStrict, difference, loads
+from infra.audit.strict import NotStrict, difference, duplicate, loads
 
 
 @pytest.mark.parametrize(
@@ -36,3 +36,22 @@ def test_what_the_canonical_form_does_not_reproduce_is_named(
     given: Any, canonical: Any, found: str | None
 ) -> None:
     assert difference(given, canonical) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (b'{"a": 1, "b": 2}', None),
+        (b'{"a": 1, "a": 2}', ("a",)),
+        (b'{"a": [{"x": 1}, {"y": 1, "y": 2}]}', ("a", 1, "y")),
+        (b'{"a": {"b": 1, "b": 2}, "a": 3}', ("a",)),
+        (b'[1, {"k": {"k": 1}}]', None),
+        (b"3", None),
+    ],
+)
+def test_duplicate_finds_the_outermost_member_named_twice(
+    text: bytes, path: tuple[str | int, ...] | None
+) -> None:
+    """The place of a member named twice (the request bodies are read as strictly as the
+    files: service.app.BoundedRequest), outermost first; None where every name is once."""
+    assert duplicate(text) == path

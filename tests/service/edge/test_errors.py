@@ -98,19 +98,25 @@ def auth(game: Game, seat: int = 1) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    ("content", "detail"),
+    ("content", "detail", "code"),
     [
-        (b'{"card": "AS"', "malformed JSON"),
-        (b'{"card": "AS", "extra": 1}', "unknown field"),
-        (b'{"card": "ZZ"}', "bad card code"),
-        (b'{"card": 12}', "wrong type"),
-        (b"{}", "missing field"),
-        (b"[]", "not an object"),
-        (b"", "empty body"),
+        (b'{"card": "AS"', "malformed JSON", "malformed_request"),
+        (b'{"card": "AS", "extra": 1}', "unknown field", "malformed_request"),
+        (b'{"card": "ZZ"}', "bad card code (R2.1)", "invalid_card"),
+        (b'{"card": 12}', "wrong type", "malformed_request"),
+        (b"{}", "missing field", "malformed_request"),
+        (b"[]", "not an object", "malformed_request"),
+        (b"", "empty body", "malformed_request"),
+        (b'{"card": "AS", "card": "QC"}', "a member twice", "duplicate_member"),
     ],
 )
 async def test_malformed_bodies_are_400(
-    game: Game, http: httpx.AsyncClient, unchanged: Unchanged, content: bytes, detail: str
+    game: Game,
+    http: httpx.AsyncClient,
+    unchanged: Unchanged,
+    content: bytes,
+    detail: str,
+    code: str,
 ) -> None:
     async with unchanged(game.table.table_id):
         response = await http.post(
@@ -118,7 +124,7 @@ async def test_malformed_bodies_are_400(
             content=content,
             headers={**auth(game), "content-type": "application/json"},
         )
-        assert_problem(response, 400, "malformed_request")
+        assert_problem(response, 400, code, "R2.1" if code == "invalid_card" else None)
 
 
 async def test_bad_bodies_when_creating_and_sitting_are_400(

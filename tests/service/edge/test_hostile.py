@@ -247,7 +247,10 @@ def _body_cases() -> list[Case]:
         ("first_dealer as a word", b'{"first_dealer": "one"}'),
         ("11 seeds", json_body({"seeds": ["00" * 32] * 11})),
         ("seeds with NUL", json_body({"seeds": ["\u0000" * 64] * 12})),
-        ("seeds and presets", json_body({"seeds": ["00" * 32] * 12, "presets": []})),
+        (
+            "seeds and presets",
+            json_body({"seeds": ["00" * 32] * 12, "presets": [[["QC"] * 12] * 4] * 12}),
+        ),
         ("an unknown field", b'{"name": "x", "admin": true}'),
         ("trailing garbage", b'{"name": "x"} x'),
     ]
@@ -255,9 +258,23 @@ def _body_cases() -> list[Case]:
         Case(f"new table: {label}", "POST", "/tables", 400, "malformed_request", JSON, body)
         for label, body in create
     ]
+    cases += [  # a string that is no card is refused as the rules refuse it (R2.1)
+        Case(
+            f"play: {label}",
+            "POST",
+            PLAY,
+            400,
+            "invalid_card",
+            {**seat_auth(), **JSON},
+            body,
+            "R2.1",
+        )
+        for label, body in [
+            ("card with NUL", json_body({"card": "QC\u0000"})),
+            ("empty card", json_body({"card": ""})),
+        ]
+    ]
     play: list[tuple[str, bytes]] = [
-        ("card with NUL", json_body({"card": "QC\u0000"})),
-        ("empty card", json_body({"card": ""})),
         ("card null", b'{"card": null}'),
         ("card as a number", b'{"card": 12}'),
         ("deep nesting", deep_arrays),
@@ -324,11 +341,11 @@ def _body_cases() -> list[Case]:
             b'{"name": "' + b"x" * (300 * 1024) + b'"}',
         ),
         Case(
-            "a key given twice (the last counts: a play during reservations)",
+            "a key given twice (no single reading: refused before it is read)",
             "POST",
             PLAY,
-            409,
-            "phase_closed",
+            400,
+            "duplicate_member",
             {**seat_auth(), **JSON},
             b'{"card": "QC", "card": "AS"}',
         ),

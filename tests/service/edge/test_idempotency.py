@@ -224,6 +224,10 @@ async def base_url(app: Litestar) -> AsyncIterator[str]:
         yield url
 
 
+LOOPBACK = "127.0.0.1"
+"""The address the tests' clients connect from (the scope of their anonymous keys)."""
+
+
 def key() -> str:
     return str(uuid.uuid4())
 
@@ -318,6 +322,31 @@ async def test_one_credentials_key_is_not_anothers(
 
 
 @pytest.mark.parametrize("route", [("post", "/tables"), ("post", "/tables/{table_id}/seats")])
+async def test_an_anonymous_key_never_gives_another_address_the_first_callers_credential(
+    route: tuple[str, str], api: DokoClient, app: Litestar, base_url: str, pool: asyncpg.Pool
+) -> None:
+    """A request without a credential (creating a table, sitting at a public table) is
+    scoped to its client address: the same key and body from another address (here
+    127.0.0.2 and 127.0.0.3) is another request, which writes and gets a credential of its
+    own, never the first caller's; from the first address again it is the first answer."""
+    prepared = await ROUTES[route](api, app)
+    sent, before = key(), await writes(pool, prepared.table_id)
+
+    def at(address: str) -> httpx.AsyncClient:
+        transport = httpx.AsyncHTTPTransport(local_address=address)
+        return httpx.AsyncClient(base_url=base_url, transport=transport)
+
+    async with at("127.0.0.2") as first, at("127.0.0.3") as other:
+        answers = [await prepared.request.send(client, sent) for client in (first, other)]
+        again = await prepared.request.send(first, sent)
+    assert [a.status_code for a in answers] == [201, 201], [a.text for a in answers]
+    credential = "host_token" if route[1] == "/tables" else "token"
+    assert answers[0].json()[credential] != answers[1].json()[credential]
+    assert await writes(pool, prepared.table_id) == before + 2
+    assert (again.status_code, again.content) == (201, answers[0].content)
+
+
+@pytest.mark.parametrize("route", [("post", "/tables"), ("post", "/tables/{table_id}/seats")])
 async def test_two_racing_duplicates_write_once(
     route: tuple[str, str],
     api: DokoClient,
@@ -355,7 +384,7 @@ async def test_a_first_answer_lost_after_its_write_is_given_again(
     lost = await pool.execute(
         "UPDATE idempotency_keys SET answer = NULL, leased_until = now() - interval '1 s'"
         " WHERE key_id = $1 AND answer IS NOT NULL",
-        key_id(prepared.request.token, sent),
+        key_id(prepared.request.token, sent, LOOPBACK),
     )
     assert lost == "UPDATE 1"
     again = await prepared.request.send(http, sent)
@@ -399,7 +428,7 @@ async def test_an_expired_key_is_forgotten_and_purged(
 
     path = (await sit(api, app)).request.path
     sent = key()
-    held = key_id(None, sent)
+    held = key_id(None, sent, LOOPBACK)
     first = await Request("POST", path, body={"name": "ann"}).send(http, sent)
     assert first.status_code == 201
     expire = "UPDATE idempotency_keys SET expires_at = now() - interval '1 s' WHERE key_id = $1"
@@ -446,7 +475,7 @@ async def test_a_key_another_process_holds_is_409_in_flight(
     await pool.execute(
         "INSERT INTO idempotency_keys VALUES ($1, $2, 'request:elsewhere', $3, NULL,"
         " now() + interval '1 hour', now() + interval '1 day')",
-        key_id(request.token, sent),
+        key_id(request.token, sent, LOOPBACK),
         fingerprint(request.method, request.path, b""),  # close has no body
         bytes(32),
     )

@@ -205,7 +205,74 @@ async def test_the_routes_that_replay_a_log_have_a_lower_limit(
         assert (await client.get("/tables/x")).status_code == 404, "other routes are served"
 
 
-# -- the access log -----------------------------------------------------------------------
+def _items(field: str) -> dict[str, dict[str, int]]:
+    """A RateLimit or RateLimit-Policy field (a Structured Fields list of strings with
+    integer parameters) as {name: {parameter: value}}."""
+    found: dict[str, dict[str, int]] = {}
+    for member in field.split(","):
+        name, *parameters = member.strip().split(";")
+        assert name.startswith('"') and name.endswith('"'), field
+        found[name.strip('"')] = {k: int(v) for k, v in (p.split("=") for p in parameters)}
+    return found
+
+
+async def test_every_answer_says_what_is_left_of_its_quotas(
+    client: httpx.AsyncClient, clock: Clock
+) -> None:
+    """draft-ietf-httpapi-ratelimit-headers: ``RateLimit-Policy`` names the quotas that
+    counted the request (per address; per token when it sent one; on the routes that replay
+    a log), ``RateLimit`` what is left of each in this one-second window; the 429 has them
+    too, the quota it broke at 0, beside ``Retry-After``."""
+    first = await client.get("/health")
+    assert _items(first.headers["ratelimit-policy"]) == {"address": {"q": PER_ADDRESS, "w": 1}}
+    assert _items(first.headers["ratelimit"]) == {"address": {"r": PER_ADDRESS - 1, "t": 1}}
+    token = await client.get("/tables/none-such", headers=bearer("q1"))
+    assert _items(token.headers["ratelimit-policy"]) == {
+        "address": {"q": PER_ADDRESS, "w": 1},
+        "token": {"q": PER_TOKEN, "w": 1},
+    }
+    assert _items(token.headers["ratelimit"]) == {
+        "address": {"r": PER_ADDRESS - 2, "t": 1},
+        "token": {"r": PER_TOKEN - 1, "t": 1},
+    }
+    costly = await client.get("/tables/x/export")
+    assert _items(costly.headers["ratelimit-policy"])["expensive"] == {"q": EXPENSIVE, "w": 1}
+    assert _items(costly.headers["ratelimit"])["expensive"] == {"r": EXPENSIVE - 1, "t": 1}
+    for _ in range(PER_ADDRESS - 3):
+        await client.get("/health")
+    limited = await client.get("/health")
+    assert_problem(limited, 429, "rate_limited")
+    assert limited.headers["retry-after"] == "1"
+    assert _items(limited.headers["ratelimit"]) == {"address": {"r": 0, "t": 1}}
+    clock.next_window()
+    again = await client.get("/health")
+    assert _items(again.headers["ratelimit"]) == {"address": {"r": PER_ADDRESS - 1, "t": 1}}
+
+
+async def test_a_page_of_an_allowed_origin_may_read_the_conventions_headers(
+    db_url: str,
+) -> None:
+    """CORS: ETag, Location, Retry-After, the RateLimit fields and WWW-Authenticate are not
+    safelisted, so they are exposed to the allowed origins (Access-Control-Expose-Headers),
+    on the application's answers and on the limits' refusals."""
+    origin = "https://front.example"
+    app = create_app(settings(db_url, cors_origins=(origin,), rate_per_address=1))
+    async with serve(app) as url, client_at(url) as http:
+        answered = await http.get("/health", headers={"origin": origin})
+        refused = await http.get("/health", headers={"origin": origin})
+    assert refused.status_code == 429
+    for response in (answered, refused):
+        exposed = {
+            h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")
+        }
+        assert exposed >= {
+            "etag",
+            "location",
+            "retry-after",
+            "ratelimit",
+            "ratelimit-policy",
+            "www-authenticate",
+        }
 
 
 class AccessRecords(Records):

@@ -4,6 +4,7 @@ and what is wrong), and 415 for a body that is not JSON."""
 from __future__ import annotations
 
 import httpx
+import msgspec
 import pytest
 
 from service.edge.validation import described, reworded
@@ -67,7 +68,7 @@ WORDING = [
 
 @pytest.mark.parametrize(("litestar", "doko"), WORDING)
 def test_validation_errors_are_reworded(litestar: dict[str, str], doko: dict[str, str]) -> None:
-    assert reworded(litestar) == doko
+    assert msgspec.to_builtins(reworded(litestar)) == doko
 
 
 def test_the_detail_names_every_error() -> None:
@@ -117,3 +118,127 @@ async def test_a_body_that_is_not_valid_json_is_400(http: httpx.AsyncClient) -> 
     )
     assert response.status_code == 400
     assert response.json()["detail"] == "the body is not valid JSON"
+
+
+DECK_HAND = ["QC"] * 12
+
+
+def _presets(hand: list[str], hands: int = 4) -> list[list[list[str]]]:
+    return [[list(hand) for _ in range(hands)] for _ in range(12)]
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "rule", "pointer"),
+    [
+        ({"turn_seconds": 3}, "invalid_table_option", "T3.1", "#/turn_seconds"),
+        ({"turn_seconds": 601}, "invalid_table_option", "T3.1", "#/turn_seconds"),
+        ({"visibility": "secret"}, "invalid_table_option", "T1.1", "#/visibility"),
+        ({"presets": _presets(["QX", *DECK_HAND[1:]])}, "invalid_card", "R2.1", "#/presets/0/0/0"),
+        ({"presets": _presets(DECK_HAND[1:])}, "invalid_deal", "R2.2", "#/presets/0/0"),
+        ({"presets": _presets(DECK_HAND, hands=3)}, "invalid_deal", "R2.2", "#/presets/0"),
+        ({"turn_seconds": "30s"}, "malformed_request", None, "#/turn_seconds"),
+        ({"first_dealer": 4}, "malformed_request", None, "#/first_dealer"),
+        ({"nmae": "typo"}, "malformed_request", None, "#/nmae"),
+    ],
+)
+async def test_a_table_option_out_of_its_rule_carries_the_rules_code(
+    http: httpx.AsyncClient, body: dict[str, object], code: str, rule: str | None, pointer: str
+) -> None:
+    """A value of the right type that a rule does not allow is refused as the domain refuses
+    it, with its code and rule id (README, Problem codes); a value of the wrong type, or an
+    unknown member, is a malformed request. Both name the place in ``errors``."""
+    response = await http.post("/tables", json=body)
+    assert response.status_code == 400, response.text
+    problem = response.json()
+    assert (problem["code"], problem.get("rule")) == (code, rule)
+    assert [e["pointer"] for e in problem["errors"]] == [pointer]
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "rule", "pointer"),
+    [
+        ({"name": "t", "rounds": 13}, "invalid_tournament_option", "E1.1", "#/rounds"),
+        ({"name": "t", "turn_seconds": 3}, "invalid_tournament_option", "E1.1", "#/turn_seconds"),
+        ({"name": "t", "visibility": "x"}, "invalid_tournament_option", "E1.1", "#/visibility"),
+        (
+            {"name": "t", "rounds": 1, "presets": [_presets(DECK_HAND)[:11]]},
+            "invalid_tournament_option",
+            "E1.2",
+            "#/presets/0",
+        ),
+        (
+            {"name": "t", "rounds": 1, "presets": [_presets(DECK_HAND, hands=5)]},
+            "invalid_deal",
+            "R2.2",
+            "#/presets/0/0",
+        ),
+        (
+            {"name": "t", "rounds": 1, "presets": [_presets(["9X", *DECK_HAND[1:]])]},
+            "invalid_card",
+            "R2.1",
+            "#/presets/0/0/0/0",
+        ),
+    ],
+)
+async def test_a_tournament_option_out_of_its_rule_carries_the_rules_code(
+    http: httpx.AsyncClient, body: dict[str, object], code: str, rule: str, pointer: str
+) -> None:
+    response = await http.post("/tournaments", json=body)
+    assert response.status_code == 400, response.text
+    problem = response.json()
+    assert (problem["code"], problem.get("rule")) == (code, rule)
+    assert [e["pointer"] for e in problem["errors"]] == [pointer]
+
+
+async def test_a_card_that_is_none_is_invalid_card(http: httpx.AsyncClient) -> None:
+    """``QX`` is no card (R2.1): 400 ``invalid_card`` with the rule, whatever the table (the
+    body is judged before the table is looked up); a card of the wrong type is malformed."""
+    response = await http.post("/tables/x/seats/0/play", json={"card": "QX"})
+    assert response.status_code == 400
+    problem = response.json()
+    assert (problem["code"], problem["rule"]) == ("invalid_card", "R2.1")
+    assert problem["errors"] == [
+        {"pointer": "#/card", "detail": "is not one of the allowed values"}
+    ]
+    wrong_type = await http.post("/tables/x/seats/0/play", json={"card": 12})
+    assert (wrong_type.status_code, wrong_type.json()["code"]) == (400, "malformed_request")
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        (b'{"name": "first", "name": "second"}', "#/name"),
+        (
+            b'{"name": "t", "presets": null, "visibility": "private", "visibility": "public"}',
+            "#/visibility",
+        ),
+        (b'{"name": "a/b", "seeds": null, "x~y": 1, "x~y": 2}', "#/x~0y"),
+    ],
+)
+async def test_a_body_that_names_a_member_twice_is_refused(
+    http: httpx.AsyncClient, body: bytes, pointer: str
+) -> None:
+    """A body has one reading: an object that names a member twice (msgspec would keep the
+    last, another reader the first) is 400 ``duplicate_member`` with the member's pointer,
+    before anything is written (the exports are read as strictly: infra/audit/strict.py)."""
+    before = (await http.get("/tables", params={"status": "open"})).json()["tables"]
+    response = await http.post(
+        "/tables", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400, response.text
+    problem = response.json()
+    assert problem["code"] == "duplicate_member"
+    assert problem["errors"] == [{"pointer": pointer, "detail": "appears twice in one object"}]
+    assert (await http.get("/tables", params={"status": "open"})).json()["tables"] == before
+
+
+async def test_a_nested_member_named_twice_is_refused_with_its_place(
+    http: httpx.AsyncClient,
+) -> None:
+    body = b'{"name": "t", "rounds": 1, "presets": [[[{"a": 1, "a": 2}]]]}'
+    response = await http.post(
+        "/tournaments", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "duplicate_member"
+    assert response.json()["errors"][0]["pointer"] == "#/presets/0/0/0/a"

@@ -11,9 +11,11 @@ never by time, so every operation is exercised however fast the machine is.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import logging
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -422,3 +424,128 @@ def _schemas(node: Any) -> list[dict[str, Any]]:
     if not isinstance(node, dict):
         return []
     return [node, *(s for v in node.values() for s in _schemas(v))]
+
+
+def test_the_documents_version_is_the_packages() -> None:
+    """``info.version`` is the package's version (pyproject.toml, read through the installed
+    package's metadata), which CHANGELOG.md's versioning policy governs: not a copy."""
+    pyproject = tomllib.loads((OPENAPI_FILE.parents[1] / "pyproject.toml").read_text())
+    document = json.loads(OPENAPI_FILE.read_text())
+    assert document["info"]["version"] == pyproject["project"]["version"]
+    assert document["info"]["version"] == importlib.metadata.version("doko")
+
+
+NO_STORE = {
+    "createTable",
+    "takeSeat",
+    "getSeatView",
+    "declare",
+    "nameContract",
+    "playCard",
+    "announce",
+    "comeBack",
+    "replaceInvitation",
+    "getStreamTicket",
+    "createTournament",
+    "registerPlayer",
+    "getTournamentStreamTicket",
+}
+"""The operations whose answers carry a credential or a hand (README: Cache-Control)."""
+ETAG = {
+    "getTable",
+    "getSeatView",
+    "getScoresheet",
+    "listTables",
+    "declare",
+    "nameContract",
+    "playCard",
+    "announce",
+    "comeBack",
+    "leaveSeat",
+    "closeTable",
+    "abandonSession",
+    "replaceInvitation",
+}
+"""The operations whose success answers carry an ETag."""
+
+
+def test_every_response_declares_the_headers_it_is_sent_with() -> None:
+    """``Location`` on every 201, ``WWW-Authenticate`` on every 401, ``Retry-After`` on every
+    429, ``ETag`` and ``Cache-Control: no-store`` where they are sent (on the 304 too), the
+    RateLimit fields everywhere; the live service is held to them by the property test
+    (schemathesis' response_headers_conformance)."""
+    document = json.loads(OPENAPI_FILE.read_text())
+    assert set(document["components"]["headers"]) == {"RateLimit", "RateLimit-Policy"}
+    for _path, _method, operation in operations(document):
+        name = operation["operationId"]
+        for status, response in operation["responses"].items():
+            headers = response.get("headers", {})
+            where = f"{name} {status}"
+            assert {"RateLimit", "RateLimit-Policy"} <= set(headers), where
+            required = {h for h, spec in headers.items() if spec.get("required")}
+            if status == "201":
+                assert "Location" in required, where
+            if status == "401":
+                assert "WWW-Authenticate" in required, where
+            if status == "429":
+                assert "Retry-After" in required, where
+            if status.startswith("2") or status == "304":
+                assert ("ETag" in required) == (name in ETAG), where
+                no_store = headers.get("Cache-Control", {}).get("schema", {}).get("enum")
+                assert (no_store == ["no-store"]) == (name in NO_STORE), where
+        if "min_version" in {p["name"] for p in operation.get("parameters", [])}:
+            assert operation["responses"]["409"]["headers"]["ETag"]["required"], name
+
+
+def _unknown(node: Any, where: str = "") -> list[str]:
+    """The places in ``node`` whose schema says nothing (``{}``: any value)."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("schema", "items", "additionalProperties") and value == {}:
+                found.append(f"{where}/{key}")
+            if key == "properties":
+                found += [f"{where}/{k}" for k, v in value.items() if v == {}]
+            found += _unknown(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for k, value in enumerate(node):
+            found += _unknown(value, f"{where}/{k}")
+    return found
+
+
+def test_the_document_types_what_it_knows() -> None:
+    """Generated types are exact: no schema says "any value"; a life action's refusal code
+    is a problem code, a seat's bot a bot kind, a problem's errors one of their shapes; an
+    exported event's payload is an object, and says why it is free-form."""
+    document = json.loads(OPENAPI_FILE.read_text())
+    assert _unknown(document) == []
+    schemas = document["components"]["schemas"]
+    ref = "#/components/schemas/{}".format
+    assert {"$ref": ref("ProblemCode")} in schemas["Permission"]["properties"]["code"]["oneOf"]
+    assert {"$ref": ref("BotKind")} in schemas["SeatInfo"]["properties"]["bot"]["oneOf"]
+    errors = schemas["Problem"]["properties"]["errors"]
+    assert errors["items"]["oneOf"] == [
+        {"$ref": ref(n)} for n in ("BodyError", "ParameterError", "ReadinessCheck")
+    ]
+    assert set(schemas["ParameterError"]["properties"]) == {"parameter", "in", "detail"}
+    assert set(schemas["BodyError"]["properties"]) == {"pointer", "detail"}
+    payload = schemas["ExportedEvent"]["properties"]["payload"]
+    assert payload["type"] == "object" and "free-form" in payload["description"]
+
+
+def test_what_the_service_always_sends_is_required() -> None:
+    """A member of an answer is required unless the answer leaves it out (a problem's
+    ``detail``, ``rule``, ...: those are optional, and never null); a view says its
+    ``version``, ``status`` and ``actions``; a seat's options their ``cards``."""
+    schemas = json.loads(OPENAPI_FILE.read_text())["components"]["schemas"]
+    required = {name: set(s.get("required", ())) for name, s in schemas.items()}
+    assert {"version", "status", "actions", "server_time"} <= required["TableView"]
+    assert {"cards", "announcements", "contracts", "declarations"} <= required["Options"]
+    assert required["Problem"] == {"type", "title", "status", "code"}
+    assert schemas["Problem"]["properties"]["rule"] == {"type": "string"}
+    for name in ("CreateTableRequest", "TakeSeatRequest", "CreateTournamentRequest"):
+        assert required[name] < set(schemas[name]["properties"]), name
+    leaving_out = {"Problem", "SheetRow", "FeedItem"}  # msgspec's omit_defaults
+    for name, schema in schemas.items():
+        if "properties" in schema and name not in leaving_out and not name.endswith("Request"):
+            assert required[name] == set(schema["properties"]), name

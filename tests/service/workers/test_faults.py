@@ -192,7 +192,7 @@ async def _check_the_log(url: str, tables: list[str], player: Player) -> None:
             recorded = await pool.fetchval(
                 "SELECT c.last_version FROM idempotency_keys k"
                 " JOIN commands c ON c.command_id = k.command_id WHERE k.key_id = $1",
-                key_id(player.seat.token, key),
+                key_id(player.seat.token, key, "127.0.0.1"),
             )
             assert recorded == version, (key, version, recorded)
 
