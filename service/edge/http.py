@@ -40,6 +40,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from service.edge.problems import PROBLEM_JSON, problem_of
 from service.edge.refusals import REFUSALS
+from service.edge.shutdown import drain_seconds
 
 HEALTH_RESERVE = 10
 """Connections beyond ``max_connections`` taken for the health probes alone."""
@@ -61,10 +62,22 @@ class Edge(msgspec.Struct, frozen=True):
 
 class Config(uvicorn.Config):
     """uvicorn's configuration, with the `Edge` limits that `HttpProtocol` applies (and
-    ``timeout_keep_alive`` taken from them)."""
+    ``timeout_keep_alive`` taken from them), and ``shutdown_seconds``, the bound on a stop
+    (`service.edge.shutdown`; given, the share of it that requests in flight may take is
+    ``timeout_graceful_shutdown``)."""
 
-    def __init__(self, app: Any, *, edge: Edge | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        edge: Edge | None = None,
+        shutdown_seconds: float | None = None,
+        **options: Any,
+    ) -> None:
         self.edge = edge or Edge()
+        self.shutdown_seconds = shutdown_seconds
+        if shutdown_seconds is not None:
+            options["timeout_graceful_shutdown"] = drain_seconds(shutdown_seconds)
         super().__init__(app, timeout_keep_alive=self.edge.keep_alive, **options)  # type: ignore[arg-type]
 
 

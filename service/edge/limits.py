@@ -40,12 +40,18 @@ of the IETF draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelim
 ``"name";r=REMAINING;t=1`` (the window ends within a second). A 429 ``rate_limited`` has
 them too (the policy it broke at ``r=0``), with ``Retry-After``.
 
+A request that the service's stop cuts off (``stopping()`` says it stops, and the server
+cancels what still runs after its share of the bound, `service.edge.shutdown`) is answered
+503 ``unavailable`` with ``Retry-After`` if its answer had not begun (instead of uvicorn's
+plain-text 500), and has its access line; its cancellation ends there.
+
 The window is a second of ``clock()`` (`time.monotonic` unless the app was given another,
 as tests do). The limits are per process: ``doko serve --workers N`` allows N times as much.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -154,11 +160,13 @@ def _refused(
     origin: bytes | None,
     origins: frozenset[bytes],
     rate: list[tuple[bytes, bytes]],
+    detail: str | None = None,
 ) -> tuple[Any, Any]:
     """A refusal's problem+json answer (start and body messages) with ``Retry-After: 1`` and
     the ``rate`` headers, readable cross-origin by the allowed origins as every other answer
     is."""
-    body = msgspec.json.encode(problem_of(status, code, code.replace("_", " "), path))
+    detail = detail or code.replace("_", " ")
+    body = msgspec.json.encode(problem_of(status, code, detail, path))
     headers = [
         (b"content-type", PROBLEM_JSON.encode()),
         (b"content-length", str(len(body)).encode()),
@@ -181,6 +189,7 @@ def guard(
     log: AccessLog,
     cors_origins: tuple[str, ...] = (),
     clock: Callable[[], float] = time.monotonic,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> ASGIApp:
     """``app`` behind the rate limits and the access log (see the module docstring).
 
@@ -237,6 +246,7 @@ def guard(
             return
         started = time.perf_counter()
         status = 500  # unless the application answers
+        answered = False
         client = scope.get("client")
         address = client[0] if client else ""
 
@@ -245,9 +255,9 @@ def guard(
             status = refused[0]
 
         async def record(message: Message) -> None:
-            nonlocal status
+            nonlocal status, answered
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, answered = message["status"], True
                 if rate:
                     message = {**message, "headers": [*message.get("headers", ()), *rate]}
             await send(message)
@@ -268,6 +278,14 @@ def guard(
                         del streams[address]
             else:
                 await app(scope, receive, record)
+        except asyncio.CancelledError:
+            if answered or not stopping():
+                raise
+            origin = _header(scope, b"origin")
+            detail = "the service is stopping: send the request again"
+            cut = _refused(503, "unavailable", scope["path"], origin, origins, [], detail)
+            for message in cut:
+                await record(message)  # cut off by the stop: the request ends here
         finally:
             log.add(address, scope["method"], scope["path"], status, started)
 

@@ -6,7 +6,8 @@ streams send JSON ``data`` of one schema per event type, the type named in the d
 ``text/event-stream`` content by the schema of the data: a ``oneOf`` of the event schemas
 with ``type`` as the discriminator (OpenAPI 3.1; code generators such as
 openapi-typescript turn it into a tagged union). Comment lines (heartbeats, "database
-unavailable: retrying") carry no data and are not messages.
+unavailable: retrying", and the farewell of a stopping service, "shutdown: …" with a
+``retry`` time, `service.streams.hub.farewell`) carry no data and are not messages.
 
 * ``GET /tables/{table_id}/events``: `TableStreamData`, each table event as the viewer may
   see it, with the member ``server_time`` (``Streamed<Event>``); ids are table versions.

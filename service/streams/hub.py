@@ -10,6 +10,14 @@ log's by every feed subscriber (a feed subscriber further behind reads its own
 way up to them). While the database is unavailable a stream waits and tries
 again (sending a comment line each time), instead of ending.
 
+When the service stops (`Hub.close`, at the start of `doko serve`'s shutdown) every stream
+ends at once with a last message that is a comment and a reconnection time, `farewell`:
+``: shutdown: …`` and ``retry: N`` (milliseconds, spread over `RECONNECT_MS` so that the
+clients of a stopping process do not all come back in the same instant). It carries no id
+and no data: an EventSource dispatches nothing, keeps its last event id and reconnects after
+``N`` ms with Last-Event-ID (to another process, behind a load balancer), and resumes there
+without gaps or repeats. A stream opened while the hub is closed gets the farewell at once.
+
 Every message's data ends with ``server_time``: the service's clock (UTC, RFC 3339) when the
 stream read the message for its subscriber, a reference for the turn clock's deadlines that
 needs no ``Date`` header. It is the last member, added to data encoded without it (the
@@ -19,9 +27,10 @@ feed's, encoded once for all subscribers, get it as they are sent: `Stamped`).
 from __future__ import annotations
 
 import asyncio
+import random
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated
@@ -43,6 +52,16 @@ RETRY_SECONDS = 0.5
 FEED_PAGE = 500
 """The most events a feed subscriber gets from one read."""
 ALL = "*"
+RECONNECT_MS = (1000, 3000)
+"""The reconnection time a stream's farewell asks of its client (`farewell`): drawn from this
+range, in milliseconds."""
+FAREWELL = "shutdown: the service is stopping; reconnect with Last-Event-ID"
+
+
+def farewell() -> ServerSentEventMessage:
+    """A stream's last message when the service stops: a comment and ``retry`` (module
+    docstring)."""
+    return ServerSentEventMessage(data=None, comment=FAREWELL, retry=random.randint(*RECONNECT_MS))
 
 
 Recorded = tuple[StoredEvent, TableEvent]
@@ -217,6 +236,25 @@ class Hub(Worker):
         self._locks: dict[str, asyncio.Lock] = {}
         self._stale: set[str] = set()
         self._feed = _Feed(store, feed, public, feed_keep, feed_page)
+        self._closed = asyncio.Event()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the service is stopping: every stream ends (`close`)."""
+        return self._closed.is_set()
+
+    def close(self) -> None:
+        """The service is stopping: every subscriber is woken and its stream ends with the
+        `farewell`; a stream opened from now on ends with it at once."""
+        self._closed.set()
+        for waiters in self._waiters.values():
+            for waiter in waiters:
+                waiter.set()
+
+    async def rest(self, seconds: float) -> None:
+        """Sleep ``seconds``, or less if the hub is closed meanwhile."""
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._closed.wait(), seconds)
 
     def notify(self, stream_id: str) -> None:
         """Called for each committed append (from the LISTEN connection)."""
@@ -297,16 +335,17 @@ async def sse_messages(
     hub: Hub, key: str, after: int, fetch: Fetch, heartbeat: float = HEARTBEAT_SECONDS
 ) -> AsyncIterator[ServerSentEventMessage]:
     """Every message after ``after``, then each new one as it is committed, with heartbeats;
-    while the database is unavailable, a comment line and another try after a pause."""
+    while the database is unavailable, a comment line and another try after a pause; once
+    the hub is closed, the `farewell`, and the end."""
     async with hub.subscription(key) as waiter:
         pause = RETRY_SECONDS
-        while True:
+        while not hub.closed:
             waiter.clear()
             try:
                 messages, after = await fetch(after)
             except UNAVAILABLE:
                 yield ServerSentEventMessage(comment="database unavailable: retrying", data=None)
-                await asyncio.sleep(pause)
+                await hub.rest(pause)
                 pause = min(pause * 2, heartbeat)
                 continue
             pause = RETRY_SECONDS
@@ -323,3 +362,4 @@ async def sse_messages(
                 # message would carry an empty `data:` line, which an EventSource
                 # dispatches as a `message` event.
                 yield ServerSentEventMessage(comment="heartbeat", data=None)
+        yield farewell()

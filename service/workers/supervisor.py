@@ -87,14 +87,19 @@ class Supervisor:
         return list(self._states.values())
 
     async def stop(self, *names: str) -> None:
-        """Cancel these tasks (all, if none is named), wait for them to end, forget them."""
+        """Cancel these tasks (all, if none is named) at once, wait for them to end (at most
+        `STOP_SECONDS` in all), forget them."""
+        stopping: dict[asyncio.Task[None], str] = {}
         for name in names or list(self._tasks):
             task = self._tasks.pop(name)
             del self._states[name]
             task.cancel()
-            done, _ = await asyncio.wait({task}, timeout=STOP_SECONDS)
-            if not done:
-                log.warning("%s did not stop within %s s: left behind", name, STOP_SECONDS)
+            stopping[task] = name
+        if not stopping:
+            return
+        _, pending = await asyncio.wait(stopping, timeout=STOP_SECONDS)
+        for task in pending:
+            log.warning("%s did not stop within %s s: left behind", stopping[task], STOP_SECONDS)
 
     async def _keep(self, name: str, run: Task) -> None:
         loop = asyncio.get_running_loop()

@@ -5,6 +5,12 @@ loop it would delay every request of the process. Its decisions go to a pool of 
 processes instead, one per core by default (`os.cpu_count`), started on first use with
 the ``spawn`` method (no copy of the running loop's state) and shut down with the
 service. A worker receives the seat's observation and the decision's seed only.
+
+The workers ignore SIGINT and SIGTERM: a Ctrl-C in a terminal (sent to the whole process
+group) or a stop sent to every process of a service (systemd's default) is the service
+process's to act on, which stops its workers in order (`Thinking.close`: a worker still
+searching is killed) or, when it must stop at once, kills them (`service.edge.shutdown`).
+A worker whose service process died ends when it finds the pool's pipe closed.
 """
 
 from __future__ import annotations
@@ -12,16 +18,27 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import signal
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 from domain.commands import DealCommand
 from domain.observations import Observation
 from expert.player import decide
 
+STOP_SECONDS = 2.0
+"""How long `Thinking.close` lets a worker finish its search before it kills it."""
+
 
 def machine_workers() -> int:
     """One worker per core of the machine."""
     return os.cpu_count() or 1
+
+
+def _ignore_stop_signals() -> None:
+    """A worker's start: SIGINT and SIGTERM are the service process's (module docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 class Thinking:
@@ -35,13 +52,24 @@ class Thinking:
         """The expert's decision for the observation, computed in a worker process."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_ignore_stop_signals,
             )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, decide, observation, seed)
 
-    def close(self) -> None:
-        """Stop the workers (pending decisions are dropped: the log drives the bots again)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def close(self, timeout: float = STOP_SECONDS) -> None:
+        """Stop the workers (pending decisions are dropped: the log drives the bots again);
+        one still searching after ``timeout`` seconds is killed. Blocks until they ended."""
+        if self._pool is None:
+            return
+        pool, self._pool = self._pool, None
+        workers = list(pool._processes.values())  # the pool forgets them on shutdown
+        pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+            if worker.exitcode is None:
+                worker.kill()
+                worker.join()

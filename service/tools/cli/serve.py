@@ -26,19 +26,17 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Run the HTTP service: migrate, then serve with uvicorn (several workers if asked).
+    """Run the HTTP service: migrate, then serve with uvicorn (several workers if asked), until
+    SIGTERM or SIGINT stops it (`service.edge.shutdown`: 0 when it stopped cleanly within
+    ``--shutdown-seconds``; a second signal, or the bound running out, ends it at once).
 
     When the service started the embedded PostgreSQL itself, it stops it again on the way
-    out, also when ended by SIGTERM (uvicorn re-raises the signal once it has shut down:
-    here it ends the process as an exception, so that the way out is taken).
+    out (unless another process still uses it).
     """
     import os
-    import signal
     import sys
 
     import msgspec
-    import uvicorn
-    from uvicorn.supervisors.multiprocess import Multiprocess
 
     from infra.database import embedded_data_dir, stop_embedded
     from infra.key_folder import key_dir
@@ -47,6 +45,7 @@ def serve(args: argparse.Namespace) -> int:
     from service.edge.http import Config, Edge, HttpProtocol
     from service.edge.keys import key_file, load_signer
     from service.edge.logs import log_config
+    from service.edge.shutdown import Server, Stopping, Workers
 
     signing_key = key_file(args.signing_key)
     try:
@@ -54,7 +53,12 @@ def serve(args: argparse.Namespace) -> int:
     except KeyFileError as error:
         print(f"--signing-key: {error}", file=sys.stderr)
         return 2
+    if args.shutdown_seconds <= 0:
+        print("--shutdown-seconds: must be more than 0", file=sys.stderr)
+        return 2
     pgdata = embedded_data_dir(args.database_url, data_dir=args.data_dir)
+    stopping = Stopping(args.shutdown_seconds, embedded=pgdata)
+    stopping.install()  # from here on a signal stops the embedded PostgreSQL too
     settings = Settings(
         database_url=database_url_of(args),
         cors_origins=tuple(args.cors_origin),
@@ -68,6 +72,7 @@ def serve(args: argparse.Namespace) -> int:
         embedded_data_dir=str(pgdata) if pgdata is not None else None,
         bot_delay=args.bot_delay,
         bot_workers=args.bot_workers,
+        shutdown_seconds=args.shutdown_seconds,
     )
     edge = Edge(
         max_header_bytes=args.max_header_bytes,
@@ -86,25 +91,23 @@ def serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         log_config=log_config(args.log_level),
         access_log=False,
+        shutdown_seconds=args.shutdown_seconds,
     )
     sock = listening_socket(args.host, args.port)
     print(f"doko serving on http://{args.host}:{args.port} (OpenAPI at /schema)", flush=True)
-
-    def terminated(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, terminated)
+    clean = True
     try:
-        if args.workers > 1:
-            Multiprocess(config, sockets=[sock]).run()
+        if stopping.stopping:  # a signal while it started: nothing to serve
+            pass
+        elif args.workers > 1:
+            clean = Workers(config, [sock], stopping).run()
         else:
-            uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn has shut down gracefully already
-        pass
+            Server(config, stopping).run(sockets=[sock])
     finally:
+        sock.close()
         if pgdata is not None:
             stop_embedded(pgdata)
-    return 0
+    return 0 if clean else 1
 
 
 def register_serve(subparsers: Subparsers) -> None:
@@ -122,6 +125,14 @@ def register_serve(subparsers: Subparsers) -> None:
         "--cors-origin", action="append", default=[], help="allow this browser origin (repeat)"
     )
     parser.add_argument("--log-level", default="info", help="debug, info, warning, error")
+    parser.add_argument(
+        "--shutdown-seconds",
+        type=float,
+        default=defaults.shutdown_seconds,
+        help="seconds a stop by SIGTERM or SIGINT may take: streams end at once, requests in"
+        " flight may take half of it; past it, or on a second signal, the process ends at"
+        f" once (default {defaults.shutdown_seconds}; README: Operations)",
+    )
     add_key_options(parser, signing_key=True)
     limits = parser.add_argument_group(
         "limits", "what clients may send and hold (README: Operations)"

@@ -19,7 +19,7 @@ from domain.commands import Declaration, Declare, NameContract, PlayCard
 from domain.game_types import GameType
 from domain.seats import Seat
 from infra.event_store import EventStore
-from service.streams.hub import Hub, sse_messages
+from service.streams.hub import ALL, FAREWELL, RECONNECT_MS, Hub, sse_messages
 from service.tools.client import (
     DokoClient,
     SseMessage,
@@ -197,6 +197,32 @@ async def test_heartbeats_are_comments_without_data(pool: asyncpg.Pool) -> None:
     heartbeat = await anext(messages)
     await messages.aclose()  # type: ignore[attr-defined]
     assert heartbeat.encode() == b": heartbeat\r\n\r\n"
+
+
+async def test_a_closed_hub_ends_every_stream_with_the_farewell(pool: asyncpg.Pool) -> None:
+    """The service stops (`Hub.close`): a waiting stream ends with a comment and a retry
+    time, no data, no id (an EventSource keeps its last event id and reconnects); one opened
+    afterwards gets only that."""
+
+    async def nothing(after: int) -> tuple[list[object], int]:
+        return [], after
+
+    hub = Hub(EventStore(pool))
+    waiting = sse_messages(hub, "t", 0, nothing)  # type: ignore[arg-type]
+    last = asyncio.create_task(anext(waiting))
+    await asyncio.sleep(0.05)  # the stream waits for news (a heartbeat would take 15 s)
+    assert not last.done()
+    hub.close()
+    farewell = await asyncio.wait_for(last, WAIT)
+    assert [m async for m in waiting] == []
+    later = [m async for m in sse_messages(hub, ALL, 0, nothing)]  # type: ignore[arg-type]
+    for last_message in (farewell, *later):
+        encoded = last_message.encode().decode()
+        comment, retry, end = encoded.split("\r\n", 2)
+        assert comment == f": {FAREWELL}"
+        assert RECONNECT_MS[0] <= int(retry.removeprefix("retry: ")) <= RECONNECT_MS[1]
+        assert end == "\r\n"
+    assert len(later) == 1
 
 
 async def test_streams_of_unknown_tables_are_404(http: httpx.AsyncClient) -> None:
