@@ -148,6 +148,12 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         self.pool = pool
         self.tables = tables
 
+    async def load(self, stream_id: str, *, fresh: bool | None = True) -> LoadedTournament:
+        """The tournament as its log has it now: by default what another process appended is
+        read too (only the events after the cached version), so a tournament's answers never
+        lag behind a notification; ``fresh=False`` as `infra.streams.Streams.load`."""
+        return await super().load(stream_id, fresh=fresh)
+
     async def start_round(
         self, tournament_id: str, round_no: int, *, actor: str | None = None
     ) -> ExecutedTournament:

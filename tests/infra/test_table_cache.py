@@ -354,7 +354,8 @@ async def test_a_newer_if_none_match_is_answered_from_the_log(apps: TwoApps) -> 
 async def test_min_version_asks_for_a_view_at_least_that_new(apps: TwoApps) -> None:
     """``?min_version=N`` (a version learned from a command's answer or a stream event id)
     makes a process whose cache is older read the log, for every view route; a version the
-    table has not reached answers with the newest view (no waiting)."""
+    table has not reached is refused, 409 ``version_not_reached`` with the newest version as
+    its ETag (no waiting)."""
     table_id = await new_table(apps.a)
     north = await take(apps.a, table_id, 0)
     seat_view = f"/tables/{table_id}/seats/0"
@@ -371,7 +372,8 @@ async def test_min_version_asks_for_a_view_at_least_that_new(apps: TwoApps) -> N
         fresh = await apps.b.get(route, headers=auth(north), params={"min_version": 3})
         assert (fresh.status_code, fresh.headers["etag"]) == (200, '"3"'), route
     ahead = await apps.b.get(seat_view, headers=auth(north), params={"min_version": 99})
-    assert (ahead.status_code, ahead.headers["etag"]) == (200, '"3"')
+    assert (ahead.status_code, ahead.headers["etag"]) == (409, '"3"')
+    assert ahead.json()["code"] == "version_not_reached"
     refused = await apps.b.get(seat_view, headers=auth(north), params={"min_version": -1})
     assert refused.status_code == 400
 

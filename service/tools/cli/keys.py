@@ -121,7 +121,9 @@ def register_keys(subparsers: Subparsers) -> None:
         help="mark a key compromised from a time on: what it signed from then is refused, "
         "what it signed before is flagged",
     )
-    revoking.add_argument("kid", help="the key's id")
+    revoking.add_argument(
+        "kid", help="the key's id (one that begins with '-' goes last, after '--')"
+    )
     revoking.add_argument(
         "--from",
         dest="since",

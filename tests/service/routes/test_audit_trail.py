@@ -551,7 +551,7 @@ async def test_a_retired_or_revoked_key_signs_nothing_valid_after_its_time(
 
         # compromised from the time the genuine file was signed on
         since = signed_before["signature"]["signed_at"]
-        status, out, _ = await doko(capsys, "keys", "revoke", old.kid, "--from", since, *db)
+        status, out, _ = await doko(capsys, "keys", "revoke", "--from", since, *db, "--", old.kid)
         assert status == 0 and f"revoked {old.kid} from " in out
         status, out, err = await doko(capsys, "verify", "--file", before, "--public-key", url)
         assert status == 1
@@ -569,16 +569,17 @@ async def test_a_retired_or_revoked_key_signs_nothing_valid_after_its_time(
     assert (listed[old.kid]["status"], listed[old.kid]["revoked_from"]) == ("revoked", since)
     assert listed[old.kid]["retired"] == keys[old.kid]["retired"]
     assert (listed[new.kid]["status"], listed[new.kid]["retired"]) == ("current", None)
-    status, out, _ = await doko(capsys, "keys", "revoke", new.kid, "--from", since, *db)
+    status, out, _ = await doko(capsys, "keys", "revoke", "--from", since, *db, "--", new.kid)
     assert status == 0 and f"revoked {new.kid} from " in out
     assert "current " in out and KeyFolder().read(new.kid) is None  # replaced at once
     status, out, _ = await doko(capsys, "keys", "list", *db)
     assert f"{old.kid}  revoked  created " in out and f", REVOKED from {since[:10]}" in out
-    for given, reason in (
-        ((old.kid, "--from", "tomorrow"), "not an ISO 8601 time"),
-        ((old.kid, "--from", "2026-11-01T00:00:00"), "give its time zone"),
-        ((old.kid, "--from", (now() + DAY).isoformat()), "not revoked: 20"),
-        (("no-such-key", "--from", since), "not revoked: no key no-such-key"),
+    # a key id may begin with "-" (base64url): it goes last, after "--"
+    for (kid, given), reason in (
+        ((old.kid, "tomorrow"), "not an ISO 8601 time"),
+        ((old.kid, "2026-11-01T00:00:00"), "give its time zone"),
+        ((old.kid, (now() + DAY).isoformat()), "not revoked: 20"),
+        (("no-such-key", since), "not revoked: no key no-such-key"),
     ):
-        status, _, err = await doko(capsys, "keys", "revoke", *given, *db)
+        status, _, err = await doko(capsys, "keys", "revoke", "--from", given, *db, "--", kid)
         assert (status, reason in err) == (2, True), err
