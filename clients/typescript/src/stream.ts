@@ -14,7 +14,8 @@ import { ProblemError, type Problem } from "./problem.js";
 export interface StreamMessage<T> {
   /** The event's type (`deal_dealt`, `card_played`, …): the data's `type`. */
   event: string;
-  /** A table version (table streams) or a global position (the feed). */
+  /** A table version (table streams: every one, for every viewer), a global position (the
+   * feed) or the stream's message number (a tournament's stream). */
   id: number;
   data: T;
 }

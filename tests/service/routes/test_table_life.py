@@ -35,7 +35,7 @@ from service.tools.client import (
     SeatClient,
     TableClient,
 )
-from service.tools.client import (
+from service.tools.play import (
     play_session as play,
 )
 from service.tools.play import (
