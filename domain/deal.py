@@ -97,9 +97,9 @@ class DealState(msgspec.Struct, frozen=True):
                 ),
                 None,  # between the last ContractNamed and its GameTypeFixed (a cut log)
             )
-        if self.phase is Phase.PLAY and self.trick is not None:
+        if self.phase is Phase.PLAY and self.trick is not None and not self.trick.complete:
             return self.trick.to_play
-        return None
+        return None  # also between a trick's fourth card and its `TrickWon`
 
     def party_announcements(self, party: Party) -> PartyAnnouncements:
         return self.re if party is Party.RE else self.kontra

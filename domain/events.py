@@ -51,10 +51,12 @@ class Declared(msgspec.Struct, frozen=True, tag_field="type", tag="declared"):
 
 
 class ContractNamed(msgspec.Struct, frozen=True, tag_field="type", tag="contract_named"):
-    """R4.2: a player who said `reservation` named a contract (hidden unless it wins)."""
+    """R4.2: a player who said `reservation` named a contract. R4.3: others are told that
+    the seat named one, with ``contract`` null (`domain.table_view.redact`); the log always
+    holds it."""
 
     seat: Seat
-    contract: GameType
+    contract: GameType | None
 
 
 class GameTypeFixed(msgspec.Struct, frozen=True, tag_field="type", tag="game_type_fixed"):

@@ -148,7 +148,8 @@ def render_deal(log: Iterable[Event]) -> str:
             if not any(before.contracts):
                 out("")
                 out("Contracts named (R4.2):")
-            out(f"{INDENT}{seat_name(event.seat)}  {game_type_name(event.contract)}")
+            named = "a contract" if event.contract is None else game_type_name(event.contract)
+            out(f"{INDENT}{seat_name(event.seat)}  {named}")
         elif isinstance(event, GameTypeFixed):
             _game_type(event, state, out)
             header.append(f"Trick 1, led by {seat_name(state.first)}")

@@ -67,8 +67,8 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
         return Announce(event.seat, event.word)
     if isinstance(event, Declared):
         return Declare(event.seat, event.declaration)
-    if isinstance(event, ContractNamed):
-        return NameContract(event.seat, event.contract)
+    if isinstance(event, ContractNamed):  # a contract the log does not name is no action
+        return None if event.contract is None else NameContract(event.seat, event.contract)
     if isinstance(event, table.SeatTaken):
         entropy = bytes.fromhex(event.entropy)
         return table.TakeSeat(event.name, event.token_hash, event.seat, entropy, event.bot)

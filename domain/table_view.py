@@ -3,6 +3,10 @@
 Builds on `domain.observations`: nothing here shows another seat's hand, a
 hidden party, a losing contract or a silent solo before the deal is scored, nor
 any server seed before its deal is scored, nor a token or invitation hash.
+
+A stream shows every event to every viewer, redacted where it holds a secret (`redact`),
+so that its ids have no gaps; and with each event what the table asks now (`prompt`): whose
+turn it is, until when, and what the viewing seat may do.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from domain.commands import NameContract
 from domain.events import ContractNamed, DealDealt, GameTypeFixed
 from domain.game_types import GameType
 from domain.life import Permission
-from domain.observations import Observation, observe
+from domain.observations import Observation, Options, observe, options
 from domain.seats import SEATS, Seat
 from domain.table import (
     DealingMethod,
@@ -145,13 +149,15 @@ def table_view(
     )
 
 
-def redact(event: TableEvent, viewer: Seat | None) -> TableEvent | None:
-    """An event as ``viewer`` may see it; None to withhold it.
+def redact(event: TableEvent, viewer: Seat | None) -> TableEvent:
+    """An event as ``viewer`` may see it: every event reaches every viewer, its secrets
+    emptied.
 
     Server seeds, preset hands, token and invitation hashes are never shown; a dealt
-    deal shows only the viewer's hand and no seed; a named contract only to its namer
-    (R4.3), also when the stand-in named it (T3.2); a silent solo looks like a normal game
-    to all but its soloist (R4.5).
+    deal shows only the viewer's hand and no seed; a named contract only to its namer, the
+    others are told that the seat named one, with ``contract`` null (R4.3), and a contract
+    the stand-in named is the null ``action`` of the timeout to them (T3.2); a silent solo
+    looks like a normal game to all but its soloist (R4.5).
     """
     if isinstance(event, TableCreated | SeatTaken | InvitationRotated):
         return without_secrets(event)
@@ -167,7 +173,7 @@ def redact(event: TableEvent, viewer: Seat | None) -> TableEvent | None:
             event, hands=hands, dealing=msgspec.structs.replace(event.dealing, seed=None)
         )
     if isinstance(event, ContractNamed):
-        return event if event.seat is viewer else None
+        return event if event.seat is viewer else ContractNamed(event.seat, None)
     if (
         isinstance(event, GameTypeFixed)
         and event.game_type is GameType.SILENT_SOLO
@@ -175,6 +181,36 @@ def redact(event: TableEvent, viewer: Seat | None) -> TableEvent | None:
     ):
         return GameTypeFixed(GameType.NORMAL, None)
     return event
+
+
+class Prompt(msgspec.Struct, frozen=True):
+    """What the table asks once an event has happened, as a viewer may know it: ``turn``, the
+    seat to act now (declare R4.1, name a contract R4.2, play R3.6; null: nobody), ``clock``
+    its turn clock (T3.2, as in views) and, for a seat, its ``options``: what it may do now,
+    the words it may still announce with their deadlines included (R6.1-R6.7); null for a
+    spectator. Options hold nothing the seat may not know (`domain.observations`): no hidden
+    contract (R4.3), no silent solo but its soloist's own (R4.5)."""
+
+    turn: Seat | None
+    clock: Turn | None
+    options: Options | None
+
+
+_NOTHING = Options()
+
+
+def prompt(state: TableState, viewer: Seat | None, last_event_at: datetime | None = None) -> Prompt:
+    """What the table asks of whom in ``state`` (after an event the log recorded at
+    ``last_event_at``), as ``viewer`` may know it. Nobody acts once the table is over (T4,
+    R1.3)."""
+    deal = state.session.deal
+    if viewer is None:
+        seen = None
+    elif deal is None or state.over:
+        seen = _NOTHING
+    else:
+        seen = options(deal, viewer)
+    return Prompt(state.turn, turn_of(state, last_event_at), seen)
 
 
 def without_secrets(event: TableEvent) -> TableEvent:

@@ -14,7 +14,8 @@ An archive (`read_archive`) is what a spectator or an integration recorded:
 * the stream as received: the text/event-stream of ``GET /feed`` (or of one table's
   ``GET /tables/{id}/events``, whose event ids are versions and whose messages do not name
   their table, or of a tournament's ``GET /tournaments/{id}/events``: its tables' ``table_opened``,
-  ``table_scored`` and ``table_finished`` with their tables' chain heads, and the tournament's
+  ``table_scored`` and ``table_finished`` with their tables' chain heads (those of a deal once
+  it is public for the round, E5.3: `service.streams.tournaments`), and the tournament's
   own events with the tournament stream's, which do not say their version: `compare_tournament`
   finds them by hash), e.g. ``curl -N URL/feed > feed.txt``;
 * or JSON lines: one feed item (the ``data`` of a ``/feed`` message) per line.

@@ -9,16 +9,20 @@ openapi-typescript turn it into a tagged union). Comment lines (heartbeats, "dat
 unavailable: retrying", and the farewell of a stopping service, "shutdown: …" with a
 ``retry`` time, `service.streams.hub.farewell`) carry no data and are not messages.
 
-* ``GET /tables/{table_id}/events``: `TableStreamData`, each table event as the viewer may
-  see it, with the member ``server_time`` (``Streamed<Event>``); ids are table versions.
+* ``GET /tables/{table_id}/events``: `TableStreamData`, every table event as the viewer may
+  see it (`domain.table_view.redact`: a contract another seat named has ``contract`` null,
+  R4.3), with what the table asks once it happened (`domain.table_view.Prompt`: ``turn``,
+  ``clock``, ``options``) and ``server_time`` (``Streamed<Event>``); ids are table versions,
+  one after another for every viewer.
   The witnessed events (`infra.audit.witness.WITNESSED`: ``deal_scored``, ``session_finished``)
   carry one more member, ``chain_head`` (``Witnessed<Event>``).
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
   ``version`` and ``server_time``; ids are global positions.
 * ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the
   tournament's stream (`domain.tournament.TournamentEvent`, its secrets emptied) with
-  ``chain_head``, the tables' ``table_opened``, ``table_scored`` and ``table_finished`` and
-  the ``standings`` (`service.streams.tournaments`); ids are global positions.
+  ``chain_head``, the tables' ``table_opened``, ``table_progress``, ``table_scored`` and
+  ``table_finished`` and the ``standings`` (`service.streams.tournaments`); ids are the
+  stream's message numbers.
 
 The schemas are derived from the event types themselves (`domain.table.TableEvent`), so a
 new event type is in the document as soon as it exists.
@@ -33,10 +37,17 @@ from typing import Any
 import msgspec
 
 from domain.table import TableEvent
+from domain.table_view import Prompt
 from domain.tournament import TournamentEvent
 from infra.audit.witness import WITNESSED
 from service.streams.hub import FeedItem
-from service.streams.tournaments import StandingsChanged, TableFinished, TableOpened, TableScored
+from service.streams.tournaments import (
+    StandingsChanged,
+    TableFinished,
+    TableOpened,
+    TableProgressed,
+    TableScored,
+)
 
 REF = "#/components/schemas/{name}"
 TABLE_STREAM = "/tables/{table_id}/events"
@@ -55,12 +66,28 @@ CHAIN_HEAD = {
 }
 
 
+PROMPT = {
+    "turn": "the seat to act once this event happened (declare R4.1, name a contract R4.2, "
+    "play R3.6); null: nobody",
+    "clock": "that seat's turn clock (T3.2), as in views; null without one",
+    "options": "what the stream's seat may do now (declarations, contracts, cards, and the "
+    "words it may announce with their deadlines, R6); null on a spectator's stream",
+}
+"""The members every table stream message adds (`domain.table_view.Prompt`), described."""
+
+
 def tournament_event_types() -> list[type[msgspec.Struct]]:
     """Every event type of a tournament's stream (`domain.tournament`)."""
     return list(typing.get_args(TournamentEvent))
 
 
-TOURNAMENT_STREAM_EXTRA = (TableOpened, TableScored, TableFinished, StandingsChanged)
+TOURNAMENT_STREAM_EXTRA = (
+    TableOpened,
+    TableProgressed,
+    TableScored,
+    TableFinished,
+    StandingsChanged,
+)
 """The messages of a tournament's stream that are not its own events."""
 
 
@@ -88,12 +115,18 @@ def _union(mapping: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _streamed(component: dict[str, Any], name: str, witnessed: bool) -> dict[str, Any]:
-    """The event's schema with the members the table stream adds to it: ``server_time``,
-    and ``chain_head`` if it is ``witnessed``."""
+def _streamed(
+    component: dict[str, Any], name: str, witnessed: bool, asked: dict[str, Any]
+) -> dict[str, Any]:
+    """The event's schema with the members the table stream adds to it: those of the
+    prompt (``asked``), ``server_time``, and ``chain_head`` if it is ``witnessed``."""
     schema = copy.deepcopy(component)
     schema["title"] = name
-    added = {"server_time": SERVER_TIME, **({"chain_head": CHAIN_HEAD} if witnessed else {})}
+    added = {
+        **asked,
+        "server_time": SERVER_TIME,
+        **({"chain_head": CHAIN_HEAD} if witnessed else {}),
+    }
     schema["properties"].update(added)
     schema["required"] = sorted([*schema.get("required", []), *added])
     return schema
@@ -108,7 +141,11 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     ``document`` is left as it was."""
     document = copy.deepcopy(document)
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
-    _, generated = msgspec.json.schema_components([FeedItem, TableEvent], ref_template=REF)
+    _, generated = msgspec.json.schema_components([FeedItem, TableEvent, Prompt], ref_template=REF)
+    asked = generated.pop(Prompt.__name__)["properties"]
+    asked = {  # a value or null: one of them (as the document's other nullable members)
+        k: {"oneOf": v["anyOf"], "description": PROMPT[k]} for k, v in asked.items()
+    }
     for name, schema in generated.items():
         schemas.setdefault(name, schema)
     events = {tag(t): t.__name__ for t in event_types()}
@@ -116,14 +153,15 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     for event_type in event_types():
         name = streamed_name(event_type)
         witnessed = tag(event_type) in WITNESSED
-        schemas[name] = _streamed(schemas[event_type.__name__], name, witnessed)
+        schemas[name] = _streamed(schemas[event_type.__name__], name, witnessed, asked)
         table[tag(event_type)] = name
     schemas["TableEvent"] = {"title": "TableEvent", **_union(events)}
     schemas["TableStreamData"] = {
         "title": "TableStreamData",
         "description": "The data of a table stream message: one table event as the viewer "
-        "may see it, with the `server_time` it was sent at (the message's `event` is its "
-        "`type`, the `id` its table version).",
+        "may see it, what the table asks once it happened (`turn`, `clock`, the stream's "
+        "seat's `options`), and the `server_time` it was sent at (the message's `event` is "
+        "its `type`, the `id` its table version: every version reaches every viewer).",
         **_union(table),
     }
     schemas["FeedItem"]["properties"]["event"] = {"$ref": REF.format(name="TableEvent")}
@@ -154,9 +192,10 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     schemas["TournamentStreamData"] = {
         "title": "TournamentStreamData",
         "description": "The data of a tournament stream message: an event of the tournament's "
-        "stream with its chain head, a table's chain head as it opens, scores a deal or "
-        "finishes, or the standings (the message's `event` is its `type`, the `id` a global "
-        "position).",
+        "stream with its chain head, a table's chain head as it opens, a table's progress as "
+        "it scores a deal, a table's chain head of a deal or of its end once the deal is "
+        "public for the round (E5.3), or the standings (the message's `event` is its `type`, "
+        "the `id` the stream's message number).",
         **_union(mapping),
     }
     streams = {

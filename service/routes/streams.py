@@ -11,7 +11,7 @@ from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 from domain.table import (
     SeatLeft,
 )
-from domain.table_view import redact
+from domain.table_view import prompt, redact
 from infra.audit.witness import with_chain_head
 from service.bodies.tables import (
     ZERO_MINIMUM,
@@ -32,7 +32,7 @@ from service.routes.shared import (
     problem_responses,
     services,
 )
-from service.streams.hub import ALL, message, sse_messages, stamped, with_server_time
+from service.streams.hub import ALL, message, sse_messages, stamped, with_members, with_server_time
 
 
 def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
@@ -45,12 +45,17 @@ def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
     "/tables/{table_id:str}/events",
     operation_id="streamTable",
     summary="Live table events (Server-Sent Events)",
-    description="Each event as the viewer may see it (seat token: that seat's view; none, "
-    "the host token or the invitation code: public; a private table needs one of these, "
-    "T1.1). Send the credential as the Bearer token, or, from an EventSource (which cannot "
-    "send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a "
-    "credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table "
-    "versions; send Last-Event-ID (or `after`) to resume without gaps or repeats. A seat's "
+    description="Every event of the table, as the viewer may see it (seat token: that "
+    "seat's view; none, the host token or the invitation code: public; a private table needs "
+    "one of these, T1.1): a contract another seat named is `contract_named` with `contract` "
+    "null (R4.3). Send the credential as the Bearer token, or, from an EventSource (which "
+    "cannot send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): "
+    "a credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table "
+    "versions, one after another for every viewer; send Last-Event-ID (or `after`) to resume "
+    "without gaps or repeats. Every message's data tells what the table asks once its event "
+    "happened: `turn`, the seat to act (null: nobody), `clock`, its turn clock (as in views), "
+    "and `options`, what the stream's seat may do now (null on a spectator's stream): a "
+    "client that reads only its stream learns each of its turns. A seat's "
     "stream ends with the event of its player leaving (T2.2), one opened with the "
     "invitation code with the code's replacement (T1.2). `deal_scored` and "
     "`session_finished` data carry one more member, `chain_head`: the hash chain value at "
@@ -80,13 +85,15 @@ async def stream_table(
     left: list[int] = []  # the version at which the viewer's player left, or its code went
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
-        recorded = await svc.hub.events_after(table_id, cursor)
+        base = (loaded.version, loaded.state)
+        recorded = await svc.hub.events_after(table_id, cursor, base)
         messages = []
         now = svc.now()
-        for record, event in recorded:
-            shown = redact(event, viewer)
-            if shown is not None and not left:
-                data = with_chain_head(msgspec.json.encode(shown), record)
+        for record, event, state in recorded:
+            if not left:
+                asked = prompt(state, viewer, record.recorded_at)
+                data = with_members(msgspec.json.encode(redact(event, viewer)), asked)
+                data = with_chain_head(data, record)
                 messages.append(message(record, record.version, with_server_time(data, now)))
             mine = record.version > loaded.version  # not an earlier player's leaving
             gone = isinstance(event, SeatLeft) and event.seat is viewer
@@ -113,7 +120,8 @@ async def _until_left(
     "/feed",
     operation_id="streamFeed",
     summary="Integration feed of public events across all tables (Server-Sent Events)",
-    description="Every public table's public events from a global position on, finished deals "
+    description="Every event of every public table, as a spectator sees it (a contract named: "
+    "without it, R4.3), from a global position on, finished deals "
     "with their itemized scores included, `deal_scored` and `session_finished` with their "
     "`chain_head`; every item with `server_time`, the service's time when it sent it. Private "
     "tables are left out (T1.1). Event ids are global positions; resume with Last-Event-ID "

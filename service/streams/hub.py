@@ -8,7 +8,9 @@ one database all stream every event, without gaps or repeats. The newest events
 are read once per commit and shared: a table's by its subscribers, the whole
 log's by every feed subscriber (a feed subscriber further behind reads its own
 way up to them). While the database is unavailable a stream waits and tries
-again (sending a comment line each time), instead of ending.
+again (sending a comment line each time), instead of ending. A table's kept events come
+with the table's state after each (folded once for all its subscribers), from which a
+table stream tells whose turn it is (`domain.table_view.prompt`).
 
 When the service stops (`Hub.close`, at the start of `doko serve`'s shutdown) every stream
 ends at once with a last message that is a comment and a reconnection time, `farewell`:
@@ -38,7 +40,7 @@ from typing import Annotated
 import msgspec
 from litestar.response.sse import ServerSentEventMessage
 
-from domain.table import TableEvent
+from domain.table import TableEvent, TableState, evolve
 from domain.table_view import redact
 from infra.audit.witness import chain_head
 from infra.database import UNAVAILABLE
@@ -64,7 +66,10 @@ def farewell() -> ServerSentEventMessage:
     return ServerSentEventMessage(data=None, comment=FAREWELL, retry=random.randint(*RECONNECT_MS))
 
 
-Recorded = tuple[StoredEvent, TableEvent]
+Recorded = tuple[StoredEvent, TableEvent, TableState]
+"""A table's stored event, decoded, and the table's state after it."""
+Base = tuple[int, TableState]
+"""A table's state at a version (as the table cache holds it): where a read may start."""
 
 
 class FeedItem(msgspec.Struct, omit_defaults=True):
@@ -90,6 +95,11 @@ def time_member(now: datetime) -> bytes:
     """The end of a message's data: its last member ``server_time`` (``now``) and the
     closing brace."""
     return b',"server_time":%s}' % msgspec.json.encode(now)
+
+
+def with_members(data: bytes, more: msgspec.Struct) -> bytes:
+    """A message's data (a JSON object) with the members of ``more`` after its own."""
+    return data[:-1] + b"," + msgspec.json.encode(more)[1:]
 
 
 def with_server_time(data: bytes, now: datetime) -> bytes:
@@ -138,12 +148,9 @@ def stamped(shared: ServerSentEventMessage, now: datetime) -> Stamped:
 
 
 def feed_message(record: StoredEvent, event: TableEvent) -> ServerSentEventMessage | None:
-    """An event as the feed shows it (None if nothing of it is public)."""
-    shown = redact(event, None)
-    if shown is None:
-        return None
+    """An event as the feed shows it (as a spectator sees it, R4.3, R4.5)."""
     data = msgspec.json.encode(
-        FeedItem(record.stream_id, record.version, shown, chain_head(record))
+        FeedItem(record.stream_id, record.version, redact(event, None), chain_head(record))
     )
     return SharedMessage(data=data.decode(), event=record.type, id=record.position)
 
@@ -304,11 +311,16 @@ class Hub(Worker):
                 if key == ALL:
                     self._feed.forget()
 
-    async def events_after(self, stream_id: str, version: int) -> list[Recorded]:
-        """The table's stored (and decoded) events after ``version``.
+    async def events_after(
+        self, stream_id: str, version: int, base: Base | None = None
+    ) -> list[Recorded]:
+        """The table's stored (and decoded) events after ``version``, each with the table's
+        state after it.
 
         Served from the kept tail when it reaches back far enough and no commit was
-        announced since it was read; otherwise read from the log (only what is new).
+        announced since it was read; otherwise read from the log (only what is new), folded
+        on from the tail's last state, or from ``base`` (the table's state at a version no
+        later than ``version``), or else from the table's first event.
         """
         lock = self._locks.setdefault(stream_id, asyncio.Lock())
         async with lock:
@@ -317,11 +329,17 @@ class Hub(Worker):
             if covered and stream_id not in self._stale:
                 return [r for r in tail if r[0].version > version]
             self._stale.discard(stream_id)
-            start = tail[-1][0].version if covered else version
-            read = [
-                (e, CODEC.from_stored(e))
-                for e in await self._store.read_stream(stream_id, start + 1)
-            ]
+            if covered:
+                start, state = tail[-1][0].version, tail[-1][2]
+            else:
+                start, state = (
+                    base if base is not None and base[0] <= version else (0, TableState())
+                )
+            read = []
+            for stored in await self._store.read_stream(stream_id, start + 1):
+                event = CODEC.from_stored(stored)
+                state = evolve(state, event)
+                read.append((stored, event, state))
             recorded = [*tail, *read] if covered else read
             self._tails[stream_id] = recorded[-self._keep :]
             return [r for r in recorded if r[0].version > version]
@@ -336,9 +354,15 @@ async def sse_messages(
 ) -> AsyncIterator[ServerSentEventMessage]:
     """Every message after ``after``, then each new one as it is committed, with heartbeats;
     while the database is unavailable, a comment line and another try after a pause; once
-    the hub is closed, the `farewell`, and the end."""
+    the hub is closed, the `farewell`, and the end.
+
+    A heartbeat comes ``heartbeat`` seconds after what was sent last, however often the
+    stream was woken meanwhile: when it comes tells nothing of commits that sent nothing
+    (another table's, in the feed; a deal not yet public, in a tournament's stream, E5.3)."""
+    loop = asyncio.get_running_loop()
     async with hub.subscription(key) as waiter:
         pause = RETRY_SECONDS
+        beat = loop.time() + heartbeat
         while not hub.closed:
             waiter.clear()
             try:
@@ -347,17 +371,20 @@ async def sse_messages(
                 yield ServerSentEventMessage(comment="database unavailable: retrying", data=None)
                 await hub.rest(pause)
                 pause = min(pause * 2, heartbeat)
+                beat = loop.time() + heartbeat
                 continue
             pause = RETRY_SECONDS
             for message in messages:
                 yield message
             if messages:
+                beat = loop.time() + heartbeat
                 continue
             try:
-                async with asyncio.timeout(heartbeat):
+                async with asyncio.timeout(max(beat - loop.time(), 0)):
                     await waiter.wait()
             except TimeoutError:
                 hub.expire(key)
+                beat = loop.time() + heartbeat
                 # data=None: a comment line only; with litestar's default data "" the
                 # message would carry an empty `data:` line, which an EventSource
                 # dispatches as a `message` event.

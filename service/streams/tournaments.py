@@ -1,8 +1,11 @@
 """A tournament's live stream (``GET /tournaments/{id}/events``): the tournament's messages, the
-chain heads of its tables' scoresheets as they publish them, and the standings.
+chain heads of its tables' scoresheets once their deals are public, and the standings.
 
-Message ids are global positions (`infra.event_store`: a reader asking for the events after
-a position never skips one), so a client resumes with Last-Event-ID. What it sends:
+Message ids are the stream's own numbers, 1, 2, 3, ...: the messages are made from the log in
+the order of its global positions (`infra.event_store`: a reader asking for the events after a
+position never skips one), each the same whenever it is read, so a client resumes with
+Last-Event-ID; and unlike positions, which count every event of the service, the numbers
+count only what the stream shows. What it sends:
 
 * every event of the tournament's own stream (`domain.tournament`) with its ``chain_head`` (the
   tournament stream's hash chain value at it), its secrets emptied: the seeds, preset deals,
@@ -11,26 +14,37 @@ a position never skips one), so a client resumes with Last-Event-ID. What it sen
 * ``table_opened`` for the ``session_started`` of one of its tables: every seat is taken,
   so each seat's view and commands answer its player's tournament credential from then on
   (E5.2: the page of a player waits for it after a round starts);
+* ``table_progress`` for every ``deal_scored`` of one of its tables, at once: how many deals
+  the table has scored (its progress, public as in the tournament's view), nothing of how
+  they were played;
 * ``table_scored`` for every ``deal_scored`` of one of its tables and ``table_finished``
-  for every ``session_finished``, each with the table's chain head at that version (as
-  ``/feed`` publishes a public table's, `infra.audit.witness`): that a table scored a deal, never
-  what it scored (E5.3);
+  for every ``session_finished``, each with the table's version and chain head there (as
+  ``/feed`` publishes a public table's, `infra.audit.witness`), once the deal is public for
+  the round (E5.3: every table of the round has scored it or is over; `table_finished` once
+  the table's last deal is): a version tells how many events a deal had at a table (whether
+  someone reserved, announced), and the players of a slower table play the same cards. The
+  deal's messages of all its tables then come together, with the event that made it
+  public. Until then nothing of the stream depends on how the deal is played: neither what
+  it sends, nor its numbering, nor when (no message, and the heartbeats keep their own time,
+  `service.streams.hub.sse_messages`);
 * ``standings`` (`domain.standings`: only what is final counts, E6.5) after every message
-  that may change them, once they are the standings as of that message (read from the
-  stored projection, `infra.tournaments.Tournaments.current_standings`, and then checked that
-  nothing that counts was committed since; else they follow the next one).
+  that may change them, with that message's id, once they are the standings as of that
+  message (read from the stored projection,
+  `infra.tournaments.Tournaments.current_standings`, and then checked that nothing that counts
+  was committed since; else the messages of what was, and the standings read again).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import msgspec
 from litestar.response.sse import ServerSentEventMessage
 
 from domain.standings import Standings
-from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent
+from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent, deal_public
 from infra.command_ids import table_id
 from infra.tournaments import STANDINGS_TYPES, Tournaments
 
@@ -39,6 +53,9 @@ TABLE_TYPES = ("session_started", *STANDINGS_TYPES)
 standings only)."""
 PAGE = 500
 """The most log events one read of a stream takes."""
+STANDINGS_TRIES = 3
+"""How often the stream reads the standings again while events that count for them keep
+being committed as it reads them; then they follow the next call."""
 _READ = """
     SELECT position, stream_id, version, type, payload::text, hash FROM events
     WHERE position > $1
@@ -60,9 +77,21 @@ class TableOpened(msgspec.Struct, frozen=True, tag_field="type", tag="table_open
     chain_head: ChainHead
 
 
+class TableProgressed(msgspec.Struct, frozen=True, tag_field="type", tag="table_progress"):
+    """Table ``table_no`` of round ``round_no`` has scored ``deals`` deals: its progress, as the
+    tournament's view has it, sent as it scores each (its version and chain head come with
+    `TableScored` once the deal is public, E5.3)."""
+
+    table_id: str
+    round_no: int
+    table_no: int
+    deals: int
+
+
 class TableScored(msgspec.Struct, frozen=True, tag_field="type", tag="table_scored"):
     """Table ``table_no`` of round ``round_no`` scored deal ``deal_no`` at ``version``; its
-    hash chain value there (`doko verify --witness`)."""
+    hash chain value there (`doko verify --witness`). Sent once the deal is public for the
+    round (E5.3)."""
 
     table_id: str
     round_no: int
@@ -74,7 +103,7 @@ class TableScored(msgspec.Struct, frozen=True, tag_field="type", tag="table_scor
 
 class TableFinished(msgspec.Struct, frozen=True, tag_field="type", tag="table_finished"):
     """Table ``table_no`` of round ``round_no`` finished its session at ``version``; its
-    hash chain value there."""
+    hash chain value there. Sent once its last deal is public for the round (E5.3)."""
 
     table_id: str
     round_no: int
@@ -113,77 +142,142 @@ def _data(struct: Any, **more: str) -> str:
     return (data[:-1] + extra + b"}").decode()
 
 
+@dataclass
+class _Table:
+    """What the stream has read of one of its tables: the version and chain head of each
+    ``deal_scored`` (by deal), whether it is over, and of its ``session_finished`` (until
+    its message is made)."""
+
+    round_no: int
+    table_no: int
+    scored: list[tuple[int, str]] = field(default_factory=list)
+    over: bool = False
+    finished: tuple[int, str] | None = None
+
+
 class TournamentFeed:
-    """The messages of one tournament's stream after a position (module docstring)."""
+    """The messages of one tournament's stream after a message number (module docstring)."""
 
     def __init__(self, tournaments: Tournaments, tournament_id: str) -> None:
         self.tournaments = tournaments
         self.tournament_id = tournament_id
-        self._tables: dict[str, tuple[int, int]] = {}
+        self._tables: dict[str, _Table] = {}
+        self._rounds: dict[int, list[str]] = {}
+        self._public: dict[int, int] = {}
+        """Per round, the deals whose tables' messages are made (E5.3)."""
+        self._position = 0
+        """Every event of the log up to here is made into its messages."""
+        self._number = 0
+        """The number of the last message made."""
         self._standings: bytes | None = None
+        self._due = False
+        """Whether the standings are to be read again (events that count for them were read
+        since they were; the commits that kept them from being read wake the stream again)."""
 
     async def after(self, cursor: int) -> tuple[list[ServerSentEventMessage], int]:
-        """The messages after global position ``cursor``, and the new cursor."""
-        rows = await self._read(cursor)
-        messages: list[ServerSentEventMessage] = []
-        for row in rows:
-            shown = self._message(row)
-            if shown is not None:
-                messages.append(shown)
-        if not rows:
-            return messages, cursor
-        last = rows[-1]["position"]
-        if len(rows) < PAGE:
-            standings = await self._standings_as_of(last)
-            if standings is not None:
-                messages.append(standings)
-        return messages, last
+        """The messages after number ``cursor``, and the new cursor. The first call reads the
+        log from its start (what a message says depends on what came before it), and sends
+        the standings only with messages the client has not had."""
+        fresh = self._position == 0
+        made, read = await self._catch_up()
+        self._due = self._due or read
+        standings = None
+        for _ in range(STANDINGS_TRIES):
+            if not self._due:
+                break
+            current = await self.tournaments.current_standings(self.tournament_id)
+            more, read = await self._catch_up()  # committed meanwhile: its messages first
+            made += more
+            if not read:
+                standings, self._due = self._changed(current), False
+        messages = [m for m in made if int(m.id or 0) > cursor]
+        if standings is not None and (messages or not fresh):
+            messages.append(standings)
+        return messages, max(cursor, self._number)
 
-    async def _read(self, cursor: int) -> Sequence[Any]:
+    async def _catch_up(self) -> tuple[list[ServerSentEventMessage], bool]:
+        """The messages of the events committed after those read so far, and whether there
+        were any."""
+        made: list[ServerSentEventMessage] = []
+        start = self._position
+        while True:
+            rows = await self._read(self._position)
+            for row in rows:
+                made += self._messages(row)
+            if rows:
+                self._position = rows[-1]["position"]
+            if len(rows) < PAGE:
+                return made, self._position > start
+
+    async def _read(self, position: int) -> Sequence[Any]:
         loaded = await self.tournaments.load(self.tournament_id)
         state = loaded.state
         for round_no, seating in enumerate(state.seatings, 1):
-            for table_no in range(1, len(seating) + 1):
-                self._tables[table_id(self.tournament_id, round_no, table_no)] = (
-                    round_no,
-                    table_no,
-                )
+            tables = [table_id(self.tournament_id, round_no, n) for n in range(1, len(seating) + 1)]
+            self._rounds[round_no] = tables
+            for table_no, table in enumerate(tables, 1):
+                self._tables.setdefault(table, _Table(round_no, table_no))
         rows: Sequence[Any] = await self.tournaments.pool.fetch(
-            _READ, cursor, self.tournament_id, list(self._tables), list(TABLE_TYPES), PAGE
+            _READ, position, self.tournament_id, list(self._tables), list(TABLE_TYPES), PAGE
         )
         return rows
 
-    def _message(self, row: Any) -> ServerSentEventMessage | None:
+    def _numbered(self, shown: Any, data: str) -> ServerSentEventMessage:
+        self._number += 1
+        event = str(shown.__struct_config__.tag)
+        return ServerSentEventMessage(data=data, event=event, id=self._number)
+
+    def _messages(self, row: Any) -> list[ServerSentEventMessage]:
+        """The messages made with an event of the log."""
         head = bytes(row["hash"]).hex()
-        position = row["position"]
         if row["stream_id"] == self.tournament_id:
             decoded = msgspec.json.decode(row["payload"], type=TournamentEvent)
-            data = _data(public_tournament_event(decoded), chain_head=head)
-            return ServerSentEventMessage(data=data, event=row["type"], id=position)
-        round_no, table_no = self._tables[row["stream_id"]]
-        shown: TableOpened | TableScored | TableFinished
-        if row["type"] == "session_started":
-            shown = TableOpened(row["stream_id"], round_no, table_no, row["version"], head)
-        elif row["type"] == "deal_scored":
-            deal_no = msgspec.json.decode(row["payload"])["deal_no"]
-            shown = TableScored(row["stream_id"], round_no, table_no, deal_no, row["version"], head)
-        elif row["type"] == "session_finished":
-            shown = TableFinished(row["stream_id"], round_no, table_no, row["version"], head)
-        else:
-            return None
-        data = msgspec.json.encode(shown).decode()
-        return ServerSentEventMessage(
-            data=data, event=str(shown.__struct_config__.tag), id=position
-        )
+            shown = public_tournament_event(decoded)
+            return [self._numbered(shown, _data(shown, chain_head=head))]
+        table = self._tables[row["stream_id"]]
+        kind, version = row["type"], row["version"]
+        if kind == "session_started":
+            opened = TableOpened(row["stream_id"], table.round_no, table.table_no, version, head)
+            return [self._numbered(opened, msgspec.json.encode(opened).decode())]
+        made: list[TableProgressed | TableScored | TableFinished] = []
+        if kind == "deal_scored":
+            table.scored.append((version, head))
+            deals = len(table.scored)
+            made.append(TableProgressed(row["stream_id"], table.round_no, table.table_no, deals))
+        else:  # session_finished, session_abandoned
+            table.over = True
+            table.finished = (version, head) if kind == "session_finished" else None
+        made += self._public_now(table.round_no)
+        return [self._numbered(m, msgspec.json.encode(m).decode()) for m in made]
 
-    async def _standings_as_of(self, position: int) -> ServerSentEventMessage | None:
-        """The standings, if they changed since last sent and nothing that counts for them
-        was committed after ``position`` while they were computed."""
-        standings = await self.tournaments.current_standings(self.tournament_id)
-        if await self._read(position):
-            return None  # they may hold more than the messages up to `position`: next time
+    def _public_now(self, round_no: int) -> list[TableScored | TableFinished]:
+        """E5.3: the heads of the round's deals that are public now and were not before (each
+        deal's at every table that scored it, in table order), then those of the tables
+        that finished and whose last deal is public now."""
+        tables = [(t, self._tables[t]) for t in self._rounds[round_no]]
+        progress = [(len(t.scored), t.over) for _, t in tables]
+        scored = max(n for n, _ in progress)
+        public = self._public.get(round_no, 0)
+        shown: list[TableScored | TableFinished] = []
+        while public < scored and deal_public(progress, public + 1):
+            public += 1
+            shown += [
+                TableScored(stream, round_no, t.table_no, public, *t.scored[public - 1])
+                for stream, t in tables
+                if len(t.scored) >= public
+            ]
+        self._public[round_no] = public
+        for stream, t in tables:
+            if t.finished is not None and len(t.scored) <= public:
+                shown.append(TableFinished(stream, round_no, t.table_no, *t.finished))
+                t.finished = None  # told
+        return shown
+
+    def _changed(self, standings: Standings) -> ServerSentEventMessage | None:
+        """The standings' message if they changed since last made (with the id of the last
+        message made: they are the standings as of it)."""
         encoded = msgspec.json.encode(StandingsChanged(standings))
         if encoded == self._standings:
             return None
         self._standings = encoded
-        return ServerSentEventMessage(data=encoded.decode(), event="standings", id=position)
+        return ServerSentEventMessage(data=encoded.decode(), event="standings", id=self._number)

@@ -234,15 +234,17 @@ class DokoClient:
         visibility: str | None = None,
         turn_seconds: int | None = None,
         method: str | None = None,
+        presets: Sequence[Sequence[Sequence[Sequence[str]]]] | None = None,
         idempotency_key: str | None = None,
     ) -> TournamentClient:
         """Open a tournament (E1); the returned client is the director's (the host token, and
-        a private tournament's invitation code)."""
+        a private tournament's invitation code). ``presets``: every round's 12 deals."""
         body: dict[str, Any] = {"name": name, "rounds": rounds}
         for key, value in (
             ("visibility", visibility),
             ("turn_seconds", turn_seconds),
             ("method", method),
+            ("presets", presets),
         ):
             if value is not None:
                 body[key] = value
@@ -360,7 +362,7 @@ class TournamentClient:
         return ticket
 
     def events(self, *, token: str | None = None, last_event_id: str | None = None) -> EventStream:
-        """The tournament's live stream (ids: global positions)."""
+        """The tournament's live stream (ids: the stream's message numbers)."""
         path = f"{self.path}/events"
         return EventStream(self.api, path, None, self._auth(token), last_event_id, "tournament_sse")
 

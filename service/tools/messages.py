@@ -2,7 +2,8 @@
 `TableStreamData` and `FeedItem`, `service.openapi.stream_schemas`).
 
 ``table_message(message.id, message.data)`` of a table stream message is a `TableMessage`:
-the table version, the event as the viewer may see it, the chain head of a witnessed
+the table version, the event as the viewer may see it, what the table asks then (whose turn,
+its clock, the seat's options: `domain.table_view.Prompt`), the chain head of a witnessed
 event and the service's time when it was sent; ``feed_item(message.data)`` of a feed
 message is a `service.streams.hub.FeedItem`.
 """
@@ -14,20 +15,23 @@ from datetime import datetime
 import msgspec
 
 from domain.table import TableEvent
+from domain.table_view import Prompt
 from service.streams.hub import FeedItem
 
 
 class TableMessage(msgspec.Struct, frozen=True):
-    """One table stream message: its version, its event, (deal_scored, session_finished)
-    the table's chain head at that version, and the service's time when it was sent."""
+    """One table stream message: its version, its event, what the table asks once it
+    happened, (deal_scored, session_finished) the table's chain head at that version, and
+    the service's time when it was sent."""
 
     version: int
     event: TableEvent
+    prompt: Prompt
     chain_head: str | None = None
     server_time: datetime | None = None
 
 
-class _Added(msgspec.Struct):
+class _Added(Prompt, frozen=True):
     """What the table stream adds to an event's members."""
 
     chain_head: str | None = None
@@ -43,7 +47,10 @@ def table_message(event_id: str | int, data: str | bytes) -> TableMessage:
     """A table stream message's id and data, decoded (a `msgspec.ValidationError` if the
     data is not one of the table's events)."""
     added = _ADDED.decode(data)
-    return TableMessage(int(event_id), _EVENT.decode(data), added.chain_head, added.server_time)
+    asked = Prompt(added.turn, added.clock, added.options)
+    return TableMessage(
+        int(event_id), _EVENT.decode(data), asked, added.chain_head, added.server_time
+    )
 
 
 def feed_item(data: str | bytes) -> FeedItem:

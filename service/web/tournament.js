@@ -108,7 +108,7 @@ const startRound = (round) => command(async () => {
 
 /** Follow the tournament's stream from its start (a private tournament's with its
  * credential, through stream tickets): its messages say when to ask for the tournament
- * again (registrations, rounds, tables opened, their scored deals and ends), and bring the
+ * again (registrations, rounds, tables opened, their progress and ends), and bring the
  * standings. A player's table is offered once its seats answer (`table_open`), which the
  * stream's `table_opened` tells. */
 function connect() {
@@ -130,8 +130,8 @@ function received(message) {
     render();
     return;
   }
-  if (message.type === 'table_scored') {
-    live.textContent = t('live.scored', { round: message.data.round_no, table: message.data.table_no, deal: message.data.deal_no });
+  if (message.type === 'table_progress') { // as the table scores it; its head once it is public (E5.3)
+    live.textContent = t('live.scored', { round: message.data.round_no, table: message.data.table_no, deal: message.data.deals });
   }
   refresh();
 }

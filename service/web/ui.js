@@ -187,7 +187,9 @@ export function describe(event, seats, deal) {
     case 'session_started': return [t('event.session_started', { dealer: who(e.first_dealer) })];
     case 'deal_dealt': return [t('event.deal_dealt', { deal: e.deal_no, dealer: who(e.dealer) })];
     case 'declared': return [t('event.declared', { who: who(e.seat), declaration: term('declaration', e.declaration) })];
-    case 'contract_named': return [t('event.contract_named', { who: who(e.seat), contract: term('game', e.contract) })];
+    case 'contract_named': // another seat's contract stays hidden (R4.3): that it named one
+      return [given(e.contract) ? t('event.contract_named', { who: who(e.seat), contract: term('game', e.contract) })
+        : t('event.contract_hidden', { who: who(e.seat) })];
     case 'game_type_fixed':
       return [given(e.declarer) ? t('event.game_by', { game: term('game', e.game_type), declarer: who(e.declarer) })
         : t('event.game', { game: term('game', e.game_type) })];

@@ -9,8 +9,10 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   hands are blanked in every event; a deal's seed is not shown in its ``deal_dealt`` (R2.2:
   revealed once the deal is scored, in the deal's record and in views of the scored deal);
 * ``deal_dealt`` shows the viewer its own hand only (a spectator none);
-* ``contract_named`` reaches its namer only (R4.3: a contract that lost priority stays hidden);
-  so does the action of a ``turn_timed_out`` that names a contract (T3.2: others see null);
+* ``contract_named`` shows its contract to its namer only (R4.3: a contract that lost
+  priority stays hidden): every other viewer is told that the seat named one, ``contract``
+  null; the action of a ``turn_timed_out`` that names a contract is null to the others too
+  (T3.2);
 * ``game_type_fixed`` of a silent solo is a normal game without declarer to all but the
   soloist (R4.5);
 * everything else (declarations, cards played, tricks, announcements (R6.8), marriage
@@ -19,10 +21,13 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   new code's hash is a secret like every other), seats left (T2), timeouts with their
   declaration or card (T3.2), seats away and back (T3.3), closing and abandoning (T4)) is
   public;
-* the messages of ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no
-  other, carry the stored hash chain value of their version as ``chain_head`` (a witness,
-  `infra.audit.witness`);
-  the feed leaves private tables out (T1.1);
+* every viewer's table stream carries every event (no version is left out); the messages of
+  ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no other, carry the
+  stored hash chain value of their version as ``chain_head`` (a witness,
+  `infra.audit.witness`); every table stream message also says what the table asks once its
+  event happened (`PROMPT`: whose turn, its clock, the seat's options), which follows from
+  the rules of play, not from what may be known: the audit checks it apart, as it does a
+  view's turn and options; the feed leaves private tables out (T1.1);
 * every view and stream message carries ``server_time``, the service's clock when it
   answered: it tells nothing of the table, so any time is expected as long as it is one
   (an RFC 3339 date-time in UTC: `with_server_time`); a view's life ``actions`` are public to
@@ -210,9 +215,10 @@ def own_hand_only(event: Json, viewer: Viewer) -> Json:
     return {**event, "hands": hands, "dealing": {**event["dealing"], "seed": None}}
 
 
-def namer_only(event: Json, viewer: Viewer) -> Json | None:
-    """R4.3: a named contract reaches its namer only."""
-    return event if event["seat"] == viewer else None
+def contract_to_its_namer(event: Json, viewer: Viewer) -> Json:
+    """R4.3: a named contract is shown to its namer only; the others are told that the seat
+    named one."""
+    return event if event["seat"] == viewer else {**event, "contract": None}
 
 
 def contract_action_to_its_seat(event: Json, viewer: Viewer) -> Json:
@@ -371,7 +377,7 @@ RULES: dict[str, EventRule] = {
     "session_started": EventRule(public, fold=_started),
     "deal_dealt": EventRule(own_hand_only, fold=_dealt),
     "declared": EventRule(public, fold=_declared),
-    "contract_named": EventRule(namer_only, fold=_named),
+    "contract_named": EventRule(contract_to_its_namer, fold=_named),
     "game_type_fixed": EventRule(silent_solo_as_normal, fold=_fixed),
     "card_played": EventRule(public, fold=_played),
     "trick_won": EventRule(public, fold=_won),
@@ -397,9 +403,20 @@ def shown(event: Json, viewer: Viewer) -> Json | None:
     return rule(event).shown(event, viewer)
 
 
+PROMPT = ("turn", "clock", "options")
+"""The members of a table stream message that say what the table asks once its event
+happened (the rules of play: the audit checks them apart, `tests.service.truth`)."""
+
+
+def without_prompt(received: Json) -> Json:
+    """A table stream message's data without its `PROMPT` members."""
+    return {k: v for k, v in received.items() if k not in PROMPT}
+
+
 def message(event: Json, viewer: Viewer, chain_head: str) -> Json | None:
     """A table stream's message of the event (``chain_head``: the stored hash at its
-    version): the event as the viewer may see it, with the chain head if it is witnessed."""
+    version) but its `PROMPT`: the event as the viewer may see it, with the chain head if it
+    is witnessed."""
     seen = shown(event, viewer)
     if seen is None or not rule(event).witnessed:
         return seen

@@ -68,7 +68,8 @@ def test_secrets_are_blanked_hands_and_contracts_go_to_their_owners() -> None:
     assert mine["dealing"] == {"method": "seeded", "seed": None, "commitment": "cd"}
     assert shown(dealt, None)["hands"] == [[], [], [], []]  # type: ignore[index]
     named = {"type": "contract_named", "seat": 3, "contract": "jack_solo"}
-    assert [shown(named, v) for v in (None, 0, 1, 2, 3)] == [None] * 4 + [named]
+    hidden = {**named, "contract": None}
+    assert [shown(named, v) for v in (None, 0, 1, 2, 3)] == [hidden] * 4 + [named]
 
 
 def test_a_silent_solo_is_a_normal_game_to_all_but_its_soloist() -> None:
@@ -152,7 +153,11 @@ def test_the_chain_head_is_on_scored_deals_and_the_sessions_end_only() -> None:
     assert feed_item(public, "t1", 8, card, "ab") == {"table_id": "t1", "version": 8, "event": card}
     assert feed_item({**public, "visibility": "private"}, "t1", 7, scored, "ab") is None
     named = {"type": "contract_named", "seat": 0, "contract": "jack_solo"}
-    assert feed_item(public, "t1", 9, named, "ab") is None
+    assert feed_item(public, "t1", 9, named, "ab") == {
+        "table_id": "t1",
+        "version": 9,
+        "event": {**named, "contract": None},  # R4.3: that seat 0 named one
+    }
 
 
 def _life() -> list[dict[str, Any]]:

@@ -131,6 +131,9 @@ def audit(recorded: Recorded, truth: Truth) -> Auditor:
     assert seen.parties_hidden_from_others > 0
     # 12 deal_scored and a session_finished on four seat streams, the public one, the feed
     assert seen.chain_heads == 13 * 6
+    # every message said whose turn it was; the seats' views found what their streams said
+    assert seen.prompts == seen.stream_messages
+    assert seen.views_told > 500 and seen.turns_told > 100
     return auditor
 
 
@@ -174,10 +177,11 @@ def _doctored(item: Received, change: Callable[[Any], None]) -> Received:
     return msgspec.structs.replace(item, body=json.dumps(raw).encode())
 
 
-def _failures(truth: Truth, items: list[Received]) -> str:
+def _failures(truth: Truth, items: list[Received], *, whole: bool = True) -> str:
+    """The audit's failures of ``items`` (not ``whole``: but that the streams are partial)."""
     auditor = Auditor(truth)
     auditor.audit(items)
-    return "\n".join(auditor.failures)
+    return "\n".join(f for f in auditor.failures if whole or "delivered versions" not in f)
 
 
 async def test_the_audit_catches_leaks(random_session: Recorded, pool: asyncpg.Pool) -> None:
@@ -253,19 +257,62 @@ async def test_the_audit_catches_leaks(random_session: Recorded, pool: asyncpg.P
 async def test_the_audit_catches_a_contract_shown_to_another(
     silent_solo_session: Recorded, pool: asyncpg.Pool
 ) -> None:
-    """The preset session (fixed deals, fixed players) names contracts; a named contract
-    delivered to another than its namer fails the audit."""
+    """The preset session (fixed deals, fixed players) names contracts: every other viewer
+    was told that the seat named one, without it (R4.3); the contract shown to another
+    than its namer fails the audit, and so does its message left out."""
     truth = await truth_of(pool, silent_solo_session.table_id)
     events = truth.log.events
     named = [v for v in range(1, truth.version + 1) if events[v]["type"] == "contract_named"]
     assert named, "no contract named in this session: choose other players' seeds"
-    namer = events[named[0]]["seat"]
+    assert audit(silent_solo_session, truth).coverage.contracts_hidden >= 4 * len(named)
+    namer, contract = events[named[0]]["seat"], events[named[0]]["contract"]
     items = silent_solo_session.transcript
-    other = next(i for i in items if i.source == "sse" and i.viewer not in (namer, None))
-    wrong = msgspec.structs.replace(
-        other, version=named[0], event="contract_named", body=msgspec.json.encode(events[named[0]])
+    other = next(
+        i
+        for i in items
+        if i.source == "sse" and i.viewer not in (namer, None) and i.version == named[0]
     )
-    assert "a withheld contract_named was delivered" in _failures(truth, [wrong])
+    wrong = _doctored(other, lambda raw: raw.__setitem__("contract", contract))
+    assert f"contract_named $.contract: got '{contract}', expected None" in _failures(
+        truth, [wrong]
+    )
+    stream = [i for i in items if i.source == "sse" and i.viewer == other.viewer]
+    assert "delivered versions" in _failures(truth, [i for i in stream if i is not other])
+
+
+async def test_the_audit_catches_a_stream_that_does_not_tell_a_turn(
+    random_session: Recorded, pool: asyncpg.Pool
+) -> None:
+    """The message of a version where a seat's view had it to act, told to another seat or
+    without the seat's options, fails the audit."""
+    truth = await truth_of(pool, random_session.table_id)
+    items = random_session.transcript
+    viewed = {
+        (i.viewer, i.version)
+        for i in items
+        if i.source == "view" and i.viewer is not None and truth.states[i.version].turn == i.viewer
+    }
+    told = next(i for i in items if i.source == "sse" and (i.viewer, i.version) in viewed)
+    view = next(
+        i
+        for i in items
+        if i.source == "view" and (i.viewer, i.version) == (told.viewer, told.version)
+    )
+    assert not _failures(truth, [told, view], whole=False)
+    other = (int(told.viewer or 0) + 1) % 4
+    failures = _failures(
+        truth, [_doctored(told, lambda raw: raw.__setitem__("turn", other)), view], whole=False
+    )
+    assert f"turn {other}, the rules have {told.viewer}" in failures
+    assert "the stream's message of this version: $.turn" in failures
+    silent = _doctored(
+        told,
+        lambda raw: raw.__setitem__(
+            "options", {**raw["options"], "cards": [], "declarations": [], "contracts": []}
+        ),
+    )
+    failures = _failures(truth, [silent, view], whole=False)
+    assert "the stream's message of this version: $.options" in failures
 
 
 async def test_http_players_and_server_bots_share_a_table(api: DokoClient) -> None:

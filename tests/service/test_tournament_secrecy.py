@@ -7,19 +7,28 @@ routes and its stream delivered to A's players then is held against the independ
 reading of the logs (`tests.service.truth.RoundAuditor`, `tests.service.knowledge`), and
 A's own answers against the table's oracle (`Auditor`). A planted leak (the deal compared
 once the first table has scored it) must be caught by the same oracle.
+
+And the side channel of the tournament's stream: two such tournaments with the same deals and
+seating, where table B plays deal 1 once with an announcement more and once without, send
+A's players exactly the same until A has scored deal 1 too; then each tells B's version.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Callable
+from typing import Any
 
 import asyncpg
 import httpx
 import msgspec
 import pytest
 
+from domain.commands import Announce, DealCommand, Declaration, Declare, PlayCard
+from domain.observations import Observation
+from domain.seats import Seat
 from domain.tournament import TournamentState
 from infra.event_store import EventStore
 from infra.tournaments import Tournaments
@@ -36,6 +45,7 @@ from service.tools.play import (
     play_session,
     random_players,
 )
+from tests.service.sessions import presets_with_both_qc
 from tests.service.truth import TOURNAMENT_SOURCES, Auditor, RoundAuditor, Truth
 
 NAMES = ("Anna", "Ben", "Carla", "Dieter", "Eva", "Fritz", "Gerd", "Hanna")
@@ -59,6 +69,19 @@ async def _listen(player: Player, ready: asyncio.Event) -> None:
             player.heard.append(message)
 
 
+async def caught_up(player: Player) -> list[SseMessage]:
+    """Everything the tournament's stream has for the player now: a new connection from its
+    start, whose catch-up ends with the standings (nothing is committed meanwhile)."""
+    read: list[SseMessage] = []
+    async with asyncio.timeout(WAIT), player.me.tournament.events(token=player.me.token) as got:
+        async for message in got:
+            read.append(message)
+            if message.event == "standings":
+                break
+    player.heard += read
+    return read
+
+
 class Round(msgspec.Struct):
     """A tournament's round 1 with table B one deal ahead of table A."""
 
@@ -72,7 +95,7 @@ class Round(msgspec.Struct):
 async def b_ahead_of_a(api: DokoClient, http: httpx.AsyncClient) -> Round:
     """Round 1 of a new tournament: table A has acted a few times in deal 1, table B has scored
     deal 1 (and dealt deal 2); nobody acts any more. A's players listen to the tournament's
-    stream from the start until they heard B's score."""
+    stream from the start, and read it anew once B has scored (`caught_up`)."""
     tournament = await api.create_tournament("Secrets", rounds=1)
     registered = [await tournament.register(name) for name in NAMES]
     await tournament.start_round(1)
@@ -94,9 +117,10 @@ async def b_ahead_of_a(api: DokoClient, http: httpx.AsyncClient) -> Round:
         with pytest.raises(Stuck):
             await play_session([p.seat for p in a], random_players(1), max_actions=6)
         await play_session(b, random_players(2), deals=1)
-        async with asyncio.timeout(WAIT):
-            while not all(any(_scored(m, 2, 1) for m in p.heard) for p in a):
-                await asyncio.sleep(0.02)
+        for player in a:
+            heard = await caught_up(player)
+            assert not any(_scored(m, 2, 1) for m in heard), "E5.3"
+            assert any(m.event == "table_progress" for m in heard), "B's progress is public"
     finally:
         for listener in listeners:
             listener.cancel()
@@ -219,3 +243,108 @@ async def test_the_oracle_catches_a_deal_compared_when_the_first_table_scored_it
     _, tables = await truths(pool, round_.tournament_id)
     seed = tables[0].log.events[1]["server_seeds"][0]
     assert any("secret strings" in f and seed in f for f in failures), failures
+
+
+def plain(observation: Observation) -> DealCommand | None:
+    """A player that never varies: healthy, the first card it may play, no word."""
+    seat, may = observation.viewer, observation.options
+    assert seat is not None
+    if may.declarations:
+        return Declare(seat, Declaration.HEALTHY)
+    if may.cards:
+        return PlayCard(seat, may.cards[0])
+    return None
+
+
+HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+def same_for_both(message: SseMessage, tournament_id: str) -> tuple[str | None, str | None, Any]:
+    """A message of the tournament's stream, its id, type and data, without what differs
+    between any two tournaments: their ids (and so their tables'), their hash chains and
+    commitments (64 hex digits)."""
+
+    def plain_json(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: plain_json(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain_json(v) for v in value]
+        if isinstance(value, str):
+            return "<hex>" if HEX.match(value) else value.replace(tournament_id, "<tournament>")
+        return value
+
+    return message.id, message.event, plain_json(msgspec.json.decode(message.data))
+
+
+async def a_round_where_b_plays_deal_1(
+    api: DokoClient, http: httpx.AsyncClient, *, word: bool
+) -> tuple[list[Any], list[Any]]:
+    """A one-round tournament of eight with fixed deals and seating: table B plays deal 1 (a
+    seat of it announcing once, with ``word``), then table A does. What A's players received
+    of the tournament's stream until then (and what a new connection reads then), and what
+    they received once A scored deal 1 too, each as `same_for_both`."""
+    tournament = await api.create_tournament(
+        "Side channel", rounds=1, presets=[presets_with_both_qc("side channel")]
+    )
+    registered = [await tournament.register(name) for name in NAMES]
+    await tournament.start_round(1, [[0, 1, 2, 3], [4, 5, 6, 7]])
+    a: list[Player] = []
+    for player in registered[:4]:
+        client = DokoClient(http, []).tournament(tournament.tournament_id)
+        me = TournamentPlayer(client, player.player, player.name, player.token)
+        a.append(Player(me, await me.seat(), [], []))
+    b = sorted([await player.seat() for player in registered[4:]], key=lambda s: s.seat)
+    ready = [asyncio.Event() for _ in a]
+    listeners = [asyncio.create_task(_listen(p, r)) for p, r in zip(a, ready, strict=True)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), WAIT)
+        for seat in (1, 2, 3, 0):  # deal 1: seat 0 deals, seat 1 declares first (R4.1)
+            await b[seat].send(Declare(Seat(seat), Declaration.HEALTHY))
+        if word:  # seat 1's first word (R6.1: at any moment of play)
+            allowed = (await b[1].view()).deal.options.announcements  # type: ignore[union-attr]
+            await b[1].send(Announce(Seat(1), allowed[0].word))
+        await play_session(b, [plain] * 4, deals=1)
+        before = [m for p in a for m in p.heard] + [m for p in a for m in await caught_up(p)]
+        heard = len(a[0].heard)
+        await play_session([p.seat for p in a], [plain] * 4, deals=1)
+        async with asyncio.timeout(WAIT):
+            while not any(_scored(m, 1, 1) for m in a[0].heard[heard:]):  # A's own head
+                await asyncio.sleep(0.02)
+    finally:
+        for listener in listeners:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+    tid = tournament.tournament_id
+    return (
+        [same_for_both(m, tid) for m in before],
+        [same_for_both(m, tid) for m in a[0].heard[heard:]],
+    )
+
+
+async def test_a_slower_table_learns_nothing_of_how_a_faster_one_played_a_deal(
+    api: DokoClient, http: httpx.AsyncClient
+) -> None:
+    """E5.3: the players of table A receive the same from the tournament's stream whether
+    table B said a word more in deal 1 or not, until A has scored deal 1 too: no message of
+    B's deal, no version of B (which would count B's events), no other numbering, no other
+    standings. Then the deal is public, and both tables' heads come, B's version one more
+    with the word."""
+    quiet, after_quiet = await a_round_where_b_plays_deal_1(api, http, word=False)
+    said, after_said = await a_round_where_b_plays_deal_1(api, http, word=True)
+    assert said == quiet
+    assert {kind for _, kind, _ in quiet} == {
+        "event_created",
+        "player_registered",
+        "round_seated",
+        "round_started",
+        "table_opened",
+        "table_progress",  # B has scored deal 1: public (the tournament's view says so too)
+        "standings",
+    }
+
+    def versions(heard: list[Any]) -> dict[int, int]:
+        return {d["table_no"]: d["version"] for _, kind, d in heard if kind == "table_scored"}
+
+    assert versions(after_said)[2] == versions(after_quiet)[2] + 1
+    assert versions(after_said)[1] == versions(after_quiet)[1]

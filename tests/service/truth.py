@@ -8,8 +8,17 @@
 * every stream and feed message equals, field by field, the logged event as the viewer
   may see it (`knowledge.message`, `knowledge.feed_item`), with the stored hash chain value
   of its version as ``chain_head`` on ``deal_scored`` and ``session_finished`` and on no
-  other (a witness, `infra.audit.witness`); each viewer's stream delivers exactly the versions not
-  withheld from it, in order, once; the feed nothing of a private table (T1.1);
+  other (a witness, `infra.audit.witness`); each viewer's stream delivers every version, in
+  order, once (a contract another seat named too, without it: R4.3); the feed every
+  version of a public table and nothing of a private one (T1.1);
+* every table stream message says what the table asks once its event happened
+  (`knowledge.PROMPT`): ``turn`` is the seat to act by the domain's fold of the log (as a
+  view's), ``clock`` the oracle's clock of that turn (as a view's), and on a seat's stream
+  ``options`` lie within the seat's hand and offer a turn's action exactly when it is the
+  seat's turn (a spectator's: null); and wherever a seat fetched its view at a version, its
+  stream's message of that version said the view's turn and options: a client that reads
+  only its stream is told every turn of its seat, and every word it may still announce
+  (`Auditor.turns`);
 * a timeout names the action its seat then takes (T3.2: the next event, after a
   ``seat_away`` at the third in a row), so the card it names is public as it is played;
 * every view equals, field by field, the view expected of the log at its version
@@ -45,6 +54,7 @@ from service.tools.client import (
     Received,
 )
 from tests.service.knowledge import (
+    PROMPT,
     RULES_OF_PLAY,
     Deal,
     Json,
@@ -53,12 +63,13 @@ from tests.service.knowledge import (
     differences,
     event_shown,
     expected_actions,
+    expected_clock,
     expected_view,
     feed_item,
     message,
     public_deals,
-    shown,
     with_server_time,
+    without_prompt,
 )
 from tests.service.stream_schemas import STREAM_SCHEMAS
 
@@ -103,9 +114,9 @@ class Truth:
         return feed_item(created, self.table_id, version, event, self.chain_head(version))
 
     def visible_versions(self, viewer: Viewer) -> list[int]:
-        """The versions a viewer's stream must deliver: all but those withheld from it."""
-        events = self.log.events
-        return [v for v in range(1, self.version + 1) if shown(events[v], viewer) is not None]
+        """The versions a viewer's stream must deliver: every one (R4.3: a contract another
+        seat named is delivered too, without it)."""
+        return list(range(1, self.version + 1))
 
     def feed_versions(self) -> list[int]:
         """The versions the feed must deliver (none of a private table)."""
@@ -167,7 +178,10 @@ class Coverage(msgspec.Struct):
     silent_solo_revealed_views: int = 0
     silent_solo_hidden_events: int = 0
     contracts_named: int = 0
-    contracts_withheld: int = 0
+    contracts_hidden: int = 0
+    prompts: int = 0
+    turns_told: int = 0
+    views_told: int = 0
     chain_heads: int = 0
     timeouts: int = 0
     clocks: int = 0
@@ -181,6 +195,10 @@ class Auditor:
         self.truth = truth
         self.failures: list[str] = []
         self.coverage = Coverage()
+        self.told: dict[tuple[int, int], Json] = {}
+        """(seat, version) -> the prompt that seat's stream sent with that version."""
+        self.asked: dict[tuple[int, int], tuple[Json, str]] = {}
+        """(seat, version) -> a view of that seat at that version: its turn and options."""
 
     def fail(self, where: str, message: str) -> None:
         if len(self.failures) < 50:
@@ -214,7 +232,10 @@ class Auditor:
                 streams.setdefault(("sse", viewer), []).append(item.version)
                 self.coverage.stream_messages += 1
                 expected = with_server_time(self.truth.message(item.version, viewer), raw)
-                self.event_message(viewer, item.version, item.event, raw, expected, where)
+                self.prompt(viewer, item.version, raw, where)
+                self.event_message(
+                    viewer, item.version, item.event, without_prompt(raw), expected, where
+                )
             else:
                 view_raw = raw if item.source == "view" else raw["view"]
                 self.coverage.views += 1
@@ -225,12 +246,12 @@ class Auditor:
                 due = self.truth.feed_versions()
             else:
                 due = self.truth.visible_versions(viewer)
-            self.coverage.contracts_withheld += self.truth.version - len(due)
             self.expect(
                 versions == due,
                 f"{source} stream of {_who(viewer)}",
                 f"delivered versions {_ranges(versions)}, expected {_ranges(due)}",
             )
+        self.turns()
         for failure in STREAM_SCHEMAS.failures(transcript):
             self.fail("openapi", failure)
 
@@ -282,6 +303,58 @@ class Auditor:
             and viewer != logged["declarer"]
         ):
             self.coverage.silent_solo_hidden_events += 1
+        if logged["type"] == "contract_named" and viewer != logged["seat"]:
+            self.coverage.contracts_hidden += raw.get("contract", "") is None
+
+    # -- turns ---------------------------------------------------------------------------
+
+    def prompt(self, viewer: Viewer, version: int, raw: Json, where: str) -> None:
+        """R3.6, R4.1, R4.2, R6, T3.2: what a table stream message says the table asks once
+        its event happened: the seat the rules have to act (the domain's fold of the log,
+        nobody once the table is over), its clock (the oracle's, as in views) and, on a
+        seat's stream, the seat's options: within its hand, a turn's action exactly when it
+        is its turn (a spectator's stream: none)."""
+        if not all(k in raw for k in PROMPT):
+            self.fail(where, f"no {[k for k in PROMPT if k not in raw]}")
+            return
+        self.coverage.prompts += 1
+        state = self.truth.states[version]
+        turn = None if state.turn is None else int(state.turn)
+        self.expect(raw["turn"] == turn, where, f"turn {raw['turn']}, the rules have {turn}")
+        recorded_at = self.truth.stored[version - 1].recorded_at
+        clock = expected_clock(self.truth.log.facts[version], turn, recorded_at)
+        self.expect(raw["clock"] == clock, where, f"clock {raw['clock']}, expected {clock}")
+        options = raw["options"]
+        if viewer is None:
+            self.expect(options is None, where, f"a spectator's options {options}")
+            return
+        if not isinstance(options, dict):
+            self.fail(where, f"options {options!r}")
+            return
+        deal = self.truth.deal(version)
+        hand = deal.hand(viewer) if deal is not None else []
+        acts = any(options.get(k) for k in ("declarations", "contracts", "cards"))
+        self.expect(acts == (turn == viewer), where, f"options {options} with turn {turn}")
+        self.expect(
+            set(options.get("cards", ())) <= set(hand),
+            where,
+            f"legal cards {options.get('cards')} outside the hand",
+        )
+        self.told[(viewer, version)] = {"turn": raw["turn"], "options": options}
+
+    def turns(self) -> None:
+        """Wherever a seat fetched its view while the table was playing, its stream's message
+        of that version said the view's turn and options (when the stream was recorded that
+        far): what a client would do on its view, its stream alone told it."""
+        for key, (asked, where) in self.asked.items():
+            told = self.told.get(key)
+            if told is None:
+                continue
+            self.coverage.views_told += 1
+            for difference in differences(told, asked):
+                self.fail(where, f"the stream's message of this version: {difference}")
+            if asked["turn"] == key[0]:
+                self.coverage.turns_told += 1
 
     def timeout(self, viewer: Viewer, version: int, raw: Any, where: str) -> None:
         """T3.2: the timeout's action is the one its seat takes next (after a `seat_away` at
@@ -322,6 +395,11 @@ class Auditor:
         if deal is None or not isinstance(seen, dict):
             return
         self.rules_of_play(viewer, version, seen, deal, where)
+        if viewer is not None and table.status == "playing":
+            self.asked[(viewer, version)] = (
+                {"turn": seen.get("turn"), "options": seen.get("options")},
+                where,
+            )
         if deal.scored:
             return
         self.coverage.hidden_hands_checked += 1

@@ -19,7 +19,7 @@ from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, Page, Request
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from domain.events import CardPlayed, ContractNamed, DealDealt
+from domain.events import CardPlayed, DealDealt
 from domain.table import TableEvent
 from infra.event_store import EventStore, StoredEvent
 from infra.tables import CODEC
@@ -229,14 +229,9 @@ async def open_tab(
 def visible_versions(
     log: Sequence[tuple[StoredEvent, TableEvent]], viewer: int | None, after: int, upto: int
 ) -> list[int]:
-    """The versions in (after, upto] a viewer's stream carries: every event but the
-    contracts named by other seats, which stay hidden (R4.3)."""
-    return [
-        stored.version
-        for stored, event in log
-        if after < stored.version <= upto
-        and not (isinstance(event, ContractNamed) and int(event.seat) != viewer)
-    ]
+    """The versions in (after, upto] a viewer's stream carries: every one (a contract another
+    seat named too, without it: R4.3)."""
+    return [stored.version for stored, _ in log if after < stored.version <= upto]
 
 
 def unseen_cards(

@@ -228,7 +228,7 @@ async def test_a_restart_of_the_service_leaves_no_gap_and_no_repeat_in_the_pages
 ) -> None:
     """The streams resumed after the restart (the spectator's with Last-Event-ID, the seat's
     with a new ticket and ``after``): each page's log holds every event its viewer may see,
-    once, in order (contracts named by others stay hidden, R4.3), including those
+    once, in order (contracts named by others without them, R4.3), including those
     committed while the page was disconnected."""
     log = await full_log(pool, session.table_id)
     # both streams broke while the service was down: the card clicked once it was back, and

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Integration feed of public events across all tables (Server-Sent Events)
-         * @description Every public table's public events from a global position on, finished deals with their itemized scores included, `deal_scored` and `session_finished` with their `chain_head`; every item with `server_time`, the service's time when it sent it. Private tables are left out (T1.1). Event ids are global positions; resume with Last-Event-ID or `after`.
+         * @description Every event of every public table, as a spectator sees it (a contract named: without it, R4.3), from a global position on, finished deals with their itemized scores included, `deal_scored` and `session_finished` with their `chain_head`; every item with `server_time`, the service's time when it sent it. Private tables are left out (T1.1). Event ids are global positions; resume with Last-Event-ID or `after`.
          */
         get: operations["streamFeed"];
         put?: never;
@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * Live table events (Server-Sent Events)
-         * @description Each event as the viewer may see it (seat token: that seat's view; none, the host token or the invitation code: public; a private table needs one of these, T1.1). Send the credential as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table versions; send Last-Event-ID (or `after`) to resume without gaps or repeats. A seat's stream ends with the event of its player leaving (T2.2), one opened with the invitation code with the code's replacement (T1.2). `deal_scored` and `session_finished` data carry one more member, `chain_head`: the hash chain value at that version (hex), a witness of the table's history. Every message's data ends with `server_time`: the service's time (UTC) when it sent the message.
+         * @description Every event of the table, as the viewer may see it (seat token: that seat's view; none, the host token or the invitation code: public; a private table needs one of these, T1.1): a contract another seat named is `contract_named` with `contract` null (R4.3). Send the credential as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table versions, one after another for every viewer; send Last-Event-ID (or `after`) to resume without gaps or repeats. Every message's data tells what the table asks once its event happened: `turn`, the seat to act (null: nobody), `clock`, its turn clock (as in views), and `options`, what the stream's seat may do now (null on a spectator's stream): a client that reads only its stream learns each of its turns. A seat's stream ends with the event of its player leaving (T2.2), one opened with the invitation code with the code's replacement (T1.2). `deal_scored` and `session_finished` data carry one more member, `chain_head`: the hash chain value at that version (hex), a witness of the table's history. Every message's data ends with `server_time`: the service's time (UTC) when it sent the message.
          */
         get: operations["streamTable"];
         put?: never;
@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Live tournament messages, standings and tables' chain heads (Server-Sent Events)
-         * @description The tournament's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the tournament stream's `chain_head`; `table_opened` once a table of a round has every seat taken (its seats' views answer their players' credentials from then on), `table_scored` and `table_finished` as the tournament's tables score deals and finish, with the table's chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored; and `standings` whenever they change. Event ids are global positions: resume with Last-Event-ID or `after`. A private tournament takes one of its credentials as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tournaments/{id}/stream-tickets`); without either it is 404 `tournament_not_found`, as to anyone it does not exist for. A credential in the URL (`token`) is refused (400 `token_in_url`).
+         * @description The tournament's own events (registrations, rounds started and ended, tables' ends; no seed or credential hash), each with the tournament stream's `chain_head`; `table_opened` once a table of a round has every seat taken (its seats' views answer their players' credentials from then on), `table_scored` and `table_finished` with the table's version and chain head (a witness, as `/feed` publishes public tables', for `doko verify --witness`), never what was scored, once the deal is public: every table of the round has scored it or is over (E5.3; a version counts a deal's events, and the other tables play the same cards); and `standings` whenever they change. Event ids are the stream's own message numbers (1, 2, ...; the standings take the id of the message before them), which count only what the stream shows: resume with Last-Event-ID or `after`. A private tournament takes one of its credentials as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tournaments/{id}/stream-tickets`); without either it is 404 `tournament_not_found`, as to anyone it does not exist for. A credential in the URL (`token`) is refused (400 `token_in_url`).
          */
         get: operations["streamTournament"];
         put?: never;
@@ -816,7 +816,7 @@ export interface components {
         };
         /** ContractNamed */
         ContractNamed: {
-            contract: components["schemas"]["GameType"];
+            contract: components["schemas"]["GameType"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1617,8 +1617,12 @@ export interface components {
         /** StreamedAnnounced */
         StreamedAnnounced: {
             cards: number;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             /** @default false */
             late_reply: boolean;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             party: components["schemas"]["Party"];
             seat: components["schemas"]["Seat"];
             /**
@@ -1626,6 +1630,8 @@ export interface components {
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1637,12 +1643,18 @@ export interface components {
         /** StreamedCardPlayed */
         StreamedCardPlayed: {
             card: components["schemas"]["Card"];
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1651,13 +1663,19 @@ export interface components {
         };
         /** StreamedContractNamed */
         StreamedContractNamed: {
-            contract: components["schemas"]["GameType"];
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            contract: components["schemas"]["GameType"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1666,15 +1684,21 @@ export interface components {
         };
         /** StreamedDealDealt */
         StreamedDealDealt: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             dealing: components["schemas"]["Dealing"];
             hands: components["schemas"]["Card"][][];
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1683,13 +1707,19 @@ export interface components {
         };
         /** StreamedDeclared */
         StreamedDeclared: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             declaration: components["schemas"]["Declaration"];
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1698,13 +1728,19 @@ export interface components {
         };
         /** StreamedGameTypeFixed */
         StreamedGameTypeFixed: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             declarer: components["schemas"]["Seat"] | null;
             game_type: components["schemas"]["GameType"];
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1713,12 +1749,18 @@ export interface components {
         };
         /** StreamedInvitationRotated */
         StreamedInvitationRotated: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             invitation_hash: string;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1727,6 +1769,10 @@ export interface components {
         };
         /** StreamedMarriageClarified */
         StreamedMarriageClarified: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             partner: components["schemas"]["Seat"] | null;
             /**
              * Format: date-time
@@ -1734,6 +1780,8 @@ export interface components {
              */
             server_time: string;
             trick_no: number;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1742,12 +1790,18 @@ export interface components {
         };
         /** StreamedSeatAway */
         StreamedSeatAway: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1756,12 +1810,18 @@ export interface components {
         };
         /** StreamedSeatBack */
         StreamedSeatBack: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1772,13 +1832,19 @@ export interface components {
         StreamedSeatLeft: {
             /** @default false */
             by_host: boolean;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             name: string;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1789,9 +1855,13 @@ export interface components {
         StreamedSeatTaken: {
             /** @default  */
             bot: string;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             /** @default  */
             entropy: string;
             name: string;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
@@ -1799,6 +1869,8 @@ export interface components {
              */
             server_time: string;
             token_hash: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1807,13 +1879,19 @@ export interface components {
         };
         /** StreamedSessionAbandoned */
         StreamedSessionAbandoned: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             deals: number;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
             totals: number[];
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1822,14 +1900,20 @@ export interface components {
         };
         /** StreamedSessionStarted */
         StreamedSessionStarted: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             /** @default 12 */
             deals: number;
             first_dealer: components["schemas"]["Seat"];
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1838,11 +1922,17 @@ export interface components {
         };
         /** StreamedTableClosed */
         StreamedTableClosed: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1851,6 +1941,8 @@ export interface components {
         };
         /** StreamedTableCreated */
         StreamedTableCreated: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             /** @default [] */
             commitments: string[];
             first_dealer: components["schemas"]["Seat"];
@@ -1861,6 +1953,8 @@ export interface components {
             /** @default  */
             invitation_hash: string;
             name: string;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /** @default [] */
             presets: components["schemas"]["Card"][][][];
             /** @default [] */
@@ -1872,6 +1966,8 @@ export interface components {
             server_time: string;
             /** @default false */
             shared_seeds: boolean;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             turn_seconds: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1882,6 +1978,10 @@ export interface components {
         };
         /** StreamedTrickWon */
         StreamedTrickWon: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             points: number;
             /**
              * Format: date-time
@@ -1889,6 +1989,8 @@ export interface components {
              */
             server_time: string;
             trick_no: number;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1901,15 +2003,21 @@ export interface components {
             action: components["schemas"]["Declare"] | components["schemas"]["NameContract"] | components["schemas"]["PlayCard"] | null;
             /** Format: date-time */
             at: string;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             /** Format: date-time */
             deadline: string;
             deal_no: number;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             seat: components["schemas"]["Seat"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1985,7 +2093,7 @@ export interface components {
         /**
          * TableFinished
          * @description Table `table_no` of round `round_no` finished its session at `version`; its
-         *     hash chain value there.
+         *     hash chain value there. Sent once its last deal is public for the round (E5.3).
          */
         TableFinished: {
             chain_head: string;
@@ -2024,6 +2132,23 @@ export interface components {
             table_id: string;
             table_no: number;
         };
+        /**
+         * TableProgressed
+         * @description Table `table_no` of round `round_no` has scored `deals` deals: its progress, as the
+         *     tournament's view has it, sent as it scores each (its version and chain head come with
+         *     `TableScored` once the deal is public, E5.3).
+         */
+        TableProgressed: {
+            deals: number;
+            round_no: number;
+            table_id: string;
+            table_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_progress";
+        };
         /** TableReport */
         TableReport: {
             checks: components["schemas"]["Check"][];
@@ -2039,7 +2164,8 @@ export interface components {
         /**
          * TableScored
          * @description Table `table_no` of round `round_no` scored deal `deal_no` at `version`; its
-         *     hash chain value there (`doko verify --witness`).
+         *     hash chain value there (`doko verify --witness`). Sent once the deal is public for the
+         *     round (E5.3).
          */
         TableScored: {
             chain_head: string;
@@ -2064,7 +2190,7 @@ export interface components {
         TableStatus: "open" | "playing" | "finished" | "abandoned" | "closed";
         /**
          * TableStreamData
-         * @description The data of a table stream message: one table event as the viewer may see it, with the `server_time` it was sent at (the message's `event` is its `type`, the `id` its table version).
+         * @description The data of a table stream message: one table event as the viewer may see it, what the table asks once it happened (`turn`, `clock`, the stream's seat's `options`), and the `server_time` it was sent at (the message's `event` is its `type`, the `id` its table version: every version reaches every viewer).
          */
         TableStreamData: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
         /** TableView */
@@ -2195,9 +2321,9 @@ export interface components {
         TournamentStatus: "registering" | "playing" | "between" | "finished";
         /**
          * TournamentStreamData
-         * @description The data of a tournament stream message: an event of the tournament's stream with its chain head, a table's chain head as it opens, scores a deal or finishes, or the standings (the message's `event` is its `type`, the `id` a global position).
+         * @description The data of a tournament stream message: an event of the tournament's stream with its chain head, a table's chain head as it opens, a table's progress as it scores a deal, a table's chain head of a deal or of its end once the deal is public for the round (E5.3), or the standings (the message's `event` is its `type`, the `id` the stream's message number).
          */
-        TournamentStreamData: components["schemas"]["WitnessedTournamentCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedTournamentFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
+        TournamentStreamData: components["schemas"]["WitnessedTournamentCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedTournamentFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableProgressed"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
         /** TournamentTable */
         TournamentTable: {
             /** @default false */
@@ -2283,13 +2409,19 @@ export interface components {
         WitnessedDealScored: {
             /** @description the table's hash chain value at this event's version (hex): a witness of the table's history to hold an export against (`doko verify --witness`) */
             chain_head: string;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
             deal_no: number;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             score: components["schemas"]["Score"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2365,12 +2497,18 @@ export interface components {
         WitnessedSessionFinished: {
             /** @description the table's hash chain value at this event's version (hex): a witness of the table's history to hold an export against (`doko verify --witness`) */
             chain_head: string;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
              */
             server_time: string;
             totals: number[];
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2583,6 +2721,7 @@ export type TableEvent = components['schemas']['TableEvent'];
 export type TableFinished = components['schemas']['TableFinished'];
 export type TableOpened = components['schemas']['TableOpened'];
 export type TableProgress = components['schemas']['TableProgress'];
+export type TableProgressed = components['schemas']['TableProgressed'];
 export type TableReport = components['schemas']['TableReport'];
 export type TableScored = components['schemas']['TableScored'];
 export type TableStatus = components['schemas']['TableStatus'];
@@ -7218,6 +7357,7 @@ export const tableCreatedTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const tableEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableEnded"]["type"]> = ["table_ended"];
 export const tableFinishedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableFinished"]["type"]> = ["table_finished"];
 export const tableOpenedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableOpened"]["type"]> = ["table_opened"];
+export const tableProgressedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableProgressed"]["type"]> = ["table_progress"];
 export const tableScoredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableScored"]["type"]> = ["table_scored"];
 export const tableStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableStatus"]> = ["open", "playing", "finished", "abandoned", "closed"];
 export const tournamentCreatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreated"]["type"]> = ["event_created"];

@@ -48,7 +48,8 @@ export type EventName<T> = T extends { type: infer E extends string }
 export interface StreamMessage<T> {
   /** The event's type (`deal_dealt`, `card_played`, …): the data's `type` (`EventName`). */
   event: EventName<T>;
-  /** A table version (a table's stream) or a global position (a tournament's, the feed). */
+  /** A table version (a table's stream: every one, for every viewer), a global position (the
+   * feed) or the stream's message number (a tournament's stream). */
   id: number;
   data: T;
 }

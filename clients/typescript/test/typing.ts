@@ -125,3 +125,16 @@ export function played(
   if (message.event === "trick_lost") return false;
   return message.event === "card_played" && item.event === "card_played";
 }
+
+/** Every table stream message says whose turn it is, and to a seat what it may do. */
+export function mustAct(data: TableStreamData, seat: Schemas["Seat"]): boolean {
+  const may = data.options;
+  return data.turn === seat && Boolean(may?.cards?.length || may?.contracts?.length || may?.declarations?.length);
+}
+
+export function named(data: TableStreamData): Schemas["GameType"] | null {
+  if (data.type !== "contract_named") return null;
+  // @ts-expect-error: another seat's contract is hidden (R4.3): it may be null
+  const contract: Schemas["GameType"] = data.contract;
+  return contract;
+}

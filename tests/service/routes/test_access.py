@@ -29,7 +29,7 @@ from service.tools.client import (
 )
 from tests.service.conftest import Records, serve, settings
 from tests.service.edge.test_errors import assert_problem
-from tests.service.knowledge import differences, message, with_server_time
+from tests.service.knowledge import differences, message, with_server_time, without_prompt
 from tests.service.routes.test_table_life import log, problem, unchanged
 from tests.service.truth import Truth
 
@@ -170,7 +170,7 @@ async def test_the_host_replaces_the_invitation_and_the_old_code_opens_nothing(
     truth = Truth(table.table_id, await EventStore(pool).read_stream(table.table_id))
     rotated = truth.log.events[int(stream[-1].id or 0)]
     assert rotated["type"] == "invitation_rotated" and rotated["invitation_hash"]
-    told = stream[-1].json()
+    told = without_prompt(stream[-1].json())
     expected = with_server_time(
         message(rotated, None, truth.chain_head(int(stream[-1].id or 0))), told
     )

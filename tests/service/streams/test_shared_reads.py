@@ -15,9 +15,7 @@ from typing import Any
 import asyncpg
 import httpx
 
-from domain.table_view import redact
 from infra.event_store import EventStore
-from infra.tables import CODEC
 from service.app import create_app
 from service.streams.hub import FEED_PAGE
 from service.tools.client import (
@@ -131,6 +129,6 @@ async def test_a_feed_subscriber_far_behind_gets_every_event_once(
                 await reader
     store, expected, after = EventStore(pool), [], 0
     while batch := await store.read_all(after, 1000):  # the whole log, read another way
-        expected += [e.position for e in batch if redact(CODEC.from_stored(e), None) is not None]
+        expected += [e.position for e in batch]  # every event reaches the feed (R4.3)
         after = batch[-1].position
     assert [int(m.id or 0) for m in received] == expected, "each public event once, in order"

@@ -1,9 +1,10 @@
 """Server-Sent Events: disconnect mid-deal, reconnect with Last-Event-ID, miss nothing.
 
 A seat stream, the public stream and the integration feed each read part of a
-deal, disconnect, the game goes on (a contract is named: withheld from all but
-its namer), and each reconnects with the last id it saw: it receives exactly the
-events it missed, each once, in order, as its viewer may see them.
+deal, disconnect, the game goes on (a contract is named: shown to its namer, the
+others are told that the seat named one, R4.3), and each reconnects with the last id it
+saw: it receives exactly the events it missed, each once, in order, as its viewer may see
+them, with no gap in the ids.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 import asyncpg
 import httpx
 import msgspec
+import pytest
 
 from domain.commands import Declaration, Declare, NameContract, PlayCard
 from domain.game_types import GameType
@@ -24,8 +26,14 @@ from service.tools.client import (
     DokoClient,
     SseMessage,
 )
-from tests.service.knowledge import differences, feed_item, message, with_server_time
-from tests.service.sessions import Game, new_game
+from tests.service.knowledge import (
+    differences,
+    feed_item,
+    message,
+    with_server_time,
+    without_prompt,
+)
+from tests.service.sessions import Game, new_game, presets_with_both_qc
 from tests.service.truth import Truth
 
 WAIT = 10.0
@@ -52,12 +60,16 @@ async def truth_of(pool: asyncpg.Pool, table_id: str) -> Truth:
 
 
 def assert_as_seen_by(truth: Truth, viewer: Seat | None, messages: list[SseMessage]) -> None:
-    """Each message is its logged event as the viewer may see it (`knowledge.message`)."""
+    """Each message is its logged event as the viewer may see it (`knowledge.message`), and
+    says whose turn it is then (the domain's fold of the log)."""
     for received in messages:
         assert received.id is not None
         version = int(received.id)
         logged = truth.log.events[version]
         told = received.json()
+        assert told["turn"] == truth.states[version].turn
+        assert (told["options"] is None) == (viewer is None)
+        told = without_prompt(told)
         expected = with_server_time(message(logged, viewer, truth.chain_head(version)), told)
         assert expected is not None, f"a withheld {logged['type']} delivered to {viewer}"
         assert received.event == logged["type"]
@@ -65,7 +77,7 @@ def assert_as_seen_by(truth: Truth, viewer: Seat | None, messages: list[SseMessa
 
 
 async def go_on(game: Game, plays: int) -> None:
-    """Seat 1 names a jack solo (withheld from the others), then ``plays`` cards are played."""
+    """Seat 1 names a jack solo (hidden from the others), then ``plays`` cards are played."""
     seats = game.seats
     for s in (3, 0):
         await seats[s].send(Declare(Seat(s), Declaration.HEALTHY))
@@ -120,11 +132,11 @@ async def test_reconnecting_streams_get_exactly_the_missed_events(
         expected = [v for v in truth.visible_versions(viewer) if v > cut]
         assert ids(again) == expected, viewer
         assert_as_seen_by(truth, viewer, before + again)
-        named = [m for m in before + again if m.event == "contract_named"]
-        assert len(named) == (1 if viewer == Seat(1) else 0)
-        # the withheld version leaves a gap in the ids; nothing else is missing
-        gaps = set(range(cut + 1, truth.version + 1)) - set(ids(again))
-        assert gaps == ({12} if viewer != Seat(1) else set())
+        (named,) = [m for m in before + again if m.event == "contract_named"]
+        contract = "jack_solo" if viewer == Seat(1) else None
+        assert named.json()["contract"] == contract, "R4.3"
+        # no gap in the ids
+        assert ids(again) == list(range(cut + 1, truth.version + 1))
 
     # the feed: global positions, this table's public events (and any other table's)
     assert ids(feed_first)[0] == start
@@ -182,8 +194,17 @@ async def test_a_connected_stream_gets_new_events_as_they_happen(api: DokoClient
         message = await anext(aiter(messages))
         assert (message.id, message.event) == (str(latest + 1), "declared")
         told = message.json()
+        nothing: dict[str, list[object]] = {
+            "declarations": [],
+            "contracts": [],
+            "cards": [],
+            "announcements": [],
+        }
         assert told == {"type": "declared", "seat": 1, "declaration": "healthy"} | {
-            "server_time": told.get("server_time", "missing")
+            "turn": 2,  # seat 2 declares next (R4.1); seat 3 may do nothing yet
+            "clock": None,
+            "options": nothing,
+            "server_time": told.get("server_time", "missing"),
         }
 
 
@@ -229,3 +250,51 @@ async def test_streams_of_unknown_tables_are_404(http: httpx.AsyncClient) -> Non
     response = await http.get("/tables/none/events")
     assert response.status_code == 404
     assert response.headers["content-type"].startswith("application/problem+json")
+
+
+@pytest.mark.parametrize("named", [GameType.MARRIAGE, GameType.QUEEN_SOLO])
+async def test_a_seat_learns_its_turn_from_its_stream_after_a_hidden_contract(
+    api: DokoClient, pool: asyncpg.Pool, named: GameType
+) -> None:
+    """R4.1-R4.3: seat 1 (both QC) and seat 0 say reservation; seat 1 names a marriage or a
+    solo, hidden from the others. Seat 0's stream, read alone, has every version (12: seat 1
+    named a contract, without it) and tells seat 0 that it is its turn to name one, and
+    which; seat 0 names one of those, and seat 1's stream tells it in turn that seat 0 named
+    one (which stays hidden), which game is played and who leads (R3.5). The spectator's
+    stream has every version too, no contract in it."""
+    presets = presets_with_both_qc("turns")
+    presets[0] = presets[1]  # deal 1: seat 1 holds both QC; the first dealer 0: seat 1 first
+    table = await api.create_table("turns", first_dealer=0, presets=presets, visibility="public")
+    seats = [await table.take_seat(f"p{s}", seat=s) for s in Seat]
+    for seat, said in ((1, "reservation"), (2, "healthy"), (3, "healthy"), (0, "reservation")):
+        await seats[seat].send(Declare(Seat(seat), Declaration(said)))
+    await seats[1].send(NameContract(Seat(1), named))
+    assert (await seats[0].view()).deal.turn == 0  # type: ignore[union-attr]
+    assert seats[0].version == 12
+
+    def upto(n: int) -> Callable[[list[SseMessage]], bool]:
+        return lambda got: bool(got) and int(got[-1].id or 0) >= n
+
+    mine = await read(seats[0].events(), upto(12))
+    assert ids(mine) == list(range(1, 13)), "no gap"
+    told = mine[-1].json()
+    assert (mine[-1].event, told["seat"], told["contract"]) == ("contract_named", 1, None)
+    assert told["turn"] == 0, "seat 0's turn, from its stream alone"
+    contracts = told["options"]["contracts"]
+    assert contracts and GameType.MARRIAGE.value not in contracts  # seat 0 holds no QC pair
+    await seats[0].send(NameContract(Seat(0), GameType(contracts[0])))
+
+    truth = await truth_of(pool, table.table_id)
+    assert truth.version == 14  # seat 0's contract, the game type fixed
+    theirs = await read(seats[1].events(last_event_id="11"), upto(14))
+    assert ids(theirs) == [12, 13, 14]
+    fixed = theirs[-1].json()
+    winner = (Seat(1), named) if named is not GameType.MARRIAGE else (Seat(0), contracts[0])
+    assert (fixed["declarer"], fixed["game_type"]) == (winner[0], winner[1])
+    assert theirs[1].json()["contract"] is None, "R4.3: seat 0's contract stays hidden"
+    assert (fixed["turn"], bool(fixed["options"]["cards"])) == (1, True), "seat 1 leads (R3.5)"
+    public = await read(table.events(), upto(14))
+    assert ids(public) == list(range(1, 15))
+    for viewer, messages in ((Seat(0), mine), (Seat(1), theirs), (None, public)):
+        assert_as_seen_by(truth, viewer, messages)
+    assert all(m.json()["contract"] is None for m in public if m.event == "contract_named")
