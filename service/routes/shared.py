@@ -105,6 +105,11 @@ LastEventId = Annotated[
     str | None,
     HeaderParameter(name="Last-Event-ID", required=False, description="resume after this id"),
 ]
+TicketParameter = Annotated[
+    str | None,
+    Parameter(required=False, description="a stream ticket (single use, short-lived)"),
+]
+"""A stream's ``ticket``: opens it once in place of a credential (`service.edge.tickets`)."""
 
 
 def problem_responses(

@@ -29,6 +29,7 @@ from service.routes.shared import (
     AfterPosition,
     LastEventId,
     TableId,
+    TicketParameter,
     problem_responses,
     services,
 )
@@ -72,10 +73,7 @@ async def stream_table(
     after: Annotated[
         int | None, Parameter(ge=0, le=MAX_VERSION, schema_extra=ZERO_MINIMUM, required=False)
     ] = None,
-    ticket: Annotated[
-        str | None,
-        Parameter(required=False, description="a stream ticket (single use, short-lived)"),
-    ] = None,
+    ticket: TicketParameter = None,
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_VERSION})

@@ -71,6 +71,7 @@ from service.routes.shared import (
     NO_STORE,
     AfterPosition,
     LastEventId,
+    TicketParameter,
     created,
     problem_responses,
     scored_record,
@@ -465,10 +466,7 @@ async def stream_tournament(
     tournament_id: TournamentId,
     last_event_id: LastEventId = None,
     after: AfterPosition = None,
-    ticket: Annotated[
-        str | None,
-        Parameter(required=False, description="a stream ticket (single use, short-lived)"),
-    ] = None,
+    ticket: TicketParameter = None,
 ) -> ServerSentEvent:
     svc = services(request)
     query_numbers(request, {"after": MAX_POSITION})
