@@ -7,7 +7,9 @@ read the log from their last version or position, so several processes sharing
 one database all stream every event, without gaps or repeats. The newest events
 are read once per commit and shared: a table's by its subscribers, the whole
 log's by every feed subscriber (a feed subscriber further behind reads its own
-way up to them). While the database is unavailable a stream waits and tries
+way up to them), and what the subscribers of any other stream share (`Hub.shared`: a
+tournament's messages, `service.streams.tournaments`). At most ``readers`` streams read the
+log at once (`Hub.reading`). While the database is unavailable a stream waits and tries
 again (sending a comment line each time), instead of ending. A table's kept events come
 with the table's state after each (folded once for all its subscribers), from which a
 table stream tells whose turn it is (`domain.table_view.prompt`).

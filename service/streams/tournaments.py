@@ -32,6 +32,12 @@ count only what the stream shows. What it sends:
   message (read from the stored projection,
   `infra.tournaments.Tournaments.current_standings`, and then checked that nothing that counts
   was committed since; else the messages of what was, and the standings read again).
+
+The messages are made once for all of a tournament's subscribers in the process
+(`TournamentFeed`, kept by the hub while the stream has subscribers): a commit is read, and
+the tournament folded, once, whatever their number; each subscriber takes the messages it
+has not had. A subscriber that resumes gets those numbered after its Last-Event-ID, and the
+standings as of the last of them.
 """
 
 from __future__ import annotations

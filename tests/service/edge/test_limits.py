@@ -231,13 +231,16 @@ async def test_a_tournament_stream_counts_under_the_streams_cap_with_the_others(
     tournament = await api.create_tournament("capped", visibility="public")
     clock.next_window()
     events = f"/tournaments/{tournament.tournament_id}/events"
-    async with held_open(client, "/feed"), held_open(client, f"/tables/{table.table_id}/events"):
-        async with held_open(client, events):
-            clock.next_window()
-            refused = await client.get(events)
-            assert_problem(refused, 429, "too_many_streams")
-            assert refused.headers["retry-after"] == "1"
-            assert (await client.get("/health/live")).status_code == 200
+    async with (
+        held_open(client, "/feed"),
+        held_open(client, f"/tables/{table.table_id}/events"),
+        held_open(client, events),
+    ):
+        clock.next_window()
+        refused = await client.get(events)
+        assert_problem(refused, 429, "too_many_streams")
+        assert refused.headers["retry-after"] == "1"
+        assert (await client.get("/health/live")).status_code == 200
 
 
 async def test_creations_are_limited_per_address_and_minute(
