@@ -233,37 +233,6 @@ def token_key(scope: Any) -> str | None:
     return token if TOKEN.fullmatch(token) else NOT_A_TOKEN
 
 
-def _refused(
-    status: int,
-    code: str,
-    path: str,
-    origin: bytes | None,
-    origins: frozenset[bytes],
-    rate: list[tuple[bytes, bytes]],
-    detail: str | None = None,
-    retry: int = 1,
-) -> tuple[Any, Any]:
-    """A refusal's problem+json answer (start and body messages) with ``Retry-After: retry``
-    and the ``rate`` headers, readable cross-origin by the allowed origins as every other
-    answer is."""
-    detail = detail or code.replace("_", " ")
-    body = msgspec.json.encode(problem_of(status, code, detail, path))
-    headers = [
-        (b"content-type", PROBLEM_JSON.encode()),
-        (b"content-length", str(len(body)).encode()),
-        (b"retry-after", str(retry).encode()),
-        *rate,
-    ]
-    if origin is not None and (origin in origins or b"*" in origins):
-        headers += [
-            (b"access-control-allow-origin", origin),
-            (b"access-control-expose-headers", ", ".join(EXPOSED).encode()),
-            (b"vary", b"Origin"),
-        ]
-    start = {"type": "http.response.start", "status": status, "headers": headers}
-    return start, {"type": "http.response.body", "body": body}
-
-
 class Refusal(msgspec.Struct, frozen=True):
     """Why a request is refused: its status, code, detail and ``Retry-After`` seconds."""
 
@@ -273,6 +242,35 @@ class Refusal(msgspec.Struct, frozen=True):
     retry: int = 1
 
 
+def _refused(
+    refusal: Refusal,
+    path: str,
+    origin: bytes | None,
+    origins: frozenset[bytes],
+    rate: list[tuple[bytes, bytes]],
+) -> tuple[Any, Any]:
+    """A refusal's problem+json answer (start and body messages) with its ``Retry-After``
+    and the ``rate`` headers, readable cross-origin by the allowed origins as every other
+    answer is."""
+    detail = refusal.detail or refusal.code.replace("_", " ")
+    body = msgspec.json.encode(problem_of(refusal.status, refusal.code, detail, path))
+    headers = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(refusal.retry).encode()),
+        *rate,
+    ]
+    if origin is not None and (origin in origins or b"*" in origins):
+        headers += [
+            (b"access-control-allow-origin", origin),
+            (b"access-control-expose-headers", ", ".join(EXPOSED).encode()),
+            (b"vary", b"Origin"),
+        ]
+    start = {"type": "http.response.start", "status": refusal.status, "headers": headers}
+    return start, {"type": "http.response.body", "body": body}
+
+
+STOPPING = Refusal(503, "unavailable", "the service is stopping: send the request again")
 BUSY = Refusal(
     429,
     "streams_busy",
@@ -408,24 +406,13 @@ def guard(
             if refused is not None:
                 REFUSALS.count(refused.code, address)
                 origin = _header(scope, b"origin")
-                answer = _refused(
-                    refused.status,
-                    refused.code,
-                    scope["path"],
-                    origin,
-                    origins,
-                    rate,
-                    refused.detail,
-                    refused.retry,
-                )
-                for message in answer:
+                for message in _refused(refused, scope["path"], origin, origins, rate):
                     await send(message)
         except asyncio.CancelledError:
             if answered or not stopping():
                 raise
             origin = _header(scope, b"origin")
-            detail = "the service is stopping: send the request again"
-            cut = _refused(503, "unavailable", scope["path"], origin, origins, [], detail)
+            cut = _refused(STOPPING, scope["path"], origin, origins, [])
             for message in cut:
                 await record(message)  # cut off by the stop: the request ends here
         finally:

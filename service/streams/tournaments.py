@@ -43,6 +43,7 @@ standings as of the last of them.
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -163,6 +164,10 @@ class _Table:
     finished: tuple[int, str] | None = None
 
 
+def _number_of(message: ServerSentEventMessage) -> int:
+    return int(message.id or 0)
+
+
 class TournamentFeed:
     """The messages of one tournament's stream (module docstring), made once for all its
     subscribers: the hub keeps one while the tournament's stream has subscribers
@@ -199,7 +204,8 @@ class TournamentFeed:
         are any, the standings as of the last of them; and how many messages are made (where
         it goes on, `since`)."""
         await self._update()
-        shown = [m for m in self.made if m.event != "standings" and int(m.id or 0) > cursor]
+        after = bisect.bisect_right(self.made, cursor, key=_number_of)  # ids never decrease
+        shown = [m for m in self.made[after:] if m.event != "standings"]
         if shown and self._standings is not None and not self._due:
             standings = self._standings.decode()
             shown.append(ServerSentEventMessage(data=standings, event="standings", id=self._number))

@@ -8,7 +8,6 @@ the loads of tournaments in flight at once never pass what the streams may take.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 import httpx
@@ -18,6 +17,7 @@ from infra.tournaments import Tournaments
 from service.app import create_app, stream_share
 from service.tools.client import DokoClient
 from tests.service.conftest import serve, settings
+from tests.service.streams.test_shared_reads import ended
 
 TOURNAMENTS = 10
 PER_TOURNAMENT = 6
@@ -83,11 +83,7 @@ async def test_a_burst_of_opens_larger_than_the_pool_waits_or_is_refused_never_5
                 while len(answers) < len(streams):
                     await asyncio.sleep(0.01)
         finally:
-            for stream in streams:
-                stream.cancel()
-            for stream in streams:
-                with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
-                    await stream
+            await ended(streams)
     assert [t.status_code for t in tables] == [201] * 5, [t.text for t in tables]
     for answer in answers:
         if answer.status_code != 200:

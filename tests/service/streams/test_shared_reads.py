@@ -46,6 +46,15 @@ class Counted:
         return await self.method(*args, **kwargs)
 
 
+async def ended(readers: list[asyncio.Task[None]]) -> None:
+    """Every reader cancelled, and ended."""
+    for reader in readers:
+        reader.cancel()
+    for reader in readers:
+        with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
+            await reader
+
+
 async def _subscribe(
     http: httpx.AsyncClient,
     after: int,
@@ -95,11 +104,7 @@ async def test_a_hundred_feed_subscribers_cost_one_read_per_commit(
                     while min(len(r) for r in received) < n + 1:
                         await asyncio.sleep(0.005)
         finally:
-            for reader in readers:
-                reader.cancel()
-            for reader in readers:
-                with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
-                    await reader
+            await ended(readers)
     positions = await pool.fetch(
         "SELECT position FROM events WHERE position > $1 ORDER BY position", head
     )
@@ -192,11 +197,7 @@ async def test_a_tournament_streams_subscribers_cost_one_read_per_commit(
                 await tournament.register(f"player {n}")
                 await everyone_has(n + 1)
         finally:
-            for reader in readers:
-                reader.cancel()
-            for reader in readers:
-                with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
-                    await reader
+            await ended(readers)
     first = [(m.id, m.event, m.data) for m in received[0]]
     for messages in received:
         assert [(m.id, m.event, m.data) for m in messages] == first, "the same messages"
