@@ -106,6 +106,16 @@ def test_counter_starts_over_in_a_new_second() -> None:
     assert counter.admit("a", 7), "not an ordered clock: a changed second is a new window"
 
 
+def test_a_counter_of_a_minute_counts_the_whole_minute_and_says_when_it_ends() -> None:
+    """A window of 60 s: seconds 60-119 are one window, 120 starts the next; the seconds
+    left are rounded up (at least 1)."""
+    counter = Counter(2, 60)
+    assert [counter.admit("a", at) for at in (60.0, 90.5, 119.9)] == [True, True, False]
+    assert [counter.left(at) for at in (60.0, 90.5, 119.9)] == [60, 30, 1]
+    assert counter.admit("a", 120.0), "a new minute"
+    assert counter.remaining("a") == 1
+
+
 # -- the limits through the live app ------------------------------------------------------
 
 
