@@ -148,6 +148,8 @@ def free_port() -> int:
 
 WORKER_ARGS: list[str] = []
 """``doko serve`` options for the server under test (``--workers``)."""
+SERVE_ARGS = ["--rate-creations", "1000000"]
+"""Every table the load generator creates comes from one address: no creations quota."""
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -923,7 +925,15 @@ class Server:
         doko = Path(sys.executable).parent / "doko"
         command = [str(doko)] if doko.exists() else [sys.executable, "-m", "service.tools.cli"]
         self.process = subprocess.Popen(
-            [*command, "serve", "--database-url", url, "--port", str(self.port), *WORKER_ARGS],
+            [
+                *command,
+                "serve",
+                "--database-url",
+                url,
+                f"--port={self.port}",
+                *SERVE_ARGS,
+                *WORKER_ARGS,
+            ],
             stdout=self._log,
             stderr=subprocess.STDOUT,
             cwd=ROOT,

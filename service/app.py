@@ -33,7 +33,7 @@ from infra.tournaments import Tournaments
 from service.edge.headers import secure_headers
 from service.edge.idempotency import RETENTION, idempotent, purge
 from service.edge.keys import load_signer
-from service.edge.limits import EXPOSED, Limits, guard
+from service.edge.limits import EXPOSED, Limits, classifier, guard
 from service.edge.logs import AccessLog
 from service.edge.problems import EXCEPTION_HANDLERS, ServiceError
 from service.edge.refusals import REFUSALS
@@ -65,7 +65,11 @@ class Settings(msgspec.Struct, frozen=True):
     each command, ``statement_timeout``): a request waits at most about twice as long
     before it is answered 503. ``rate_expensive`` is the per-second limit of each client
     address on the routes that replay a log (verification, replay, export);
-    ``max_streams_per_address`` the event streams a client address may hold open.
+    ``max_streams_per_address`` the event streams a client address may hold open;
+    ``rate_creations`` the tables, stream tickets and tournament registrations a client
+    address may make a minute. A third of the pool (`stream_share`) serves the streams:
+    as many may be opened at once (one more waits up to ``db_timeout``, then is refused
+    429), and as many read the log at once (`service.streams.hub.Hub`).
     ``embedded_data_dir`` is set when the service started the embedded PostgreSQL itself:
     it then starts it again if it stops. ``turn_clock_tick`` and ``turn_clock_rescan``
     pace the turn clock (`service.workers.clock`). ``bot_delay`` is how long an `expert` bot
@@ -81,6 +85,7 @@ class Settings(msgspec.Struct, frozen=True):
     rate_per_address: int = 1200
     rate_expensive: int = 20
     max_streams_per_address: int = 100
+    rate_creations: int = 60
     max_body_bytes: int = 256 * 1024
     pool_size: int = 10
     db_timeout: float = 1.5
@@ -212,7 +217,7 @@ def create_app(
             store = EventStore(pool)
             tables = Tables(store, project)
             visibilities = Visibilities(pool)
-            hub = Hub(store, public=visibilities.public)
+            hub = Hub(store, public=visibilities.public, readers=stream_share(settings))
             bots = Bots(
                 tables, pool, delay=settings.bot_delay, thinking=Thinking(settings.bot_workers)
             )
@@ -307,6 +312,9 @@ def create_app(
         settings.rate_per_address,
         settings.rate_expensive,
         settings.max_streams_per_address,
+        settings.rate_creations,
+        stream_share(settings),
+        settings.db_timeout,
     )
     app.asgi_handler = secure_headers(
         guard(
@@ -316,9 +324,15 @@ def create_app(
             settings.cors_origins,
             rate_clock,
             stopping=lambda: _stopping(app),
+            classify=classifier(app),
         )
     )
     return app
+
+
+def stream_share(settings: Settings) -> int:
+    """The pool's connections the streams may use at once to open and to read (a third)."""
+    return max(1, settings.pool_size // 3)
 
 
 def close_streams(app: Litestar) -> None:

@@ -95,6 +95,7 @@ class ProblemCode(StrEnum):
     TOO_MANY_CONNECTIONS = "too_many_connections"
     TOO_MANY_CONNECTIONS_FROM_ADDRESS = "too_many_connections_from_address"
     TOO_MANY_STREAMS = "too_many_streams"
+    STREAMS_BUSY = "streams_busy"
     DATABASE_UNAVAILABLE = "database_unavailable"
     SIGNING_KEY_UNAVAILABLE = "signing_key_unavailable"
     NOT_READY = "not_ready"
@@ -182,6 +183,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.TOO_MANY_CONNECTIONS: (503, "too many open connections: wait Retry-After seconds"),
     C.TOO_MANY_CONNECTIONS_FROM_ADDRESS: (429, "the client address holds too many connections"),
     C.TOO_MANY_STREAMS: (429, "the client address holds too many open streams"),
+    C.STREAMS_BUSY: (429, "streams are being opened faster than the service serves them"),
     C.DATABASE_UNAVAILABLE: (503, "the database is unavailable: retry after Retry-After"),
     C.SIGNING_KEY_UNAVAILABLE: (503, "the signing key cannot be loaded"),
     C.NOT_READY: (503, "a readiness check failed (see errors)"),

@@ -26,6 +26,10 @@ back open transactions, ends its connections, writes a checkpoint and exits by i
 moments; nothing committed is lost), without waiting for it; and it exits with 128 + the
 signal's number (130 for SIGINT, 143 for SIGTERM), or 1 when the bound ran out.
 
+Killed (SIGKILL, ``kill -9``: nothing runs), the process leaves none of its own behind: the
+bots' pool and, with ``--workers``, the workers end with it (`service.workers.lifeline`), and
+then multiprocessing's resource trackers too.
+
 With ``--workers N`` the main process is the one to signal: on the first signal it sends
 each worker SIGTERM (`Workers`); each worker stops as a single process does, steps 1-4 (its
 own bound runs out after ``--shutdown-seconds`` too); the main process waits for them and
@@ -53,6 +57,8 @@ import psutil
 import uvicorn
 from litestar import Litestar
 from uvicorn.supervisors.multiprocess import Multiprocess, Process
+
+from service.workers.lifeline import watch_parent
 
 log = logging.getLogger("doko.shutdown")
 
@@ -214,7 +220,16 @@ class Server(uvicorn.Server):
 
 class WorkerProcess(Process):
     """A worker of `Workers`: its server is a `Server` whose `Stopping` does not count
-    signals (the main process does), bounded by the config's ``shutdown_seconds``."""
+    signals (the main process does), bounded by the config's ``shutdown_seconds``; it ends
+    with the main process, however that dies (`service.workers.lifeline`)."""
+
+    def __init__(self, config: uvicorn.Config, sockets: list[socket.socket]) -> None:
+        super().__init__(config, sockets)
+        self.parent = os.getpid()
+
+    def target(self, sockets: list[socket.socket] | None = None) -> None:
+        watch_parent(self.parent)
+        super().target(sockets)
 
     @property
     def server(self) -> uvicorn.Server:

@@ -21,6 +21,7 @@ from domain.table_view import TableView
 from infra.tables import Loaded
 from service.edge.auth import authorize_host, bearer, new_invitation, token_hash
 from service.edge.credentials import AS_HOST, AS_SPECTATOR
+from service.edge.limits import Limited, limited
 from service.edge.problems import etag
 from service.edge.tickets import TICKET_SECONDS, StreamTicket, admitted
 from service.routes.shared import (
@@ -47,6 +48,7 @@ class InvitationReplaced(msgspec.Struct, frozen=True):
 @post(
     "/tables/{table_id:str}/stream-tickets",
     operation_id="getStreamTicket",
+    opt=limited(Limited.CREATES),
     summary="A ticket that opens the table's stream once",
     description="For clients that cannot send headers on a stream (a browser's EventSource): "
     "send the credential the stream is to be read with as the Bearer token (a seat token: "

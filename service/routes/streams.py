@@ -17,6 +17,7 @@ from service.bodies.tables import (
     ZERO_MINIMUM,
 )
 from service.edge.credentials import AS_STREAM_READER
+from service.edge.limits import Limited, limited
 from service.edge.parsing import (
     MAX_POSITION,
     MAX_VERSION,
@@ -45,6 +46,7 @@ def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
 @get(
     "/tables/{table_id:str}/events",
     operation_id="streamTable",
+    opt=limited(Limited.STREAM),
     summary="Live table events (Server-Sent Events)",
     description="Every event of the table, as the viewer may see it (seat token: that "
     "seat's view; none, the host token or the invitation code: public; a private table needs "
@@ -117,6 +119,7 @@ async def _until_left(
 @get(
     "/feed",
     operation_id="streamFeed",
+    opt=limited(Limited.STREAM),
     summary="Integration feed of public events across all tables (Server-Sent Events)",
     description="Every event of every public table, as a spectator sees it (a contract named: "
     "without it, R4.3), from a global position on, finished deals "

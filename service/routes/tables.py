@@ -25,6 +25,7 @@ from service.edge.auth import (
 )
 from service.edge.credentials import AS_SPECTATOR
 from service.edge.draws import fresh_id
+from service.edge.limits import Limited, limited
 from service.edge.parsing import (
     MAX_VERSION,
     NoneMatch,
@@ -55,6 +56,7 @@ from service.routes.shared import (
 @post(
     "/tables",
     operation_id="createTable",
+    opt=limited(Limited.CREATES),
     summary="Create a table",
     description="Draws 12 secret server seeds and publishes their SHA-256 commitments at once "
     "(or takes shared seeds, or a tournament director's preset deals). The host token and, "

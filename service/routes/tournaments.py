@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, get, post
 from litestar.params import JSONBody, Parameter
-from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
+from litestar.response.sse import ServerSentEvent
 
 from domain.dealing import SEED_BYTES
 from domain.session import DEALS
@@ -55,6 +55,7 @@ from service.edge.credentials import (
     AS_TOURNAMENT_VIEWER,
 )
 from service.edge.draws import fresh_bytes, fresh_id
+from service.edge.limits import Limited, limited
 from service.edge.parsing import MAX_POSITION, query_numbers
 from service.edge.shared_deals import not_public
 from service.edge.tickets import TICKET_SECONDS, StreamTicket, ticket_digest
@@ -80,7 +81,7 @@ from service.routes.shared import (
 )
 from service.routes.streams import cursor_of
 from service.streams.hub import sse_messages
-from service.streams.tournaments import TournamentFeed
+from service.streams.tournaments import follow
 
 TournamentId = Annotated[
     str,
@@ -204,6 +205,7 @@ async def get_tournament(
 @post(
     "/tournaments/{tournament_id:str}/players",
     operation_id="registerPlayer",
+    opt=limited(Limited.CREATES),
     summary="Register a player (E2)",
     description="Under a name no other player of the tournament has (E2.1: compared without "
     "surrounding spaces, regardless of case); at a private tournament with its invitation code "
@@ -412,6 +414,7 @@ async def compare_deal(
 @post(
     "/tournaments/{tournament_id:str}/stream-tickets",
     operation_id="getTournamentStreamTicket",
+    opt=limited(Limited.CREATES),
     summary="A ticket that opens the tournament's stream once",
     description="For clients that cannot send headers on a stream (a browser's EventSource): "
     "send one of a private tournament's credentials as the Bearer token (the director's host "
@@ -441,6 +444,7 @@ async def tournament_stream_ticket(
 @get(
     "/tournaments/{tournament_id:str}/events",
     operation_id="streamTournament",
+    opt=limited(Limited.STREAM),
     summary="Live tournament messages, standings and tables' chain heads (Server-Sent Events)",
     description="The tournament's own events (registrations, rounds started and ended, tables' "
     "ends; no seed or credential hash), each with the tournament stream's `chain_head`; "
@@ -474,11 +478,7 @@ async def stream_tournament(
     digest = await ticket_digest(request, tournament_id, ticket)
     loaded = await load_tournament(request, tournament_id)
     authorize_viewer(loaded.state, tournament_id, digest, ticket=ticket is not None)
-    feed = TournamentFeed(svc.tournaments, tournament_id)
-
-    async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
-        return await feed.after(cursor)
-
+    fetch = follow(svc.hub, svc.tournaments, tournament_id)
     return ServerSentEvent(sse_messages(svc.hub, tournament_id, cursor, fetch))
 
 

@@ -7,7 +7,9 @@ read the log from their last version or position, so several processes sharing
 one database all stream every event, without gaps or repeats. The newest events
 are read once per commit and shared: a table's by its subscribers, the whole
 log's by every feed subscriber (a feed subscriber further behind reads its own
-way up to them). While the database is unavailable a stream waits and tries
+way up to them), and what the subscribers of any other stream share (`Hub.shared`: a
+tournament's messages, `service.streams.tournaments`). At most ``readers`` streams read the
+log at once (`Hub.reading`). While the database is unavailable a stream waits and tries
 again (sending a comment line each time), instead of ending. A table's kept events come
 with the table's state after each (folded once for all its subscribers), from which a
 table stream tells whose turn it is (`domain.table_view.prompt`).
@@ -35,7 +37,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Protocol, TypeVar, cast
 
 import msgspec
 from litestar.response.sse import ServerSentEventMessage
@@ -221,11 +223,25 @@ class _Feed:
         ]
 
 
+class Shared(Protocol):
+    """What a stream's subscribers share (`Hub.shared`): it reads the log again once told
+    that something was committed."""
+
+    def expire(self) -> None:
+        """Something was committed: read what is new on the next call."""
+
+
+S = TypeVar("S", bound=Shared)
+
+
 class Hub(Worker):
     """Wakes the subscribers of a stream (or of all streams) when events are committed, and
     keeps the newest events of each watched table, and of the whole log for the feed
-    (each rendered once by ``feed``, the events of the tables ``public`` names), so that
-    the log is read once per commit, not once per subscriber."""
+    (each rendered once by ``feed``, the events of the tables ``public`` names), and what
+    the subscribers of another stream share (`shared`: a tournament's messages), so that
+    the log is read once per commit, not once per subscriber. At most ``readers`` streams
+    read the log at once (`reading`): a burst of subscribers queues for the pool's
+    connections instead of taking them all."""
 
     def __init__(
         self,
@@ -235,8 +251,12 @@ class Hub(Worker):
         keep: int = 256,
         feed_keep: int = 2048,
         feed_page: int = FEED_PAGE,
+        readers: int = 4,
     ) -> None:
         self._store = store
+        self.reading = asyncio.Semaphore(readers)
+        """A turn to read for a stream: at most ``readers`` streams read the log at once."""
+        self._shared: dict[str, Shared] = {}
         self._keep = keep
         self._waiters: defaultdict[str, set[asyncio.Event]] = defaultdict(set)
         self._tails: dict[str, list[Recorded]] = {}
@@ -287,6 +307,18 @@ class Hub(Worker):
             self._feed.expire()
         elif stream_id in self._locks:
             self._stale.add(stream_id)
+        shared = self._shared.get(stream_id)
+        if shared is not None:
+            shared.expire()
+
+    def shared(self, key: str, make: Callable[[], S]) -> S:
+        """What the subscribers of ``key`` share (made by ``make`` for the first; it is told
+        of every commit `expire` hears of, and forgotten when the last subscriber leaves).
+        Only for a subscriber (within `subscription`)."""
+        shared = self._shared.get(key)
+        if shared is None:
+            shared = self._shared[key] = make()
+        return cast(S, shared)
 
     async def feed_after(self, position: int) -> list[tuple[int, Message]]:
         """Up to a page of the events of all tables after global ``position``, with their
@@ -308,6 +340,7 @@ class Hub(Worker):
                 self._tails.pop(key, None)
                 self._locks.pop(key, None)
                 self._stale.discard(key)
+                self._shared.pop(key, None)
                 if key == ALL:
                     self._feed.forget()
 
@@ -366,7 +399,8 @@ async def sse_messages(
         while not hub.closed:
             waiter.clear()
             try:
-                messages, after = await fetch(after)
+                async with hub.reading:
+                    messages, after = await fetch(after)
             except UNAVAILABLE:
                 yield ServerSentEventMessage(comment="database unavailable: retrying", data=None)
                 await hub.rest(pause)

@@ -32,10 +32,18 @@ count only what the stream shows. What it sends:
   message (read from the stored projection,
   `infra.tournaments.Tournaments.current_standings`, and then checked that nothing that counts
   was committed since; else the messages of what was, and the standings read again).
+
+The messages are made once for all of a tournament's subscribers in the process
+(`TournamentFeed`, kept by the hub while the stream has subscribers): a commit is read, and
+the tournament folded, once, whatever their number; each subscriber takes the messages it
+has not had. A subscriber that resumes gets those numbered after its Last-Event-ID, and the
+standings as of the last of them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -47,6 +55,7 @@ from domain.standings import Standings
 from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent, deal_public
 from infra.command_ids import table_id
 from infra.tournaments import STANDINGS_TYPES, Tournaments
+from service.streams.hub import Fetch, Hub
 
 TABLE_TYPES = ("session_started", *STANDINGS_TYPES)
 """The events of a tournament's tables that its stream follows (`session_abandoned` for the
@@ -155,12 +164,22 @@ class _Table:
     finished: tuple[int, str] | None = None
 
 
+def _number_of(message: ServerSentEventMessage) -> int:
+    return int(message.id or 0)
+
+
 class TournamentFeed:
-    """The messages of one tournament's stream after a message number (module docstring)."""
+    """The messages of one tournament's stream (module docstring), made once for all its
+    subscribers: the hub keeps one while the tournament's stream has subscribers
+    (`service.streams.hub.Hub.shared`, told of every commit), which reads each commit once,
+    whatever the number of subscribers, and keeps every message it made (each subscriber
+    takes those it has not had, `since`)."""
 
     def __init__(self, tournaments: Tournaments, tournament_id: str) -> None:
         self.tournaments = tournaments
         self.tournament_id = tournament_id
+        self.made: list[ServerSentEventMessage] = []
+        """Every message made, in order, the standings among them."""
         self._tables: dict[str, _Table] = {}
         self._rounds: dict[int, list[str]] = {}
         self._public: dict[int, int] = {}
@@ -173,41 +192,63 @@ class TournamentFeed:
         self._due = False
         """Whether the standings are to be read again (events that count for them were read
         since they were; the commits that kept them from being read wake the stream again)."""
+        self._stale = True
+        self._lock = asyncio.Lock()
 
-    async def after(self, cursor: int) -> tuple[list[ServerSentEventMessage], int]:
-        """The messages after number ``cursor``, and the new cursor. The first call reads the
-        log from its start (what a message says depends on what came before it), and sends
-        the standings only with messages the client has not had."""
-        fresh = self._position == 0
-        made, read = await self._catch_up()
-        self._due = self._due or read
-        standings = None
-        for _ in range(STANDINGS_TRIES):
-            if not self._due:
-                break
-            current = await self.tournaments.current_standings(self.tournament_id)
-            more, read = await self._catch_up()  # committed meanwhile: its messages first
-            made += more
-            if not read:
-                standings, self._due = self._changed(current), False
-        messages = [m for m in made if int(m.id or 0) > cursor]
-        if standings is not None and (messages or not fresh):
-            messages.append(standings)
-        return messages, max(cursor, self._number)
+    def expire(self) -> None:
+        """Something was committed: read what is new on the next call."""
+        self._stale = True
 
-    async def _catch_up(self) -> tuple[list[ServerSentEventMessage], bool]:
-        """The messages of the events committed after those read so far, and whether there
+    async def resume(self, cursor: int) -> tuple[list[ServerSentEventMessage], int]:
+        """A subscriber's first messages: those numbered after ``cursor``, then, if there
+        are any, the standings as of the last of them; and how many messages are made (where
+        it goes on, `since`)."""
+        await self._update()
+        after = bisect.bisect_right(self.made, cursor, key=_number_of)  # ids never decrease
+        shown = [m for m in self.made[after:] if m.event != "standings"]
+        if shown and self._standings is not None and not self._due:
+            standings = self._standings.decode()
+            shown.append(ServerSentEventMessage(data=standings, event="standings", id=self._number))
+        return shown, len(self.made)
+
+    async def since(self, seen: int) -> tuple[list[ServerSentEventMessage], int]:
+        """The messages made after the first ``seen``, and how many are made now."""
+        await self._update()
+        return self.made[seen:], len(self.made)
+
+    async def _update(self) -> None:
+        """Make the messages of what was committed since the last read, if a commit was heard
+        of since (the first read takes the log from its start: what a message says depends
+        on what came before it); then the standings, when they changed."""
+        async with self._lock:
+            if not self._stale:
+                return
+            self._stale = False  # a commit heard during the reads marks it again
+            try:
+                self._due = await self._catch_up() or self._due
+                for _ in range(STANDINGS_TRIES):
+                    if not self._due:
+                        break
+                    current = await self.tournaments.current_standings(self.tournament_id)
+                    if not await self._catch_up():  # else committed meanwhile: read again
+                        self._due = False
+                        self._add_changed(current)
+            except BaseException:
+                self._stale = True  # what was made is kept; the rest on the next call
+                raise
+
+    async def _catch_up(self) -> bool:
+        """Make the messages of the events committed after those read so far; whether there
         were any."""
-        made: list[ServerSentEventMessage] = []
         start = self._position
         while True:
             rows = await self._read(self._position)
             for row in rows:
-                made += self._messages(row)
+                self.made += self._messages(row)
             if rows:
                 self._position = rows[-1]["position"]
             if len(rows) < PAGE:
-                return made, self._position > start
+                return self._position > start
 
     async def _read(self, position: int) -> Sequence[Any]:
         loaded = await self.tournaments.load(self.tournament_id)
@@ -273,11 +314,31 @@ class TournamentFeed:
                 t.finished = None  # told
         return shown
 
-    def _changed(self, standings: Standings) -> ServerSentEventMessage | None:
+    def _add_changed(self, standings: Standings) -> None:
         """The standings' message if they changed since last made (with the id of the last
         message made: they are the standings as of it)."""
         encoded = msgspec.json.encode(StandingsChanged(standings))
-        if encoded == self._standings:
-            return None
-        self._standings = encoded
-        return ServerSentEventMessage(data=encoded.decode(), event="standings", id=self._number)
+        if encoded != self._standings:
+            self._standings = encoded
+            changed = ServerSentEventMessage(
+                data=encoded.decode(), event="standings", id=self._number
+            )
+            self.made.append(changed)
+
+
+def follow(hub: Hub, tournaments: Tournaments, tournament_id: str) -> Fetch:
+    """How one subscriber of the tournament's stream reads it (`sse_messages`' ``fetch``):
+    from the messages the hub keeps for all of its subscribers (`TournamentFeed`), first
+    those after the message number it resumes after, then those made since it last read."""
+    seen: int | None = None
+
+    async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
+        nonlocal seen
+        feed = hub.shared(tournament_id, lambda: TournamentFeed(tournaments, tournament_id))
+        if seen is None:
+            messages, seen = await feed.resume(cursor)
+        else:
+            messages, seen = await feed.since(seen)
+        return messages, cursor
+
+    return fetch

@@ -58,16 +58,20 @@ T = TypeVar("T")
 
 async def retrying(call: Callable[[], Awaitable[T]], wait: float = POLL_SECONDS) -> T:
     """``call()``, again after ``wait`` seconds (doubling, up to 10) while it fails in
-    transport or with 503, up to `RETRIES` attempts."""
+    transport or with 503, or after ``Retry-After`` once a limit refused it (429: the
+    service's creations are limited per minute), up to `RETRIES` attempts."""
     for _ in range(RETRIES - 1):
+        pause = wait
         try:
             return await call()
         except httpx.TransportError:
             pass
         except ProblemError as error:
-            if error.status != 503:
+            if error.status not in (429, 503):
                 raise
-        await asyncio.sleep(wait)
+            if error.status == 429:
+                pause = float(error.headers.get("retry-after", wait))
+        await asyncio.sleep(pause)
         wait = min(2 * wait, 10.0)
     return await call()
 

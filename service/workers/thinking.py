@@ -10,7 +10,11 @@ The workers ignore SIGINT and SIGTERM: a Ctrl-C in a terminal (sent to the whole
 group) or a stop sent to every process of a service (systemd's default) is the service
 process's to act on, which stops its workers in order (`Thinking.close`: a worker still
 searching is killed) or, when it must stop at once, kills them (`service.edge.shutdown`).
-A worker whose service process died ends when it finds the pool's pipe closed.
+
+However the service process dies (``kill -9`` included), its workers end with it
+(`service.workers.lifeline.watch_parent`). multiprocessing's resource tracker, which the
+service process started for the pool, then ends by itself: it ends when every process that
+holds its pipe (the service process and its workers) is gone.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from domain.commands import DealCommand
 from domain.observations import Observation
 from expert.player import decide
+from service.workers.lifeline import watch_parent
 
 STOP_SECONDS = 2.0
 """How long `Thinking.close` lets a worker finish its search before it kills it."""
@@ -35,10 +40,12 @@ def machine_workers() -> int:
     return os.cpu_count() or 1
 
 
-def _ignore_stop_signals() -> None:
-    """A worker's start: SIGINT and SIGTERM are the service process's (module docstring)."""
+def _start_worker(parent: int) -> None:
+    """A worker's start: SIGINT and SIGTERM are the service process's, and the worker ends
+    with it (module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    watch_parent(parent)
 
 
 class Thinking:
@@ -54,7 +61,8 @@ class Thinking:
             self._pool = ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_ignore_stop_signals,
+                initializer=_start_worker,
+                initargs=(os.getpid(),),
             )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, decide, observation, seed)

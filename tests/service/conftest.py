@@ -110,6 +110,7 @@ def settings(db_url: str, **overrides: Any) -> Settings:
         "database_url": db_url,
         "rate_per_token": UNLIMITED,
         "rate_per_address": UNLIMITED,
+        "rate_creations": UNLIMITED,
         "rate_expensive": UNLIMITED,
         "migrate": False,
         "pool_size": 6,

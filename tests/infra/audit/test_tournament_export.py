@@ -191,7 +191,7 @@ async def test_a_tournament_in_play_is_exported_only_when_asked(pool: asyncpg.Po
 async def recorded(played: Played) -> bytes:
     """The tournament's stream as a spectator records it (text/event-stream), from the start."""
     events, tournament_id, _, _ = played
-    messages, _ = await TournamentFeed(events, tournament_id).after(0)
+    messages, _ = await TournamentFeed(events, tournament_id).resume(0)
     return "".join(f"id: {m.id}\nevent: {m.event}\ndata: {m.data}\n\n" for m in messages).encode()
 
 

@@ -27,6 +27,7 @@ CODE_ARGUMENT = {
     "problem": 2,
     "problem_of": 1,
     "refusal": 0,
+    "Refusal": 1,
     "_refuse": 0,
     "_refuse_at_once": 0,
     "_example_problem": 1,

@@ -26,12 +26,15 @@ from service.app import create_app
 from service.edge.auth import new_token
 from service.edge.limits import Counter
 from service.edge.logs import AccessLine, AccessLog, JsonFormatter
+from service.tools.client import DokoClient
 from tests.service.conftest import UNLIMITED, Clock, Records, serve, settings
 from tests.service.edge.test_errors import assert_problem
 
 PER_TOKEN = 3
 PER_ADDRESS = 6
 EXPENSIVE = 2
+STREAMS = 3
+CREATIONS = 2
 
 
 _addresses = itertools.count(2)
@@ -61,12 +64,15 @@ def clock() -> Clock:
 @pytest.fixture(scope="module")
 async def limited(db_url: str, clock: Clock) -> AsyncIterator[str]:
     """A live server allowing 3 requests a second per token, 6 per address and 2 of the
-    routes that replay a log per address, its seconds counted on ``clock``."""
+    routes that replay a log per address, 3 open streams and 2 creations a minute per
+    address, its seconds counted on ``clock``."""
     limits = settings(
         db_url,
         rate_per_token=PER_TOKEN,
         rate_per_address=PER_ADDRESS,
         rate_expensive=EXPENSIVE,
+        max_streams_per_address=STREAMS,
+        rate_creations=CREATIONS,
     )
     async with serve(create_app(limits, rate_clock=clock)) as url:
         yield url
@@ -98,6 +104,16 @@ def test_counter_starts_over_in_a_new_second() -> None:
     assert (counter.admit("a", 8), counter.admit("a", 8)) == (True, False)
     assert counter.admit("b", 8), "b's count of second 7 is gone"
     assert counter.admit("a", 7), "not an ordered clock: a changed second is a new window"
+
+
+def test_a_counter_of_a_minute_counts_the_whole_minute_and_says_when_it_ends() -> None:
+    """A window of 60 s: seconds 60-119 are one window, 120 starts the next; the seconds
+    left are rounded up (at least 1)."""
+    counter = Counter(2, 60)
+    assert [counter.admit("a", at) for at in (60.0, 90.5, 119.9)] == [True, True, False]
+    assert [counter.left(at) for at in (60.0, 90.5, 119.9)] == [60, 30, 1]
+    assert counter.admit("a", 120.0), "a new minute"
+    assert counter.remaining("a") == 1
 
 
 # -- the limits through the live app ------------------------------------------------------
@@ -203,6 +219,68 @@ async def test_the_routes_that_replay_a_log_have_a_lower_limit(
         assert first == [404] * EXPENSIVE, path
         assert_problem(await client.get(path), 429, "rate_limited")
         assert (await client.get("/tables/x")).status_code == 404, "other routes are served"
+
+
+@contextlib.asynccontextmanager
+async def held_open(client: httpx.AsyncClient, path: str) -> AsyncIterator[None]:
+    """The stream at ``path``, open (its answer's head received: 200) while the block runs."""
+    timeout = httpx.Timeout(10.0, read=None)
+    async with client.stream("GET", path, timeout=timeout) as response:
+        assert response.status_code == 200, path
+        yield
+
+
+async def test_a_tournament_stream_counts_under_the_streams_cap_with_the_others(
+    client: httpx.AsyncClient, clock: Clock
+) -> None:
+    """The feed, a table's and a tournament's stream are all streams (the routes say so):
+    with 3 open from one address, a 4th, a tournament's, is 429 ``too_many_streams`` with
+    ``Retry-After``, while ``/health/live`` answers that address."""
+    api = DokoClient(client)
+    table = await api.create_table("capped", visibility="public")
+    tournament = await api.create_tournament("capped", visibility="public")
+    clock.next_window()
+    events = f"/tournaments/{tournament.tournament_id}/events"
+    async with (
+        held_open(client, "/feed"),
+        held_open(client, f"/tables/{table.table_id}/events"),
+        held_open(client, events),
+    ):
+        clock.next_window()
+        refused = await client.get(events)
+        assert_problem(refused, 429, "too_many_streams")
+        assert refused.headers["retry-after"] == "1"
+        assert (await client.get("/health/live")).status_code == 200
+
+
+async def test_creations_are_limited_per_address_and_minute(
+    client: httpx.AsyncClient, clock: Clock
+) -> None:
+    """A table, a stream ticket and a tournament registration count in one quota of 2 a
+    minute (here) per address: the 3rd is 429 ``rate_limited`` with ``Retry-After`` the
+    seconds until the minute ends, ``"creations";q=2;w=60`` in ``RateLimit-Policy``; other
+    requests are served meanwhile; the next minute it is served."""
+    clock.now = (clock.now // 60 + 1) * 60 + 15  # 15 s into a minute of its own
+    api = DokoClient(client)
+    tournament = await api.create_tournament("creations", visibility="public")  # not one
+    created = await client.post("/tables", json={"name": "one", "visibility": "public"})
+    assert created.status_code == 201
+    assert _items(created.headers["ratelimit-policy"])["creations"] == {"q": CREATIONS, "w": 60}
+    assert _items(created.headers["ratelimit"])["creations"] == {"r": CREATIONS - 1, "t": 45}
+    table_id = created.json()["table_id"]
+    token = created.json()["host_token"]
+    ticket = await client.post(f"/tables/{table_id}/stream-tickets", headers=bearer(token))
+    assert ticket.status_code == 201
+    clock.next_window()
+    refused = await client.post(
+        f"/tournaments/{tournament.tournament_id}/players", json={"name": "Anna"}
+    )
+    assert_problem(refused, 429, "rate_limited")
+    assert refused.headers["retry-after"] == "44"
+    assert _items(refused.headers["ratelimit"])["creations"] == {"r": 0, "t": 44}
+    assert (await client.get(f"/tables/{table_id}")).status_code == 200, "others are served"
+    clock.now += 60
+    await tournament.register("Anna")
 
 
 def _items(field: str) -> dict[str, dict[str, int]]:

@@ -1,5 +1,6 @@
 """Streams share their reads of the log (`service.streams.hub.Hub`): 100 feed subscribers cost
-one read of the log per commit, not one each; every subscriber still gets every event.
+one read of the log per commit, not one each, and so do a tournament's stream's subscribers;
+every subscriber still gets every event.
 
 The reads are counted on the running service's own event store (its ``read_all``,
 wrapped to count its calls before calling it), on the real database.
@@ -14,10 +15,12 @@ from typing import Any
 
 import asyncpg
 import httpx
+import pytest
 
 from infra.event_store import EventStore
 from service.app import create_app
 from service.streams.hub import FEED_PAGE
+from service.streams.tournaments import TournamentFeed
 from service.tools.client import (
     DokoClient,
     SseMessage,
@@ -43,12 +46,25 @@ class Counted:
         return await self.method(*args, **kwargs)
 
 
+async def ended(readers: list[asyncio.Task[None]]) -> None:
+    """Every reader cancelled, and ended."""
+    for reader in readers:
+        reader.cancel()
+    for reader in readers:
+        with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
+            await reader
+
+
 async def _subscribe(
-    http: httpx.AsyncClient, after: int, into: list[SseMessage], ready: asyncio.Event
+    http: httpx.AsyncClient,
+    after: int,
+    into: list[SseMessage],
+    ready: asyncio.Event,
+    path: str = "/feed",
 ) -> None:
     headers = {"last-event-id": str(after)}
     async with http.stream(
-        "GET", "/feed", headers=headers, timeout=httpx.Timeout(10, read=None)
+        "GET", path, headers=headers, timeout=httpx.Timeout(10, read=None)
     ) as response:
         assert response.status_code == 200
         ready.set()
@@ -88,11 +104,7 @@ async def test_a_hundred_feed_subscribers_cost_one_read_per_commit(
                     while min(len(r) for r in received) < n + 1:
                         await asyncio.sleep(0.005)
         finally:
-            for reader in readers:
-                reader.cancel()
-            for reader in readers:
-                with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
-                    await reader
+            await ended(readers)
     positions = await pool.fetch(
         "SELECT position FROM events WHERE position > $1 ORDER BY position", head
     )
@@ -132,3 +144,67 @@ async def test_a_feed_subscriber_far_behind_gets_every_event_once(
         expected += [e.position for e in batch]  # every event reaches the feed (R4.3)
         after = batch[-1].position
     assert [int(m.id or 0) for m in received] == expected, "each public event once, in order"
+
+
+TOURNAMENT_SUBSCRIBERS = 40
+REGISTRATIONS = 6
+
+
+async def test_a_tournament_streams_subscribers_cost_one_read_per_commit(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 subscribers of a tournament's stream: each registration (a commit) is read from
+    the log, and the tournament folded, a bounded number of times (one read, and one more
+    to check that the standings read are current: 3 a commit at most, where one each would
+    be 40), counted on the reader of the stream's messages (`TournamentFeed._read`, wrapped
+    to count its calls); every subscriber gets every message once, the same ones in the same
+    order."""
+    reads = 0
+    read = TournamentFeed._read
+
+    async def counted(feed: TournamentFeed, position: int) -> Any:
+        nonlocal reads
+        reads += 1
+        return await read(feed, position)
+
+    app = create_app(settings(db_url))
+    limits = httpx.Limits(max_connections=TOURNAMENT_SUBSCRIBERS + 10)
+    async with (
+        serve(app) as url,
+        httpx.AsyncClient(base_url=url, timeout=10, limits=limits) as http,
+    ):
+        tournament = await DokoClient(http).create_tournament("shared", visibility="public")
+        path = f"/tournaments/{tournament.tournament_id}/events"
+        received: list[list[SseMessage]] = [[] for _ in range(TOURNAMENT_SUBSCRIBERS)]
+        ready = [asyncio.Event() for _ in range(TOURNAMENT_SUBSCRIBERS)]
+        readers = [
+            asyncio.create_task(_subscribe(http, 0, into, up, path))
+            for into, up in zip(received, ready, strict=True)
+        ]
+
+        async def everyone_has(registered: int) -> None:
+            async with asyncio.timeout(SAFETY):
+                while min(_registered(r) for r in received) < registered:
+                    await asyncio.sleep(0.005)
+
+        try:
+            async with asyncio.timeout(SAFETY):
+                await asyncio.gather(*(up.wait() for up in ready))
+                while min(len(r) for r in received) < 1:  # the tournament's creation
+                    await asyncio.sleep(0.005)
+            monkeypatch.setattr(TournamentFeed, "_read", counted)
+            for n in range(REGISTRATIONS):  # one commit each, one after the other
+                await tournament.register(f"player {n}")
+                await everyone_has(n + 1)
+        finally:
+            await ended(readers)
+    first = [(m.id, m.event, m.data) for m in received[0]]
+    for messages in received:
+        assert [(m.id, m.event, m.data) for m in messages] == first, "the same messages"
+    names = [m.json()["name"] for m in received[0] if m.event == "player_registered"]
+    assert names == [f"player {n}" for n in range(REGISTRATIONS)], "each once, in order"
+    assert 1 <= reads <= 3 * REGISTRATIONS, f"{reads} reads for {REGISTRATIONS} commits"
+
+
+def _registered(messages: list[SseMessage]) -> int:
+    return sum(m.event == "player_registered" for m in messages)

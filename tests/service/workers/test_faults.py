@@ -552,7 +552,8 @@ async def test_a_full_disk_is_unavailable_until_there_is_room(folder: Path) -> N
             await admin.execute('CREATE DATABASE "doko_full"')
             await admin.close()
             url = with_database(server.get_uri(), "doko_full")
-            process = doko_serve(port, "--database-url", url, "--db-timeout", "1", log=log)
+            options = ("--db-timeout", "1", "--rate-creations", "1000000")  # tables until full
+            process = doko_serve(port, "--database-url", url, *options, log=log)
             await wait_ready(port, process)
             room = os.statvfs(disk)
             (disk / "filler").write_bytes(bytes(room.f_bavail * room.f_frsize - 256 * 1024))

@@ -31,6 +31,7 @@ import psutil
 import pytest
 
 from infra.event_store import APPEND_LOCK
+from service.edge.shutdown import TRACKER
 from service.streams.hub import FAREWELL, RECONNECT_MS
 from service.tools.client import DokoClient
 from tests.service.serving import doko_serve, free_port, wait_ready
@@ -231,9 +232,13 @@ async def closed(port: int) -> None:
             await asyncio.sleep(0.05)
 
 
+CHECKS = 1200
+"""How often `nothing_left` looks (in /proc) before it gives up: a hang, not a slow machine."""
+
+
 async def nothing_left(processes: list[psutil.Process]) -> None:
     """Every one of ``processes`` ends (a zombie counts as ended: only its parent, gone
-    now, could have reaped it)."""
+    now, could have reaped it): looked for at most `CHECKS` times, a pause between."""
 
     def running(process: psutil.Process) -> bool:
         try:
@@ -241,10 +246,13 @@ async def nothing_left(processes: list[psutil.Process]) -> None:
         except psutil.NoSuchProcess:
             return False
 
-    async with asyncio.timeout(SAFETY):
-        while left := [p for p in processes if running(p)]:
-            await asyncio.sleep(0.05)
-    assert not left
+    left = processes
+    for _ in range(CHECKS):
+        left = [p for p in left if running(p)]
+        if not left:
+            break
+        await asyncio.sleep(0.05)
+    assert not left, [p.pid for p in left]
 
 
 @pytest.mark.parametrize(
@@ -349,6 +357,33 @@ async def test_a_request_held_past_its_share_of_the_bound_does_not_hold_the_stop
     assert "Cancel 1 running task(s)" in " ".join(service.messages("uvicorn.error"))
     closed = service.messages("doko.shutdown")[-1]
     assert closed.startswith("database connections still busy after 3.0 s: closed"), closed
+
+
+def _tracker(process: psutil.Process) -> bool:
+    with contextlib.suppress(psutil.Error):
+        return TRACKER in " ".join(process.cmdline())
+    return False
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["1-worker", "2-workers"])
+async def test_kill_9_leaves_no_process_behind(folder: Path, workers: int) -> None:
+    """``kill -9`` of ``doko serve`` (nothing of it runs): the bots' pool workers (spawned by
+    multiprocessing), multiprocessing's resource tracker and, with ``--workers``, the
+    workers end all the same, none left to init; each is looked for in /proc a bounded
+    number of times."""
+    async with (
+        serving(folder, "--workers", str(workers)) as service,
+        httpx.AsyncClient(base_url=service.url, timeout=SAFETY) as http,
+    ):
+        await start_thinking(http, service)
+        descendants = service.descendants()
+        pool, trackers = service.thinking(), [p for p in descendants if _tracker(p)]
+        assert pool and trackers, [p.cmdline() for p in descendants]
+        left = [p for p in descendants if p.pid != service.postmaster().pid]
+        left = [p for p in left if service.postmaster() not in p.parents()]
+        service.process.kill()
+        assert await service.exit_code() == -signal.SIGKILL
+        await nothing_left(left)
 
 
 def test_shutdown_seconds_must_be_positive() -> None:
