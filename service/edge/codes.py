@@ -68,12 +68,17 @@ class ProblemCode(StrEnum):
     CLOCK_RUNNING = "clock_running"
     TURN_EXPIRED = "turn_expired"
     NOT_AWAY = "not_away"
+    # names (domain.names)
+    NAME_UNSEEN_CHARACTERS = "name_unseen_characters"
+    NAME_MIXED_SCRIPTS = "name_mixed_scripts"
     # the tournament's rules (domain.tournament, domain.seating)
     INVALID_TOURNAMENT_OPTION = "invalid_tournament_option"
     UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
     INVALID_PLAYER_NAME = "invalid_player_name"
     NAME_TAKEN = "name_taken"
     REGISTRATION_CLOSED = "registration_closed"
+    TOURNAMENT_FULL = "tournament_full"
+    PLAYERS_FIXED = "players_fixed"
     NO_PLAYERS = "no_players"
     ROUND_NOT_NEXT = "round_not_next"
     ROUND_RUNNING = "round_running"
@@ -155,6 +160,8 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.CLOCK_RUNNING: (409, "the turn has not run out yet"),
     C.TURN_EXPIRED: (409, "the turn ran out: the stand-in acted"),
     C.NOT_AWAY: (409, "the seat is not away"),
+    C.NAME_UNSEEN_CHARACTERS: (400, "a name with a bidirectional control or invisible character"),
+    C.NAME_MIXED_SCRIPTS: (400, "a name whose letters are of several scripts, as look-alikes are"),
     C.INVALID_TOURNAMENT_OPTION: (
         400,
         "a tournament option out of its bounds, or chance of the wrong shape",
@@ -162,7 +169,9 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.UNKNOWN_STANDINGS_METHOD: (400, "no such standings method"),
     C.INVALID_PLAYER_NAME: (400, "a player needs a name"),
     C.NAME_TAKEN: (409, "another player of the tournament has this name"),
-    C.REGISTRATION_CLOSED: (409, "round 1 has started: registration is closed"),
+    C.REGISTRATION_CLOSED: (409, "round 1 has started, or the director closed registration"),
+    C.TOURNAMENT_FULL: (409, "the tournament has its most players"),
+    C.PLAYERS_FIXED: (409, "round 1 has started: no player is removed any more"),
     C.NO_PLAYERS: (409, "nobody has registered yet"),
     C.ROUND_NOT_NEXT: (409, "rounds start in order: this one is not the next"),
     C.ROUND_RUNNING: (409, "a round is running"),

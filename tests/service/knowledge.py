@@ -690,6 +690,8 @@ TOURNAMENT_SECRETS = (
 TOURNAMENT_RULES: dict[str, Shown] = {
     "event_created": blanked(*TOURNAMENT_SECRETS),
     "player_registered": blanked("token_hash"),
+    "player_removed": public,
+    "registration_ended": public,
     "round_seated": public,
     "round_started": public,
     "table_ended": public,
