@@ -99,12 +99,17 @@ class TournamentNotFound(streams.StreamNotFound):
 LoadedTournament: TypeAlias = streams.Loaded[TournamentState]
 ExecutedTournament: TypeAlias = streams.Executed[TournamentState, TournamentEvent]
 
+SNAPSHOT_EVERY = 64
+"""A tournament's snapshot is written every this many events (`infra.streams.Snapshots`): a
+load of a tournament this process has not cached reads it and fewer events than this."""
+
 KIND: streams.Kind[TournamentState, TournamentEvent] = streams.Kind(
     TOURNAMENT,
     CODEC,
     TOURNAMENT_CREATED,
     TournamentNotFound,
     begins=lambda command: isinstance(command, CreateTournament),
+    snapshot=streams.Snapshots(TournamentState, "tournament", SNAPSHOT_EVERY),
 )
 """A tournament as the command service sees it (module docstring)."""
 
@@ -316,7 +321,7 @@ async def tournament_ids(pool: asyncpg.Pool) -> list[str]:
 
 async def rebuild_projections(tournaments: Tournaments) -> Sequence[str]:
     """Recompute every tournament's rows of ``tournament_tables`` and ``tournament_standings``
-    from the log; the tournaments' ids."""
+    and its snapshot (``stream_snapshots``) from the log; the tournaments' ids."""
     ids = await tournament_ids(tournaments.pool)
     for tournament_id in ids:
         state = (await tournaments.load(tournament_id)).state
@@ -327,4 +332,5 @@ async def rebuild_projections(tournaments: Tournaments) -> Sequence[str]:
         ]
         await tournaments.pool.executemany(_REGISTER_TABLE, rows)
         await tournaments.project_standings(tournament_id)
+        await tournaments.rebuild_snapshot(tournament_id)
     return ids

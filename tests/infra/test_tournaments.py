@@ -32,12 +32,14 @@ from domain.tournament import (
     TournamentState,
 )
 from infra.audit.tournament import verify_tournament_streams
-from infra.event_store import EventStore
+from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tables import Tables
 from infra.tournaments import (
     CODEC,
+    KIND,
+    SNAPSHOT_EVERY,
     TournamentNotFound,
     Tournaments,
     TournamentTable,
@@ -295,3 +297,69 @@ async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_
         await tournaments.store.read_stream(tournament_id), logs, final
     )
     assert report.ok and report.checks[-1].name == "standings", report.checks
+
+
+class CountingStore(EventStore):
+    """The event store, counting the events its stream reads return (a spy at the infra
+    level: whatever reads a stream goes through `EventStore.read_stream`)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self.read = 0
+
+    async def read_stream(self, stream_id: str, from_version: int = 1) -> list[StoredEvent]:
+        stored = await super().read_stream(stream_id, from_version)
+        self.read += len(stored)
+        return stored
+
+
+async def events_read_by_a_registration(pool: asyncpg.Pool, tournament_id: str, n: int) -> int:
+    """The events a registration reads in a process that has not seen the tournament yet
+    (the worst case: nothing cached), and then in the same process again."""
+    store = CountingStore(pool)
+    tournaments = Tournaments(pool, Tables(store, project))
+    await tournaments.execute(tournament_id, RegisterPlayer(f"late {n}", f"late {n}"))
+    cold = store.read
+    await tournaments.execute(tournament_id, RegisterPlayer(f"later {n}", f"later {n}"))
+    return max(cold, store.read - cold)
+
+
+async def test_a_registration_reads_a_bounded_number_of_events_whatever_the_field(
+    pool: asyncpg.Pool,
+) -> None:
+    """However many players have registered (10 or 300), a registration reads fewer events
+    than the snapshot interval: the snapshot and the events after it."""
+    writer = tournaments_of(pool)
+    small, _ = await new_tournament(writer, 10)
+    large, _ = await new_tournament(writer, 300)
+    assert (await writer.load(large)).version == 301
+    for field in (small, large):
+        assert await events_read_by_a_registration(pool, field, 1) < SNAPSHOT_EVERY
+    fresh = Tournaments(pool, Tables(EventStore(pool), project))
+    assert (await fresh.load(large)).state == (await writer.load(large)).state
+
+
+async def test_the_snapshot_rebuilt_from_the_log_is_the_one_the_appends_wrote(
+    pool: asyncpg.Pool,
+) -> None:
+    """The snapshot kept by the appends equals the one the rebuild writes from the log, and
+    both equal the fold of the whole log; a snapshot of another shape is read as none."""
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, SNAPSHOT_EVERY + 5)
+    store = tournaments.store
+    kept = await store.snapshot(tournament_id)
+    assert kept is not None and kept[0].version == SNAPSHOT_EVERY
+    log = [CODEC.from_stored(e) for e in await store.read_stream(tournament_id)]
+    folded = tournaments.fold(log)
+    await pool.execute("DELETE FROM stream_snapshots WHERE stream_id = $1", tournament_id)
+    await rebuild_projections(tournaments)
+    rebuilt = await store.snapshot(tournament_id)
+    assert rebuilt is not None and rebuilt[0].version == SNAPSHOT_EVERY + 6
+    snapshots = KIND.snapshot
+    assert snapshots is not None
+    assert snapshots.decode(rebuilt[1]) == folded
+    assert snapshots.decode(kept[1]) == tournaments.fold(log[:SNAPSHOT_EVERY])
+    other = msgspec.msgpack.encode(("tournament:another shape", folded))
+    await store.put_snapshot(tournament_id, SNAPSHOT_EVERY + 6, other)
+    again = Tournaments(pool, Tables(EventStore(pool), project))
+    assert (await again.load(tournament_id)).state == folded
