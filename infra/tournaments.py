@@ -40,6 +40,7 @@ Standings
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
@@ -62,6 +63,7 @@ from infra import command_ids as ids
 from infra import streams
 from infra.codec import EventCodec
 from infra.command_ids import table_id
+from infra.event_store import BATCH_LIMIT
 from infra.tables import TableNotFound, Tables
 
 CODEC: EventCodec[TournamentEvent] = EventCodec(TournamentEvent)
@@ -113,6 +115,10 @@ KIND: streams.Kind[TournamentState, TournamentEvent] = streams.Kind(
 )
 """A tournament as the command service sees it (module docstring)."""
 
+
+OPENING_TOGETHER = BATCH_LIMIT
+"""How many tables of a round `Tournaments.open_round` opens at once: as many as the event
+store sends in one batch."""
 
 STANDINGS_TYPES = ("deal_scored", "session_finished", "session_abandoned")
 """The events of a tournament's tables that its standings depend on (with every event of the
@@ -173,19 +179,32 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         self, tournament_id: str, state: TournamentState, round_no: int
     ) -> tuple[str, ...]:
         """E5: open every table of the started round ``round_no`` and seat it, completing
-        what an earlier run left undone; the tables' ids."""
-        opened: list[str] = []
-        for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
-            stream = table_id(tournament_id, round_no, table_no)
-            await self.pool.execute(_REGISTER_TABLE, stream, tournament_id, round_no, table_no)
+        what an earlier run left undone; the tables' ids.
+
+        The tables are listed in ``tournament_tables`` in one statement, then opened
+        `OPENING_TOGETHER` at a time: their appends (each table's in its order, under its
+        own command ids) meet in the event store's batches, one round trip and one commit
+        for many tables (`infra.event_store`), each in its own stream and hash chain."""
+        count = len(state.seatings[round_no - 1])
+        streams = [table_id(tournament_id, round_no, n) for n in range(1, count + 1)]
+        await self.pool.executemany(
+            _REGISTER_TABLE,
+            [(stream, tournament_id, round_no, n) for n, stream in enumerate(streams, 1)],
+        )
+
+        async def open_table(table_no: int) -> None:
+            stream = streams[table_no - 1]
             create, seats = table_commands(state, round_no, table_no, FILL_BOT)
             opening = ids.table_open(tournament_id)
             await self.tables.execute(stream, create, command_id=opening, actor="tournament")
             for seat, take in enumerate(seats):
                 key = ids.seat_taken(tournament_id, seat)
                 await self.tables.execute(stream, take, command_id=key, actor="tournament")
-            opened.append(stream)
-        return tuple(opened)
+
+        for first in range(1, count + 1, OPENING_TOGETHER):
+            last = min(first + OPENING_TOGETHER, count + 1)
+            await asyncio.gather(*(open_table(n) for n in range(first, last)))
+        return tuple(streams)
 
     async def round_tables(
         self, tournament_id: str, state: TournamentState, round_no: int

@@ -8,6 +8,8 @@ import asyncio
 import hashlib
 import random
 import secrets
+from collections.abc import Sequence
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -363,3 +365,35 @@ async def test_the_snapshot_rebuilt_from_the_log_is_the_one_the_appends_wrote(
     await store.put_snapshot(tournament_id, SNAPSHOT_EVERY + 6, other)
     again = Tournaments(pool, Tables(EventStore(pool), project))
     assert (await again.load(tournament_id)).state == folded
+
+
+class BatchCountingStore(EventStore):
+    """The event store, recording how many appends each round trip to the database held."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self.batches: list[int] = []
+
+    async def _send(self, conn: Any, batch: Sequence[Any]) -> list[asyncpg.Record]:
+        self.batches.append(len(batch))
+        return await super()._send(conn, batch)
+
+
+async def test_a_round_opens_its_tables_together_in_batched_appends(pool: asyncpg.Pool) -> None:
+    """A round of 16 tables is opened in batches: the 16 tables' creations go to the database
+    in one round trip (each table's seats follow its creation), and every table is opened
+    and seated once, its hash chain intact (the audit verifies the streams)."""
+    store = BatchCountingStore(pool)
+    tournaments = Tournaments(pool, Tables(store, project))
+    tournament_id, _ = await new_tournament(tournaments, 64)
+    store.batches.clear()
+    done = await tournaments.start_round(tournament_id, 1)
+    assert len(done.state.seatings[0]) == 16
+    assert store.batches[1] == 16  # after the round's start: the 16 tables' creations
+    assert sum(store.batches) == 1 + 16 * 5
+    for table_no in range(1, 17):
+        stream = table_id(tournament_id, 1, table_no)
+        assert (await types(store, stream)).count("seat_taken") == 4
+    written = await pool.fetchval("SELECT count(*) FROM events")
+    assert await tournaments.open_round(tournament_id, done.state, 1)
+    assert await pool.fetchval("SELECT count(*) FROM events") == written  # nothing twice
