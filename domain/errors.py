@@ -283,6 +283,12 @@ class TableNotOver(DomainError):
     code = "table_not_over"
 
 
+class DealNotNext(DomainError):
+    """A round's public deals are recorded in order, one entry per table (E6.6)."""
+
+    code = "deal_not_next"
+
+
 class TableEndedAlready(DomainError):
     """The table's end is recorded already (E4.2)."""
 

@@ -52,7 +52,10 @@ The tournament rules (the platform's house rules around tables, as T1-T4 are aro
   scored it or is over (`deal_public`); until then nothing of it (its seed, hands, cards,
   records, replays, verifications, scores) may reach anyone outside the table playing it.
 - E6 Standings (`domain.standings`): E6.1 total points, E6.2 placement points, E6.3 the
-  duplicate score, E6.4 the tie-breaks, E6.5 only what is final counts.
+  duplicate score, E6.4 the tie-breaks, E6.5 only what is final counts. E6.6 Once a deal of
+  a round is public (E5.3), the service records in the tournament every table's entries
+  of it (`DealPublished`; None for a table over without it), the round's deals in order and
+  before the tables' ends that follow; the standings are computed from these records.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ import msgspec
 from domain import seating
 from domain.dealing import SEED_BYTES, commitment, validate_preset
 from domain.errors import (
+    DealNotNext,
     InvalidPlayerName,
     InvalidTournamentOption,
     NameTaken,
@@ -177,6 +181,15 @@ class EndTable(msgspec.Struct, frozen=True, tag_field="command", tag="end_table"
     abandoned: bool = False
 
 
+class PublishDeal(msgspec.Struct, frozen=True, tag_field="command", tag="publish_deal"):
+    """E6.6: deal ``deal_no`` of round ``round_no`` is public; ``entries`` are its scoresheet
+    entries at every table of the round, by table (None: the table is over without it)."""
+
+    round_no: int
+    deal_no: int
+    entries: tuple[tuple[int, ...] | None, ...]
+
+
 class FinishTournament(msgspec.Struct, frozen=True, tag_field="command", tag="finish_tournament"):
     """E4.3: the director finishes the tournament between rounds."""
 
@@ -189,6 +202,7 @@ TournamentCommand = (
     | SeatRound
     | StartRound
     | EndTable
+    | PublishDeal
     | FinishTournament
 )
 
@@ -258,6 +272,15 @@ class TableEnded(msgspec.Struct, frozen=True, tag_field="type", tag="table_ended
     abandoned: bool = False
 
 
+class DealPublished(msgspec.Struct, frozen=True, tag_field="type", tag="deal_published"):
+    """E6.6: deal ``deal_no`` of round ``round_no`` is public (E5.3), with its scoresheet
+    entries at every table of the round, by table (None: the table is over without it)."""
+
+    round_no: int
+    deal_no: int
+    entries: tuple[tuple[int, ...] | None, ...]
+
+
 class RoundEnded(msgspec.Struct, frozen=True, tag_field="type", tag="round_ended"):
     """E4.3: every table of round ``round_no`` has ended."""
 
@@ -279,6 +302,7 @@ TournamentEvent = (
     | RoundSeated
     | RoundStarted
     | TableEnded
+    | DealPublished
     | RoundEnded
     | TournamentFinished
 )
@@ -296,7 +320,9 @@ class TournamentState(msgspec.Struct, frozen=True):
     """A tournament: its options, its players, the seatings of the rounds started, the ends of
     the running round's tables (``ends``, by table: None while it runs), the director's
     seating of the next round (``by_hand``), whether registration is ``closed`` early (E2.2)
-    and it is ``finished``; ``names`` holds the players' names as they are compared (N4)."""
+    and it is ``finished``; ``names`` holds the players' names as they are compared (N4);
+    ``published``, by round started, the entries of its public deals, by deal, by table
+    (E6.6)."""
 
     created: TournamentCreated | None = None
     players: tuple[Registrant, ...] = ()
@@ -306,6 +332,7 @@ class TournamentState(msgspec.Struct, frozen=True):
     by_hand: Seating | None = None
     ends: tuple[TableEnded | None, ...] = ()
     ended: tuple[tuple[TableEnded, ...], ...] = ()
+    published: tuple[tuple[tuple[tuple[int, ...] | None, ...], ...], ...] = ()
     finished: bool = False
 
     @property
@@ -355,6 +382,8 @@ def decide(state: TournamentState, command: TournamentCommand) -> tuple[Tourname
     created = state.created
     if created is None:
         raise PhaseClosed("the tournament does not exist", rule="E1")
+    if isinstance(command, PublishDeal):  # E6.6: also once finished (a record of the past)
+        return (_publish(state, command),)
     if state.finished:
         raise TournamentOver("the tournament is finished", rule="E4.3")
     if isinstance(command, RegisterPlayer):
@@ -530,6 +559,28 @@ def _end_table(
     return (ended, RoundEnded(state.round_no), finished)
 
 
+def _publish(state: TournamentState, command: PublishDeal) -> DealPublished:
+    """E6.6: the next deal of a started round, with an entry (or None) for every table of
+    it, four to a table."""
+    round_no, deal_no = command.round_no, command.deal_no
+    if not 1 <= round_no <= state.round_no:
+        raise DealNotNext(f"round {round_no} has not started", rule="E6.6")
+    if deal_no != len(state.published[round_no - 1]) + 1 or deal_no > DEALS:
+        done = len(state.published[round_no - 1])
+        raise DealNotNext(
+            f"round {round_no} has {done} deals published: not deal {deal_no}", rule="E6.6"
+        )
+    tables = len(state.seatings[round_no - 1])
+    if len(command.entries) != tables or any(
+        e is not None and len(e) != len(SEATS) for e in command.entries
+    ):
+        raise DealNotNext(
+            f"a deal of round {round_no} has an entry for each of its {tables} tables",
+            rule="E6.6",
+        )
+    return DealPublished(round_no, deal_no, command.entries)
+
+
 def evolve(state: TournamentState, event: TournamentEvent) -> TournamentState:
     """Apply one event to the tournament. Never validates."""
     replace = msgspec.structs.replace
@@ -554,6 +605,13 @@ def evolve(state: TournamentState, event: TournamentEvent) -> TournamentState:
             seatings=(*state.seatings, event.seating),
             by_hand=None,
             ends=(None,) * len(event.seating),
+            published=(*state.published, ()),
+        )
+    if isinstance(event, DealPublished):
+        index = event.round_no - 1
+        deals = (*state.published[index], event.entries)
+        return replace(
+            state, published=(*state.published[:index], deals, *state.published[index + 1 :])
         )
     if isinstance(event, TableEnded):
         index = event.table_no - 1
@@ -604,6 +662,8 @@ def command_of(event: TournamentEvent) -> TournamentCommand | None:
         return StartRound(event.round_no)
     if isinstance(event, TableEnded):
         return EndTable(event.round_no, event.table_no, event.deals, event.abandoned)
+    if isinstance(event, DealPublished):
+        return PublishDeal(event.round_no, event.deal_no, event.entries)
     if isinstance(event, TournamentFinished):
         return FinishTournament()
     return None

@@ -147,14 +147,16 @@ class ProjectionRows(msgspec.Struct, frozen=True):
     table's public view (JSON), its scoresheet if it changed (JSON, and the 1-based place
     among the appended events of the last event that changed it), its lobby entry if it
     changed (the same place, and JSON with ``status`` and ``visibility`` fields, migration
-    0005) and archived deals as (deal number, JSON); and a snapshot of the stream's state
-    after the append (`infra.streams.Kind.snapshot`, migration 0014)."""
+    0005) and archived deals as (deal number, JSON); a snapshot of the stream's state
+    after the append (`infra.streams.Kind.snapshot`, migration 0014); a tournament's
+    standings (JSON, `infra.tournaments`, migration 0014)."""
 
     view: bytes | None = None
     sheet: tuple[int, bytes] | None = None
     deals: tuple[tuple[int, bytes], ...] = ()
     lobby: tuple[int, bytes] | None = None
     snapshot: bytes | None = None
+    standings: bytes | None = None
 
 
 Listener = Callable[[str, int, int], None]
@@ -174,7 +176,7 @@ _APPEND_BATCH = """
     SELECT item, status, first_version, last_version, positions, last_hash
     FROM doko_append_batch(
         $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24
+        $20, $21, $22, $23, $24, $25
     )
 """
 """One round trip for a batch of appends: see ``doko_append_batch`` (migrations 0004, 0005,
@@ -244,6 +246,7 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
         [item.recorded_at for item in batch],
         [CURRENT for _ in batch],
         [p.snapshot if p else None for p in rows],
+        [p.standings.decode() if p and p.standings else None for p in rows],
     ]
 
 

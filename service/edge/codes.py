@@ -87,6 +87,7 @@ class ProblemCode(StrEnum):
     UNKNOWN_TABLE = "unknown_table"
     TABLE_NOT_OVER = "table_not_over"
     TABLE_ENDED = "table_ended"
+    DEAL_NOT_NEXT = "deal_not_next"
     INVALID_SEATING = "invalid_seating"
     UNKNOWN_PLAYER = "unknown_player"
     SEATED_TWICE = "seated_twice"
@@ -180,6 +181,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.UNKNOWN_TABLE: (409, "the running round has no such table"),
     C.TABLE_NOT_OVER: (409, "a table ends after its 12 deals, or abandoned before"),
     C.TABLE_ENDED: (409, "the table's end is recorded already"),
+    C.DEAL_NOT_NEXT: (409, "a round's public deals are recorded in order, one entry per table"),
     C.INVALID_SEATING: (409, "a seating of the wrong tables, or a table without a player"),
     C.UNKNOWN_PLAYER: (409, "no player has this number"),
     C.SEATED_TWICE: (409, "the seating seats a player twice"),

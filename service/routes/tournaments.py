@@ -22,7 +22,7 @@ from litestar.response.sse import ServerSentEvent, ServerSentEventMessage
 
 from domain.dealing import SEED_BYTES
 from domain.session import DEALS
-from domain.standings import Standings, standings
+from domain.standings import Standings
 from domain.table import Visibility
 from domain.tournament import (
     CloseRegistration,
@@ -448,15 +448,10 @@ async def get_standings(
     ] = None,
 ) -> Standings:
     ranked_by = standings_method(method) if method is not None else None
-    loaded = await load_viewed(request, tournament_id)
-    state = loaded.state
-    tournaments = services(request).tournaments
-    created = state.created
-    if ranked_by is not None and created is not None and ranked_by is not created.method:
-        replace = msgspec.structs.replace
-        state = replace(state, created=replace(created, method=ranked_by))
-        return standings(state, await tournaments.sheets(tournament_id, state))
-    current: Standings = await tournaments.current_standings(tournament_id)
+    await load_viewed(request, tournament_id)
+    current: Standings = await services(request).tournaments.current_standings(
+        tournament_id, ranked_by
+    )
     return current
 
 

@@ -695,6 +695,7 @@ TOURNAMENT_RULES: dict[str, Shown] = {
     "round_seated": public,
     "round_started": public,
     "table_ended": public,
+    "deal_published": public,  # E6.6: recorded once the deal is public (E5.3)
     "round_ended": public,
     "event_finished": public,
 }

@@ -1,4 +1,4 @@
-"""Snapshots of streams, written in the append's transaction.
+"""Snapshots of streams and a tournament's standings, written in the append's transaction.
 
 Revision ID: 0014
 Revises: 0013
@@ -13,8 +13,15 @@ Create Date: 2026-12-02
     bounded number of events however long the stream is. A read model like the others:
     rebuilt from the log (``doko projections rebuild``), never the truth.
 
-``doko_append_batch`` takes one more array, ``p_snapshots`` (one snapshot, or NULL, per
-append), stored at the append's last version. Everything else is as in revision 0009.
+``tournament_standings``
+    written in the append's transaction too (`infra.tournaments`: its projector computes them
+    from the tournament's own records of its public deals, E6.6), at the append's last
+    version and position; before, the service computed them from its tables' logs outside
+    the append.
+
+``doko_append_batch`` takes two more arrays, ``p_snapshots`` (one snapshot, or NULL, per
+append) and ``p_standings`` (one tournament's standings as JSON, or NULL, per append), stored
+at the append's last version. Everything else is as in revision 0009.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ depends_on: str | Sequence[str] | None = None
 _0009 = revision_module("0009_chain_versions.py")
 SIGNATURE_0009 = str(_0009.SIGNATURE)
 SIGNATURE = SIGNATURE_0009.replace(
-    "timestamptz[], integer[])", "timestamptz[], integer[], bytea[])"
+    "timestamptz[], integer[])", "timestamptz[], integer[], bytea[], text[])"
 )
 
 SNAPSHOTS = """
@@ -47,7 +54,8 @@ CREATE TABLE stream_snapshots (
 CHANGES = (
     (
         "    p_chains integer[]\n) RETURNS TABLE",
-        "    p_chains integer[],\n    p_snapshots bytea[]\n) RETURNS TABLE",
+        "    p_chains integer[],\n    p_snapshots bytea[],\n    p_standings text[]\n"
+        ") RETURNS TABLE",
     ),
     (
         "        PERFORM pg_notify(\n",
@@ -56,6 +64,16 @@ CHANGES = (
         "            VALUES (p_streams[k], v_expected + v_count, p_snapshots[k])\n"
         "            ON CONFLICT (stream_id) DO UPDATE\n"
         "                SET version = EXCLUDED.version, state = EXCLUDED.state;\n"
+        "        END IF;\n"
+        "        IF p_standings[k] IS NOT NULL THEN\n"
+        "            INSERT INTO tournament_standings\n"
+        "                (tournament_id, tournament_version, log_position, standings)\n"
+        "            VALUES (p_streams[k], v_expected + v_count, v_last + v_count,\n"
+        "                    p_standings[k]::jsonb)\n"
+        "            ON CONFLICT (tournament_id) DO UPDATE\n"
+        "                SET tournament_version = EXCLUDED.tournament_version,\n"
+        "                    log_position = EXCLUDED.log_position,\n"
+        "                    standings = EXCLUDED.standings;\n"
         "        END IF;\n"
         "        PERFORM pg_notify(\n",
     ),
