@@ -25,6 +25,7 @@ from domain.session import DEALS
 from domain.standings import Standings
 from domain.table import Visibility
 from domain.tournament import (
+    PLAYERS,
     CloseRegistration,
     CreateTournament,
     RegisterPlayer,
@@ -37,6 +38,7 @@ from domain.tournament import (
 from domain.tournament_view import player_seat, tournament_view
 from infra.command_ids import table_id
 from infra.tournaments import LoadedTournament, TournamentNotFound
+from service.bodies.tables import ZERO_MINIMUM
 from service.bodies.tournaments import (
     CreateTournamentRequest,
     DealComparison,
@@ -89,6 +91,12 @@ from service.streams.tournaments import TournamentFeed
 TournamentId = Annotated[
     str,
     Parameter(description="the tournament's id", pattern="^[A-Za-z0-9_]{1,64}$", max_length=64),
+]
+PlayerParam = Annotated[
+    int,
+    Parameter(
+        ge=0, le=PLAYERS[1] - 1, schema_extra=ZERO_MINIMUM, description="the player's number"
+    ),
 ]
 RoundNo = Annotated[int, Parameter(ge=1, le=12, description="the round's number, 1-12")]
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
@@ -303,7 +311,7 @@ async def direct(
 async def remove_player(
     request: Request[Any, Any, Any],
     tournament_id: TournamentId,
-    player: Annotated[int, Parameter(ge=0, le=9999, description="the player's number")],
+    player: PlayerParam,
 ) -> TournamentAnswer:
     return await direct(request, tournament_id, RemovePlayer(player))
 
@@ -318,10 +326,9 @@ async def remove_player(
     "answer is the tournament after it.",
     security=AS_HOST,
     status_code=200,
-    cache_control=NO_STORE,
     responses={
         200: success(TournamentAnswer, tournament_examples.TOURNAMENT, "the tournament"),
-        **problem_responses(401, 404, validated=True, shown=[P["registration_closed"]]),
+        **problem_responses(401, 404, shown=[P["registration_closed"]]),
     },
 )
 async def close_registration(

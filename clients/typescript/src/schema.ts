@@ -6862,8 +6862,6 @@ export interface operations {
             /** @description the tournament */
             200: {
                 headers: {
-                    /** @description never stored by a cache: the answer carries a credential or a hand */
-                    "Cache-Control": "no-store";
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
@@ -7682,7 +7680,6 @@ export const pathsTablesTable_idSeatsSeatReservationPostResponses200HeadersCache
 export const pathsTablesTable_idStreamTicketsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/stream-tickets"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTournamentsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTournamentsTournament_idPlayersPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/players"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
-export const pathsTournamentsTournament_idRegistrationClosePostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/registration/close"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTournamentsTournament_idStreamTicketsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/stream-tickets"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const announcedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Announced"]["type"]> = ["announced"];
 export const botKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotKind"]> = ["random", "greedy", "expert"];
