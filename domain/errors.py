@@ -229,6 +229,18 @@ class RegistrationClosed(DomainError):
     code = "registration_closed"
 
 
+class TournamentFull(DomainError):
+    """The tournament has its most players (E2.3)."""
+
+    code = "tournament_full"
+
+
+class PlayersFixed(DomainError):
+    """Round 1 has started: no player is removed any more (E2.4)."""
+
+    code = "players_fixed"
+
+
 class RoundRunning(DomainError):
     """A round is running: the next starts when its tables have ended (E4.1)."""
 
@@ -271,7 +283,30 @@ class TableNotOver(DomainError):
     code = "table_not_over"
 
 
+class DealNotNext(DomainError):
+    """A round's public deals are recorded in order, one entry per table (E6.6)."""
+
+    code = "deal_not_next"
+
+
 class TableEndedAlready(DomainError):
     """The table's end is recorded already (E4.2)."""
 
     code = "table_ended"
+
+
+# -- names (N1-N4, domain.names) -------------------------------------------------------------
+
+
+class UnseenCharacters(DomainError):
+    """A name holds a bidirectional control or an invisible character (N2)."""
+
+    code = "name_unseen_characters"
+    malformed = True
+
+
+class MixedScripts(DomainError):
+    """A name's letters are of several scripts, as look-alikes are (N3)."""
+
+    code = "name_mixed_scripts"
+    malformed = True

@@ -24,6 +24,11 @@ Every player has three scores; the tournament's `StandingsMethod` says which ran
   list the abandoned tables.
 
 A seat's entries belong to the player the round's seating put there (E3).
+
+`standings` computes them from the tables' sheets (as the tables' logs have them: the audit's
+way), `recorded_standings` from what the tournament itself recorded of its public deals (E6.6:
+the service's way, a function of the tournament's stream alone); both agree once every
+public deal is recorded.
 """
 
 from __future__ import annotations
@@ -153,6 +158,35 @@ def standings(state: TournamentState, sheets: Sequence[TableSheet]) -> Standings
         if e.abandoned
     )
     return Standings(state.created.method, lines, len(state.ended), tuple(counted), abandoned)
+
+
+def published_sheets(state: TournamentState) -> list[TableSheet]:
+    """E6.6: the tables' sheets as far as the tournament recorded them: every recorded deal is
+    public, so each table counts as over for E5.3's test (its sheet holds no deal that is
+    not public); a table's entries end at its first deal recorded without it."""
+    sheets: list[TableSheet] = []
+    rounds = zip(state.seatings, state.published, strict=True)
+    for round_no, (seating, deals) in enumerate(rounds, 1):
+        for table_no in range(1, len(seating) + 1):
+            entries: list[tuple[int, ...]] = []
+            for by_table in deals:
+                entry = by_table[table_no - 1]
+                if entry is None:
+                    break
+                entries.append(entry)
+            sheets.append(TableSheet(round_no, table_no, tuple(entries), over=True))
+    return sheets
+
+
+def recorded_standings(state: TournamentState, method: StandingsMethod | None = None) -> Standings:
+    """E6, E6.6: the standings from the tournament's records of its public deals, ranked by its
+    method or by ``method``."""
+    created = state.created
+    assert created is not None
+    if method is not None and method is not created.method:
+        replace = msgspec.structs.replace
+        state = replace(state, created=replace(created, method=method))
+    return standings(state, published_sheets(state))
 
 
 def _count_deal(

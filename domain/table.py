@@ -72,6 +72,7 @@ from domain.errors import (
     SessionOver,
 )
 from domain.events import DealDealt, DealScored, Event
+from domain.names import normal_name
 from domain.observations import observe
 from domain.players import stand_in_action
 from domain.seats import SEATS, Seat
@@ -428,7 +429,7 @@ def _session_step(
 
 def _create(state: TableState, command: CreateTable) -> TableCreated:
     """R2.2: presets must be decks; T1.1: a private table has an invitation; T3.1: a turn
-    clock of 5-600 seconds."""
+    clock of 5-600 seconds; N1-N3: its name as `domain.names` keeps names."""
     if state.created is not None:
         raise PhaseClosed("the table exists already", rule="R1.1")
     for hands in command.presets:
@@ -441,7 +442,7 @@ def _create(state: TableState, command: CreateTable) -> TableCreated:
     if command.visibility is Visibility.PRIVATE and not command.invitation_hash:
         raise InvalidTableOption("a private table needs an invitation code", rule="T1.1")
     return TableCreated(
-        name=command.name,
+        name=normal_name(command.name),
         first_dealer=command.first_dealer,
         commitments=tuple(commitment(s) for s in command.server_seeds),
         server_seeds=tuple(s.hex() for s in command.server_seeds),
@@ -464,6 +465,8 @@ def _take_seat(
     R2.2: entropy is mixed into server seeds only; at a table whose deals are fixed in
     advance (host seeds, preset hands) it is refused rather than silently dropped. A
     newcomer's entropy is mixed into the deals dealt after it sat down.
+
+    N1-N3: the player's name as `domain.names` keeps names.
     """
     if state.session.finished:
         raise SessionOver("the session is over", rule="R1.1")
@@ -479,7 +482,9 @@ def _take_seat(
     seat = command.seat if command.seat is not None else free[0]
     if state.players[seat] is not None:
         raise SeatUnavailable(f"seat {int(seat)} is taken", rule="R1.1")
-    taken = SeatTaken(seat, command.name, command.token_hash, command.entropy.hex(), command.bot)
+    taken = SeatTaken(
+        seat, normal_name(command.name), command.token_hash, command.entropy.hex(), command.bot
+    )
     if len(free) > 1 or state.session.started:
         return (taken,)
     seated = evolve(state, taken)

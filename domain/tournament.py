@@ -16,17 +16,23 @@ The tournament rules (the platform's house rules around tables, as T1-T4 are aro
 
 - E1 Creating. E1.1 A tournament has a name, 1-12 rounds (`ROUNDS`), is public or private (a
   private tournament has an invitation code; only its hash is recorded), has a turn clock for
-  its tables of 5-600 seconds or none (T3.1), and a standings method (`StandingsMethod`,
-  E6). E1.2 Its chance is fixed and committed when it is created: one 32-byte seating seed
+  its tables of 5-600 seconds or none (T3.1), a standings method (`StandingsMethod`,
+  E6) and a most players (`PLAYERS`: 1-4000, `DEFAULT_PLAYERS` unless said). Its name
+  is a name as `domain.names` keeps them (N1-N3).
+  E1.2 Its chance is fixed and committed when it is created: one 32-byte seating seed
   (E3.1) and, for every round, 12 32-byte deal seeds, or 12 preset deals for every round
   (R2.2). The SHA-256 commitments are public at once; the seating seed is revealed when
   the tournament finishes (E4.3), a deal's seed with the deal (E5.3).
 - E2 Registration. E2.1 A player registers under a name no other player has (names are
-  compared without surrounding spaces and regardless of case); at a private tournament with
+  kept and compared as `domain.names` says, N1-N4: normalised, no invisible characters,
+  one script, regardless of case); at a private tournament with
   its invitation code (the service checks it), or the director registers them. Players
   are numbered 0, 1, ... in the order they registered; each has a tournament credential (only
   its hash is recorded) that seats them at their table in every round. E2.2 Registration
-  closes when round 1 starts.
+  closes when round 1 starts, or earlier when the director closes it. E2.3 At most the
+  tournament's most players register (E1.1). E2.4 Until round 1 starts the director
+  removes a player: the players after them move up one number, and a seating of round 1
+  by hand is dropped (it numbered them, E3.3).
 - E3 Seating (`domain.seating`): E3.1 round 1 by lot from the seating seed, E3.2 later
   rounds avoiding repeat opponents, E3.3 or as the director seats the round by hand before
   it starts (also while the round before it runs), E3.4 bots fill the tables' empty seats
@@ -46,7 +52,10 @@ The tournament rules (the platform's house rules around tables, as T1-T4 are aro
   scored it or is over (`deal_public`); until then nothing of it (its seed, hands, cards,
   records, replays, verifications, scores) may reach anyone outside the table playing it.
 - E6 Standings (`domain.standings`): E6.1 total points, E6.2 placement points, E6.3 the
-  duplicate score, E6.4 the tie-breaks, E6.5 only what is final counts.
+  duplicate score, E6.4 the tie-breaks, E6.5 only what is final counts. E6.6 Once a deal of
+  a round is public (E5.3), the service records in the tournament every table's entries
+  of it (`DealPublished`; None for a table over without it), the round's deals in order and
+  before the tables' ends that follow; the standings are computed from these records.
 """
 
 from __future__ import annotations
@@ -59,28 +68,36 @@ import msgspec
 from domain import seating
 from domain.dealing import SEED_BYTES, commitment, validate_preset
 from domain.errors import (
+    DealNotNext,
     InvalidPlayerName,
     InvalidTournamentOption,
     NameTaken,
     NoPlayers,
     NoRoundRunning,
     PhaseClosed,
+    PlayersFixed,
     RegistrationClosed,
     RoundNotNext,
     RoundRunning,
     TableEndedAlready,
     TableNotOver,
+    TournamentFull,
     TournamentOver,
     UnknownStandingsMethod,
     UnknownTable,
 )
+from domain.names import name_key, normal_name
 from domain.replay import Aggregate
-from domain.seating import Seating
+from domain.seating import Seating, UnknownPlayer
 from domain.seats import SEATS, Seat
 from domain.session import DEALS
 from domain.table import TURN_SECONDS, CreateTable, Hands, TakeSeat, Visibility
 
 ROUNDS = (1, 12)
+PLAYERS = (1, 4000)
+"""E1.1: the bounds of a tournament's most players."""
+DEFAULT_PLAYERS = 1000
+"""E1.1: a tournament's most players when its director does not say."""
 """E1.1: the fewest and the most rounds of a tournament."""
 FIRST_DEALER = Seat.NORTH
 """E5.1: the seat that deals first at every table of a tournament."""
@@ -119,6 +136,7 @@ class CreateTournament(msgspec.Struct, frozen=True, tag_field="command", tag="cr
     invitation_hash: str = ""
     turn_seconds: int | None = None
     method: StandingsMethod = StandingsMethod.TOTAL_POINTS
+    max_players: int = DEFAULT_PLAYERS
 
 
 class RegisterPlayer(msgspec.Struct, frozen=True, tag_field="command", tag="register_player"):
@@ -128,6 +146,16 @@ class RegisterPlayer(msgspec.Struct, frozen=True, tag_field="command", tag="regi
     name: str
     token_hash: str
     by_director: bool = False
+
+
+class RemovePlayer(msgspec.Struct, frozen=True, tag_field="command", tag="remove_player"):
+    """E2.4: the director removes player number ``player`` before round 1."""
+
+    player: int
+
+
+class CloseRegistration(msgspec.Struct, frozen=True, tag_field="command", tag="close_registration"):
+    """E2.2: the director closes registration."""
 
 
 class SeatRound(msgspec.Struct, frozen=True, tag_field="command", tag="seat_round"):
@@ -153,12 +181,29 @@ class EndTable(msgspec.Struct, frozen=True, tag_field="command", tag="end_table"
     abandoned: bool = False
 
 
+class PublishDeal(msgspec.Struct, frozen=True, tag_field="command", tag="publish_deal"):
+    """E6.6: deal ``deal_no`` of round ``round_no`` is public; ``entries`` are its scoresheet
+    entries at every table of the round, by table (None: the table is over without it)."""
+
+    round_no: int
+    deal_no: int
+    entries: tuple[tuple[int, ...] | None, ...]
+
+
 class FinishTournament(msgspec.Struct, frozen=True, tag_field="command", tag="finish_tournament"):
     """E4.3: the director finishes the tournament between rounds."""
 
 
 TournamentCommand = (
-    CreateTournament | RegisterPlayer | SeatRound | StartRound | EndTable | FinishTournament
+    CreateTournament
+    | RegisterPlayer
+    | RemovePlayer
+    | CloseRegistration
+    | SeatRound
+    | StartRound
+    | EndTable
+    | PublishDeal
+    | FinishTournament
 )
 
 
@@ -179,6 +224,7 @@ class TournamentCreated(msgspec.Struct, frozen=True, tag_field="type", tag="even
     invitation_hash: str = ""
     turn_seconds: int | None = None
     method: StandingsMethod = StandingsMethod.TOTAL_POINTS
+    max_players: int = PLAYERS[1]
 
 
 class PlayerRegistered(msgspec.Struct, frozen=True, tag_field="type", tag="player_registered"):
@@ -189,6 +235,16 @@ class PlayerRegistered(msgspec.Struct, frozen=True, tag_field="type", tag="playe
     name: str
     token_hash: str
     by_director: bool = False
+
+
+class PlayerRemoved(msgspec.Struct, frozen=True, tag_field="type", tag="player_removed"):
+    """E2.4: the director removed player number ``player``; those after it move up one."""
+
+    player: int
+
+
+class RegistrationEnded(msgspec.Struct, frozen=True, tag_field="type", tag="registration_ended"):
+    """E2.2: the director closed registration."""
 
 
 class RoundSeated(msgspec.Struct, frozen=True, tag_field="type", tag="round_seated"):
@@ -216,6 +272,15 @@ class TableEnded(msgspec.Struct, frozen=True, tag_field="type", tag="table_ended
     abandoned: bool = False
 
 
+class DealPublished(msgspec.Struct, frozen=True, tag_field="type", tag="deal_published"):
+    """E6.6: deal ``deal_no`` of round ``round_no`` is public (E5.3), with its scoresheet
+    entries at every table of the round, by table (None: the table is over without it)."""
+
+    round_no: int
+    deal_no: int
+    entries: tuple[tuple[int, ...] | None, ...]
+
+
 class RoundEnded(msgspec.Struct, frozen=True, tag_field="type", tag="round_ended"):
     """E4.3: every table of round ``round_no`` has ended."""
 
@@ -232,9 +297,12 @@ class TournamentFinished(msgspec.Struct, frozen=True, tag_field="type", tag="eve
 TournamentEvent = (
     TournamentCreated
     | PlayerRegistered
+    | PlayerRemoved
+    | RegistrationEnded
     | RoundSeated
     | RoundStarted
     | TableEnded
+    | DealPublished
     | RoundEnded
     | TournamentFinished
 )
@@ -251,14 +319,20 @@ class Registrant(msgspec.Struct, frozen=True):
 class TournamentState(msgspec.Struct, frozen=True):
     """A tournament: its options, its players, the seatings of the rounds started, the ends of
     the running round's tables (``ends``, by table: None while it runs), the director's
-    seating of the next round (``by_hand``) and whether it is ``finished``."""
+    seating of the next round (``by_hand``), whether registration is ``closed`` early (E2.2)
+    and it is ``finished``; ``names`` holds the players' names as they are compared (N4);
+    ``published``, by round started, the entries of its public deals, by deal, by table
+    (E6.6)."""
 
     created: TournamentCreated | None = None
     players: tuple[Registrant, ...] = ()
+    names: frozenset[str] = frozenset()
+    closed: bool = False
     seatings: tuple[Seating, ...] = ()
     by_hand: Seating | None = None
     ends: tuple[TableEnded | None, ...] = ()
     ended: tuple[tuple[TableEnded, ...], ...] = ()
+    published: tuple[tuple[tuple[tuple[int, ...] | None, ...], ...], ...] = ()
     finished: bool = False
 
     @property
@@ -308,10 +382,17 @@ def decide(state: TournamentState, command: TournamentCommand) -> tuple[Tourname
     created = state.created
     if created is None:
         raise PhaseClosed("the tournament does not exist", rule="E1")
+    if isinstance(command, PublishDeal):  # E6.6: also once finished (a record of the past)
+        return (_publish(state, command),)
     if state.finished:
         raise TournamentOver("the tournament is finished", rule="E4.3")
     if isinstance(command, RegisterPlayer):
-        return (_register(state, command),)
+        return (_register(state, created, command),)
+    if isinstance(command, RemovePlayer):
+        return (_remove(state, command),)
+    if isinstance(command, CloseRegistration):
+        _registering(state)
+        return (RegistrationEnded(),)
     if isinstance(command, SeatRound):
         return (_seat_round(state, created, command),)
     if isinstance(command, StartRound):
@@ -326,7 +407,8 @@ def decide(state: TournamentState, command: TournamentCommand) -> tuple[Tourname
 def _create(command: CreateTournament) -> TournamentCreated:
     """E1.1 the options, E1.2 the chance."""
     low, high = ROUNDS
-    if not command.name.strip():
+    name = normal_name(command.name)
+    if not name:
         raise InvalidTournamentOption("a tournament has a name", rule="E1.1")
     if not low <= command.rounds <= high:
         raise InvalidTournamentOption(
@@ -339,6 +421,12 @@ def _create(command: CreateTournament) -> TournamentCreated:
         )
     if command.visibility is Visibility.PRIVATE and not command.invitation_hash:
         raise InvalidTournamentOption("a private tournament needs an invitation code", rule="E1.1")
+    low, high = PLAYERS
+    if not low <= command.max_players <= high:
+        raise InvalidTournamentOption(
+            f"a tournament takes at most {low}-{high} players, not {command.max_players}",
+            rule="E1.1",
+        )
     if len(command.seating_seed) != SEED_BYTES:
         raise InvalidTournamentOption(f"the seating seed has {SEED_BYTES} bytes", rule="E1.2")
     chance = command.presets or command.round_seeds
@@ -355,7 +443,7 @@ def _create(command: CreateTournament) -> TournamentCreated:
         for hands in deals:
             validate_preset(hands)
     return TournamentCreated(
-        name=command.name.strip(),
+        name=name,
         rounds=command.rounds,
         host_token_hash=command.host_token_hash,
         seating_commitment=commitment(command.seating_seed),
@@ -367,19 +455,43 @@ def _create(command: CreateTournament) -> TournamentCreated:
         invitation_hash=command.invitation_hash,
         turn_seconds=command.turn_seconds,
         method=command.method,
+        max_players=command.max_players,
     )
 
 
-def _register(state: TournamentState, command: RegisterPlayer) -> PlayerRegistered:
-    """E2.1 a name nobody has, E2.2 before round 1."""
+def _registering(state: TournamentState) -> None:
+    """E2.2: registration is open: round 1 has not started, the director has not closed it."""
     if state.seatings:
         raise RegistrationClosed("round 1 has started: registration is closed", rule="E2.2")
-    name = command.name.strip()
+    if state.closed:
+        raise RegistrationClosed("the director has closed registration", rule="E2.2")
+
+
+def _register(
+    state: TournamentState, created: TournamentCreated, command: RegisterPlayer
+) -> PlayerRegistered:
+    """E2.1 a name nobody has (N1-N4), E2.2 while registration is open, E2.3 not beyond the
+    most players."""
+    _registering(state)
+    name = normal_name(command.name)
     if not name:
         raise InvalidPlayerName("a player has a name", rule="E2.1")
-    if any(p.name.casefold() == name.casefold() for p in state.players):
+    if name_key(name) in state.names:
         raise NameTaken(f"a player called {name!r} is registered already", rule="E2.1")
+    if len(state.players) >= created.max_players:
+        raise TournamentFull(
+            f"the tournament takes at most {created.max_players} players", rule="E2.3"
+        )
     return PlayerRegistered(len(state.players), name, command.token_hash, command.by_director)
+
+
+def _remove(state: TournamentState, command: RemovePlayer) -> PlayerRemoved:
+    """E2.4: the director removes a registered player until round 1 starts."""
+    if state.seatings:
+        raise PlayersFixed("round 1 has started: the players are fixed", rule="E2.4")
+    if not 0 <= command.player < len(state.players):
+        raise UnknownPlayer(f"there is no player {command.player}", rule="E2.4")
+    return PlayerRemoved(command.player)
 
 
 def _next_round(state: TournamentState, created: TournamentCreated, round_no: int) -> None:
@@ -447,6 +559,28 @@ def _end_table(
     return (ended, RoundEnded(state.round_no), finished)
 
 
+def _publish(state: TournamentState, command: PublishDeal) -> DealPublished:
+    """E6.6: the next deal of a started round, with an entry (or None) for every table of
+    it, four to a table."""
+    round_no, deal_no = command.round_no, command.deal_no
+    if not 1 <= round_no <= state.round_no:
+        raise DealNotNext(f"round {round_no} has not started", rule="E6.6")
+    if deal_no != len(state.published[round_no - 1]) + 1 or deal_no > DEALS:
+        done = len(state.published[round_no - 1])
+        raise DealNotNext(
+            f"round {round_no} has {done} deals published: not deal {deal_no}", rule="E6.6"
+        )
+    tables = len(state.seatings[round_no - 1])
+    if len(command.entries) != tables or any(
+        e is not None and len(e) != len(SEATS) for e in command.entries
+    ):
+        raise DealNotNext(
+            f"a deal of round {round_no} has an entry for each of its {tables} tables",
+            rule="E6.6",
+        )
+    return DealPublished(round_no, deal_no, command.entries)
+
+
 def evolve(state: TournamentState, event: TournamentEvent) -> TournamentState:
     """Apply one event to the tournament. Never validates."""
     replace = msgspec.structs.replace
@@ -454,7 +588,15 @@ def evolve(state: TournamentState, event: TournamentEvent) -> TournamentState:
         return replace(state, created=event)
     if isinstance(event, PlayerRegistered):
         player = Registrant(event.name, event.token_hash, event.by_director)
-        return replace(state, players=(*state.players, player))
+        names = state.names | {name_key(event.name)}
+        return replace(state, players=(*state.players, player), names=names)
+    if isinstance(event, PlayerRemoved):
+        gone = state.players[event.player]
+        players = (*state.players[: event.player], *state.players[event.player + 1 :])
+        names = state.names - {name_key(gone.name)}
+        return replace(state, players=players, names=names, by_hand=None)
+    if isinstance(event, RegistrationEnded):
+        return replace(state, closed=True)
     if isinstance(event, RoundSeated):
         return replace(state, by_hand=event.seating)
     if isinstance(event, RoundStarted):
@@ -463,6 +605,13 @@ def evolve(state: TournamentState, event: TournamentEvent) -> TournamentState:
             seatings=(*state.seatings, event.seating),
             by_hand=None,
             ends=(None,) * len(event.seating),
+            published=(*state.published, ()),
+        )
+    if isinstance(event, DealPublished):
+        index = event.round_no - 1
+        deals = (*state.published[index], event.entries)
+        return replace(
+            state, published=(*state.published[:index], deals, *state.published[index + 1 :])
         )
     if isinstance(event, TableEnded):
         index = event.table_no - 1
@@ -499,15 +648,22 @@ def command_of(event: TournamentEvent) -> TournamentCommand | None:
             invitation_hash=event.invitation_hash,
             turn_seconds=event.turn_seconds,
             method=event.method,
+            max_players=event.max_players,
         )
     if isinstance(event, PlayerRegistered):
         return RegisterPlayer(event.name, event.token_hash, event.by_director)
+    if isinstance(event, PlayerRemoved):
+        return RemovePlayer(event.player)
+    if isinstance(event, RegistrationEnded):
+        return CloseRegistration()
     if isinstance(event, RoundSeated):
         return SeatRound(event.round_no, event.seating)
     if isinstance(event, RoundStarted):
         return StartRound(event.round_no)
     if isinstance(event, TableEnded):
         return EndTable(event.round_no, event.table_no, event.deals, event.abandoned)
+    if isinstance(event, DealPublished):
+        return PublishDeal(event.round_no, event.deal_no, event.entries)
     if isinstance(event, TournamentFinished):
         return FinishTournament()
     return None

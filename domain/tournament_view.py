@@ -49,6 +49,8 @@ class TournamentView(msgspec.Struct, frozen=True):
     preset: bool
     players: tuple[str, ...]
     played: tuple[TournamentRound, ...]
+    max_players: int
+    registration_open: bool
     seating_seed: str | None = None
 
 
@@ -94,6 +96,8 @@ def tournament_view(state: TournamentState) -> TournamentView:
         preset=bool(created.presets),
         players=tuple(names),
         played=tuple(played),
+        max_players=created.max_players,
+        registration_open=not (state.closed or state.seatings or state.finished),
         seating_seed=created.seating_seed if state.finished else None,
     )
 

@@ -11,6 +11,8 @@ Commands
 
     - ``tournament:round:<r>``: the start of round ``r`` (`round_start`, E4.1);
     - ``tournament:end:<r>:<t>``: the end of table ``t`` of round ``r`` (`table_end`, E4.2);
+    - ``tournament:deal:<r>:<d>``: the record of deal ``d`` of round ``r`` once it is public
+      (`deal_published`, E6.6);
     - ``tournament:<tournament>:open`` and ``tournament:<tournament>:seat:<s>``: the opening
       of a tournament's table and the seating of its seat ``s`` (`table_open`, `seat_taken`,
       E5.2);
@@ -48,6 +50,11 @@ def round_start(round_no: int) -> str:
 def table_end(round_no: int, table_no: int) -> str:
     """The end of table ``table_no`` of round ``round_no`` of a tournament (E4.2)."""
     return f"tournament:end:{round_no}:{table_no}"
+
+
+def deal_published(round_no: int, deal_no: int) -> str:
+    """E6.6: the command id that records deal ``deal_no`` of round ``round_no`` once public."""
+    return f"tournament:deal:{round_no}:{deal_no}"
 
 
 def table_open(tournament_id: str) -> str:

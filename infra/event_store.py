@@ -147,12 +147,16 @@ class ProjectionRows(msgspec.Struct, frozen=True):
     table's public view (JSON), its scoresheet if it changed (JSON, and the 1-based place
     among the appended events of the last event that changed it), its lobby entry if it
     changed (the same place, and JSON with ``status`` and ``visibility`` fields, migration
-    0005) and archived deals as (deal number, JSON)."""
+    0005) and archived deals as (deal number, JSON); a snapshot of the stream's state
+    after the append (`infra.streams.Kind.snapshot`, migration 0014); a tournament's
+    standings (JSON, `infra.tournaments`, migration 0014)."""
 
-    view: bytes
+    view: bytes | None = None
     sheet: tuple[int, bytes] | None = None
     deals: tuple[tuple[int, bytes], ...] = ()
     lobby: tuple[int, bytes] | None = None
+    snapshot: bytes | None = None
+    standings: bytes | None = None
 
 
 Listener = Callable[[str, int, int], None]
@@ -172,11 +176,23 @@ _APPEND_BATCH = """
     SELECT item, status, first_version, last_version, positions, last_hash
     FROM doko_append_batch(
         $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23
+        $20, $21, $22, $23, $24, $25
     )
 """
 """One round trip for a batch of appends: see ``doko_append_batch`` (migrations 0004, 0005,
-0009)."""
+0009, 0014)."""
+
+_SNAPSHOT = """
+    SELECT e.position, e.stream_id, e.version, e.type, e.schema_version, 'null', e.command_id,
+           e.actor, e.causation, e.recorded_at, e.hash, e.chain, s.state
+    FROM stream_snapshots AS s
+    JOIN events AS e ON e.stream_id = s.stream_id AND e.version = s.version
+    WHERE s.stream_id = $1
+"""
+_PUT_SNAPSHOT = """
+    INSERT INTO stream_snapshots (stream_id, version, state) VALUES ($1, $2, $3)
+    ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, state = EXCLUDED.state
+"""
 
 BATCH_LIMIT = 64
 """The most appends sent in one batch."""
@@ -219,7 +235,7 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
         [e.actor for e in events],
         [e.causation for e in events],
         [h for item in batch for h in item.hashes],
-        [p.view.decode() if p else None for p in rows],
+        [p.view.decode() if p and p.view else None for p in rows],
         [p.sheet[1].decode() if p and p.sheet else None for p in rows],
         [p.sheet[0] if p and p.sheet else None for p in rows],
         [p.lobby[1].decode() if p and p.lobby else None for p in rows],
@@ -229,6 +245,8 @@ def _batch_arguments(batch: Sequence[_Pending]) -> list[Any]:
         [r for _, _, r in deals],
         [item.recorded_at for item in batch],
         [CURRENT for _ in batch],
+        [p.snapshot if p else None for p in rows],
+        [p.standings.decode() if p and p.standings else None for p in rows],
     ]
 
 
@@ -381,6 +399,19 @@ class EventStore:
         if None not in (row[4], fingerprint) and row[4] != fingerprint:
             raise IdempotencyKeyReused(stream_id, command_id)
         return AppendResult(row[0], row[1], tuple(row[2]), duplicate=True, last_hash=row[3])
+
+    async def snapshot(self, stream_id: str) -> tuple[StoredEvent, bytes] | None:
+        """The stream's snapshot (migration 0014), if it has one: the event it was taken at
+        (for its version, hash and time; its payload is not read) and the snapshot."""
+        row = await self._pool.fetchrow(_SNAPSHOT, stream_id)
+        if row is None:
+            return None
+        return _stored(row), bytes(row["state"])
+
+    async def put_snapshot(self, stream_id: str, version: int, state: bytes) -> None:
+        """Store the stream's snapshot at ``version`` (a rebuild: the live ones are written
+        by the append)."""
+        await self._pool.execute(_PUT_SNAPSHOT, stream_id, version, state)
 
     async def recorded_at(self, stream_id: str, version: int) -> datetime | None:
         """When the database recorded the stream's event at *version* (None if there is none)."""

@@ -43,19 +43,31 @@ The cache
     notification's delay, and `load` serves it without reading the log; when not listening
     (or after the connection was lost) every `load` reads what is new. A load thus reads only
     the events appended since the cached version, whatever the stream's length.
+
+Snapshots
+    A kind may keep snapshots of its streams (`Kind.snapshot`, `Snapshots`; migration 0014):
+    an append that reaches a multiple of ``every`` events writes the state after it, in its
+    own transaction, as the projections are written. A stream that is not cached is then
+    loaded from its snapshot and the fewer than ``every`` events after it, so a first load
+    too reads a bounded number of events, however long the stream. A snapshot of another
+    shape (the state's type has changed since) is read as none; `Streams.rebuild_snapshot`
+    writes it again from the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 import msgspec
+from msgspec.structs import replace
 
 from domain.replay import Aggregate
 from infra.codec import EventCodec
@@ -124,6 +136,36 @@ class Executed(msgspec.Struct, Generic[S, E], frozen=True):
 
 
 @dataclass(frozen=True)
+class Snapshots(Generic[S]):
+    """A kind's snapshots (module docstring): the state's type, the name of the kind, how
+    many events apart. The shape a snapshot is tagged with is the name and the state type's
+    schema: a snapshot of an earlier state type is read as none."""
+
+    state_type: type[S]
+    name: str
+    every: int = 64
+
+    @cached_property
+    def shape(self) -> str:
+        schema = msgspec.json.encode(msgspec.json.schema(self.state_type))
+        return f"{self.name}:{hashlib.sha256(schema).hexdigest()[:16]}"
+
+    def due(self, version: int, appended: int) -> bool:
+        """Whether an append of ``appended`` events after ``version`` writes a snapshot."""
+        return (version + appended) // self.every > version // self.every
+
+    def encode(self, state: S) -> bytes:
+        return msgspec.msgpack.encode((self.shape, state))
+
+    def decode(self, data: bytes) -> S | None:
+        """The state of a snapshot, or None if it is of another shape."""
+        shape, state = msgspec.msgpack.decode(data, type=tuple[str, msgspec.Raw])
+        if shape != self.shape:
+            return None
+        return msgspec.msgpack.decode(state, type=self.state_type)
+
+
+@dataclass(frozen=True)
 class Kind(Generic[S, E]):
     """What makes the streams of one aggregate what they are (module docstring).
 
@@ -132,6 +174,7 @@ class Kind(Generic[S, E]):
     whether the command opens a new stream (decided on the empty state, never on a cache).
     ``timed(state)`` says whether the time the log records for the last event is needed
     (`Loaded.recorded_at`). ``not_found`` is the error a missing stream raises.
+    ``snapshot``: the kind's snapshots, if it keeps any.
     """
 
     aggregate: Aggregate[S]
@@ -140,6 +183,7 @@ class Kind(Generic[S, E]):
     not_found: type[StreamNotFound] = StreamNotFound
     begins: Callable[[Any], bool] = lambda _command: False
     timed: Callable[[Any], bool] = lambda _state: False
+    snapshot: Snapshots[S] | None = None
 
 
 class Streams(Generic[S, E, C]):
@@ -207,14 +251,17 @@ class Streams(Generic[S, E, C]):
             and self._heads.get(stream_id, 0) <= cached.version
         ):
             return cached
-        start = cached or Loaded(self.kind.aggregate.initial, 0)
         generation = self._generation
+        known = cached or await self._snapshot(stream_id)
+        start = known or Loaded(self.kind.aggregate.initial, 0)
         stored = await self.store.read_stream(stream_id, start.version + 1)
         if not stored:
-            if cached is None:
+            if known is None:
                 raise self.kind.not_found(stream_id)
-            return cached
-        if cached is None and stored[0].type != self.kind.first_type:
+            if cached is None and generation == self._generation:
+                self._remember(stream_id, known)
+            return known
+        if known is None and stored[0].type != self.kind.first_type:
             raise self.kind.not_found(stream_id)
         state = self.fold([self.kind.codec.from_stored(e) for e in stored], start.state)
         loaded = Loaded(state, stored[-1].version, stored[-1].hash, stored[-1].recorded_at)
@@ -222,6 +269,27 @@ class Streams(Generic[S, E, C]):
             return loaded
         self._remember(stream_id, loaded)
         return self._cache.get(stream_id, loaded)
+
+    async def _snapshot(self, stream_id: str) -> Loaded[S] | None:
+        """The stream as its snapshot has it, if the kind keeps snapshots and it has one of
+        the kind's shape."""
+        snapshots = self.kind.snapshot
+        found = await self.store.snapshot(stream_id) if snapshots else None
+        if snapshots is None or found is None:
+            return None
+        at, data = found
+        state = snapshots.decode(data)
+        return None if state is None else Loaded(state, at.version, at.hash, at.recorded_at)
+
+    async def rebuild_snapshot(self, stream_id: str) -> None:
+        """Write the stream's snapshot again from its log (if the kind keeps snapshots)."""
+        snapshots = self.kind.snapshot
+        if snapshots is None:
+            return
+        stored = await self.store.read_stream(stream_id)
+        if stored:
+            state = self.fold([self.kind.codec.from_stored(e) for e in stored])
+            await self.store.put_snapshot(stream_id, stored[-1].version, snapshots.encode(state))
 
     async def events(self, stream_id: str) -> list[tuple[StoredEvent, E]]:
         """Every stored event of the stream with its decoded form; raises `StreamNotFound`."""
@@ -293,6 +361,7 @@ class Streams(Generic[S, E, C]):
                     if first is not None:
                         return await self._first_result(stream_id, first)
                 raise
+            state = self.fold(events, current.state)
             try:
                 result = await self.store.append(
                     stream_id,
@@ -301,14 +370,13 @@ class Streams(Generic[S, E, C]):
                     command_id,
                     fingerprint=fingerprint,
                     previous_hash=current.head_hash,
-                    projection=self._projector(current.state, events) if self._projector else None,
+                    projection=self._projection(current, events, state),
                 )
             except ConcurrencyConflict:
                 fresh = True
                 continue
             if result.duplicate:
                 return await self._first_result(stream_id, result)
-            state = self.fold(events, current.state)
             timed = kind.timed(state)
             recorded_at = (
                 await self.store.recorded_at(stream_id, result.last_version) if timed else None
@@ -317,6 +385,17 @@ class Streams(Generic[S, E, C]):
             self._remember(stream_id, done)
             return Executed(done.state, done.version, events, recorded_at=recorded_at)
         raise ConcurrencyConflict(stream_id, -1, -1)
+
+    def _projection(
+        self, before: Loaded[S], events: Sequence[E], after: S
+    ) -> ProjectionRows | None:
+        """The rows the append writes: the projector's, and the snapshot when it is due."""
+        rows = self._projector(before.state, events) if self._projector else None
+        snapshots = self.kind.snapshot
+        if snapshots is None or not snapshots.due(before.version, len(events)):
+            return rows
+        snapshot = snapshots.encode(after)
+        return replace(rows or ProjectionRows(), snapshot=snapshot)
 
     async def _first_result(self, stream_id: str, first: AppendResult) -> Executed[S, E]:
         """A retried command's first result: the stream as that command left it."""

@@ -26,35 +26,58 @@ Rounds, exactly once
     round (and the last round the tournament) once, whoever notices it.
 
 Standings
-    `Tournaments.standings` computes them from the tournament's stream and its tables' logs
-    (`domain.standings`); `Tournaments.project_standings` stores them in ``tournament_standings``
-    (migration 0011) with the log position they hold as of (migration 0012: the last event
-    of the tournament's stream, or of its tables' `STANDINGS_TYPES`, read before they were
-    computed). `Tournaments.current_standings` is what the routes and the tournament's stream read:
-    the stored row while no event they depend on is later than its position, else the row
-    rebuilt from the log (then stored). Positions commit in order (`infra.event_store`), so
-    a row is never served while an event it lacks is visible. `rebuild_projections`
-    recomputes every tournament's rows (its tables' and its standings) from the log; the audit
-    (`infra.audit.tournament`) recomputes the standings on its own and compares.
+    Once a deal of a round is public (E5.3), `Tournaments.publish` records every table's
+    entries of it in the tournament's stream (`domain.tournament.DealPublished`, E6.6, under
+    ``tournament:deal:<r>:<d>``), so the standings are a function of the tournament's stream
+    alone (`domain.standings.recorded_standings`). The tournament's projector (`project`)
+    writes them to ``tournament_standings`` in the append's transaction whenever an append
+    changes them (`counts`; migration 0014), as the tables' projections are written.
+    `Tournaments.current_standings` is what the routes and the tournament's stream read: it
+    records what has become public first (from the tables as this process knows them), then
+    serves the row (or, ranked by another method, the standings computed from the cached
+    tournament, kept by version). `Tournaments.standings` computes them the other way, from
+    the tables' logs, as the audit (`infra.audit.tournament`) does to compare.
+    `rebuild_projections` writes every tournament's rows (its tables', its standings, its
+    snapshot) again from the log.
+
+Snapshots
+    A tournament is loaded from its snapshot and the events after it (`infra.streams
+    .Snapshots`, every `SNAPSHOT_EVERY` events), so a registration reads a bounded number
+    of events whatever the field.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 import asyncpg
 import msgspec
 
-from domain.standings import Standings, TableSheet, public_deals, standings
+from domain.standings import (
+    Standings,
+    TableSheet,
+    public_deals,
+    recorded_standings,
+    standings,
+)
 from domain.table import TableState
 from domain.tournament import (
     TOURNAMENT,
     CreateTournament,
+    DealPublished,
     EndTable,
+    PublishDeal,
+    RoundEnded,
+    RoundStarted,
+    StandingsMethod,
     StartRound,
+    TableEnded,
     TournamentCommand,
     TournamentEvent,
+    TournamentFinished,
     TournamentState,
     table_commands,
 )
@@ -62,6 +85,7 @@ from infra import command_ids as ids
 from infra import streams
 from infra.codec import EventCodec
 from infra.command_ids import table_id
+from infra.event_store import BATCH_LIMIT, ProjectionRows
 from infra.tables import TableNotFound, Tables
 
 CODEC: EventCodec[TournamentEvent] = EventCodec(TournamentEvent)
@@ -99,31 +123,30 @@ class TournamentNotFound(streams.StreamNotFound):
 LoadedTournament: TypeAlias = streams.Loaded[TournamentState]
 ExecutedTournament: TypeAlias = streams.Executed[TournamentState, TournamentEvent]
 
+SNAPSHOT_EVERY = 64
+"""A tournament's snapshot is written every this many events (`infra.streams.Snapshots`): a
+load of a tournament this process has not cached reads it and fewer events than this."""
+
 KIND: streams.Kind[TournamentState, TournamentEvent] = streams.Kind(
     TOURNAMENT,
     CODEC,
     TOURNAMENT_CREATED,
     TournamentNotFound,
     begins=lambda command: isinstance(command, CreateTournament),
+    snapshot=streams.Snapshots(TournamentState, "tournament", SNAPSHOT_EVERY),
 )
 """A tournament as the command service sees it (module docstring)."""
 
 
-STANDINGS_TYPES = ("deal_scored", "session_finished", "session_abandoned")
-"""The events of a tournament's tables that its standings depend on (with every event of the
-tournament's own stream): a scored deal, a table's end (E6.5, T4.2)."""
+OPENING_TOGETHER = BATCH_LIMIT
+"""How many tables of a round `Tournaments.open_round` opens at once: as many as the event
+store sends in one batch."""
 
-_STANDINGS_POSITION = f"""
-    SELECT greatest(
-        (SELECT position FROM events WHERE stream_id = $1 ORDER BY version DESC LIMIT 1),
-        (SELECT coalesce(max(e.position), 0) FROM tournament_tables AS t
-         JOIN events AS e ON e.stream_id = t.table_id
-         WHERE t.tournament_id = $1 AND e.type IN ({", ".join(f"'{t}'" for t in STANDINGS_TYPES)})))
-"""
-_STORED_STANDINGS = f"""
-    SELECT ({_STANDINGS_POSITION}) AS now, s.log_position, s.standings::text
-    FROM (SELECT 1) AS one LEFT JOIN tournament_standings AS s ON s.tournament_id = $1
-"""
+STANDINGS_TYPES = ("deal_scored", "session_finished", "session_abandoned")
+"""The events of a tournament's tables that may change its standings: a scored deal, a
+table's end (E6.5, T4.2), each of which may make deals public (E5.3) for `Tournaments.publish`
+to record (E6.6)."""
+
 _REGISTER_TABLE = """
     INSERT INTO tournament_tables (table_id, tournament_id, round_no, table_no)
     VALUES ($1, $2, $3, $4)
@@ -131,12 +154,41 @@ _REGISTER_TABLE = """
 """
 _UPSERT_STANDINGS = """
     INSERT INTO tournament_standings (tournament_id, tournament_version, log_position, standings)
-    VALUES ($1, $2, $3, $4::jsonb)
+    SELECT $1, $2, e.position, $3::jsonb FROM events AS e WHERE e.stream_id = $1 AND e.version = $2
     ON CONFLICT (tournament_id) DO UPDATE
     SET tournament_version = EXCLUDED.tournament_version, log_position = EXCLUDED.log_position,
         standings = EXCLUDED.standings
-    WHERE tournament_standings.log_position <= EXCLUDED.log_position
+    WHERE tournament_standings.tournament_version <= EXCLUDED.tournament_version
 """
+_STORED_STANDINGS = """
+    SELECT tournament_version, standings::text FROM tournament_standings WHERE tournament_id = $1
+"""
+RANKED_KEPT = 256
+"""How many standings ranked by another method than their tournament's a process keeps (by
+tournament, version and method)."""
+
+
+def counts(event: TournamentEvent) -> bool:
+    """Whether the event changes a started tournament's standings (E6.5, E6.6): a round's
+    start or end, a deal recorded, a table abandoned, the tournament's end."""
+    if isinstance(event, TableEnded):
+        return event.abandoned
+    return isinstance(event, RoundStarted | DealPublished | RoundEnded | TournamentFinished)
+
+
+def project(
+    state_before: TournamentState, events: Sequence[TournamentEvent]
+) -> ProjectionRows | None:
+    """The tournament's projector (`infra.streams.Projector`): when the events change the
+    standings of a started tournament (`counts`), the standings after them (E6, from the
+    tournament's records, E6.6), written in the append's transaction to
+    ``tournament_standings``."""
+    if not any(counts(e) for e in events):
+        return None
+    after = state_before
+    for event in events:
+        after = KIND.aggregate.evolve(after, event)
+    return ProjectionRows(standings=msgspec.json.encode(recorded_standings(after)))
 
 
 class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCommand]):
@@ -144,9 +196,10 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
     ``tables``."""
 
     def __init__(self, pool: asyncpg.Pool, tables: Tables, *, retries: int = 8) -> None:
-        super().__init__(tables.store, KIND, retries=retries)
+        super().__init__(tables.store, KIND, project, retries=retries)
         self.pool = pool
         self.tables = tables
+        self._ranked: OrderedDict[tuple[str, int, StandingsMethod], Standings] = OrderedDict()
 
     async def load(self, stream_id: str, *, fresh: bool | None = True) -> LoadedTournament:
         """The tournament as its log has it now: by default what another process appended is
@@ -168,29 +221,44 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         self, tournament_id: str, state: TournamentState, round_no: int
     ) -> tuple[str, ...]:
         """E5: open every table of the started round ``round_no`` and seat it, completing
-        what an earlier run left undone; the tables' ids."""
-        opened: list[str] = []
-        for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
-            stream = table_id(tournament_id, round_no, table_no)
-            await self.pool.execute(_REGISTER_TABLE, stream, tournament_id, round_no, table_no)
+        what an earlier run left undone; the tables' ids.
+
+        The tables are listed in ``tournament_tables`` in one statement, then opened
+        `OPENING_TOGETHER` at a time: their appends (each table's in its order, under its
+        own command ids) meet in the event store's batches, one round trip and one commit
+        for many tables (`infra.event_store`), each in its own stream and hash chain."""
+        count = len(state.seatings[round_no - 1])
+        streams = [table_id(tournament_id, round_no, n) for n in range(1, count + 1)]
+        await self.pool.executemany(
+            _REGISTER_TABLE,
+            [(stream, tournament_id, round_no, n) for n, stream in enumerate(streams, 1)],
+        )
+
+        async def open_table(table_no: int) -> None:
+            stream = streams[table_no - 1]
             create, seats = table_commands(state, round_no, table_no, FILL_BOT)
             opening = ids.table_open(tournament_id)
             await self.tables.execute(stream, create, command_id=opening, actor="tournament")
             for seat, take in enumerate(seats):
                 key = ids.seat_taken(tournament_id, seat)
                 await self.tables.execute(stream, take, command_id=key, actor="tournament")
-            opened.append(stream)
-        return tuple(opened)
+
+        for first in range(1, count + 1, OPENING_TOGETHER):
+            last = min(first + OPENING_TOGETHER, count + 1)
+            await asyncio.gather(*(open_table(n) for n in range(first, last)))
+        return tuple(streams)
 
     async def round_tables(
-        self, tournament_id: str, state: TournamentState, round_no: int
+        self, tournament_id: str, state: TournamentState, round_no: int, *, fresh: bool = True
     ) -> list[TableState | None]:
-        """The tables of round ``round_no`` as their logs have them now (None: not opened)."""
+        """The tables of round ``round_no`` as their logs have them now (None: not opened);
+        ``fresh=False``: as this process knows them (`infra.streams.Streams.load`'s default:
+        never ahead of their logs)."""
         found: list[TableState | None] = []
         for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
             try:
                 loaded = await self.tables.load(
-                    table_id(tournament_id, round_no, table_no), fresh=True
+                    table_id(tournament_id, round_no, table_no), fresh=True if fresh else None
                 )
             except TableNotFound:  # registered, not opened yet (`open_round` completes it)
                 found.append(None)
@@ -225,10 +293,36 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         table's deal records, replays, verifications or seeds shows none of a later deal."""
         return public_deals(await self._round_sheets(tournament_id, state, round_no))
 
-    async def notice_ends(self, tournament_id: str) -> LoadedTournament:
-        """E4.2, E4.3: record the end of every table of the running round that is over; the
-        tournament after it."""
+    async def publish(self, tournament_id: str, *, fresh: bool = True) -> LoadedTournament:
+        """E6.6: record every deal of every round started that is public (E5.3) and not
+        recorded yet, in order, each under ``tournament:deal:<r>:<d>``; the tournament after
+        it. A round that has ended is looked at only if its records fall short of its
+        tables' ends (every deal a table scored is public once the round has ended)."""
         loaded = await self.load(tournament_id)
+        state = loaded.state
+        for round_no in range(1, state.round_no + 1):
+            recorded = len(state.published[round_no - 1])
+            ended = state.ended[round_no - 1] if round_no <= len(state.ended) else None
+            if ended is not None and recorded >= max((e.deals for e in ended), default=0):
+                continue
+            sheets = await self._round_sheets(tournament_id, state, round_no, fresh=fresh)
+            for deal_no in range(recorded + 1, public_deals(sheets) + 1):
+                entries = tuple(
+                    s.entries[deal_no - 1] if s and len(s.entries) >= deal_no else None
+                    for s in sheets
+                )
+                command = PublishDeal(round_no, deal_no, entries)
+                key = ids.deal_published(round_no, deal_no)
+                done = await self.execute(
+                    tournament_id, command, command_id=key, actor="tournament"
+                )
+                loaded = streams.Loaded(done.state, done.version)
+        return loaded
+
+    async def notice_ends(self, tournament_id: str) -> LoadedTournament:
+        """E6.6, E4.2, E4.3: record the public deals not recorded yet (`publish`), then the end
+        of every table of the running round that is over; the tournament after it."""
+        loaded = await self.publish(tournament_id)
         state = loaded.state
         if not state.running:
             return loaded
@@ -247,7 +341,7 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         (`notice_ends`); the tournament after it. For the service to call for every tournament with
         a running round when it starts, and for a table's tournament (`table_of`) whenever that
         table's session ends."""
-        loaded = await self.load(tournament_id)
+        loaded = await self.publish(tournament_id)
         state = loaded.state
         if not state.running:
             return loaded
@@ -257,10 +351,10 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         return await self.notice_ends(tournament_id)
 
     async def _round_sheets(
-        self, tournament_id: str, state: TournamentState, round_no: int
+        self, tournament_id: str, state: TournamentState, round_no: int, *, fresh: bool = True
     ) -> list[TableSheet | None]:
         """The scoresheets of the tables of round ``round_no`` (None: not opened)."""
-        tables = await self.round_tables(tournament_id, state, round_no)
+        tables = await self.round_tables(tournament_id, state, round_no, fresh=fresh)
         return [
             TableSheet(round_no, n, t.session.sheet, t.over) if t else None
             for n, t in enumerate(tables, 1)
@@ -275,24 +369,44 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         return sheets
 
     async def standings(self, tournament_id: str) -> tuple[LoadedTournament, Standings]:
-        """E6: the tournament and its standings, from its stream and its tables' logs."""
+        """E6: the tournament and its standings, from its stream and its tables' logs (the
+        audit's way: `domain.standings.standings`)."""
         loaded = await self.load(tournament_id)
         return loaded, standings(loaded.state, await self.sheets(tournament_id, loaded.state))
 
     async def project_standings(self, tournament_id: str) -> Standings:
-        """Compute the tournament's standings and store them in ``tournament_standings``, as of the
-        log position read first (a row as of a later one stays)."""
-        position = await self.pool.fetchval(_STANDINGS_POSITION, tournament_id)
-        loaded, result = await self.standings(tournament_id)
+        """Compute the tournament's standings from its records (E6.6) and store them in
+        ``tournament_standings`` as of its version (a row as of a later one stays): the
+        rebuild of what the projector writes in the append."""
+        loaded = await self.load(tournament_id)
+        result = recorded_standings(loaded.state)
         encoded = msgspec.json.encode(result).decode()
-        await self.pool.execute(_UPSERT_STANDINGS, tournament_id, loaded.version, position, encoded)
+        await self.pool.execute(_UPSERT_STANDINGS, tournament_id, loaded.version, encoded)
         return result
 
-    async def current_standings(self, tournament_id: str) -> Standings:
-        """E6: the tournament's standings now, from ``tournament_standings`` while it holds them
-        as of the latest event they depend on, else rebuilt from the log (module docstring)."""
+    async def current_standings(
+        self, tournament_id: str, method: StandingsMethod | None = None
+    ) -> Standings:
+        """E6: the tournament's standings now, ranked by its method (the row the projector
+        keeps, read while it is as of the tournament's version, else written again) or by
+        ``method`` (computed from the tournament's records, kept by version). The deals that
+        are public by now and not recorded yet are recorded first (`publish`, from the tables
+        as this process knows them)."""
+        loaded = await self.publish(tournament_id, fresh=False)
+        state, created = loaded.state, loaded.state.created
+        assert created is not None
+        if method is not None and method is not created.method:
+            key = (tournament_id, loaded.version, method)
+            ranked = self._ranked.get(key)
+            if ranked is None:
+                ranked = self._ranked[key] = recorded_standings(state, method)
+                while len(self._ranked) > RANKED_KEPT:
+                    self._ranked.popitem(last=False)
+            return ranked
+        if not state.seatings:  # before round 1: no row, everyone at nothing
+            return recorded_standings(state)
         row = await self.pool.fetchrow(_STORED_STANDINGS, tournament_id)
-        if row["standings"] is not None and row["log_position"] >= row["now"]:
+        if row is not None and row["tournament_version"] >= loaded.version:
             return msgspec.json.decode(row["standings"], type=Standings)
         return await self.project_standings(tournament_id)
 
@@ -316,7 +430,7 @@ async def tournament_ids(pool: asyncpg.Pool) -> list[str]:
 
 async def rebuild_projections(tournaments: Tournaments) -> Sequence[str]:
     """Recompute every tournament's rows of ``tournament_tables`` and ``tournament_standings``
-    from the log; the tournaments' ids."""
+    and its snapshot (``stream_snapshots``) from the log; the tournaments' ids."""
     ids = await tournament_ids(tournaments.pool)
     for tournament_id in ids:
         state = (await tournaments.load(tournament_id)).state
@@ -327,4 +441,5 @@ async def rebuild_projections(tournaments: Tournaments) -> Sequence[str]:
         ]
         await tournaments.pool.executemany(_REGISTER_TABLE, rows)
         await tournaments.project_standings(tournament_id)
+        await tournaments.rebuild_snapshot(tournament_id)
     return ids

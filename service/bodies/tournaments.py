@@ -8,7 +8,13 @@ import msgspec
 from msgspec import Meta
 
 from domain.table import TURN_SECONDS, Visibility
-from domain.tournament import ROUNDS, StandingsMethod, TournamentStatus
+from domain.tournament import (
+    DEFAULT_PLAYERS,
+    PLAYERS,
+    ROUNDS,
+    StandingsMethod,
+    TournamentStatus,
+)
 from domain.tournament_view import TournamentView
 from infra.projections import DealRecord
 from service.bodies.tables import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
@@ -26,11 +32,14 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A new tournament (E1.1): its ``name``, the number of ``rounds`` (1-12), ``public`` (anyone
     registers) or ``private`` (registration takes the invitation code), the turn clock of
     its tables (5-600 seconds, or none, T3.1), the standings ``method`` (``total_points``,
-    ``placement_points`` or ``duplicate``, E6) and optionally ``presets``: for every round
-    12 deals of four hands (else the service draws every round's 12 seeds, E1.2).
+    ``placement_points`` or ``duplicate``, E6), the most players that may register
+    (``max_players``, 1-4000, 1000 unless said, E1.1, E2.3) and optionally ``presets``: for
+    every round 12 deals of four hands (else the service draws every round's 12 seeds, E1.2).
+    The name is kept as names are (N1-N3: normalised; invisible characters, bidirectional
+    controls and letters of several scripts refused).
 
-    A value out of a rule's bounds is refused with the rule's code: rounds,
-    visibility or a turn clock out of bounds are ``invalid_tournament_option`` (E1.1), presets
+    A value out of a rule's bounds is refused with the rule's code: rounds, visibility, a
+    turn clock or most players out of bounds are ``invalid_tournament_option`` (E1.1), presets
     of the wrong number of rounds or deals too (E1.2), a deal of the wrong shape
     ``invalid_deal`` (R2.2), a card that is none ``invalid_card`` (R2.1)."""
 
@@ -38,6 +47,7 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         "rounds": ("invalid_tournament_option", "E1.1"),
         "visibility": ("invalid_tournament_option", "E1.1"),
         "turn_seconds": ("invalid_tournament_option", "E1.1"),
+        "max_players": ("invalid_tournament_option", "E1.1"),
         "presets": ("invalid_tournament_option", "E1.2"),
         "presets/*/*": ("invalid_deal", "R2.2"),
         "presets/*/*/*/*": ("invalid_card", "R2.1"),
@@ -56,6 +66,7 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         Annotated[list[Annotated[Deals, Meta(min_length=12, max_length=12)]], Meta(max_length=12)]
         | None
     ) = None
+    max_players: Annotated[int, Meta(ge=PLAYERS[0], le=PLAYERS[1], examples=[64])] = DEFAULT_PLAYERS
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):

@@ -68,12 +68,17 @@ class ProblemCode(StrEnum):
     CLOCK_RUNNING = "clock_running"
     TURN_EXPIRED = "turn_expired"
     NOT_AWAY = "not_away"
+    # names (domain.names)
+    NAME_UNSEEN_CHARACTERS = "name_unseen_characters"
+    NAME_MIXED_SCRIPTS = "name_mixed_scripts"
     # the tournament's rules (domain.tournament, domain.seating)
     INVALID_TOURNAMENT_OPTION = "invalid_tournament_option"
     UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
     INVALID_PLAYER_NAME = "invalid_player_name"
     NAME_TAKEN = "name_taken"
     REGISTRATION_CLOSED = "registration_closed"
+    TOURNAMENT_FULL = "tournament_full"
+    PLAYERS_FIXED = "players_fixed"
     NO_PLAYERS = "no_players"
     ROUND_NOT_NEXT = "round_not_next"
     ROUND_RUNNING = "round_running"
@@ -82,6 +87,7 @@ class ProblemCode(StrEnum):
     UNKNOWN_TABLE = "unknown_table"
     TABLE_NOT_OVER = "table_not_over"
     TABLE_ENDED = "table_ended"
+    DEAL_NOT_NEXT = "deal_not_next"
     INVALID_SEATING = "invalid_seating"
     UNKNOWN_PLAYER = "unknown_player"
     SEATED_TWICE = "seated_twice"
@@ -156,6 +162,8 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.CLOCK_RUNNING: (409, "the turn has not run out yet"),
     C.TURN_EXPIRED: (409, "the turn ran out: the stand-in acted"),
     C.NOT_AWAY: (409, "the seat is not away"),
+    C.NAME_UNSEEN_CHARACTERS: (400, "a name with a bidirectional control or invisible character"),
+    C.NAME_MIXED_SCRIPTS: (400, "a name whose letters are of several scripts, as look-alikes are"),
     C.INVALID_TOURNAMENT_OPTION: (
         400,
         "a tournament option out of its bounds, or chance of the wrong shape",
@@ -163,7 +171,9 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.UNKNOWN_STANDINGS_METHOD: (400, "no such standings method"),
     C.INVALID_PLAYER_NAME: (400, "a player needs a name"),
     C.NAME_TAKEN: (409, "another player of the tournament has this name"),
-    C.REGISTRATION_CLOSED: (409, "round 1 has started: registration is closed"),
+    C.REGISTRATION_CLOSED: (409, "round 1 has started, or the director closed registration"),
+    C.TOURNAMENT_FULL: (409, "the tournament has its most players"),
+    C.PLAYERS_FIXED: (409, "round 1 has started: no player is removed any more"),
     C.NO_PLAYERS: (409, "nobody has registered yet"),
     C.ROUND_NOT_NEXT: (409, "rounds start in order: this one is not the next"),
     C.ROUND_RUNNING: (409, "a round is running"),
@@ -172,6 +182,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.UNKNOWN_TABLE: (409, "the running round has no such table"),
     C.TABLE_NOT_OVER: (409, "a table ends after its 12 deals, or abandoned before"),
     C.TABLE_ENDED: (409, "the table's end is recorded already"),
+    C.DEAL_NOT_NEXT: (409, "a round's public deals are recorded in order, one entry per table"),
     C.INVALID_SEATING: (409, "a seating of the wrong tables, or a table without a player"),
     C.UNKNOWN_PLAYER: (409, "no player has this number"),
     C.SEATED_TWICE: (409, "the seating seats a player twice"),

@@ -80,6 +80,8 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
             "createTournament",
             "getTournament",
             "registerPlayer",
+            "removePlayer",
+            "closeRegistration",
             "getPlayerTable",
             "startRound",
             "getStandings",

@@ -248,6 +248,22 @@ PROBLEMS = {
     "registration_closed": example_problem(
         409, "registration_closed", "round 1 has started: registration is closed", "E2.2"
     ),
+    "tournament_full": example_problem(
+        409, "tournament_full", "the tournament takes at most 64 players", "E2.3"
+    ),
+    "players_fixed": example_problem(
+        409, "players_fixed", "round 1 has started: the players are fixed", "E2.4"
+    ),
+    "unknown_player": example_problem(409, "unknown_player", "there is no player 7", "E2.4"),
+    "name_unseen_characters": example_problem(
+        400,
+        "name_unseen_characters",
+        "a name holds no bidirectional control characters",
+        "N2",
+    ),
+    "name_mixed_scripts": example_problem(
+        400, "name_mixed_scripts", "a name's letters are of one script, not CYRILLIC, LATIN", "N3"
+    ),
     "invitation_required": example_problem(
         401, "invitation_required", "a private tournament: send its invitation code to register"
     ),

@@ -16,23 +16,29 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Request, Response, delete, get, post
 from litestar.params import JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent
 
 from domain.dealing import SEED_BYTES
 from domain.session import DEALS
-from domain.standings import Standings, standings
+from domain.standings import Standings
 from domain.table import Visibility
 from domain.tournament import (
+    PLAYERS,
+    CloseRegistration,
     CreateTournament,
     RegisterPlayer,
+    RemovePlayer,
     SeatRound,
+    TournamentCommand,
+    TournamentState,
     standings_method,
 )
 from domain.tournament_view import player_seat, tournament_view
 from infra.command_ids import table_id
 from infra.tournaments import LoadedTournament, TournamentNotFound
+from service.bodies.tables import ZERO_MINIMUM
 from service.bodies.tournaments import (
     CreateTournamentRequest,
     DealComparison,
@@ -86,6 +92,12 @@ from service.streams.tournaments import follow
 TournamentId = Annotated[
     str,
     Parameter(description="the tournament's id", pattern="^[A-Za-z0-9_]{1,64}$", max_length=64),
+]
+PlayerParam = Annotated[
+    int,
+    Parameter(
+        ge=0, le=PLAYERS[1] - 1, schema_extra=ZERO_MINIMUM, description="the player's number"
+    ),
 ]
 RoundNo = Annotated[int, Parameter(ge=1, le=12, description="the round's number, 1-12")]
 DealNo = Annotated[int, Parameter(ge=1, le=12, description="the deal's number, 1-12")]
@@ -172,6 +184,7 @@ async def create_tournament(
         invitation_hash=token_hash(invitation) if invitation else "",
         turn_seconds=data.turn_seconds,
         method=method,
+        max_players=data.max_players,
     )
     tournament_id = fresh_id()
     done = await services(request).tournaments.execute(tournament_id, command, actor="director")
@@ -207,11 +220,17 @@ async def get_tournament(
     operation_id="registerPlayer",
     opt=limited(Limited.CREATES),
     summary="Register a player (E2)",
-    description="Under a name no other player of the tournament has (E2.1: compared without "
-    "surrounding spaces, regardless of case); at a private tournament with its invitation code "
+    description="Under a name no other player of the tournament has (E2.1: kept in NFKC "
+    "without format characters and compared regardless of case, so that a look-alike "
+    "with a zero-width space or in fullwidth letters is the same name, N1, N4; a name with a "
+    "bidirectional control or an invisible character is refused, `name_unseen_characters`, "
+    "N2, and one whose letters are of several scripts, `name_mixed_scripts`, N3); at most "
+    "the tournament's `max_players` (E2.3, `tournament_full`); at a private tournament with "
+    "its invitation code "
     "(in the body, or as the Bearer token); the director registers players with the host "
     "token. The tournament credential is shown once: it seats its player at their table in "
-    "every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2). "
+    "every round (`getPlayerTable`). Registration closes when round 1 starts, or when the "
+    "director closes it (`closeRegistration`, E2.2). "
     "`Location` is the player's table (`getPlayerTable`), which the credential opens.",
     security=AS_REGISTRANT,
     cache_control=NO_STORE,
@@ -225,7 +244,17 @@ async def get_tournament(
             403,
             404,
             413,
-            shown=[P[k] for k in ("name_taken", "registration_closed", "invitation_required")],
+            shown=[
+                P[k]
+                for k in (
+                    "name_taken",
+                    "registration_closed",
+                    "tournament_full",
+                    "invitation_required",
+                    "name_unseen_characters",
+                    "name_mixed_scripts",
+                )
+            ],
         ),
     },
 )
@@ -246,6 +275,68 @@ async def register_player(
         tournament_id, number, registered[number].name, token, done.version
     )
     return created(registration, f"/tournaments/{tournament_id}/table")
+
+
+async def direct(
+    request: Request[Any, Any, Any], tournament_id: str, command: TournamentCommand
+) -> TournamentAnswer:
+    """The director's ``command`` (host token, checked on the state it is decided on); the
+    tournament after it."""
+    await load_tournament(request, tournament_id)
+    digest = digest_of(request)
+
+    def check(state: TournamentState) -> None:
+        authorize_director(state, tournament_id, digest)
+
+    done = await services(request).tournaments.execute(
+        tournament_id, command, actor="director", check=check
+    )
+    return await answer(request, tournament_id, LoadedTournament(done.state, done.version))
+
+
+@delete(
+    "/tournaments/{tournament_id:str}/players/{player:int}",
+    operation_id="removePlayer",
+    summary="Remove a player before round 1 (E2.4)",
+    description="The director (host token) removes player `player` until round 1 starts "
+    "(then `players_fixed`): the players after them move up one number, their credential "
+    "no longer opens anything, their name is free again, and a seating of round 1 by hand "
+    "is dropped (it numbered the players, E3.3). A number that no player has is "
+    "`unknown_player`. The answer is the tournament after it.",
+    security=AS_HOST,
+    status_code=200,
+    responses={
+        200: success(TournamentAnswer, tournament_examples.TOURNAMENT, "the tournament"),
+        **problem_responses(401, 404, shown=[P[k] for k in ("players_fixed", "unknown_player")]),
+    },
+)
+async def remove_player(
+    request: Request[Any, Any, Any],
+    tournament_id: TournamentId,
+    player: PlayerParam,
+) -> TournamentAnswer:
+    return await direct(request, tournament_id, RemovePlayer(player))
+
+
+@post(
+    "/tournaments/{tournament_id:str}/registration/close",
+    operation_id="closeRegistration",
+    summary="Close registration before round 1 (E2.2)",
+    description="The director (host token) closes registration: nobody registers any more "
+    "(`registration_closed`), also not the director; round 1 starts as before. Closed "
+    "once: closing it again, or after round 1 started, is `registration_closed`. The "
+    "answer is the tournament after it.",
+    security=AS_HOST,
+    status_code=200,
+    responses={
+        200: success(TournamentAnswer, tournament_examples.TOURNAMENT, "the tournament"),
+        **problem_responses(401, 404, shown=[P["registration_closed"]]),
+    },
+)
+async def close_registration(
+    request: Request[Any, Any, Any], tournament_id: TournamentId
+) -> TournamentAnswer:
+    return await direct(request, tournament_id, CloseRegistration())
 
 
 @get(
@@ -366,15 +457,10 @@ async def get_standings(
     ] = None,
 ) -> Standings:
     ranked_by = standings_method(method) if method is not None else None
-    loaded = await load_viewed(request, tournament_id)
-    state = loaded.state
-    tournaments = services(request).tournaments
-    created = state.created
-    if ranked_by is not None and created is not None and ranked_by is not created.method:
-        replace = msgspec.structs.replace
-        state = replace(state, created=replace(created, method=ranked_by))
-        return standings(state, await tournaments.sheets(tournament_id, state))
-    current: Standings = await tournaments.current_standings(tournament_id)
+    await load_viewed(request, tournament_id)
+    current: Standings = await services(request).tournaments.current_standings(
+        tournament_id, ranked_by
+    )
     return current
 
 
@@ -486,6 +572,8 @@ TOURNAMENTS_ROUTES = [
     create_tournament,
     get_tournament,
     register_player,
+    remove_player,
+    close_registration,
     get_player_table,
     start_round,
     get_standings,

@@ -235,6 +235,7 @@ class DokoClient:
         turn_seconds: int | None = None,
         method: str | None = None,
         presets: Sequence[Sequence[Sequence[Sequence[str]]]] | None = None,
+        max_players: int | None = None,
         idempotency_key: str | None = None,
     ) -> TournamentClient:
         """Open a tournament (E1); the returned client is the director's (the host token, and
@@ -245,6 +246,7 @@ class DokoClient:
             ("turn_seconds", turn_seconds),
             ("method", method),
             ("presets", presets),
+            ("max_players", max_players),
         ):
             if value is not None:
                 body[key] = value

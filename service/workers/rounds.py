@@ -5,7 +5,9 @@ hear of every commit of its tables (`service.routes.tournaments`).
 Driven from the log like the bots: every committed append of a tournament's table (its stream
 id is `infra.command_ids.table_id`'s, ``<tournament id>-r<round>t<table>``) wakes the tournament's
 subscribers and, if the table is over, `infra.tournaments.Tournaments.settle` records its end (once,
-whoever notices it: several processes agree by command ids). At start-up, and whenever
+whoever notices it: several processes agree by command ids); if it has scored a deal, the
+deals that are public by now are recorded in the tournament (`Tournaments.publish`, E6.6:
+its standings follow from them). At start-up, and whenever
 notifications may have been lost, every tournament is settled: a round whose tables a crash
 left unopened or half-seated is opened, and a table that ended while no process listened
 is noticed. A database error ends `RoundWatch.run` (its supervisor starts it again, with a
@@ -33,6 +35,7 @@ class RoundWatch(Worker):
         self.tournaments = tournaments
         self.hub = hub
         self._due: dict[str, str] = {}  # table stream -> its tournament
+        self._scored: dict[str, int] = {}  # table stream -> the deals it had scored when seen
         self._scan = True
         self._wake = asyncio.Event()
 
@@ -63,8 +66,20 @@ class RoundWatch(Worker):
                     loaded = await self.tournaments.tables.load(stream_id)
                 except TableNotFound:
                     continue
+                scored = len(loaded.state.session.sheet)
                 if loaded.state.over:
+                    self._scored.pop(stream_id, None)
                     await self._notice(tournament_id)
+                elif scored > self._scored.get(stream_id, 0):
+                    self._scored[stream_id] = scored
+                    await self._publish(tournament_id)
+
+    async def _publish(self, tournament_id: str) -> None:
+        try:
+            await self.tournaments.publish(tournament_id, fresh=False)
+        except TournamentNotFound:
+            return
+        self.hub.notify(tournament_id)
 
     async def _notice(self, tournament_id: str) -> None:
         try:

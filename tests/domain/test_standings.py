@@ -6,8 +6,15 @@ from __future__ import annotations
 import pytest
 
 from domain import tournament
+from domain.errors import DomainError
 from domain.seating import Seating
-from domain.standings import Abandoned, TableSheet, placement_points, standings
+from domain.standings import (
+    Abandoned,
+    TableSheet,
+    placement_points,
+    recorded_standings,
+    standings,
+)
 from domain.tournament import (
     CreateTournament,
     EndTable,
@@ -141,3 +148,61 @@ def test_only_what_is_final_counts() -> None:
     assert (result.rounds_ended, result.public_deals) == (0, (1,))
     nothing = standings(state, [sheets[0]])  # table 2 not opened yet: nothing is public
     assert all(line.total == 0 and line.deals == 0 for line in nothing.lines)
+
+
+def published(
+    state: TournamentState, *deals: tuple[tuple[int, ...] | None, ...]
+) -> TournamentState:
+    """Round 1's deals recorded in order (E6.6), each with its entries by table."""
+    for deal_no, entries in enumerate(deals, 1):
+        command = tournament.PublishDeal(1, deal_no, entries)
+        state = tournament.fold(tournament.decide(state, command), state)
+    return state
+
+
+@pytest.mark.parametrize("method", list(StandingsMethod))
+def test_the_recorded_deals_give_the_hand_computed_table(method: StandingsMethod) -> None:
+    """E6.6: the tournament's records of the two deals of the hand-computed table above (deal 1
+    at tables 1 and 2, then deal 2) give its numbers, as the tables' sheets do."""
+    state = published(
+        seated(8, TWO_TABLES, method),
+        ((1, 3, -2, -2), (4, -4, 4, -4)),
+        ((-3, 9, -3, -3), (3, -9, 3, 3)),
+    )
+    result = recorded_standings(ended(state, 2, 2))
+    by_player = {line.player: line for line in result.lines}
+    assert [by_player[p].total for p in range(8)] == [-2, 12, -5, -5, 7, -13, 7, -1]
+    assert [by_player[p].placement for p in range(8)] == [1, 3, -2, -2, 2, -3, 2, -1]
+    assert [by_player[p].duplicate for p in range(8)] == [-9, 25, -12, -4, 9, -25, 12, 4]
+    assert result.abandoned == (Abandoned(1, 1, 2), Abandoned(1, 2, 2))
+    assert (result.rounds_ended, result.public_deals) == (1, (2,))
+    assert result == standings(ended(seated(8, TWO_TABLES, method), 2, 2), SHEETS)
+    other = next(m for m in StandingsMethod if m is not method)
+    assert recorded_standings(ended(state, 2, 2), other).method is other
+
+
+def test_a_deal_recorded_without_an_abandoned_table_counts_for_the_others() -> None:
+    """E6.6, T4.2: table 2 abandoned after deal 1; deal 2 recorded without it counts for
+    table 1's players, compared with nobody (E6.3): p0 totals 1 - 3 = -2, duplicate
+    (1 - 4) + 0 = -3."""
+    state = published(
+        seated(8, TWO_TABLES, StandingsMethod.TOTAL_POINTS),
+        ((1, 3, -2, -2), (4, -4, 4, -4)),
+        ((-3, 9, -3, -3), None),
+    )
+    by_player = {line.player: line for line in recorded_standings(state).lines}
+    assert (by_player[0].total, by_player[0].duplicate, by_player[0].deals) == (-2, -3, 2)
+    assert (by_player[4].total, by_player[4].duplicate, by_player[4].deals) == (4, 3, 1)
+
+
+def test_deals_are_recorded_in_order_with_an_entry_per_table() -> None:
+    """E6.6: not deal 2 before deal 1, not one table's entries for two tables."""
+    state = seated(8, TWO_TABLES, StandingsMethod.TOTAL_POINTS)
+    for command in (
+        tournament.PublishDeal(1, 2, ((0, 0, 0, 0), (0, 0, 0, 0))),
+        tournament.PublishDeal(1, 1, ((0, 0, 0, 0),)),
+        tournament.PublishDeal(2, 1, ((0, 0, 0, 0), (0, 0, 0, 0))),
+    ):
+        with pytest.raises(DomainError) as caught:
+            tournament.decide(state, command)
+        assert (caught.value.code, caught.value.rule) == ("deal_not_next", "E6.6")

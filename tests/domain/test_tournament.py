@@ -21,11 +21,13 @@ from domain.simulation import next_command
 from domain.table import TableState, Visibility
 from domain.tournament import (
     TOURNAMENT,
+    CloseRegistration,
     CreateTournament,
     EndTable,
     FinishTournament,
     PlayerRegistered,
     RegisterPlayer,
+    RemovePlayer,
     RoundEnded,
     RoundStarted,
     SeatRound,
@@ -383,6 +385,91 @@ REJECTED = [
         "E4.3",
     ),
     (
+        "a look-alike name (a zero-width space)",
+        lambda: registered(4),
+        RegisterPlayer("player 1\u200b", "x"),
+        "name_taken",
+        "E2.1",
+    ),
+    (
+        "a look-alike name (fullwidth letters)",
+        lambda: registered(4),
+        RegisterPlayer("\uff30LAYER 1", "x"),
+        "name_taken",
+        "E2.1",
+    ),
+    (
+        "a name in two scripts",
+        lambda: registered(4),
+        RegisterPlayer("\u0440layer 9", "x"),
+        "name_mixed_scripts",
+        "N3",
+    ),
+    (
+        "a bidi override",
+        lambda: registered(4),
+        RegisterPlayer("\u202eevil", "x"),
+        "name_unseen_characters",
+        "N2",
+    ),
+    (
+        "a tournament's name with a bidi override",
+        TournamentState,
+        create(name="Club \u202enight"),
+        "name_unseen_characters",
+        "N2",
+    ),
+    (
+        "no most players",
+        TournamentState,
+        create(max_players=0),
+        "invalid_tournament_option",
+        "E1.1",
+    ),
+    (
+        "too many most players",
+        TournamentState,
+        create(max_players=4001),
+        "invalid_tournament_option",
+        "E1.1",
+    ),
+    (
+        "one player too many",
+        lambda: run(create(max_players=2), RegisterPlayer("a", "a"), RegisterPlayer("b", "b")),
+        RegisterPlayer("c", "c"),
+        "tournament_full",
+        "E2.3",
+    ),
+    (
+        "registering once closed",
+        lambda: run(CloseRegistration(), state=registered(4)),
+        RegisterPlayer("late", "late", by_director=True),
+        "registration_closed",
+        "E2.2",
+    ),
+    (
+        "closing twice",
+        lambda: run(CloseRegistration(), state=registered(4)),
+        CloseRegistration(),
+        "registration_closed",
+        "E2.2",
+    ),
+    (
+        "closing after round 1 started",
+        lambda: run(StartRound(1), state=registered(4)),
+        CloseRegistration(),
+        "registration_closed",
+        "E2.2",
+    ),
+    (
+        "removing after round 1 started",
+        lambda: run(StartRound(1), state=registered(4)),
+        RemovePlayer(0),
+        "players_fixed",
+        "E2.4",
+    ),
+    ("removing nobody", lambda: registered(4), RemovePlayer(4), "unknown_player", "E2.4"),
+    (
         "an unknown method",
         TournamentState,
         lambda: standings_method("best"),
@@ -412,6 +499,36 @@ def test_rejected_commands_name_their_code_and_rule(
         else:
             tournament.decide(state, command)  # type: ignore[arg-type]
     assert (caught.value.code, caught.value.rule) == (code, rule)
+
+
+def test_a_removed_player_leaves_a_gap_that_closes() -> None:
+    """E2.4: the players after the removed one move up one number, the removed one's
+    credential and name are free again, a seating of round 1 by hand is dropped; E2.2 a
+    closed registration still starts round 1, with the players registered."""
+    state = run(SeatRound(1, ((0, 1, 2, 3),)), state=registered(4))
+    assert state.by_hand is not None
+    state = run(RemovePlayer(1), state=state)
+    assert [p.name for p in state.players] == ["player 0", "player 2", "player 3"]
+    assert state.player_of("token 1") is None
+    assert state.player_of("token 2") == 1
+    assert state.by_hand is None
+    state = run(RegisterPlayer("Player 1", "token 9"), CloseRegistration(), state=state)
+    assert [p.name for p in state.players] == ["player 0", "player 2", "player 3", "Player 1"]
+    started = run(StartRound(1), state=state)
+    assert sorted(p for t in started.seatings[0] for p in t if p is not None) == [0, 1, 2, 3]
+
+
+def test_the_most_players_is_a_thousand_unless_said() -> None:
+    """E1.1: 1000 unless the director says; recorded with the tournament."""
+    assert run(create()).created.max_players == 1000  # type: ignore[union-attr]
+    assert run(create(max_players=64)).created.max_players == 64  # type: ignore[union-attr]
+
+
+def test_names_are_kept_normalised() -> None:
+    """E2.1, N1: the name registered is the normal form."""
+    state = run(create(name="\uff26riday"), RegisterPlayer(" \ufeffAnna\u200b ", "t"))
+    assert state.created.name == "Friday"  # type: ignore[union-attr]
+    assert state.players[0].name == "Anna"
 
 
 def seated(state: TournamentState, round_no: int, table_no: int) -> TableState:

@@ -22,6 +22,7 @@ TABLES = {
     "stream_tickets",
     "tournament_tables",
     "tournament_standings",
+    "stream_snapshots",
 }
 
 

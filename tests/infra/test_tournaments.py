@@ -8,6 +8,8 @@ import asyncio
 import hashlib
 import random
 import secrets
+from collections.abc import Sequence
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -32,12 +34,14 @@ from domain.tournament import (
     TournamentState,
 )
 from infra.audit.tournament import verify_tournament_streams
-from infra.event_store import EventStore
+from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
 from infra.tables import CODEC as TABLE_CODEC
 from infra.tables import Tables
 from infra.tournaments import (
     CODEC,
+    KIND,
+    SNAPSHOT_EVERY,
     TournamentNotFound,
     Tournaments,
     TournamentTable,
@@ -247,6 +251,7 @@ async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool)
     await tournaments.start_round(tournament_id, 1)
     stream = table_id(tournament_id, 1, 1)
     await play_deals(tournaments.tables, stream, 1, random.Random(7))
+    await tournaments.publish(tournament_id)  # E6.6: deal 1 is public (the only table)
     computed = await tournaments.project_standings(tournament_id)
     assert await tournaments.stored_standings(tournament_id) == computed
     assert sum(line.total for line in computed.lines) == 0 and computed.public_deals == (1,)
@@ -261,10 +266,10 @@ async def test_the_stored_standings_are_rebuilt_from_the_log(pool: asyncpg.Pool)
 async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_newer(
     pool: asyncpg.Pool,
 ) -> None:
-    """E6: `current_standings` serves the stored row while no event it depends on is later
-    than the row, and rebuilds it from the log when one is; only what is final counts
-    (E6.5, E5.3: deal 1 once both tables scored it); after the round the row is the one
-    the audit recomputes on its own from the logs."""
+    """E6: `current_standings` serves the row the projector keeps: a deal scored at one
+    table only changes nothing (E6.5, E5.3: deal 1 counts once both tables scored it, and
+    is recorded then, E6.6); after the round the row is the one the audit recomputes on its
+    own from the tables' logs."""
     tournaments = tournaments_of(pool)
     tournament_id, _ = await new_tournament(tournaments, 8, rounds=1)
     await tournaments.start_round(tournament_id, 1)
@@ -280,8 +285,7 @@ async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_
     one, two = table_id(tournament_id, 1, 1), table_id(tournament_id, 1, 2)
     await play_deals(tournaments.tables, one, 1, random.Random(3))
     hidden = await tournaments.current_standings(tournament_id)
-    assert hidden.rounds_ended == 0, "rebuilt: table 1 scored a deal since"
-    assert hidden.public_deals == (0,) and all(line.total == 0 for line in hidden.lines)
+    assert hidden == planted, "nothing public changed: the row is served as it is"
     await play_deals(tournaments.tables, two, 1, random.Random(4))
     public = await tournaments.current_standings(tournament_id)
     assert public.public_deals == (1,) and all(line.deals == 1 for line in public.lines)
@@ -295,3 +299,101 @@ async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_
         await tournaments.store.read_stream(tournament_id), logs, final
     )
     assert report.ok and report.checks[-1].name == "standings", report.checks
+
+
+class CountingStore(EventStore):
+    """The event store, counting the events its stream reads return (a spy at the infra
+    level: whatever reads a stream goes through `EventStore.read_stream`)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self.read = 0
+
+    async def read_stream(self, stream_id: str, from_version: int = 1) -> list[StoredEvent]:
+        stored = await super().read_stream(stream_id, from_version)
+        self.read += len(stored)
+        return stored
+
+
+async def events_read_by_a_registration(pool: asyncpg.Pool, tournament_id: str, n: int) -> int:
+    """The events a registration reads in a process that has not seen the tournament yet
+    (the worst case: nothing cached), and then in the same process again."""
+    store = CountingStore(pool)
+    tournaments = Tournaments(pool, Tables(store, project))
+    await tournaments.execute(tournament_id, RegisterPlayer(f"late {n}", f"late {n}"))
+    cold = store.read
+    await tournaments.execute(tournament_id, RegisterPlayer(f"later {n}", f"later {n}"))
+    return max(cold, store.read - cold)
+
+
+async def test_a_registration_reads_a_bounded_number_of_events_whatever_the_field(
+    pool: asyncpg.Pool,
+) -> None:
+    """However many players have registered (10 or 300), a registration reads fewer events
+    than the snapshot interval: the snapshot and the events after it."""
+    writer = tournaments_of(pool)
+    small, _ = await new_tournament(writer, 10)
+    large, _ = await new_tournament(writer, 300)
+    assert (await writer.load(large)).version == 301
+    for field in (small, large):
+        assert await events_read_by_a_registration(pool, field, 1) < SNAPSHOT_EVERY
+    fresh = Tournaments(pool, Tables(EventStore(pool), project))
+    assert (await fresh.load(large)).state == (await writer.load(large)).state
+
+
+async def test_the_snapshot_rebuilt_from_the_log_is_the_one_the_appends_wrote(
+    pool: asyncpg.Pool,
+) -> None:
+    """The snapshot kept by the appends equals the one the rebuild writes from the log, and
+    both equal the fold of the whole log; a snapshot of another shape is read as none."""
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, SNAPSHOT_EVERY + 5)
+    store = tournaments.store
+    kept = await store.snapshot(tournament_id)
+    assert kept is not None and kept[0].version == SNAPSHOT_EVERY
+    log = [CODEC.from_stored(e) for e in await store.read_stream(tournament_id)]
+    folded = tournaments.fold(log)
+    await pool.execute("DELETE FROM stream_snapshots WHERE stream_id = $1", tournament_id)
+    await rebuild_projections(tournaments)
+    rebuilt = await store.snapshot(tournament_id)
+    assert rebuilt is not None and rebuilt[0].version == SNAPSHOT_EVERY + 6
+    snapshots = KIND.snapshot
+    assert snapshots is not None
+    assert snapshots.decode(rebuilt[1]) == folded
+    assert snapshots.decode(kept[1]) == tournaments.fold(log[:SNAPSHOT_EVERY])
+    other = msgspec.msgpack.encode(("tournament:another shape", folded))
+    await store.put_snapshot(tournament_id, SNAPSHOT_EVERY + 6, other)
+    again = Tournaments(pool, Tables(EventStore(pool), project))
+    assert (await again.load(tournament_id)).state == folded
+
+
+class BatchCountingStore(EventStore):
+    """The event store, recording how many appends each round trip to the database held."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self.batches: list[int] = []
+
+    async def _send(self, conn: Any, batch: Sequence[Any]) -> list[asyncpg.Record]:
+        self.batches.append(len(batch))
+        return await super()._send(conn, batch)
+
+
+async def test_a_round_opens_its_tables_together_in_batched_appends(pool: asyncpg.Pool) -> None:
+    """A round of 16 tables is opened in batches: the 16 tables' creations go to the database
+    in one round trip (each table's seats follow its creation), and every table is opened
+    and seated once, its hash chain intact (the audit verifies the streams)."""
+    store = BatchCountingStore(pool)
+    tournaments = Tournaments(pool, Tables(store, project))
+    tournament_id, _ = await new_tournament(tournaments, 64)
+    store.batches.clear()
+    done = await tournaments.start_round(tournament_id, 1)
+    assert len(done.state.seatings[0]) == 16
+    assert store.batches[1] == 16  # after the round's start: the 16 tables' creations
+    assert sum(store.batches) == 1 + 16 * 5
+    for table_no in range(1, 17):
+        stream = table_id(tournament_id, 1, table_no)
+        assert (await types(store, stream)).count("seat_taken") == 4
+    written = await pool.fetchval("SELECT count(*) FROM events")
+    assert await tournaments.open_round(tournament_id, done.state, 1)
+    assert await pool.fetchval("SELECT count(*) FROM events") == written  # nothing twice

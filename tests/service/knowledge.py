@@ -690,9 +690,12 @@ TOURNAMENT_SECRETS = (
 TOURNAMENT_RULES: dict[str, Shown] = {
     "event_created": blanked(*TOURNAMENT_SECRETS),
     "player_registered": blanked("token_hash"),
+    "player_removed": public,
+    "registration_ended": public,
     "round_seated": public,
     "round_started": public,
     "table_ended": public,
+    "deal_published": public,  # E6.6: recorded once the deal is public (E5.3)
     "round_ended": public,
     "event_finished": public,
 }

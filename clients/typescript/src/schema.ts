@@ -591,9 +591,49 @@ export interface paths {
         put?: never;
         /**
          * Register a player (E2)
-         * @description Under a name no other player of the tournament has (E2.1: compared without surrounding spaces, regardless of case); at a private tournament with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The tournament credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts (E2.2). `Location` is the player's table (`getPlayerTable`), which the credential opens.
+         * @description Under a name no other player of the tournament has (E2.1: kept in NFKC without format characters and compared regardless of case, so that a look-alike with a zero-width space or in fullwidth letters is the same name, N1, N4; a name with a bidirectional control or an invisible character is refused, `name_unseen_characters`, N2, and one whose letters are of several scripts, `name_mixed_scripts`, N3); at most the tournament's `max_players` (E2.3, `tournament_full`); at a private tournament with its invitation code (in the body, or as the Bearer token); the director registers players with the host token. The tournament credential is shown once: it seats its player at their table in every round (`getPlayerTable`). Registration closes when round 1 starts, or when the director closes it (`closeRegistration`, E2.2). `Location` is the player's table (`getPlayerTable`), which the credential opens.
          */
         post: operations["registerPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/players/{player}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a player before round 1 (E2.4)
+         * @description The director (host token) removes player `player` until round 1 starts (then `players_fixed`): the players after them move up one number, their credential no longer opens anything, their name is free again, and a seating of round 1 by hand is dropped (it numbered the players, E3.3). A number that no player has is `unknown_player`. The answer is the tournament after it.
+         */
+        delete: operations["removePlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/registration/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close registration before round 1 (E2.2)
+         * @description The director (host token) closes registration: nobody registers any more (`registration_closed`), also not the director; round 1 starts as before. Closed once: closing it again, or after round 1 started, is `registration_closed`. The answer is the tournament after it.
+         */
+        post: operations["closeRegistration"];
         delete?: never;
         options?: never;
         head?: never;
@@ -848,6 +888,11 @@ export interface components {
         /** CreateTournamentRequest */
         CreateTournamentRequest: {
             /**
+             * @default 1000
+             * @example 64
+             */
+            max_players?: number;
+            /**
              * @default total_points
              * @example total_points
              */
@@ -883,6 +928,18 @@ export interface components {
              * @enum {string}
              */
             type: "deal_dealt";
+        };
+        /**
+         * DealPublished
+         * @description E6.6: deal `deal_no` of round `round_no` is public (E5.3), with its scoresheet
+         *     entries at every table of the round, by table (None: the table is over without it).
+         */
+        DealPublished: {
+            deal_no: number;
+            entries: (number[] | null)[];
+            round_no: number;
+            /** @enum {unknown} */
+            type: "deal_published";
         };
         /** DealRecord */
         DealRecord: {
@@ -1287,6 +1344,15 @@ export interface components {
             tournament_id: string;
             version: number;
         };
+        /**
+         * PlayerRemoved
+         * @description E2.4: the director removed player number `player`; those after it move up one.
+         */
+        PlayerRemoved: {
+            player: number;
+            /** @enum {unknown} */
+            type: "player_removed";
+        };
         /** PlayerTable */
         PlayerTable: {
             name: string;
@@ -1318,7 +1384,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1336,6 +1402,14 @@ export interface components {
             invitation?: string | null;
             /** @example Anna */
             name: string;
+        };
+        /**
+         * RegistrationEnded
+         * @description E2.2: the director closed registration.
+         */
+        RegistrationEnded: {
+            /** @enum {unknown} */
+            type: "registration_ended";
         };
         /** ReservationRequest */
         ReservationRequest: {
@@ -2251,6 +2325,8 @@ export interface components {
             host_token_hash: string;
             /** @default  */
             invitation_hash: string;
+            /** @default 4000 */
+            max_players: number;
             /** @default total_points */
             method: components["schemas"]["StandingsMethod"];
             name: string;
@@ -2323,7 +2399,7 @@ export interface components {
          * TournamentStreamData
          * @description The data of a tournament stream message: an event of the tournament's stream with its chain head, a table's chain head as it opens, a table's progress as it scores a deal, a table's chain head of a deal or of its end once the deal is public for the round (E5.3), or the standings (the message's `event` is its `type`, the `id` the stream's message number).
          */
-        TournamentStreamData: components["schemas"]["WitnessedTournamentCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedTournamentFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableProgressed"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
+        TournamentStreamData: components["schemas"]["WitnessedTournamentCreated"] | components["schemas"]["WitnessedPlayerRegistered"] | components["schemas"]["WitnessedPlayerRemoved"] | components["schemas"]["WitnessedRegistrationEnded"] | components["schemas"]["WitnessedRoundSeated"] | components["schemas"]["WitnessedRoundStarted"] | components["schemas"]["WitnessedTableEnded"] | components["schemas"]["WitnessedDealPublished"] | components["schemas"]["WitnessedRoundEnded"] | components["schemas"]["WitnessedTournamentFinished"] | components["schemas"]["TableOpened"] | components["schemas"]["TableProgressed"] | components["schemas"]["TableScored"] | components["schemas"]["TableFinished"] | components["schemas"]["StandingsChanged"];
         /** TournamentTable */
         TournamentTable: {
             /** @default false */
@@ -2345,11 +2421,13 @@ export interface components {
         /** TournamentView */
         TournamentView: {
             commitments: string[][];
+            max_players: number;
             method: components["schemas"]["StandingsMethod"];
             name: string;
             played: components["schemas"]["TournamentRound"][];
             players: string[];
             preset: boolean;
+            registration_open: boolean;
             rounds: number;
             seating_commitment: string;
             seating_seed: string | null;
@@ -2405,6 +2483,23 @@ export interface components {
          * @enum {string}
          */
         Visibility: "public" | "private";
+        /**
+         * WitnessedDealPublished
+         * @description E6.6: deal `deal_no` of round `round_no` is public (E5.3), with its scoresheet
+         *     entries at every table of the round, by table (None: the table is over without it).
+         */
+        WitnessedDealPublished: {
+            /** @description the tournament stream's hash chain value at this event (hex) */
+            chain_head: string;
+            deal_no: number;
+            entries: (number[] | null)[];
+            round_no: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deal_published";
+        };
         /** WitnessedDealScored */
         WitnessedDealScored: {
             /** @description the table's hash chain value at this event's version (hex): a witness of the table's history to hold an export against (`doko verify --witness`) */
@@ -2446,6 +2541,33 @@ export interface components {
              * @enum {string}
              */
             type: "player_registered";
+        };
+        /**
+         * WitnessedPlayerRemoved
+         * @description E2.4: the director removed player number `player`; those after it move up one.
+         */
+        WitnessedPlayerRemoved: {
+            /** @description the tournament stream's hash chain value at this event (hex) */
+            chain_head: string;
+            player: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_removed";
+        };
+        /**
+         * WitnessedRegistrationEnded
+         * @description E2.2: the director closed registration.
+         */
+        WitnessedRegistrationEnded: {
+            /** @description the tournament stream's hash chain value at this event (hex) */
+            chain_head: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "registration_ended";
         };
         /**
          * WitnessedRoundEnded
@@ -2549,6 +2671,8 @@ export interface components {
             host_token_hash: string;
             /** @default  */
             invitation_hash: string;
+            /** @default 4000 */
+            max_players: number;
             /** @default total_points */
             method: components["schemas"]["StandingsMethod"];
             name: string;
@@ -2620,6 +2744,7 @@ export type CreateTableRequest = components['schemas']['CreateTableRequest'];
 export type CreateTournamentRequest = components['schemas']['CreateTournamentRequest'];
 export type DealComparison = components['schemas']['DealComparison'];
 export type DealDealt = components['schemas']['DealDealt'];
+export type DealPublished = components['schemas']['DealPublished'];
 export type DealRecord = components['schemas']['DealRecord'];
 export type DealReplay = components['schemas']['DealReplay'];
 export type DealReport = components['schemas']['DealReport'];
@@ -2660,12 +2785,14 @@ export type PlayRequest = components['schemas']['PlayRequest'];
 export type PlayedTrick = components['schemas']['PlayedTrick'];
 export type PlayerRegistered = components['schemas']['PlayerRegistered'];
 export type PlayerRegisteredResponse = components['schemas']['PlayerRegisteredResponse'];
+export type PlayerRemoved = components['schemas']['PlayerRemoved'];
 export type PlayerTable = components['schemas']['PlayerTable'];
 export type Problem = components['schemas']['Problem'];
 export type ProblemCode = components['schemas']['ProblemCode'];
 export type Readiness = components['schemas']['Readiness'];
 export type ReadinessCheck = components['schemas']['ReadinessCheck'];
 export type RegisterRequest = components['schemas']['RegisterRequest'];
+export type RegistrationEnded = components['schemas']['RegistrationEnded'];
 export type ReservationRequest = components['schemas']['ReservationRequest'];
 export type RoundEnded = components['schemas']['RoundEnded'];
 export type RoundSeated = components['schemas']['RoundSeated'];
@@ -2745,8 +2872,11 @@ export type TrickWon = components['schemas']['TrickWon'];
 export type Turn = components['schemas']['Turn'];
 export type TurnTimedOut = components['schemas']['TurnTimedOut'];
 export type Visibility = components['schemas']['Visibility'];
+export type WitnessedDealPublished = components['schemas']['WitnessedDealPublished'];
 export type WitnessedDealScored = components['schemas']['WitnessedDealScored'];
 export type WitnessedPlayerRegistered = components['schemas']['WitnessedPlayerRegistered'];
+export type WitnessedPlayerRemoved = components['schemas']['WitnessedPlayerRemoved'];
+export type WitnessedRegistrationEnded = components['schemas']['WitnessedRegistrationEnded'];
 export type WitnessedRoundEnded = components['schemas']['WitnessedRoundEnded'];
 export type WitnessedRoundSeated = components['schemas']['WitnessedRoundSeated'];
 export type WitnessedRoundStarted = components['schemas']['WitnessedRoundStarted'];
@@ -6587,6 +6717,258 @@ export interface operations {
             };
         };
     };
+    removePlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the tournament's id */
+                tournament_id: string;
+                /** @description the player's number */
+                player: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tournament */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentAnswer"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the tournament's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tournament */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentAnswer"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     startRound: {
         parameters: {
             query?: never;
@@ -7305,6 +7687,7 @@ export const cardValues: ReadonlyArray<FlattenedDeepRequired<components>["schema
 export const cardPlayedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlayed"]["type"]> = ["card_played"];
 export const contractNamedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContractNamed"]["type"]> = ["contract_named"];
 export const dealDealtTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealDealt"]["type"]> = ["deal_dealt"];
+export const dealPublishedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPublished"]["type"]> = ["deal_published"];
 export const dealScoredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealScored"]["type"]> = ["deal_scored"];
 export const dealingMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealingMethod"]> = ["seeded", "host_seeded", "preset"];
 export const declarationValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Declaration"]> = ["healthy", "reservation"];
@@ -7319,7 +7702,9 @@ export const parameterInValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const partyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Party"]> = ["re", "kontra"];
 export const phaseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Phase"]> = ["reservations", "contracts", "play", "scored"];
 export const playerRegisteredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRegistered"]["type"]> = ["player_registered"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
+export const playerRemovedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRemoved"]["type"]> = ["player_removed"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
+export const registrationEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegistrationEnded"]["type"]> = ["registration_ended"];
 export const roundEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEnded"]["type"]> = ["round_ended"];
 export const roundSeatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundSeated"]["type"]> = ["round_seated"];
 export const roundStartedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStarted"]["type"]> = ["round_started"];
@@ -7366,8 +7751,11 @@ export const tournamentStatusValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const trickWonTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TrickWon"]["type"]> = ["trick_won"];
 export const turnTimedOutTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TurnTimedOut"]["type"]> = ["turn_timed_out"];
 export const visibilityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Visibility"]> = ["public", "private"];
+export const witnessedDealPublishedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedDealPublished"]["type"]> = ["deal_published"];
 export const witnessedDealScoredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedDealScored"]["type"]> = ["deal_scored"];
 export const witnessedPlayerRegisteredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedPlayerRegistered"]["type"]> = ["player_registered"];
+export const witnessedPlayerRemovedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedPlayerRemoved"]["type"]> = ["player_removed"];
+export const witnessedRegistrationEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedRegistrationEnded"]["type"]> = ["registration_ended"];
 export const witnessedRoundEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedRoundEnded"]["type"]> = ["round_ended"];
 export const witnessedRoundSeatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedRoundSeated"]["type"]> = ["round_seated"];
 export const witnessedRoundStartedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WitnessedRoundStarted"]["type"]> = ["round_started"];

@@ -16,7 +16,9 @@ from domain.errors import (
     InvalidPlayerName,
     InvalidTableOption,
     InvalidTournamentOption,
+    MixedScripts,
     UnknownStandingsMethod,
+    UnseenCharacters,
 )
 from service.edge.codes import MEANINGS, ProblemCode, markdown_table
 from service.edge.problems import _CODES
@@ -81,6 +83,8 @@ MALFORMED = (
     InvalidTournamentOption,
     UnknownStandingsMethod,
     InvalidPlayerName,
+    UnseenCharacters,
+    MixedScripts,
 )
 """The domain errors answered 400 (service.edge.problems.domain_error); the others are 409."""
 

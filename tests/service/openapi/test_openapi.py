@@ -140,6 +140,7 @@ INTEGER_PARAMETERS = {
     "seat": (0, 3),  # four seats, 0-3 clockwise
     "deal_no": (1, 12),  # twelve deals a session
     "round_no": (1, 12),  # a tournament has at most twelve rounds (E1.1)
+    "player": (0, 3999),  # a tournament takes at most 4000 players (E1.1), numbered from 0
     "after": (0, None),  # a stream's version or the log's position: 0 before the first
     "min_version": (0, None),  # a table's version, 0 before its first event
     "before": (1, None),  # a lobby cursor: a table's position, from 1

@@ -498,3 +498,64 @@ async def test_a_service_killed_mid_round_loses_nothing(db_url: str) -> None:
         second.wait()
     assert standings.public_deals == (1,) and all(line.deals == 1 for line in standings.lines)
     assert verified.ok, verified.summary
+
+
+async def directed(tournament: TournamentClient, method: str, path: str) -> httpx.Response:
+    """The director's request at the tournament's ``path`` (host token, an Idempotency-Key)."""
+    headers = {
+        "authorization": f"Bearer {tournament.host_token}",
+        "idempotency-key": uuid.uuid4().hex,
+    }
+    url = f"{tournament.path}{path}"
+    return await tournament.api.http.request(method, url, headers=headers)
+
+
+async def test_the_director_caps_closes_and_removes_and_look_alikes_are_refused(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """E1.1, E2.3 the most players; N1-N4 look-alike names (400 for what is malformed, 409
+    for a name taken); E2.4 a removed player's name is free and the players after move up;
+    E2.2 closed registration; each refusal leaves the log untouched."""
+    tournament = await api.create_tournament("Capped", rounds=1, max_players=3)
+    await registered(tournament, 1)  # Anna
+    async with unchanged(pool, tournament):
+        for look_alike in ("Anna\u200b", "\ufeffAnna", "\uff21nna", "ANNA"):
+            assert await refused(tournament.register(look_alike)) == (409, "name_taken", "E2.1")
+        assert await refused(tournament.register("\u0410nna")) == (
+            400,
+            "name_mixed_scripts",
+            "N3",
+        )
+        assert await refused(tournament.register("\u202eevil")) == (
+            400,
+            "name_unseen_characters",
+            "N2",
+        )
+    await tournament.register("Ben")
+    await tournament.register("Carla")
+    async with unchanged(pool, tournament):
+        assert await refused(tournament.register("Dieter")) == (409, "tournament_full", "E2.3")
+        stranger = await tournament.api.http.delete(f"{tournament.path}/players/0")
+        assert stranger.status_code == 401
+        assert (await directed(tournament, "DELETE", "/players/7")).json()["code"] == (
+            "unknown_player"
+        )
+    removed = await directed(tournament, "DELETE", "/players/0")
+    assert removed.status_code == 200
+    view = removed.json()["tournament"]
+    assert view["players"] == ["Ben", "Carla"] and view["max_players"] == 3
+    await tournament.register("anna")  # the name is free again
+    closed = await directed(tournament, "POST", "/registration/close")
+    assert closed.status_code == 200 and closed.json()["tournament"]["registration_open"] is False
+    async with unchanged(pool, tournament):
+        assert await refused(tournament.register("Eva")) == (409, "registration_closed", "E2.2")
+        again = await directed(tournament, "POST", "/registration/close")
+        assert (again.status_code, again.json()["code"]) == (409, "registration_closed")
+    await tournament.start_round(1)
+    async with unchanged(pool, tournament):
+        fixed = await directed(tournament, "DELETE", "/players/0")
+        assert (fixed.status_code, fixed.json()["code"], fixed.json()["rule"]) == (
+            409,
+            "players_fixed",
+            "E2.4",
+        )
