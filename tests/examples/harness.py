@@ -1,0 +1,235 @@
+"""What the examples are played against: a live service that can be restarted, a table of 12
+preset deals, three scripted seats and the requests the service received.
+
+`PLAN` is the session, deal by deal (first dealer 0; the example sits down last, on seat 0):
+who holds both club queens, who reserves and names what, who lets the turn clock act and who
+leaves for a newcomer; the service restarts once deal `RESTART_AT` is dealt. The scripted
+seats read their own stream (`SeatClient.follow`) and act as the plan says; whatever the plan
+leaves open they do as the examples do (healthy, the first legal card, no announcement).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any
+
+import httpx
+import msgspec
+
+from domain.cards import Card
+from domain.commands import DealCommand, Declaration, Declare, NameContract, PlayCard
+from domain.dealing import deal_from_seed
+from domain.events import DealDealt, SessionFinished
+from domain.game_types import GameType
+from domain.seats import Seat
+from service.app import create_app
+from service.tools.client import DokoClient, ProblemError, SeatClient, TableClient
+from service.tools.messages import TableMessage
+from service.tools.retry import RetryingTransport
+from tests.service.conftest import serve, settings
+from tests.service.serving import free_port
+
+HARNESS = "doko-examples-harness"
+"""The harness's own User-Agent: every other request is an example's."""
+
+EXAMPLE_SEAT = 0
+TURN_SECONDS = 10
+"""The turn clock (T3.1): long enough that a busy machine's players act in time (a timeout
+of theirs would only let the stand-in act: the session still finishes)."""
+RESTART_AT = 6
+"""The service restarts once this deal is dealt."""
+
+
+class Deal(msgspec.Struct, frozen=True):
+    """One deal of the plan: who holds both QC (None: nobody), who names what (the seats that
+    reserve), whose first turn the clock takes, who leaves (for a newcomer)."""
+
+    both_qc: int | None = None
+    contracts: dict[int, GameType] = {}
+    times_out: int | None = None
+    leaves: int | None = None
+
+
+PLAN: tuple[Deal, ...] = (
+    Deal(both_qc=1, contracts={1: GameType.MARRIAGE}),
+    Deal(contracts={2: GameType.DIAMONDS_SOLO}),
+    Deal(contracts={3: GameType.HEARTS_SOLO}),
+    Deal(contracts={1: GameType.SPADES_SOLO}),
+    Deal(contracts={2: GameType.CLUBS_SOLO}),
+    Deal(contracts={3: GameType.QUEEN_SOLO}),
+    Deal(contracts={1: GameType.JACK_SOLO}),
+    Deal(contracts={2: GameType.FLEISCHLOS}),
+    Deal(both_qc=EXAMPLE_SEAT),  # the example says healthy: a silent solo (R4.5)
+    Deal(both_qc=1, contracts={1: GameType.MARRIAGE, 3: GameType.CLUBS_SOLO}),  # R4.3
+    Deal(times_out=2),
+    Deal(leaves=3),
+)
+
+
+def presets() -> list[list[list[str]]]:
+    """The 12 deals of `PLAN`: seeded hands, both QC moved to the deal's ``both_qc`` seat, or
+    split between two seats when it has none."""
+    deals = []
+    for k, plan in enumerate(PLAN):
+        seed = hashlib.sha256(f"examples:{k}".encode()).digest()
+        hands = [list(hand) for hand in deal_from_seed(seed, Seat(0))]
+        holder = hands[plan.both_qc if plan.both_qc is not None else 0]
+        for other in hands:  # all QC to the holder first
+            while other is not holder and Card.QC in other:
+                give = next(c for c in holder if c is not Card.QC)
+                other[other.index(Card.QC)], holder[holder.index(give)] = give, Card.QC
+        if plan.both_qc is None:  # then one of them to the next seat
+            other, give = hands[1], next(c for c in hands[1] if c is not Card.QC)
+            other[other.index(give)], holder[holder.index(Card.QC)] = Card.QC, give
+        deals.append([[c.value for c in hand] for hand in hands])
+    return deals
+
+
+class Requests:
+    """An ASGI app in front of the service that notes each request's method, path and
+    whether the harness sent it (its User-Agent)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.seen: list[tuple[str, str, bool]] = []
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            agent = dict(scope["headers"]).get(b"user-agent", b"").decode()
+            self.seen.append((scope["method"], scope["path"], agent == HARNESS))
+        await self.app(scope, receive, send)
+
+    def of_examples(self, table_id: str) -> list[tuple[str, str]]:
+        """What the examples asked of the table: (method, path with ids as ``{…}``)."""
+        prefix = f"/tables/{table_id}"
+        return [
+            (method, re.sub(r"/seats/\d+", "/seats/{seat}", path.replace(prefix, "/tables/{id}")))
+            for method, path, harness in self.seen
+            if not harness and path.startswith(prefix)
+        ]
+
+
+class Service:
+    """A live doko service on one port and database that the harness can restart."""
+
+    def __init__(self, db_url: str) -> None:
+        self.db_url = db_url
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.requests: Requests | None = None
+        self.restarts = 0
+        self._stack = contextlib.AsyncExitStack()
+
+    async def start(self) -> None:
+        app = create_app(settings(self.db_url))
+        self.requests = self.requests or Requests(app)
+        self.requests.app = app
+        await self._stack.enter_async_context(serve(self.requests, port=self.port))
+
+    async def stop(self) -> None:
+        await self._stack.aclose()
+
+    async def restart(self) -> None:
+        await self.stop()
+        self._stack = contextlib.AsyncExitStack()
+        await self.start()
+        self.restarts += 1
+
+
+@contextlib.asynccontextmanager
+async def harness_client(url: str) -> AsyncIterator[DokoClient]:
+    """The harness's API client: retries as the service asks, says who it is."""
+    transport = RetryingTransport(attempts=20, max_delay=2.0)
+    headers = {"user-agent": HARNESS}
+    async with httpx.AsyncClient(
+        base_url=url, transport=transport, headers=headers, timeout=30
+    ) as http:
+        yield DokoClient(http)
+
+
+class Scripted:
+    """A seat played by the plan, from its stream alone; a newcomer takes it over when the
+    plan says its player leaves."""
+
+    def __init__(self, table: TableClient, seat: SeatClient) -> None:
+        self.table = table
+        self.seat = seat
+        self.deal = 0
+        self.skipped: set[int] = set()
+        self.newcomer: SeatClient | None = None
+        self.stays = False
+
+    def leaving(self, message: TableMessage) -> bool:
+        """Whether the plan has the seat's player leave now (T2.3: not on its turn)."""
+        turn, me = message.prompt.turn, self.seat.seat
+        plan = PLAN[self.deal - 1] if self.deal else None
+        return bool(plan and plan.leaves == me and not self.stays and turn not in (None, me))
+
+    def choose(self, message: TableMessage) -> DealCommand | None:
+        options, me = message.prompt.options, self.seat.seat
+        plan = PLAN[self.deal - 1]
+        if options is None or message.prompt.turn != me:
+            return None
+        if plan.times_out == me and self.deal not in self.skipped:
+            self.skipped.add(self.deal)  # this turn is the clock's (T3.2)
+            return None
+        if options.declarations:
+            reserve = me in plan.contracts
+            return Declare(me, Declaration.RESERVATION if reserve else Declaration.HEALTHY)
+        if options.contracts:
+            return NameContract(me, plan.contracts.get(me, options.contracts[0]))
+        if options.cards:
+            return PlayCard(me, options.cards[0])
+        return None
+
+    async def play(self, after: int | None = None) -> None:
+        """Play until the session is over (or the seat's player left)."""
+        acted = 0
+        async for message in self.seat.follow(after=after, max_delay=2.0):
+            if isinstance(message.event, DealDealt):
+                self.deal = message.event.deal_no
+            if isinstance(message.event, SessionFinished):
+                return
+            if self.leaving(message):
+                await self._hand_over()
+                return
+            if message.version <= acted or (command := self.choose(message)) is None:
+                continue
+            with contextlib.suppress(ProblemError):  # the clock may have acted first
+                acted = (await self.seat.send(command)).version
+
+    async def _hand_over(self) -> None:
+        """Leave the seat (not on its turn, T2.3) and let a newcomer sit down there and play
+        on, from the message of its own sitting down."""
+        await self.seat.leave()
+        newcomer = await self.table.take_seat("newcomer", seat=int(self.seat.seat))
+        self.newcomer = newcomer
+        following = Scripted(self.table, newcomer)
+        following.deal, following.stays = self.deal, True
+        await following.play(after=newcomer.version - 1)
+
+
+async def watch(table: TableClient, at_deal: Callable[[int], Awaitable[None]]) -> None:
+    """Follow the table as its host until the session is over, calling ``at_deal`` with
+    each deal's number once it is dealt."""
+    async for message in table.follow(max_delay=2.0):
+        if isinstance(message.event, DealDealt):
+            await at_deal(message.event.deal_no)
+        if isinstance(message.event, SessionFinished):
+            return
+
+
+async def run_example(command: list[str], *, cwd: str | None = None) -> tuple[int, str]:
+    """Run an example to its end; its exit code and output (stdout and stderr)."""
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    output, _ = await process.communicate()
+    return process.returncode or 0, output.decode()
