@@ -35,7 +35,7 @@ async def play(url: str, table_id: str, invitation: str | None) -> None:
                 print(f"the session is over at version {message.version}")
                 break
             options, turn = message.prompt.options, message.prompt.turn
-            if turn != me.seat or options is None or message.version <= acted:
+            if turn != me.seat or options is None or message.version < acted:
                 continue
             if options.declarations:  # healthy is always one of them (R4.1)
                 command: DealCommand = Declare(me.seat, Declaration.HEALTHY)

@@ -35,7 +35,7 @@ for await (const { id, data } of stream) {
     break;
   }
   const options = data.options;
-  if (data.turn !== seat || !options || id <= acted) continue;
+  if (data.turn !== seat || !options || id < acted) continue;
   const answer = options.declarations.length
     ? await me.POST("/tables/{table_id}/seats/{seat}/reservation", { ...path, body: { declaration: "healthy" } })
     : options.contracts.length

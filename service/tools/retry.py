@@ -51,7 +51,7 @@ def backoff(failures: int, delay: float = DELAY, max_delay: float = MAX_DELAY) -
     """The wait before attempt ``failures + 1``: ``delay`` doubled for each failure after the
     first, up to ``max_delay``, give or take a tenth (so that many clients do not come back
     at once)."""
-    plain = min(delay * 2 ** max(0, failures - 1), max_delay)
+    plain = min(delay * 2 ** min(max(0, failures - 1), 32), max_delay)
     return float(plain * random.uniform(0.9, 1.1))
 
 

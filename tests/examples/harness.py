@@ -26,7 +26,7 @@ from domain.dealing import deal_from_seed
 from domain.events import DealDealt, SessionFinished
 from domain.game_types import GameType
 from domain.seats import Seat
-from service.app import create_app
+from service.app import close_streams, create_app
 from service.tools.client import DokoClient, ProblemError, SeatClient, TableClient
 from service.tools.messages import TableMessage
 from service.tools.retry import RetryingTransport
@@ -131,6 +131,10 @@ class Service:
         await self._stack.enter_async_context(serve(self.requests, port=self.port))
 
     async def stop(self) -> None:
+        """Stop as ``doko serve`` stops (`service.edge.shutdown.Server`): the open streams
+        end with the service's farewell first."""
+        if self.requests is not None:
+            close_streams(self.requests.app)
         await self._stack.aclose()
 
     async def restart(self) -> None:
@@ -197,7 +201,7 @@ class Scripted:
             if self.leaving(message):
                 await self._hand_over()
                 return
-            if message.version <= acted or (command := self.choose(message)) is None:
+            if message.version < acted or (command := self.choose(message)) is None:
                 continue
             with contextlib.suppress(ProblemError):  # the clock may have acted first
                 acted = (await self.seat.send(command)).version
