@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import msgspec
 import pytest
 
@@ -184,6 +185,21 @@ def check(played: Played) -> None:
     streams = played.asked.count(("GET", "/tables/{id}/events"))
     tickets = played.asked.count(("POST", "/tables/{id}/stream-tickets"))
     assert streams >= 2 and tickets == streams, (streams, tickets)  # resumed, a ticket each
+
+
+async def test_a_view_asked_for_by_anyone_but_the_harness_is_seen(service: Service) -> None:
+    """The request log tells an example's GET of a view from the harness's: the check that
+    the examples never poll can fail."""
+    async with harness_client(service.url) as api:
+        table = await api.create_table("polled", visibility="public")
+        await table.view()
+    async with httpx.AsyncClient(base_url=service.url) as http:  # as an example would
+        assert (await http.get(table.path)).status_code == 200
+        assert (await http.get(f"{table.path}/seats/0")).status_code in (401, 404)
+    assert service.requests is not None
+    asked = set(service.requests.of_examples(table.table_id))
+    assert asked == {("GET", "/tables/{id}"), ("GET", "/tables/{id}/seats/{seat}")}
+    assert not asked <= ALLOWED
 
 
 def test_the_plan_covers_every_contract_kind() -> None:
