@@ -6,6 +6,9 @@ who holds both club queens, who reserves and names what, who lets the turn clock
 leaves for a newcomer; the service restarts once deal `RESTART_AT` is dealt. The scripted
 seats read their own stream (`SeatClient.follow`) and act as the plan says; whatever the plan
 leaves open they do as the examples do (healthy, the first legal card, no announcement).
+`play` runs an example on such a table and `check` holds what it played to the plan: every
+covered case in the table's log (`cases`), the scoresheet of the final view, and nothing asked
+of the service but `ALLOWED`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import asyncio
 import contextlib
 import hashlib
 import re
+from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,7 +29,7 @@ from domain.cards import Card
 from domain.commands import DealCommand, Declaration, Declare, NameContract, PlayCard
 from domain.dealing import deal_from_seed
 from domain.events import DealDealt, SessionFinished
-from domain.game_types import GameType
+from domain.game_types import SOLOS, GameType
 from domain.seats import Seat
 from service.app import close_streams, create_app
 from service.tools.client import DokoClient, ProblemError, SeatClient, TableClient
@@ -237,3 +242,131 @@ async def run_example(command: list[str], *, cwd: str | None = None) -> tuple[in
     )
     output, _ = await process.communicate()
     return process.returncode or 0, output.decode()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SAFETY = 900.0
+"""Seconds after which a session is called stuck (a safety net, not a bound on the speed)."""
+
+ALLOWED = {
+    ("POST", "/tables/{id}/seats"),
+    ("POST", "/tables/{id}/stream-tickets"),
+    ("GET", "/tables/{id}/events"),
+    ("POST", "/tables/{id}/seats/{seat}/reservation"),
+    ("POST", "/tables/{id}/seats/{seat}/contract"),
+    ("POST", "/tables/{id}/seats/{seat}/play"),
+}
+"""What an example may ask of its table: no view, no scoresheet, no polling."""
+
+CASES = {
+    "marriage",
+    *(str(solo) for solo in SOLOS),
+    "silent_solo",
+    "two seats reserving",
+    "a hidden contract outranked",
+    "a timed-out seat",
+    "a seat left and a newcomer sat down",
+}
+
+
+class Played(msgspec.Struct):
+    code: int
+    output: str
+    events: list[dict[str, Any]]
+    view: Any
+    asked: list[tuple[str, str]]
+    restarts: int
+
+
+async def play(service: Service, example: Callable[[str, str, str], list[str]]) -> Played:
+    """A table of the plan's deals, three scripted seats, the example on the fourth (the
+    command ``example(url, table_id, invitation)``), the service restarted once."""
+    async with harness_client(service.url) as api:
+        table = await api.create_table(
+            "examples", first_dealer=0, presets=presets(), turn_seconds=TURN_SECONDS
+        )
+        assert table.invitation is not None
+        scripted = [
+            Scripted(table, await table.take_seat(f"scripted {s}", seat=s))
+            for s in range(4)
+            if s != EXAMPLE_SEAT
+        ]
+
+        async def at_deal(deal_no: int) -> None:
+            if deal_no == RESTART_AT and not service.restarts:
+                await service.restart()
+
+        async with asyncio.timeout(SAFETY):
+            others = [asyncio.create_task(s.play()) for s in scripted]
+            others.append(asyncio.create_task(watch(table, at_deal)))
+            code, output = await run_example(example(service.url, table.table_id, table.invitation))
+            await asyncio.gather(*others)
+        assert service.requests is not None
+        asked = service.requests.of_examples(table.table_id)
+        return Played(
+            code, output, await _events(table), await table.view(), asked, service.restarts
+        )
+
+
+async def _events(table: TableClient) -> list[dict[str, Any]]:
+    """The table's log from its export (as the host): each event's type and payload."""
+    response = await table.api.http.get(f"{table.path}/export", headers=table.credential)
+    assert response.status_code == 200, response.text
+    return [
+        {"type": e["type"], **msgspec.json.decode(msgspec.json.encode(e["payload"]))}
+        for e in response.json()["events"]
+    ]
+
+
+def cases(events: list[dict[str, Any]]) -> set[str]:
+    """The covered cases that the log shows, deal by deal."""
+    found: set[str] = set()
+    deal = 0
+    reserving: dict[int, int] = defaultdict(int)
+    named: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    started = False
+    left: set[int] = set()
+    for event in events:
+        kind = event["type"]
+        if kind == "session_started":
+            started = True
+        elif kind == "deal_dealt":
+            deal = event["deal_no"]
+        elif kind == "declared" and event["declaration"] == "reservation":
+            reserving[deal] += 1
+            if reserving[deal] == 2:
+                found.add("two seats reserving")
+        elif kind == "contract_named":
+            named[deal].append((event["seat"], event["contract"]))
+        elif kind == "game_type_fixed":
+            found.add(event["game_type"])
+            winner = (event.get("declarer"), event["game_type"])
+            if winner in named[deal] and any(n != winner for n in named[deal]):
+                found.add("a hidden contract outranked")
+        elif kind == "turn_timed_out":
+            found.add("a timed-out seat")
+        elif kind == "seat_left" and started and not event.get("by_host"):
+            left.add(event["seat"])
+        elif kind == "seat_taken" and event["seat"] in left:
+            found.add("a seat left and a newcomer sat down")
+    return found
+
+
+def check(played: Played) -> None:
+    assert played.code == 0, played.output
+    assert "the session is over" in played.output, played.output
+    types = [e["type"] for e in played.events]
+    assert types.count("deal_scored") == len(PLAN) == 12 and types[-1] == "session_finished"
+    found = cases(played.events)
+    assert found >= CASES, sorted(CASES - found)
+    view = played.view
+    assert view.winners is not None and len(view.scoresheet) == 12
+    assert all(sum(row) == 0 for row in view.scoresheet), view.scoresheet
+    assert list(view.totals) == [sum(column) for column in zip(*view.scoresheet, strict=True)]
+    scored = [tuple(e["score"]["entries"]) for e in played.events if e["type"] == "deal_scored"]
+    assert scored == [tuple(row) for row in view.scoresheet]
+    assert played.restarts == 1
+    assert set(played.asked) <= ALLOWED, sorted(set(played.asked) - ALLOWED)
+    streams = played.asked.count(("GET", "/tables/{id}/events"))
+    tickets = played.asked.count(("POST", "/tables/{id}/stream-tickets"))
+    assert streams >= 2 and tickets == streams, (streams, tickets)  # resumed, a ticket each
