@@ -1,6 +1,6 @@
 """Reading Server-Sent Events (text/event-stream) as an EventSource does.
 
-Shared by the live client (`service.tools.client.read_sse`) and the reader of saved streams
+Shared by the live client (`service.tools.stream.read_sse`) and the reader of saved streams
 (`infra.audit.witness.read_archive`): ``:`` lines are comments, a blank line dispatches the
 message if it has data, and the id persists as the last event id.
 """

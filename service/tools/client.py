@@ -21,7 +21,11 @@ Views are decoded into `domain.table_view.TableView`; a domain command (`Declare
 `NameContract`, `PlayCard`, `Announce`) is sent to its endpoint with `SeatClient.send`,
 which acts for ``command.seat`` with the seat client's own token. Every error answer
 raises `ProblemError` carrying the RFC 9457 problem. Live events come from
-`TableClient.events` and `DokoClient.feed` (Server-Sent Events, parsed by `read_sse`).
+`TableClient.events` and `DokoClient.feed` (Server-Sent Events, parsed by `read_sse`); a bot
+or a front end follows its table with `SeatClient.follow` (`TableClient.follow` as a
+spectator or the host): typed messages (`service.tools.messages.TableMessage`), a fresh
+stream ticket per connection, resumed after the last id, backing off as the service asks
+(`service.tools.stream`). `service.tools.retry.RetryingTransport` retries requests likewise.
 
 A client may keep a ``transcript``: every response body it received (and, through
 `record`, every stream message), with the table version it shows, for audits of what
@@ -41,7 +45,7 @@ from domain.commands import Announce, DealCommand, Declare, NameContract, PlayCa
 from domain.seats import Seat
 from domain.standings import Standings
 from domain.table_view import TableView
-from infra.sse import SseMessage, SseParser
+from infra.sse import SseMessage
 from service.bodies.tables import LobbyPage
 from service.bodies.tournaments import (
     DealComparison,
@@ -52,28 +56,11 @@ from service.bodies.tournaments import (
     TournamentCreatedResponse,
 )
 from service.routes.tournament_audit import TournamentVerification
-
-PROBLEM_JSON = "application/problem+json"
-
-
-class ProblemError(Exception):
-    """The service answered with an error: ``status`` and the problem+json body."""
-
-    def __init__(self, status: int, problem: dict[str, Any], headers: httpx.Headers) -> None:
-        super().__init__(f"{status} {problem.get('code')}: {problem.get('detail')}")
-        self.status = status
-        self.problem = problem
-        self.headers = headers
-
-    @property
-    def code(self) -> str | None:
-        code = self.problem.get("code")
-        return code if isinstance(code, str) else None
-
-    @property
-    def rule(self) -> str | None:
-        rule = self.problem.get("rule")
-        return rule if isinstance(rule, str) else None
+from service.tools.messages import TableMessage, table_message
+from service.tools.problem import PROBLEM_JSON as PROBLEM_JSON
+from service.tools.problem import ProblemError as ProblemError
+from service.tools.problem import raise_for_problem as raise_for_problem
+from service.tools.stream import FollowedStream, read_sse
 
 
 class Received(msgspec.Struct, frozen=True):
@@ -142,19 +129,6 @@ def command_request(command: DealCommand) -> tuple[str, dict[str, str]]:
 def version_of(response: httpx.Response) -> int:
     """The table version in a response's ETag (``"12"``)."""
     return int(response.headers["etag"].strip('"'))
-
-
-def raise_for_problem(response: httpx.Response) -> None:
-    """Raise `ProblemError` for a 4xx/5xx answer (its body must be read already)."""
-    if response.status_code < 400:
-        return
-    try:
-        problem = response.json()
-    except ValueError:
-        problem = {"code": None, "detail": response.text}
-    raise ProblemError(
-        response.status_code, problem if isinstance(problem, dict) else {}, response.headers
-    )
 
 
 class DokoClient:
@@ -511,6 +485,15 @@ class TableClient:
         headers = {"authorization": f"Bearer {token}"} if token else self.credential
         return EventStream(self.api, f"{self.path}/events", None, headers, last_event_id)
 
+    def follow(self, *, after: int | None = None, **options: Any) -> FollowedStream[TableMessage]:
+        """The table's stream as a spectator (or, with the host token, the host) sees it,
+        typed and resumed, each connection with a fresh ticket (`service.tools.stream`)."""
+        secret = self.host_token or self.invitation
+        path = f"{self.path}/events"
+        return FollowedStream(
+            self.api.http, path, _typed, credential=secret, after=after, **options
+        )
+
 
 class SeatClient:
     """One seat, knowing only its own token: its view, its commands, its event stream."""
@@ -579,6 +562,18 @@ class SeatClient:
         return EventStream(
             self.table.api, f"{self.table.path}/events", self.seat, self.auth, last_event_id
         )
+
+    def follow(self, *, after: int | None = None, **options: Any) -> FollowedStream[TableMessage]:
+        """The table's stream as this seat sees it: typed messages that tell whose turn it
+        is and what the seat may do, resumed, each connection with a fresh ticket."""
+        path = f"{self.table.path}/events"
+        return FollowedStream(
+            self.table.api.http, path, _typed, credential=self.token, after=after, **options
+        )
+
+
+def _typed(message: SseMessage) -> TableMessage:
+    return table_message(message.id or 0, message.data)
 
 
 async def _command(
@@ -680,14 +675,4 @@ class EventStream:
                         message.event,
                     )
                 )
-            yield message
-
-
-async def read_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseMessage]:
-    """Parse a text/event-stream (lines without their ends) into messages, as an
-    EventSource does (`infra.sse.SseParser`)."""
-    parser = SseParser()
-    async for line in lines:
-        message = parser.line(line)
-        if message is not None:
             yield message
