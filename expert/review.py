@@ -138,7 +138,7 @@ KINDS = {Declare: "declaration", NameContract: "contract", PlayCard: "card", Ann
 def review_decision(observation: Observation, action: Action, index: int, seed: str) -> Decision:
     """One decision priced from the seat's observation alone (chance from seed and index)."""
     rng = random.Random(f"{seed}:{index}")
-    means = _means(observation, action, rng)
+    means = {o: round(m, 3) for o, m in _means(observation, action, rng).items()}
     chosen = _chosen(action)
     best = max(means, key=lambda o: (means[o], o == chosen))
     return Decision(
@@ -148,7 +148,7 @@ def review_decision(observation: Observation, action: Action, index: int, seed: 
         chosen,
         best,
         round(means[best] - means.get(chosen, means[best]), 3),
-        tuple(Alternative(o, round(m, 3)) for o, m in sorted(means.items(), key=_by_mean)),
+        tuple(Alternative(o, m) for o, m in sorted(means.items(), key=_by_mean)),
     )
 
 

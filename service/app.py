@@ -43,7 +43,8 @@ from service.edge.validation import BodyError, pointer
 from service.edge.visibility import Visibilities
 from service.openapi.document import API_ROUTES, serve_document
 from service.routes.pages import PAGES
-from service.routes.records import Verifications
+from service.routes.records import DealVerification, Kept, verifications
+from service.routes.review import DealReview, reviews
 from service.streams.hub import Hub
 from service.workers.bots import HUMAN_PACE, Bots
 from service.workers.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
@@ -99,7 +100,7 @@ class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
-    verifications, the requests' idempotency keys, the stream tickets, which tables are
+    verifications and reviews, the requests' idempotency keys, the stream tickets, which tables are
     public, the tournaments (`infra.tournaments`) and the watch of their rounds, whether the LISTEN
     connection is up, and the service's clock (``now``: the turn clock's time source, the
     ``server_time`` of views and stream messages)."""
@@ -113,7 +114,8 @@ class Services(msgspec.Struct):
     clock: TurnClock
     watch: DatabaseWatch
     supervisor: Supervisor
-    verifications: Verifications
+    verifications: Kept[DealVerification]
+    reviews: Kept[DealReview]
     idempotency: IdempotencyKeys
     tickets: Tickets
     visibilities: Visibilities
@@ -239,7 +241,8 @@ def create_app(
                 clock,
                 watch,
                 supervisor,
-                Verifications(),
+                verifications(),
+                reviews(bots.thinking),
                 IdempotencyKeys(
                     pool, retention=RETENTION, lease=timedelta(seconds=2 * settings.db_timeout)
                 ),
