@@ -248,6 +248,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/{table_id}/deals/{deal_no}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scored deal's decisions, priced by the expert
+         * @description Every decision each seat made (declaration, contract, card, announcement) with the mean scoresheet entry of each alternative it had and the points lost against the best, computed by the `expert` bot's search from what that seat saw at that moment (never the hands it could not see); each seat's three costliest decisions. Seconds of CPU the first time, then kept; rate-limited like the other routes that replay a log. Only once the deal is scored; at a table of a tournament once every table of the round has scored it (E5.3: `deal_not_public`).
+         */
+        get: operations["reviewDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/{table_id}/deals/{deal_no}/verification": {
         parameters: {
             query?: never;
@@ -735,6 +755,11 @@ export interface components {
             until_cards: number;
             word: components["schemas"]["Word"];
         };
+        /** Alternative */
+        Alternative: {
+            mean: number;
+            option: string;
+        };
         /** AnnounceRequest */
         AnnounceRequest: {
             /** @example re */
@@ -928,6 +953,14 @@ export interface components {
             last_version: number;
             method: string;
         };
+        /** DealReview */
+        DealReview: {
+            deal_no: number;
+            decisions: components["schemas"]["Decision"][];
+            /** @description seat 0 first */
+            seats: components["schemas"]["SeatReview"][];
+            table_id: string;
+        };
         /** DealScored */
         DealScored: {
             deal_no: number;
@@ -974,6 +1007,16 @@ export interface components {
          * @enum {string}
          */
         DealingMethod: "seeded" | "host_seeded" | "preset";
+        /** Decision */
+        Decision: {
+            alternatives: components["schemas"]["Alternative"][];
+            best: string;
+            chosen: string;
+            index: number;
+            kind: string;
+            lost: number;
+            seat: components["schemas"]["Seat"];
+        };
         /**
          * Declaration
          * @description R4.1: the word every player says before the first lead.
@@ -1468,6 +1511,12 @@ export interface components {
              * @enum {string}
              */
             type: "seat_left";
+        };
+        /** SeatReview */
+        SeatReview: {
+            costliest: number[];
+            lost: number;
+            seat: components["schemas"]["Seat"];
         };
         /**
          * SeatStatus
@@ -2605,6 +2654,7 @@ export interface components {
 }
 export type Abandoned = components['schemas']['Abandoned'];
 export type Allowance = components['schemas']['Allowance'];
+export type Alternative = components['schemas']['Alternative'];
 export type AnnounceRequest = components['schemas']['AnnounceRequest'];
 export type Announced = components['schemas']['Announced'];
 export type BodyError = components['schemas']['BodyError'];
@@ -2623,10 +2673,12 @@ export type DealDealt = components['schemas']['DealDealt'];
 export type DealRecord = components['schemas']['DealRecord'];
 export type DealReplay = components['schemas']['DealReplay'];
 export type DealReport = components['schemas']['DealReport'];
+export type DealReview = components['schemas']['DealReview'];
 export type DealScored = components['schemas']['DealScored'];
 export type DealVerification = components['schemas']['DealVerification'];
 export type Dealing = components['schemas']['Dealing'];
 export type DealingMethod = components['schemas']['DealingMethod'];
+export type Decision = components['schemas']['Decision'];
 export type Declaration = components['schemas']['Declaration'];
 export type Declare = components['schemas']['Declare'];
 export type Declared = components['schemas']['Declared'];
@@ -2680,6 +2732,7 @@ export type SeatBack = components['schemas']['SeatBack'];
 export type SeatBotRequest = components['schemas']['SeatBotRequest'];
 export type SeatInfo = components['schemas']['SeatInfo'];
 export type SeatLeft = components['schemas']['SeatLeft'];
+export type SeatReview = components['schemas']['SeatReview'];
 export type SeatStatus = components['schemas']['SeatStatus'];
 export type SeatTaken = components['schemas']['SeatTaken'];
 export type SeatTakenResponse = components['schemas']['SeatTakenResponse'];
@@ -3880,6 +3933,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DealReplay"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reviewDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the table's id */
+                table_id: string;
+                /** @description the deal's number, 1-12 */
+                deal_no: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealReview"];
                 };
             };
             /** @description problem */
