@@ -157,6 +157,9 @@ def main() -> None:
         pairs.append(value)
         if solo_first or solo_second:
             solo_pairs.append(value)
+        if len(pairs) % 10 == 0:
+            print(_line("so far, all deal pairs", pairs), flush=True)
+            print(_line("so far, a solo declared", solo_pairs), flush=True)
     print(
         f"python {platform.python_version()}, {platform.machine()}, "
         f"budget {budget.samples} x {budget.iterations}"
@@ -168,16 +171,20 @@ def main() -> None:
             f"p90 {_quantile(ms, 0.9):.1f} ms, p99 {_quantile(ms, 0.99):.1f} ms, "
             f"max {max(ms):.1f} ms (targets: median <= {TARGET_MEDIAN_MS}, p99 <= {TARGET_P99_MS})"
         )
-    for name, values in (("all deal pairs", pairs), ("a solo declared", solo_pairs)):
-        if len(values) < 2:
-            print(f"expert - greedy, {name}: {len(values)} deal pairs")
-            continue
-        mean = statistics.fmean(values)
-        half = 1.96 * statistics.stdev(values) / math.sqrt(len(values))
-        print(
-            f"expert - greedy in process, {name}: {mean:+.2f} points per deal per player, "
-            f"95 % CI [{mean - half:+.2f}, {mean + half:+.2f}], {len(values)} deal pairs"
-        )
+    print(_line("all deal pairs", pairs))
+    print(_line("a solo declared", solo_pairs))
+
+
+def _line(name: str, values: list[float]) -> str:
+    """The mean of the deal pairs' values with its 95 % interval."""
+    if len(values) < 2:
+        return f"expert - greedy, {name}: {len(values)} deal pairs"
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+    return (
+        f"expert - greedy in process, {name}: {mean:+.2f} points per deal per player, "
+        f"95 % CI [{mean - half:+.2f}, {mean + half:+.2f}], {len(values)} deal pairs"
+    )
 
 
 if __name__ == "__main__":

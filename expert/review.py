@@ -10,14 +10,18 @@ alternative's mean less the chosen one's. The evaluation sees only the seat's
 not see; its chance is seeded from the review's seed and the decision's place in the deal,
 so the same deal gives the same review.
 
-An announcement said off turn is priced on rollouts in which the seat plays by the
-rollout policy; a card the seat had no choice about is listed with nothing lost.
+An announcement is priced on rollouts from the moment it was said (every seat playing by
+the rollout policy), scored with each word the seat could say then and with none
+(`expert.search.word_prices`); a card the seat had no choice about is listed with nothing
+lost. Only the words said are reviewed, not the turns at which a word was allowed and
+none was said.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from enum import StrEnum
 
 import msgspec
 
@@ -48,6 +52,15 @@ SILENT = "none"
 """The alternative of saying nothing (R6)."""
 
 
+class Kind(StrEnum):
+    """What a decision was about: R4.1, R4.2, R3.6, R6."""
+
+    DECLARATION = "declaration"
+    CONTRACT = "contract"
+    CARD = "card"
+    WORD = "word"
+
+
 class Alternative(msgspec.Struct, frozen=True):
     """One thing the seat could have done, and its mean scoresheet entry (R10)."""
 
@@ -61,7 +74,7 @@ class Decision(msgspec.Struct, frozen=True):
 
     index: int
     seat: Seat
-    kind: str
+    kind: Kind
     chosen: str
     best: str
     lost: float
@@ -132,7 +145,12 @@ def _chosen(action: Action) -> str:
     return action.word.value
 
 
-KINDS = {Declare: "declaration", NameContract: "contract", PlayCard: "card", Announce: "word"}
+KINDS = {
+    Declare: Kind.DECLARATION,
+    NameContract: Kind.CONTRACT,
+    PlayCard: Kind.CARD,
+    Announce: Kind.WORD,
+}
 
 
 def review_decision(observation: Observation, action: Action, index: int, seed: str) -> Decision:

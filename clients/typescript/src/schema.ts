@@ -1013,7 +1013,7 @@ export interface components {
             best: string;
             chosen: string;
             index: number;
-            kind: string;
+            kind: components["schemas"]["Kind"];
             lost: number;
             seat: components["schemas"]["Seat"];
         };
@@ -1167,6 +1167,12 @@ export interface components {
          * @enum {string}
          */
         KeyStatus: "current" | "retired" | "revoked";
+        /**
+         * Kind
+         * @description What a decision was about: R4.1, R4.2, R3.6, R6.
+         * @enum {string}
+         */
+        Kind: "declaration" | "contract" | "card" | "word";
         /**
          * LifeAction
          * @description A life action of the table: `leave` the seat (T2.1-T2.3), `come_back` after the
@@ -2694,6 +2700,7 @@ export type InvitationRotated = components['schemas']['InvitationRotated'];
 export type Jwk = components['schemas']['Jwk'];
 export type KeySet = components['schemas']['KeySet'];
 export type KeyStatus = components['schemas']['KeyStatus'];
+export type Kind = components['schemas']['Kind'];
 export type LifeAction = components['schemas']['LifeAction'];
 export type LobbyOptions = components['schemas']['LobbyOptions'];
 export type LobbyPage = components['schemas']['LobbyPage'];
@@ -7458,6 +7465,7 @@ export const gameTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["sc
 export const gameTypeFixedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameTypeFixed"]["type"]> = ["game_type_fixed"];
 export const invitationRotatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitationRotated"]["type"]> = ["invitation_rotated"];
 export const keyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeyStatus"]> = ["current", "retired", "revoked"];
+export const kindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Kind"]> = ["declaration", "contract", "card", "word"];
 export const lifeActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifeAction"]> = ["leave", "come_back", "vacate", "close", "abandon", "rotate_invitation"];
 export const marriageClarifiedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MarriageClarified"]["type"]> = ["marriage_clarified"];
 export const parameterInValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ParameterIn"]> = ["cookie", "header", "path", "query"];
