@@ -45,14 +45,14 @@ from expert.playout import play_out
 from expert.reservations import candidates, contract_means
 from expert.search import Budget, evaluate, position, silent_mean, word_prices
 
-REVIEW_BUDGET = Budget(samples=8, iterations=32)
-"""The review's budget: twice the rollouts of a decision in play (it runs once a deal)."""
+REVIEW_BUDGET = Budget()
+"""The review's budget: a decision's in play (`expert.player.DEFAULT_BUDGET`)."""
 
 SILENT = "none"
 """The alternative of saying nothing (R6)."""
 
 
-class Kind(StrEnum):
+class DecisionKind(StrEnum):
     """What a decision was about: R4.1, R4.2, R3.6, R6."""
 
     DECLARATION = "declaration"
@@ -74,7 +74,7 @@ class Decision(msgspec.Struct, frozen=True):
 
     index: int
     seat: Seat
-    kind: Kind
+    kind: DecisionKind
     chosen: str
     best: str
     lost: float
@@ -97,11 +97,13 @@ def action_of(event: DealEvent) -> Action | None:
     return None
 
 
-def _means(observation: Observation, action: Action, rng: random.Random) -> dict[str, float]:
+def _means(
+    observation: Observation, action: Action, rng: random.Random, budget: Budget
+) -> dict[str, float]:
     """The mean entry of every alternative the seat had for this decision."""
     if isinstance(action, Declare):
         games = _contracts(observation.hand, action.declaration)
-        means = contract_means(observation, rng, REVIEW_BUDGET, games)
+        means = contract_means(observation, rng, budget, games)
         reserved = [m for g, m in means.items() if g is not GameType.NORMAL]
         found = {Declaration.HEALTHY.value: means[GameType.NORMAL]}
         if reserved:
@@ -109,16 +111,16 @@ def _means(observation: Observation, action: Action, rng: random.Random) -> dict
         return found
     if isinstance(action, NameContract):
         games = list(observation.options.contracts)
-        means = contract_means(observation, rng, REVIEW_BUDGET, games)
+        means = contract_means(observation, rng, budget, games)
         return {g.value: means[g] for g in games}
     if isinstance(action, PlayCard):
         if len(observation.options.cards) == 1:
             return {action.card.value: 0.0}
-        evaluation = evaluate(observation, rng, REVIEW_BUDGET)
+        evaluation = evaluate(observation, rng, budget)
         return {CODES[c].value: m for c, m in evaluation.means.items()}
     rollouts = tuple(
         play_out(position(observation, sample(observation, rng)), None, rng)
-        for _ in range(REVIEW_BUDGET.samples * REVIEW_BUDGET.iterations // 4)
+        for _ in range(budget.samples * budget.iterations // 4)
     )
     found = {SILENT: silent_mean(observation, rollouts)}
     for word, (_, mean) in word_prices(observation, rollouts).items():
@@ -146,17 +148,23 @@ def _chosen(action: Action) -> str:
 
 
 KINDS = {
-    Declare: Kind.DECLARATION,
-    NameContract: Kind.CONTRACT,
-    PlayCard: Kind.CARD,
-    Announce: Kind.WORD,
+    Declare: DecisionKind.DECLARATION,
+    NameContract: DecisionKind.CONTRACT,
+    PlayCard: DecisionKind.CARD,
+    Announce: DecisionKind.WORD,
 }
 
 
-def review_decision(observation: Observation, action: Action, index: int, seed: str) -> Decision:
+def review_decision(
+    observation: Observation,
+    action: Action,
+    index: int,
+    seed: str,
+    budget: Budget = REVIEW_BUDGET,
+) -> Decision:
     """One decision priced from the seat's observation alone (chance from seed and index)."""
     rng = random.Random(f"{seed}:{index}")
-    means = {o: round(m, 3) for o, m in _means(observation, action, rng).items()}
+    means = {o: round(m, 3) for o, m in _means(observation, action, rng, budget).items()}
     chosen = _chosen(action)
     best = max(means, key=lambda o: (means[o], o == chosen))
     return Decision(
@@ -174,7 +182,9 @@ def _by_mean(item: tuple[str, float]) -> tuple[float, str]:
     return -item[1], item[0]
 
 
-def review_deal(events: Sequence[DealEvent], seed: str) -> tuple[Decision, ...]:
+def review_deal(
+    events: Sequence[DealEvent], seed: str, budget: Budget = REVIEW_BUDGET
+) -> tuple[Decision, ...]:
     """Every decision of the deal whose events (its `DealDealt` first) are given, in order."""
     dealt = events[0]
     assert isinstance(dealt, DealDealt)
@@ -184,6 +194,6 @@ def review_deal(events: Sequence[DealEvent], seed: str) -> tuple[Decision, ...]:
         action = action_of(event)
         if action is not None:
             observation = observe(state, action.seat)
-            decisions.append(review_decision(observation, action, len(decisions), seed))
+            decisions.append(review_decision(observation, action, len(decisions), seed, budget))
         state = evolve(state, event)
     return tuple(decisions)

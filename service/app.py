@@ -20,6 +20,8 @@ from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.exceptions import ClientException, SerializationException
 
+from expert.review import REVIEW_BUDGET
+from expert.search import Budget
 from infra.audit.strict import duplicate
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
@@ -73,7 +75,8 @@ class Settings(msgspec.Struct, frozen=True):
     waits before acting at a table with people (none at an all-bot table); ``bot_workers``
     the processes its searches run in (none: one per core, `service.workers.thinking`).
     ``shutdown_seconds`` bounds `doko serve`'s stop, from the first SIGTERM or SIGINT to the
-    exit (`service.edge.shutdown`).
+    exit (`service.edge.shutdown`). ``review_budget`` is the search budget of a deal's review
+    (`expert.review`; tests make it small).
     """
 
     database_url: str
@@ -94,6 +97,7 @@ class Settings(msgspec.Struct, frozen=True):
     bot_delay: float = HUMAN_PACE
     bot_workers: int | None = None
     shutdown_seconds: float = SHUTDOWN_SECONDS
+    review_budget: Budget = REVIEW_BUDGET
 
 
 class Services(msgspec.Struct):
@@ -242,7 +246,7 @@ def create_app(
                 watch,
                 supervisor,
                 verifications(),
-                reviews(bots.thinking),
+                reviews(bots.thinking, settings.review_budget),
                 IdempotencyKeys(
                     pool, retention=RETENTION, lease=timedelta(seconds=2 * settings.db_timeout)
                 ),

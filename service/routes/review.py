@@ -20,7 +20,8 @@ from litestar import Request, get
 
 from domain.events import DealEvent
 from domain.seats import SEATS, Seat
-from expert.review import Decision
+from expert.review import REVIEW_BUDGET, Decision
+from expert.search import Budget
 from infra.audit.deals import deal_events
 from infra.event_store import StoredEvent
 from service.edge.credentials import AS_SPECTATOR
@@ -65,12 +66,14 @@ def summary(decisions: Sequence[Decision]) -> tuple[SeatReview, ...]:
     return tuple(found)
 
 
-def reviews(thinking: Thinking, size: int = 256) -> Kept[DealReview]:
-    """The review of each deal asked for, computed in the pool and kept."""
+def reviews(
+    thinking: Thinking, budget: Budget = REVIEW_BUDGET, size: int = 256
+) -> Kept[DealReview]:
+    """The review of each deal asked for, computed in the pool at this budget and kept."""
 
     async def review(stored: Sequence[StoredEvent], table_id: str, deal_no: int) -> DealReview:
         events = [e for e in deal_events(decoded(stored), deal_no) if isinstance(e, _DEAL_EVENTS)]
-        decisions = await thinking.review(events, f"review:{table_id}:{deal_no}")
+        decisions = await thinking.review(events, f"review:{table_id}:{deal_no}", budget)
         return DealReview(table_id, deal_no, decisions, summary(decisions))
 
     return Kept(review, size)

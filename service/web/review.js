@@ -32,7 +32,7 @@ function points(value) {
 function line(d, when, deal) {
   return [
     when ? t('review.in_trick', { trick: when }) : t('review.before'), ': ',
-    t(`review.kind.${d.kind}`), ' ', option(d.kind, d.chosen, d.seat, deal),
+    term('decision_kind', d.kind), ' ', option(d.kind, d.chosen, d.seat, deal),
     d.lost > 0 ? [' · ', t('review.best'), ' ', option(d.kind, d.best, d.seat, deal), ' · ', t('review.lost', { points: points(d.lost) })] : '',
   ];
 }

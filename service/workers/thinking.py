@@ -29,6 +29,7 @@ from domain.events import DealEvent
 from domain.observations import Observation
 from expert.player import decide
 from expert.review import Decision, review_deal
+from expert.search import Budget
 
 STOP_SECONDS = 2.0
 """How long `Thinking.close` lets a worker finish its search before it kills it."""
@@ -66,10 +67,12 @@ class Thinking:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor(), decide, observation, seed)
 
-    async def review(self, events: Sequence[DealEvent], seed: str) -> tuple[Decision, ...]:
+    async def review(
+        self, events: Sequence[DealEvent], seed: str, budget: Budget
+    ) -> tuple[Decision, ...]:
         """`expert.review.review_deal` of a scored deal's events, in a worker process."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), review_deal, events, seed)
+        return await loop.run_in_executor(self._executor(), review_deal, events, seed, budget)
 
     def close(self, timeout: float = STOP_SECONDS) -> None:
         """Stop the workers (pending decisions are dropped: the log drives the bots again);

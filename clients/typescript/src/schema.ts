@@ -1013,10 +1013,16 @@ export interface components {
             best: string;
             chosen: string;
             index: number;
-            kind: components["schemas"]["Kind"];
+            kind: components["schemas"]["DecisionKind"];
             lost: number;
             seat: components["schemas"]["Seat"];
         };
+        /**
+         * DecisionKind
+         * @description What a decision was about: R4.1, R4.2, R3.6, R6.
+         * @enum {string}
+         */
+        DecisionKind: "declaration" | "contract" | "card" | "word";
         /**
          * Declaration
          * @description R4.1: the word every player says before the first lead.
@@ -1167,12 +1173,6 @@ export interface components {
          * @enum {string}
          */
         KeyStatus: "current" | "retired" | "revoked";
-        /**
-         * Kind
-         * @description What a decision was about: R4.1, R4.2, R3.6, R6.
-         * @enum {string}
-         */
-        Kind: "declaration" | "contract" | "card" | "word";
         /**
          * LifeAction
          * @description A life action of the table: `leave` the seat (T2.1-T2.3), `come_back` after the
@@ -2685,6 +2685,7 @@ export type DealVerification = components['schemas']['DealVerification'];
 export type Dealing = components['schemas']['Dealing'];
 export type DealingMethod = components['schemas']['DealingMethod'];
 export type Decision = components['schemas']['Decision'];
+export type DecisionKind = components['schemas']['DecisionKind'];
 export type Declaration = components['schemas']['Declaration'];
 export type Declare = components['schemas']['Declare'];
 export type Declared = components['schemas']['Declared'];
@@ -2700,7 +2701,6 @@ export type InvitationRotated = components['schemas']['InvitationRotated'];
 export type Jwk = components['schemas']['Jwk'];
 export type KeySet = components['schemas']['KeySet'];
 export type KeyStatus = components['schemas']['KeyStatus'];
-export type Kind = components['schemas']['Kind'];
 export type LifeAction = components['schemas']['LifeAction'];
 export type LobbyOptions = components['schemas']['LobbyOptions'];
 export type LobbyPage = components['schemas']['LobbyPage'];
@@ -7459,13 +7459,13 @@ export const contractNamedTypeValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const dealDealtTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealDealt"]["type"]> = ["deal_dealt"];
 export const dealScoredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealScored"]["type"]> = ["deal_scored"];
 export const dealingMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealingMethod"]> = ["seeded", "host_seeded", "preset"];
+export const decisionKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DecisionKind"]> = ["declaration", "contract", "card", "word"];
 export const declarationValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Declaration"]> = ["healthy", "reservation"];
 export const declaredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Declared"]["type"]> = ["declared"];
 export const gameTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameType"]> = ["normal", "marriage", "silent_solo", "diamonds_solo", "hearts_solo", "spades_solo", "clubs_solo", "queen_solo", "jack_solo", "fleischlos"];
 export const gameTypeFixedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameTypeFixed"]["type"]> = ["game_type_fixed"];
 export const invitationRotatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitationRotated"]["type"]> = ["invitation_rotated"];
 export const keyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeyStatus"]> = ["current", "retired", "revoked"];
-export const kindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Kind"]> = ["declaration", "contract", "card", "word"];
 export const lifeActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LifeAction"]> = ["leave", "come_back", "vacate", "close", "abandon", "rotate_invitation"];
 export const marriageClarifiedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MarriageClarified"]["type"]> = ["marriage_clarified"];
 export const parameterInValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ParameterIn"]> = ["cookie", "header", "path", "query"];
