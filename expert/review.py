@@ -120,7 +120,7 @@ def _means(
         return {CODES[c].value: m for c, m in evaluation.means.items()}
     rollouts = tuple(
         play_out(position(observation, sample(observation, rng)), None, rng)
-        for _ in range(budget.samples * budget.iterations // 4)
+        for _ in range(max(1, budget.samples * budget.iterations // 4))
     )
     found = {SILENT: silent_mean(observation, rollouts)}
     for word, (_, mean) in word_prices(observation, rollouts).items():

@@ -20,6 +20,7 @@ from domain.players import greedy_action
 from domain.seats import Seat
 from domain.simulation import next_command
 from expert.review import review_deal, review_decision
+from expert.search import Budget
 from tests.domain.builders import deal_state, fill, run, start_play
 from tests.expert.hidden import permute_hidden
 
@@ -77,6 +78,7 @@ def test_a_declaration_and_a_word_are_priced_on_what_their_seat_saw() -> None:
     mine = review_decision(observe(playing, seat), word, 3, "s")
     assert mine == review_decision(observe(other, seat), word, 3, "s")
     assert {a.option for a in mine.alternatives} == {"none", *(a.word.value for a in allowed)}
+    assert review_decision(observe(playing, seat), word, 3, "s", Budget(1, 1)).alternatives
 
 
 def test_every_decision_of_a_deal_is_reviewed() -> None:
