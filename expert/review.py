@@ -173,7 +173,7 @@ def review_decision(
         KINDS[type(action)],
         chosen,
         best,
-        round(means[best] - means.get(chosen, means[best]), 3),
+        round(means[best] - means[chosen], 3),
         tuple(Alternative(o, m) for o, m in sorted(means.items(), key=_by_mean)),
     )
 
