@@ -67,7 +67,7 @@ class Settings(msgspec.Struct, frozen=True):
     ``db_timeout`` bounds every wait on the database (connecting, a free pool connection,
     each command, ``statement_timeout``): a request waits at most about twice as long
     before it is answered 503. ``rate_expensive`` is the per-second limit of each client
-    address on the routes that replay a log (verification, replay, export);
+    address on the routes that replay a log (verification, replay, review, export);
     ``max_streams_per_address`` the event streams a client address may hold open.
     ``embedded_data_dir`` is set when the service started the embedded PostgreSQL itself:
     it then starts it again if it stops. ``turn_clock_tick`` and ``turn_clock_rescan``
