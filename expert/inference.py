@@ -6,9 +6,13 @@ seat gets exactly as many as it holds, and never a card it cannot hold:
 - a QC when it is known Kontra in a normal game (R4.4: the QC holders are Re), or when
   another seat declared the marriage (R4.6: the declarer holds both QC);
 and a seat known Re in a normal game (by an announcement, R6.8) that has played no QC
-gets one, as the marriage's declarer gets every QC not yet played. Cards go out most
+gets one, as the marriage's declarer gets every QC not yet played, and the declarer of a
+solo gets what the declaration says he holds (`expert.soloist`: enough trumps and high
+trumps, or aces for a fleischloser, R5), counting what he has played. Cards go out most
 constrained first, each to an eligible seat chosen with chance weighted by the room
-left, so that every consistent deal can come out; a dead end starts again.
+left, so that every consistent deal can come out; a dead end starts again. What a
+soloist should hold gives way first (`ATTEMPTS` dead ends: a player may declare a solo
+his hand does not carry), the voids after as many again.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from domain.observations import Observation
 from domain.parties import Party
 from domain.seats import SEATS
 from expert.core import CODE, CODES, PAIR, QC, TABLES, Tables, mask_of
+from expert.soloist import FLOORS, Floor
 
 ATTEMPTS = 40
 """Fresh starts before the voids are ignored (a dead end is rare)."""
@@ -63,23 +68,28 @@ def unseen(observation: Observation) -> list[int]:
     return codes
 
 
-def _qc_rules(observation: Observation) -> tuple[set[int], dict[int, int]]:
-    """The seats that may hold no QC, and how many QC a seat must get (R4.4, R4.6)."""
+Needs = list[tuple[int, Floor]]
+
+
+def _rules(observation: Observation) -> tuple[set[int], Needs, Needs]:
+    """The seats that may hold no QC (R4.4, R4.6), the cards a seat must still get (the
+    QC of a known Re or of the marriage's declarer), and those a soloist should get: what
+    his declaration says he holds (`expert.soloist`), less what he has played of them."""
     viewer = observation.viewer
     game_type = observation.game_type
+    declarer = observation.declarer
     forbidden: set[int] = set()
-    needed: dict[int, int] = {}
-    played = {int(s): 0 for s in SEATS}
+    needs: Needs = []
+    wishes: Needs = []
+    played: list[list[int]] = [[], [], [], []]
     for leader, cards in played_cards(observation):
         for i, c in enumerate(cards):
-            if c == QC:
-                played[(leader + i) % 4] += 1
+            played[(leader + i) % 4].append(c)
     if game_type is GameType.MARRIAGE:
-        declarer = observation.declarer
         assert declarer is not None
         forbidden = {int(s) for s in SEATS if s is not declarer}
         if declarer is not viewer:
-            needed[int(declarer)] = 2 - played[int(declarer)]
+            needs.append((int(declarer), Floor(frozenset({QC}), 2 - played[declarer].count(QC))))
     elif game_type is GameType.NORMAL:
         for s in SEATS:
             if s is viewer:
@@ -87,9 +97,13 @@ def _qc_rules(observation: Observation) -> tuple[set[int], dict[int, int]]:
             party = observation.parties[s]
             if party is Party.KONTRA:
                 forbidden.add(int(s))
-            elif party is Party.RE and played[int(s)] == 0:
-                needed[int(s)] = 1
-    return forbidden, needed
+            elif party is Party.RE and QC not in played[s]:
+                needs.append((int(s), Floor(frozenset({QC}), 1)))
+    elif game_type is not None and declarer is not None and declarer is not viewer:
+        for floor in FLOORS[game_type]:
+            shown = sum(c in floor.codes for c in played[declarer])
+            wishes.append((int(declarer), Floor(floor.codes, floor.fewest - shown)))
+    return forbidden, needs, wishes
 
 
 def sample(observation: Observation, rng: random.Random) -> tuple[int, ...]:
@@ -98,17 +112,17 @@ def sample(observation: Observation, rng: random.Random) -> tuple[int, ...]:
     assert viewer is not None
     tables = TABLES[observation.game_type or GameType.NORMAL]
     shown = voids(observation, tables)
-    forbidden, needed = _qc_rules(observation)
+    forbidden, needs, wishes = _rules(observation)
     cards = unseen(observation)
     others = [int(s) for s in SEATS if s is not viewer]
-    for attempt in range(ATTEMPTS + 1):
+    for attempt in range(2 * ATTEMPTS + 1):
         dealt = _deal(
             observation,
             cards,
             others,
-            shown if attempt < ATTEMPTS else [0] * 4,
+            shown if attempt < 2 * ATTEMPTS else [0] * 4,
             forbidden,
-            needed,
+            needs + wishes if attempt < ATTEMPTS else needs,
             rng,
         )
         if dealt is not None:
@@ -126,23 +140,29 @@ def _deal(
     others: list[int],
     shown: list[int],
     forbidden: set[int],
-    needed: dict[int, int],
+    needs: Needs,
     rng: random.Random,
 ) -> dict[int, list[int]] | None:
-    """One attempt: the unseen codes by seat, or None at a dead end."""
+    """One attempt: the unseen codes by seat, or None at a dead end. The cards a seat
+    must get go first (as many as the unseen cards it may hold allow), drawn at random
+    among those that fit."""
     room = {s: observation.hand_sizes[s] for s in others}
     dealt: dict[int, list[int]] = {s: [] for s in others}
     pool = list(cards)
     rng.shuffle(pool)
-    for seat, n in needed.items():
-        for _ in range(n):
-            pool.remove(QC)  # there: the observation is consistent
-            dealt[seat].append(QC)
+
+    def fits(code: int, seat: int) -> bool:
+        return not shown[seat] & PAIR[code] and not (code == QC and seat in forbidden)
+
+    for seat, floor in needs:
+        missing = floor.fewest - sum(c in floor.codes for c in dealt[seat])
+        fitting = [i for i, c in enumerate(pool) if c in floor.codes and fits(c, seat)]
+        for i in sorted(fitting[: max(0, min(missing, room[seat]))], reverse=True):
+            dealt[seat].append(pool.pop(i))
             room[seat] -= 1
 
     def eligible(code: int) -> list[int]:
-        bit = PAIR[code]
-        return [s for s in others if not shown[s] & bit and not (code == QC and s in forbidden)]
+        return [s for s in others if fits(code, s)]
 
     choices = [(c, eligible(c)) for c in pool]
     choices.sort(key=lambda item: len(item[1]))

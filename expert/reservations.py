@@ -1,7 +1,7 @@
 """Reservations and contracts (R4, R5): a solo or a marriage when the hand is worth it.
 
 The hand is evaluated, not drawn by chance: every contract the hand could carry (a solo
-with enough of that solo's trumps, a marriage with both QC) and the game without
+with the cards it takes, `expert.soloist`, a marriage with both QC) and the game without
 reservation (normal, or a silent solo with both QC, R4.5) are played out on the same
 determinizations with the same rollout seeds, and the contract with the best mean
 scoresheet entry wins; a solo must beat the game without reservation by `SOLO_MARGIN`,
@@ -12,42 +12,24 @@ from __future__ import annotations
 
 import random
 
-from domain.cards import Card, Rank
+from domain.cards import Card
 from domain.game_types import SOLOS, GameType
 from domain.observations import Observation
-from expert.core import QC, TABLES, TRUMP_CATEGORY, count, entry, mask_of, outcome
+from expert.core import QC, TABLES, count, entry, mask_of, outcome
 from expert.inference import sample
 from expert.playout import Position, play_out
 from expert.search import Budget, position
+from expert.soloist import SOLO_TRUMPS, carries
 
 SOLO_MARGIN = 1.5
 """How much more a solo must be expected to score than the game without reservation."""
 
-SOLO_TRUMPS: dict[GameType, int] = {
-    GameType.DIAMONDS_SOLO: 8,
-    GameType.HEARTS_SOLO: 8,
-    GameType.SPADES_SOLO: 8,
-    GameType.CLUBS_SOLO: 8,
-    GameType.QUEEN_SOLO: 4,
-    GameType.JACK_SOLO: 4,
-}
-"""The fewest trumps of a solo's own order for it to be considered (R5.2-R5.4)."""
-
-FLEISCHLOS_ACES = 3
-"""The fewest aces for a fleischloser to be considered (R5.5)."""
-
 
 def candidates(hand: tuple[Card, ...]) -> list[GameType]:
-    """The contracts worth playing out for this hand (R4.2: a marriage needs both QC)."""
-    bits = mask_of(list(hand))
-    found = []
-    for game_type, fewest in SOLO_TRUMPS.items():
-        trumps = (bits & TABLES[game_type].masks[TRUMP_CATEGORY]).bit_count()
-        if trumps >= fewest:
-            found.append(game_type)
-    if sum(c.rank is Rank.ACE for c in hand) >= FLEISCHLOS_ACES:
-        found.append(GameType.FLEISCHLOS)
-    if count(bits, QC) == 2:
+    """The contracts worth playing out for this hand: a solo it carries
+    (`expert.soloist.carries`, R5.2-R5.5), a marriage with both QC (R4.2)."""
+    found = [g for g in (*SOLO_TRUMPS, GameType.FLEISCHLOS) if carries(hand, g)]
+    if count(mask_of(list(hand)), QC) == 2:
         found.append(GameType.MARRIAGE)
     return found
 
@@ -76,12 +58,16 @@ def _start(observation: Observation, game_type: GameType, hands: tuple[int, ...]
 
 
 def contract_means(
-    observation: Observation, rng: random.Random, budget: Budget
+    observation: Observation,
+    rng: random.Random,
+    budget: Budget,
+    contracts: list[GameType] | None = None,
 ) -> dict[GameType, float]:
-    """The mean entry of every candidate contract and of `GameType.NORMAL` (no reservation)."""
+    """The mean entry of every contract (by default the `candidates`) and of
+    `GameType.NORMAL` (no reservation)."""
     viewer = observation.viewer
     assert viewer is not None
-    games = [GameType.NORMAL, *candidates(observation.hand)]
+    games = [GameType.NORMAL, *(candidates(observation.hand) if contracts is None else contracts)]
     if len(games) == 1:
         return {GameType.NORMAL: 0.0}
     totals = dict.fromkeys(games, 0)

@@ -142,28 +142,44 @@ def evaluate(observation: Observation, rng: random.Random, budget: Budget) -> Ev
     return Evaluation(best, means, tuple(rollouts[best]))
 
 
-def announcement(observation: Observation, evaluation: Evaluation) -> Word | None:
-    """R6: the highest allowed word whose estimated chance of winning reaches
-    `CHANCE_NEEDED` for its level and whose expected entry beats saying nothing."""
+def word_prices(
+    observation: Observation, rollouts: tuple[Facts, ...]
+) -> dict[Word, tuple[float, float]]:
+    """R6: for each word the viewer may say now, (the chance its party wins, the viewer's
+    mean entry) if it said it, on these finished rollouts (scored again with the word)."""
     viewer = observation.viewer
     assert viewer is not None
     party = observation.parties[viewer]
     assert party is not None  # a seat that may announce knows its party (R6.9)
     side = 1 if party is Party.RE else -1
-    base = sum(_entry(f, int(viewer)) for f in evaluation.rollouts)
-    chosen = None
+    prices = {}
     for allowance in observation.options.announcements:
         level = allowance.word.level
         said = [
             msgspec.structs.replace(f, re_level=level)
             if side == 1
             else msgspec.structs.replace(f, kontra_level=level)
-            for f in evaluation.rollouts
+            for f in rollouts
         ]
-        wins = sum(outcome(f)[0] == side for f in said)
-        gain = sum(_entry(f, int(viewer)) for f in said) - base
-        if wins >= CHANCE_NEEDED[level] * len(said) and gain > 0:
-            chosen = allowance.word
+        wins = sum(outcome(f)[0] == side for f in said) / len(said)
+        prices[allowance.word] = wins, sum(_entry(f, int(viewer)) for f in said) / len(said)
+    return prices
+
+
+def silent_mean(observation: Observation, rollouts: tuple[Facts, ...]) -> float:
+    """The viewer's mean entry on these finished rollouts, saying nothing more."""
+    assert observation.viewer is not None
+    return sum(_entry(f, int(observation.viewer)) for f in rollouts) / len(rollouts)
+
+
+def announcement(observation: Observation, evaluation: Evaluation) -> Word | None:
+    """R6: the highest allowed word whose estimated chance of winning reaches
+    `CHANCE_NEEDED` for its level and whose expected entry beats saying nothing."""
+    base = silent_mean(observation, evaluation.rollouts)
+    chosen = None
+    for word, (chance, mean) in word_prices(observation, evaluation.rollouts).items():
+        if chance >= CHANCE_NEEDED[word.level] and mean > base:
+            chosen = word
     return chosen
 
 

@@ -20,6 +20,8 @@ from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.exceptions import ClientException, SerializationException
 
+from expert.review import REVIEW_BUDGET
+from expert.search import Budget
 from infra.audit.strict import duplicate
 from infra.database import UNAVAILABLE, create_pool
 from infra.event_store import EventStore
@@ -43,7 +45,8 @@ from service.edge.validation import BodyError, pointer
 from service.edge.visibility import Visibilities
 from service.openapi.document import API_ROUTES, serve_document
 from service.routes.pages import PAGES
-from service.routes.records import Verifications
+from service.routes.records import DealVerification, Kept, verifications
+from service.routes.review import DealReview, reviews
 from service.streams.hub import Hub
 from service.workers.bots import HUMAN_PACE, Bots
 from service.workers.clock import RESCAN_SECONDS, TICK_SECONDS, Now, TurnClock, system_now
@@ -64,7 +67,7 @@ class Settings(msgspec.Struct, frozen=True):
     ``db_timeout`` bounds every wait on the database (connecting, a free pool connection,
     each command, ``statement_timeout``): a request waits at most about twice as long
     before it is answered 503. ``rate_expensive`` is the per-second limit of each client
-    address on the routes that replay a log (verification, replay, export);
+    address on the routes that replay a log (verification, replay, review, export);
     ``max_streams_per_address`` the event streams a client address may hold open;
     ``rate_creations`` the tables, stream tickets and tournament registrations a client
     address may make a minute. A third of the pool (`stream_share`) serves the streams:
@@ -76,7 +79,8 @@ class Settings(msgspec.Struct, frozen=True):
     waits before acting at a table with people (none at an all-bot table); ``bot_workers``
     the processes its searches run in (none: one per core, `service.workers.thinking`).
     ``shutdown_seconds`` bounds `doko serve`'s stop, from the first SIGTERM or SIGINT to the
-    exit (`service.edge.shutdown`).
+    exit (`service.edge.shutdown`). ``review_budget`` is the search budget of a deal's review
+    (`expert.review`; tests make it small).
     """
 
     database_url: str
@@ -98,13 +102,14 @@ class Settings(msgspec.Struct, frozen=True):
     bot_delay: float = HUMAN_PACE
     bot_workers: int | None = None
     shutdown_seconds: float = SHUTDOWN_SECONDS
+    review_budget: Budget = REVIEW_BUDGET
 
 
 class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
-    verifications, the requests' idempotency keys, the stream tickets, which tables are
+    verifications and reviews, the requests' idempotency keys, the stream tickets, which tables are
     public, the tournaments (`infra.tournaments`) and the watch of their rounds, whether the LISTEN
     connection is up, and the service's clock (``now``: the turn clock's time source, the
     ``server_time`` of views and stream messages)."""
@@ -118,7 +123,8 @@ class Services(msgspec.Struct):
     clock: TurnClock
     watch: DatabaseWatch
     supervisor: Supervisor
-    verifications: Verifications
+    verifications: Kept[DealVerification]
+    reviews: Kept[DealReview]
     idempotency: IdempotencyKeys
     tickets: Tickets
     visibilities: Visibilities
@@ -244,7 +250,8 @@ def create_app(
                 clock,
                 watch,
                 supervisor,
-                Verifications(),
+                verifications(),
+                reviews(bots.thinking, settings.review_budget),
                 IdempotencyKeys(
                     pool, retention=RETENTION, lease=timedelta(seconds=2 * settings.db_timeout)
                 ),

@@ -14,7 +14,7 @@ without the query string, status, milliseconds) kept by a `service.edge.logs.Acc
   shared key. A request beyond either limit is refused with 429 ``rate_limited`` and
   ``Retry-After`` (the seconds until the window ends, rounded up: 1). A refused request
   still counts.
-- The routes that replay a table's log (a deal's verification and replay, the export)
+- The routes that replay a table's log (a deal's verification, replay and review, the export)
   cost far more than the others: each client address may send ``expensive`` of them a
   second, on top of the other limits.
 - No route is left out: the limits count every request the server reads, whatever its
@@ -84,8 +84,8 @@ from service.edge.logs import AccessLog
 from service.edge.problems import PROBLEM_JSON, problem_of
 from service.edge.refusals import REFUSALS
 
-EXPENSIVE_PATHS = ("/verification", "/replay", "/export")
-"""Path endings of the routes that replay a table's log."""
+EXPENSIVE_PATHS = ("/verification", "/replay", "/export", "/review")
+"""Path endings of the routes that replay a table's log (a review also searches it)."""
 
 HEALTH_PATHS = frozenset({"/health", "/health/live", "/health/ready"})
 """The paths a connection of the health reserve is served for."""

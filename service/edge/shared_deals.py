@@ -2,7 +2,7 @@
 has scored them.
 
 Every table of a round holds the same cards (E5.1), so what one table shows of deal *n*
-(its record, its replay, its verification, its seed, an export holding it) tells the
+(its record, its replay, its verification, its review, its seed, an export holding it) tells the
 players of another table their own deal *n*. A table that belongs to a tournament (listed in
 ``tournament_tables``, `infra.tournaments`) therefore answers these only once the deal is *public*
 for the round (`infra.tournaments.Tournaments.public_deals`: every table of the round has scored it

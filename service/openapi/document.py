@@ -37,6 +37,7 @@ from service.routes.keys import KEYS_ROUTES
 from service.routes.life import LIFE_ROUTES
 from service.routes.lobby import LOBBY_ROUTES
 from service.routes.play import PLAY_ROUTES
+from service.routes.review import REVIEW_ROUTES
 from service.routes.seats import SEATS_ROUTES
 from service.routes.shared import IfNoneMatch
 from service.routes.streams import STREAMS_ROUTES
@@ -56,6 +57,7 @@ API_ROUTES: list[ControllerRouterHandler] = [
     *LIFE_ROUTES,
     *ACCESS_ROUTES,
     *AUDIT_ROUTES,
+    *REVIEW_ROUTES,
     *KEYS_ROUTES,
     *STREAMS_ROUTES,
     *TOURNAMENTS_ROUTES,

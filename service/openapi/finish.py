@@ -73,6 +73,10 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
         "Scored deals, their replay and verification, the signed session export",
         ("getDeal", "replayDeal", "verifyDeal", "exportSession"),
     ),
+    "review": (
+        "A scored deal's decisions priced by the expert bot, from what each seat saw",
+        ("reviewDeal",),
+    ),
     "tournaments": (
         "Tournaments: club nights and competitions of several tables over several rounds, the same "
         "deals at every table of a round, one standings table (E1-E6)",

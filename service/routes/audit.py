@@ -52,7 +52,16 @@ async def _scored(request: Request[Any, Any, Any], table_id: str, deal_no: int) 
     await require_public(svc.tournaments, table_id, deal_no)
 
 
-async def _scored_log(
+async def may_see_kept(request: Request[Any, Any, Any], table_id: str, deal_no: int) -> None:
+    """What a kept result of a deal needs before it is served (the log is not read then):
+    T1.1 a private table's credential, E5.3 a tournament's deal public."""
+    svc = services(request)
+    if not await svc.visibilities.public([table_id]):
+        await watched_table(request, table_id)
+    await require_public(svc.tournaments, table_id, deal_no)
+
+
+async def scored_log(
     request: Request[Any, Any, Any], table_id: str, deal_no: int
 ) -> list[StoredEvent]:
     """The table's stored events, once deal ``deal_no`` is scored."""
@@ -107,7 +116,7 @@ def _replay(stored: list[StoredEvent], deal_no: int) -> DealReplay:
 async def replay_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealReplay:
-    stored = await _scored_log(request, table_id, deal_no)
+    stored = await scored_log(request, table_id, deal_no)
     return await asyncio.to_thread(_replay, stored, deal_no)
 
 
@@ -126,11 +135,9 @@ async def verify_deal(
     request: Request[Any, Any, Any], table_id: TableId, deal_no: DealNo
 ) -> DealVerification:
     svc = services(request)
-    if not await svc.visibilities.public([table_id]):  # T1.1, also when the report is kept
-        await watched_table(request, table_id)
-    await require_public(svc.tournaments, table_id, deal_no)  # E5.3, also when the report is kept
+    await may_see_kept(request, table_id, deal_no)
     verification: DealVerification = await svc.verifications.of(
-        table_id, deal_no, lambda: _scored_log(request, table_id, deal_no)
+        table_id, deal_no, lambda: scored_log(request, table_id, deal_no)
     )
     return await signed(svc.keys, verification)
 

@@ -9,7 +9,7 @@ clients asking for replays, the thread kept ``/health`` at about 12 ms p50 inste
 pickled both ways) for no better latency.
 
 A scored deal never changes (the log only grows), so its verification is computed once
-and kept (`Verifications`): it checks the log up to the end of the command that scored
+and kept (`Kept`): it checks the log up to the end of the command that scored
 the deal, which later events cannot change. Each service process keeps its own;
 ``doko verify`` reads the log afresh.
 """
@@ -20,7 +20,7 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Generic, TypeVar
 
 import msgspec
 
@@ -35,6 +35,7 @@ from infra.signing import Signature, Signer
 from infra.tables import CODEC
 
 REPORT_FORMAT = "doko-deal-verification"
+T = TypeVar("T")
 
 
 class DealVerification(msgspec.Struct):
@@ -84,24 +85,27 @@ def verify_deal(table_id: str, stored: Sequence[StoredEvent], deal_no: int) -> D
     )
 
 
-class Verifications:
-    """The verification of each scored deal asked for, computed once (in a worker thread)
-    and kept, the ``size`` most recently asked for; requests for a deal whose verification
-    is under way wait for it."""
+class Kept(Generic[T]):
+    """What ``compute`` makes of each scored deal asked for (from the table's log: it never
+    changes), computed once and kept, the ``size`` most recently asked for; requests for a
+    deal whose result is under way wait for it. An error is not kept."""
 
-    def __init__(self, size: int = 1024) -> None:
+    def __init__(
+        self, compute: Callable[[Sequence[StoredEvent], str, int], Awaitable[T]], size: int = 1024
+    ) -> None:
+        self._compute = compute
         self._size = size
-        self._kept: OrderedDict[tuple[str, int], asyncio.Future[DealVerification]] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, int], asyncio.Future[T]] = OrderedDict()
 
     async def of(
         self, table_id: str, deal_no: int, read: Callable[[], Awaitable[Sequence[StoredEvent]]]
-    ) -> DealVerification:
-        """The verification of deal ``deal_no`` of a table; ``read()`` (called only when it
-        is not kept) returns the table's log once the deal is scored, or raises."""
+    ) -> T:
+        """The result for deal ``deal_no`` of a table; ``read()`` (called only when it is
+        not kept) returns the table's log once the deal is scored, or raises."""
         key = (table_id, deal_no)
         kept = self._kept.get(key)
         if kept is None:
-            kept = asyncio.ensure_future(self._verify(read, table_id, deal_no))
+            kept = asyncio.ensure_future(self._run(read, table_id, deal_no))
             kept.add_done_callback(lambda done: self._forget_failure(key, done))
             self._kept[key] = kept
             while len(self._kept) > self._size:
@@ -109,16 +113,24 @@ class Verifications:
         self._kept.move_to_end(key)
         return await asyncio.shield(kept)
 
-    def _forget_failure(self, key: tuple[str, int], done: asyncio.Future[DealVerification]) -> None:
+    def _forget_failure(self, key: tuple[str, int], done: asyncio.Future[T]) -> None:
         """An error is not kept: the next request for the deal tries again."""
         if (done.cancelled() or done.exception() is not None) and self._kept.get(key) is done:
             del self._kept[key]
 
-    @staticmethod
-    async def _verify(
-        read: Callable[[], Awaitable[Sequence[StoredEvent]]], table_id: str, deal_no: int
-    ) -> DealVerification:
-        return await asyncio.to_thread(verify_deal, table_id, await read(), deal_no)
+    async def _run(
+        self, read: Callable[[], Awaitable[Sequence[StoredEvent]]], table_id: str, deal_no: int
+    ) -> T:
+        return await self._compute(await read(), table_id, deal_no)
+
+
+async def _verified(stored: Sequence[StoredEvent], table_id: str, deal_no: int) -> DealVerification:
+    return await asyncio.to_thread(verify_deal, table_id, stored, deal_no)
+
+
+def verifications(size: int = 1024) -> Kept[DealVerification]:
+    """The verification of each scored deal asked for (in a worker thread), kept."""
+    return Kept(_verified, size)
 
 
 def decoded(stored: Sequence[StoredEvent]) -> list[TableEvent]:

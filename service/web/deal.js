@@ -1,13 +1,15 @@
 // The deal viewer, for auditors: a scored deal from its public record, trick by trick
 // (buttons, or the arrow keys, Home and End), with the announcements at the moment they
 // were made, the score lines with their rule ids, the dealing commitment and seed, and the
-// service's own verification of the deal, who played each seat (T2.2). A private table's
+// service's own verification of the deal, who played each seat (T2.2), and on demand the
+// expert bot's review of every decision (`review.js`). A private table's
 // deals open with the credential this tab holds for it (T1.1). A deal of a tournament's
 // table links to the same deal at the round's other tables: its record is public only once
 // every table of the round has scored it (E5.3).
 import { call, download, held, meta, problemOf, takeInvitation } from './api.js';
 import { comparePage, heldTournament, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
+import { reviewPanel } from './review.js';
 import {
   card, cardOfSeat, fill, given, h, problemBox, rule, said, scoreLines, seatOfCard, signed,
 } from './ui.js';
@@ -26,6 +28,8 @@ const token = mine.host ?? mine.invitation ?? mine.token;
 const content = h('div', { class: 'deal-page' });
 const live = h('p', { id: 'step', class: 'live', 'aria-live': 'polite' });
 const state = { step: 0, record: null, moments: [], verification: null, view: null, rules: {}, problem: null, compare: null };
+/** The review of the deal, once asked for (`review.js`). */
+const reviewed = { review: null, problem: null, loading: false };
 
 /** Table `t` of round `r` of a tournament is `<tournament>-r<r>t<t>` (docs/tournaments.md):
  * the tournament's own answer confirms it, and the comparison of this deal is linked when
@@ -212,6 +216,7 @@ function render() {
     h('div', { class: 'viewer' }, trickPanel(record, state.step), announcements(state.step)),
     hands(record, state.step),
     scorePanel(record),
+    reviewPanel(reviewed, atDeal, token, names(), record.deal_no, render),
     dealing(record));
   live.textContent = state.step
     ? t('viewer.step', { trick: state.step, who: names()[record.tricks[state.step - 1].winner], count: record.tricks[state.step - 1].points })

@@ -4,7 +4,8 @@ The `expert` bot's search takes tens of milliseconds of CPU a decision; run on t
 loop it would delay every request of the process. Its decisions go to a pool of worker
 processes instead, one per core by default (`os.cpu_count`), started on first use with
 the ``spawn`` method (no copy of the running loop's state) and shut down with the
-service. A worker receives the seat's observation and the decision's seed only.
+service. A worker receives the seat's observation and the decision's seed only; the review of a
+scored deal (`expert.review`) runs there too, on the deal's events.
 
 The workers ignore SIGINT and SIGTERM: a Ctrl-C in a terminal (sent to the whole process
 group) or a stop sent to every process of a service (systemd's default) is the service
@@ -24,11 +25,15 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from domain.commands import DealCommand
+from domain.events import DealEvent
 from domain.observations import Observation
 from expert.player import decide
+from expert.review import Decision, review_deal
+from expert.search import Budget
 from service.workers.lifeline import watch_parent
 
 STOP_SECONDS = 2.0
@@ -55,8 +60,7 @@ class Thinking:
         self.workers = workers or machine_workers()
         self._pool: ProcessPoolExecutor | None = None
 
-    async def decide(self, observation: Observation, seed: str) -> DealCommand | None:
-        """The expert's decision for the observation, computed in a worker process."""
+    def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.workers,
@@ -64,8 +68,19 @@ class Thinking:
                 initializer=_start_worker,
                 initargs=(os.getpid(),),
             )
+        return self._pool
+
+    async def decide(self, observation: Observation, seed: str) -> DealCommand | None:
+        """The expert's decision for the observation, computed in a worker process."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, decide, observation, seed)
+        return await loop.run_in_executor(self._executor(), decide, observation, seed)
+
+    async def review(
+        self, events: Sequence[DealEvent], seed: str, budget: Budget
+    ) -> tuple[Decision, ...]:
+        """`expert.review.review_deal` of a scored deal's events, in a worker process."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor(), review_deal, events, seed, budget)
 
     def close(self, timeout: float = STOP_SECONDS) -> None:
         """Stop the workers (pending decisions are dropped: the log drives the bots again);

@@ -8,25 +8,24 @@ club player reads at a glance.
 from __future__ import annotations
 
 import functools
-import itertools
 import random
 
 import msgspec
 import pytest
 
-from domain.cards import Card
 from domain.commands import Declaration, Declare, NameContract, PlayCard
 from domain.deal import DealState
-from domain.game_types import SOLOS, GameType, order_of
+from domain.game_types import SOLOS, GameType
 from domain.observations import observe
 from domain.players import random_action
-from domain.seats import SEATS, Seat
+from domain.seats import Seat
 from domain.simulation import next_command
 from expert.inference import sample
 from expert.player import decide, expert_action
 from expert.reservations import candidates
 from expert.search import Budget
 from tests.domain.builders import deal_state, fill, hand, run, start_play
+from tests.expert.hidden import permute_hidden
 
 BUDGET = Budget(samples=4, iterations=8)
 SMALL = Budget(samples=1, iterations=2)
@@ -46,28 +45,11 @@ def _midgame(seed: int) -> tuple[DealState, Seat]:
         state, _ = run(state, command)
 
 
-def _swap_hidden(state: DealState, viewer: Seat) -> DealState:
-    """The state with a card of one other seat swapped for a different card of the same
-    category of another (no QC, so the parties stay; no void changes): hidden from the
-    viewer."""
-    assert state.game_type is not None
-    category = order_of(state.game_type).category
-    others = [s for s in SEATS if s is not viewer]
-    for a, b in itertools.combinations(others, 2):
-        for x, y in itertools.product(state.hands[a], state.hands[b]):
-            if x != y and category[x] == category[y] and Card.QC not in (x, y):
-                hands = list(state.hands)
-                hands[a] = tuple(y if c is x else c for c in hands[a])
-                hands[b] = tuple(x if c is y else c for c in hands[b])
-                return msgspec.structs.replace(state, hands=tuple(hands))
-    raise AssertionError("no card to swap")
-
-
 def test_it_never_cheats() -> None:
     """Two states that differ only in hidden cards, one observation: the same decision."""
     for seed in range(3):
         state, viewer = _midgame(seed)
-        other = _swap_hidden(state, viewer)
+        other = permute_hidden(state, viewer, random.Random(seed))
         assert other.hands != state.hands
         assert observe(other, viewer) == observe(state, viewer)
         first = expert_action(observe(state, viewer), random.Random(seed), BUDGET)

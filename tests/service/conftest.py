@@ -14,6 +14,7 @@ import pytest
 import uvicorn
 from litestar import Litestar
 
+from expert.search import Budget
 from service.app import Settings, create_app
 from service.edge.http import Config, Edge, HttpProtocol
 from service.tools.client import (
@@ -118,6 +119,7 @@ def settings(db_url: str, **overrides: Any) -> Settings:
         # test_security beside two busy processes); the outage tests set their own
         "db_timeout": 10.0,
         "bot_delay": 0.0,  # expert bots act at once (their human pace: test_expert_bots)
+        "review_budget": Budget(1, 2),  # a deal's review in well under a second of CPU
     }
     values.update(overrides)
     return Settings(**values)

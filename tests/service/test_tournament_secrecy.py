@@ -193,7 +193,7 @@ async def test_no_message_to_a_player_of_table_a_carries_deal_1_before_a_scored_
         as_player = {"authorization": f"Bearer {me.token}"}
         other = await http.get(f"/tables/{b_table}/deals/1", headers=as_player)
         assert (other.status_code, other.json()["code"]) == (404, "table_not_found")
-    for suffix in ("", "/replay", "/verification"):
+    for suffix in ("", "/replay", "/verification", "/review"):
         hidden = await http.get(f"/tables/{b_table}/deals/1{suffix}", headers=director)
         assert (hidden.status_code, hidden.json()["code"], hidden.json()["rule"]) == (
             409,

@@ -352,6 +352,35 @@ async def test_the_deal_viewer_steps_through_the_deal_as_the_log_has_it(
     await tab.close()
 
 
+async def test_the_deal_viewer_shows_the_review_the_api_gives(
+    session: Session, browser: Browser, service: Service, api: Any
+) -> None:
+    """Asked for, the review panel marks for each seat the decisions the API names its
+    costliest, in that order, and lists every decision, those marked as costly."""
+    tab = await open_tab(browser, service.url)
+    page = tab.page
+    await page.goto(f"/t/{session.table_id}/deals/1")
+    await page.wait_for_selector("#score")
+    await page.click("[data-key='review']")
+    await page.wait_for_selector("#review [data-review-seat]", timeout=120_000)
+    review = (await api.http.get(f"/tables/{session.table_id}/deals/1/review")).json()
+    for seat in review["seats"]:
+        marked = await page.eval_on_selector_all(
+            f"[data-review-seat='{seat['seat']}'] .costliest [data-decision]",
+            "l => l.map(e => Number(e.dataset.decision))",
+        )
+        assert marked == seat["costliest"]
+    listed = await page.eval_on_selector_all(
+        "#review .decisions [data-decision]", "l => l.map(e => e.className)"
+    )
+    assert len(listed) == len(review["decisions"])
+    costly = {i for seat in review["seats"] for i in seat["costliest"]}
+    assert {i for i, c in enumerate(listed) if c == "costly"} == costly
+    assert await grave_violations(page) == []
+    assert tab.errors == []
+    await tab.close()
+
+
 def _rule_text(rule: str) -> str:
     """A rule's text as RULES.md writes it, read with no help from the service: its bullet
     and continuation lines, whitespace and code marks dropped."""

@@ -28,6 +28,7 @@ SHOWN_ENUMS = {
     "Visibility": "visibility",
     "StandingsMethod": "method",
     "TournamentStatus": "tournament_status",
+    "DecisionKind": "decision_kind",
 }
 """The API's enums whose values the pages show, and the catalogue family that words them
 (bot kinds are named by their API name when the catalogue does not know a new one)."""

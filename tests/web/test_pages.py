@@ -36,6 +36,7 @@ MODULES = (
     "lobby.js",
     "table.js",
     "deal.js",
+    "review.js",
     "tournaments.js",
     "tournament.js",
     "compare.js",

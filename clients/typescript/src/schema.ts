@@ -248,6 +248,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/{table_id}/deals/{deal_no}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scored deal's decisions, priced by the expert
+         * @description Every decision each seat made (declaration, contract, card, announcement) with the mean scoresheet entry of each alternative it had and the points lost against the best, computed by the `expert` bot's search from what that seat saw at that moment (never the hands it could not see); each seat's three costliest decisions. Seconds of CPU the first time, then kept; rate-limited like the other routes that replay a log. Only once the deal is scored; at a table of a tournament once every table of the round has scored it (E5.3: `deal_not_public`).
+         */
+        get: operations["reviewDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/{table_id}/deals/{deal_no}/verification": {
         parameters: {
             query?: never;
@@ -775,6 +795,11 @@ export interface components {
             until_cards: number;
             word: components["schemas"]["Word"];
         };
+        /** Alternative */
+        Alternative: {
+            mean: number;
+            option: string;
+        };
         /** AnnounceRequest */
         AnnounceRequest: {
             /** @example re */
@@ -985,6 +1010,14 @@ export interface components {
             last_version: number;
             method: string;
         };
+        /** DealReview */
+        DealReview: {
+            deal_no: number;
+            decisions: components["schemas"]["Decision"][];
+            /** @description seat 0 first */
+            seats: components["schemas"]["SeatReview"][];
+            table_id: string;
+        };
         /** DealScored */
         DealScored: {
             deal_no: number;
@@ -1031,6 +1064,22 @@ export interface components {
          * @enum {string}
          */
         DealingMethod: "seeded" | "host_seeded" | "preset";
+        /** Decision */
+        Decision: {
+            alternatives: components["schemas"]["Alternative"][];
+            best: string;
+            chosen: string;
+            index: number;
+            kind: components["schemas"]["DecisionKind"];
+            lost: number;
+            seat: components["schemas"]["Seat"];
+        };
+        /**
+         * DecisionKind
+         * @description What a decision was about: R4.1, R4.2, R3.6, R6.
+         * @enum {string}
+         */
+        DecisionKind: "declaration" | "contract" | "card" | "word";
         /**
          * Declaration
          * @description R4.1: the word every player says before the first lead.
@@ -1542,6 +1591,12 @@ export interface components {
              * @enum {string}
              */
             type: "seat_left";
+        };
+        /** SeatReview */
+        SeatReview: {
+            costliest: number[];
+            lost: number;
+            seat: components["schemas"]["Seat"];
         };
         /**
          * SeatStatus
@@ -2729,6 +2784,7 @@ export interface components {
 }
 export type Abandoned = components['schemas']['Abandoned'];
 export type Allowance = components['schemas']['Allowance'];
+export type Alternative = components['schemas']['Alternative'];
 export type AnnounceRequest = components['schemas']['AnnounceRequest'];
 export type Announced = components['schemas']['Announced'];
 export type BodyError = components['schemas']['BodyError'];
@@ -2748,10 +2804,13 @@ export type DealPublished = components['schemas']['DealPublished'];
 export type DealRecord = components['schemas']['DealRecord'];
 export type DealReplay = components['schemas']['DealReplay'];
 export type DealReport = components['schemas']['DealReport'];
+export type DealReview = components['schemas']['DealReview'];
 export type DealScored = components['schemas']['DealScored'];
 export type DealVerification = components['schemas']['DealVerification'];
 export type Dealing = components['schemas']['Dealing'];
 export type DealingMethod = components['schemas']['DealingMethod'];
+export type Decision = components['schemas']['Decision'];
+export type DecisionKind = components['schemas']['DecisionKind'];
 export type Declaration = components['schemas']['Declaration'];
 export type Declare = components['schemas']['Declare'];
 export type Declared = components['schemas']['Declared'];
@@ -2807,6 +2866,7 @@ export type SeatBack = components['schemas']['SeatBack'];
 export type SeatBotRequest = components['schemas']['SeatBotRequest'];
 export type SeatInfo = components['schemas']['SeatInfo'];
 export type SeatLeft = components['schemas']['SeatLeft'];
+export type SeatReview = components['schemas']['SeatReview'];
 export type SeatStatus = components['schemas']['SeatStatus'];
 export type SeatTaken = components['schemas']['SeatTaken'];
 export type SeatTakenResponse = components['schemas']['SeatTakenResponse'];
@@ -4010,6 +4070,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DealReplay"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reviewDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the table's id */
+                table_id: string;
+                /** @description the deal's number, 1-12 */
+                deal_no: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealReview"];
                 };
             };
             /** @description problem */
@@ -7690,6 +7842,7 @@ export const dealDealtTypeValues: ReadonlyArray<FlattenedDeepRequired<components
 export const dealPublishedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPublished"]["type"]> = ["deal_published"];
 export const dealScoredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealScored"]["type"]> = ["deal_scored"];
 export const dealingMethodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealingMethod"]> = ["seeded", "host_seeded", "preset"];
+export const decisionKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DecisionKind"]> = ["declaration", "contract", "card", "word"];
 export const declarationValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Declaration"]> = ["healthy", "reservation"];
 export const declaredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Declared"]["type"]> = ["declared"];
 export const gameTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameType"]> = ["normal", "marriage", "silent_solo", "diamonds_solo", "hearts_solo", "spades_solo", "clubs_solo", "queen_solo", "jack_solo", "fleischlos"];

@@ -264,6 +264,7 @@ REACHED = {
     "getSeatView": 200,
     "getTable": 200,
     "verifyDeal": 200,
+    "reviewDeal": 200,
     "exportSession": 200,
     "playCard": 409,
     "declare": 409,
@@ -383,7 +384,18 @@ def test_the_document_describes_every_route_the_service_serves() -> None:
     assert served == set(openapi_document()["paths"])
 
 
-RESOURCES = {"tables", "seats", "play", "life", "streams", "audit", "tournaments", "keys", "health"}
+RESOURCES = {
+    "tables",
+    "seats",
+    "play",
+    "life",
+    "streams",
+    "audit",
+    "review",
+    "tournaments",
+    "keys",
+    "health",
+}
 """The resource tags of the operations (`service.openapi.finish`), by hand."""
 
 
