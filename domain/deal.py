@@ -87,7 +87,9 @@ class DealState(msgspec.Struct, frozen=True):
     def turn(self) -> Seat | None:
         """Whose turn it is to declare, name a contract or play; None when nobody's."""
         if self.phase is Phase.RESERVATIONS:
-            return self.first.after(sum(d is not None for d in self.declarations))
+            declared = sum(d is not None for d in self.declarations)
+            # after the fourth declaration, until its GameTypeFixed or PhaseChanged
+            return self.first.after(declared) if declared < len(self.declarations) else None
         if self.phase is Phase.CONTRACTS:
             return next(
                 (

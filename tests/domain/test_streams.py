@@ -148,3 +148,23 @@ def test_a_contract_the_stand_in_named_is_hidden_in_the_timeout_and_in_its_event
     for viewer in (None, Seat.NORTH, Seat.SOUTH, Seat.WEST):
         hidden = (msgspec.structs.replace(timed, action=None), ContractNamed(Seat.EAST, None))
         assert (redact(timed, viewer), redact(named, viewer)) == hidden
+
+
+def test_nobody_is_asked_to_declare_between_the_fourth_declaration_and_the_game_type() -> None:
+    """R4.1: each seat declares once, in turn. The fourth declaration's command also fixes the
+    game type; its own message (the state after `Declared`, before `GameTypeFixed`) asks
+    nobody to act: the first declarer is not asked to declare a fifth time."""
+    state = seated()
+    declarations = (
+        Declare(ORDER[0], HEALTHY),
+        Declare(ORDER[1], HEALTHY),
+        Declare(ORDER[2], HEALTHY),
+    )
+    state, _ = run(state, *declarations)
+    events = table.decide(state, Declare(ORDER[3], HEALTHY))
+    assert len(events) > 1, "the fourth declaration fixes the game type in the same command"
+    after_fourth = table.evolve(state, events[0])
+    for viewer in VIEWERS:
+        asked = prompt(after_fourth, viewer)
+        assert asked.turn is None, viewer
+        assert not acts(asked.options), viewer
