@@ -1630,6 +1630,9 @@ def main(argv: list[str] | None = None) -> int:
         " one's: server CPU per command before and after in the same run",
     )
     parser.add_argument(
+        "--only-load", action="store_true", help="parts 1 and 2 alone (with the floor)"
+    )
+    parser.add_argument(
         "--pairs", type=int, default=1, help="part 2's windows per server and table count"
     )
     args = parser.parse_args(argv)
@@ -1837,6 +1840,9 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 )
         print(flush=True)
+        if args.only_load:
+            _write(report, out, began)
+            return 0
 
         # 4 and 5 (while the server runs)
         streams = run_streams(server, pg, cfg)
@@ -1935,6 +1941,12 @@ def main(argv: list[str] | None = None) -> int:
         pg.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
+    _write(report, out, began)
+    return 0
+
+
+def _write(report: dict[str, Any], out: Path, began: float) -> None:
+    """Write the run's figures to ``out`` (JSON)."""
     report["wall_seconds"] = round(time.monotonic() - began, 1)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
@@ -1942,7 +1954,6 @@ def main(argv: list[str] | None = None) -> int:
         f"\nwrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
         f"({report['wall_seconds']} s)"
     )
-    return 0
 
 
 if __name__ == "__main__":

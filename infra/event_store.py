@@ -110,7 +110,9 @@ class AppendResult(msgspec.Struct, frozen=True):
     """The versions and global positions written by one append.
 
     ``duplicate`` is true when the command id had been seen on the stream before: the result is
-    then that of the first append, and nothing was written this time.
+    then that of the first append, and nothing was written this time. ``recorded_at`` is the
+    time the append recorded for its events (taken here and stored as given, module
+    docstring), so the writer needs no read-back for it; None for a duplicate.
     """
 
     first_version: int
@@ -118,6 +120,7 @@ class AppendResult(msgspec.Struct, frozen=True):
     positions: tuple[int, ...]
     duplicate: bool = False
     last_hash: bytes = b""
+    recorded_at: datetime | None = None
 
 
 class ConcurrencyConflict(Exception):
@@ -248,6 +251,7 @@ def _outcome(
         positions=tuple(positions),
         duplicate=status == "duplicate",
         last_hash=last_hash,
+        recorded_at=None if status == "duplicate" else item.recorded_at,
     )
 
 

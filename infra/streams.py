@@ -131,7 +131,9 @@ class Kind(Generic[S, E]):
     that begins otherwise is no stream of it (`StreamNotFound`). ``begins(command)`` says
     whether the command opens a new stream (decided on the empty state, never on a cache).
     ``timed(state)`` says whether the time the log records for the last event is needed
-    (`Loaded.recorded_at`). ``not_found`` is the error a missing stream raises.
+    (`Loaded.recorded_at`: read with the events, or after an append of this process the time
+    the append recorded, `AppendResult.recorded_at`, without reading it back). ``not_found``
+    is the error a missing stream raises.
     """
 
     aggregate: Aggregate[S]
@@ -309,10 +311,7 @@ class Streams(Generic[S, E, C]):
             if result.duplicate:
                 return await self._first_result(stream_id, result)
             state = self.fold(events, current.state)
-            timed = kind.timed(state)
-            recorded_at = (
-                await self.store.recorded_at(stream_id, result.last_version) if timed else None
-            )
+            recorded_at = result.recorded_at if kind.timed(state) else None
             done = Loaded(state, result.last_version, result.last_hash, recorded_at)
             self._remember(stream_id, done)
             return Executed(done.state, done.version, events, recorded_at=recorded_at)
