@@ -915,9 +915,11 @@ def print_feed(rows: list[dict[str, Any]]) -> None:
 class Server:
     """``doko serve --database-url URL --port P`` as a subprocess, as users run it."""
 
-    def __init__(self, url: str, log: Path, root: Path | None = None) -> None:
+    def __init__(
+        self, url: str, log: Path, root: Path | None = None, workers: list[str] | None = None
+    ) -> None:
         """``root``: the checkout whose ``.venv/bin/doko`` serves (``--baseline``); none:
-        this one's."""
+        this one's. ``workers``: its ``--workers`` option (none: `WORKER_ARGS`)."""
         self.database_url = url
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -928,7 +930,15 @@ class Server:
         else:
             command = [str(root / ".venv" / "bin" / "doko")]
         self.process = subprocess.Popen(
-            [*command, "serve", "--database-url", url, "--port", str(self.port), *WORKER_ARGS],
+            [
+                *command,
+                "serve",
+                "--database-url",
+                url,
+                "--port",
+                str(self.port),
+                *(WORKER_ARGS if workers is None else workers),
+            ],
             stdout=self._log,
             stderr=subprocess.STDOUT,
             cwd=root or ROOT,
@@ -1630,6 +1640,13 @@ def main(argv: list[str] | None = None) -> int:
         " one's: server CPU per command before and after in the same run",
     )
     parser.add_argument(
+        "--baseline-workers",
+        type=int,
+        default=None,
+        help="the baseline's --workers (default: --workers); with --baseline . compares worker"
+        " counts of one build",
+    )
+    parser.add_argument(
         "--only-load", action="store_true", help="parts 1 and 2 alone (with the floor)"
     )
     parser.add_argument(
@@ -1691,7 +1708,13 @@ def main(argv: list[str] | None = None) -> int:
         servers: list[tuple[str, Server]] = [("doko", server), ("floor", floor)]
         if args.baseline is not None:
             base_url = asyncio.run(pg.create_database("doko_baseline"))
-            baseline = Server(base_url, folder / "baseline.log", root=args.baseline.resolve())
+            workers = args.baseline_workers or args.workers
+            baseline = Server(
+                base_url,
+                folder / "baseline.log",
+                root=args.baseline.resolve(),
+                workers=["--workers", str(workers)],
+            )
             servers.insert(1, ("baseline", baseline))
         for _, each in servers:
             each.wait_ready()

@@ -12,7 +12,8 @@ player finds their table (`getPlayerTable`) once it is open; the load generator'
 legal players ("bots": `bench_service.drive_table`, one per seat, with the player's
 credential as the seat's token) play every table for a window of ``--seconds``, first with
 no subscriber of the tournament's stream, then with ``--subscribers`` (1,000, held open
-by a process of their own from 50 per loopback address); then `getTournament` and
+by a process of their own from 50 per loopback address, opened 50 at a time, a refused
+open tried again after a second); then `getTournament` and
 `getStandings`. Prints, wall-clock from the client:
 
 - ``registration``: the mean time of registrations 91-100 and of the last ten (991-1,000)
@@ -59,8 +60,6 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_service import _open_streams
 
 from domain.simulation import next_command
 from domain.table import AbandonSession
@@ -196,25 +195,60 @@ async def _subscribe(
         )
         for k in range((n + per_address - 1) // per_address)
     ]
-    streams = [
-        DokoClient(clients[k // per_address]).tournament(tournament_id).events() for k in range(n)
-    ]
     received = 0
-    errors: Counter[str] = Counter()
+    refused: Counter[str] = Counter()  # opens refused (then tried again), by status and code
+    lost: Counter[str] = Counter()  # streams that ended after they opened
+    opened: set[int] = set()
 
-    def heard(_k: int, _message: Any) -> None:
+    async def listen(k: int, wave: asyncio.Event) -> None:
+        """Open stream ``k``, trying again a second after a refusal (an open refused does not
+        count as a subscriber), then count its messages."""
         nonlocal received
-        received += 1
+        stream = DokoClient(clients[k // per_address]).tournament(tournament_id).events()
+        while True:
+            try:
+                async with stream as messages:
+                    opened.add(k)
+                    wave.set()
+                    async for message in messages:
+                        if message.id is not None:
+                            received += 1
+                lost["ended"] += 1
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                key = f"{getattr(error, 'status', '')} {getattr(error, 'code', '')}".strip()
+                if k in opened:
+                    lost[key or type(error).__name__] += 1
+                    return
+                refused[key or type(error).__name__] += 1
+                wave.set()
+                await asyncio.sleep(1.0)
 
-    tasks = await _open_streams(streams, heard, errors)
-    ready.put(dict(errors))
+    tasks = []
+    began = time.perf_counter()
+    for first in range(0, n, per_address):  # a wave of 50 at a time
+        waves = [asyncio.Event() for _ in range(first, min(n, first + per_address))]
+        tasks += [asyncio.create_task(listen(first + i, w)) for i, w in enumerate(waves)]
+        for wave in waves:
+            await wave.wait()
+    while len(opened) < n and time.perf_counter() - began < 300:
+        await asyncio.sleep(0.2)
+    ready.put(
+        {
+            "open": len(opened),
+            "seconds": round(time.perf_counter() - began, 1),
+            "refused": dict(refused),
+        }
+    )
     await asyncio.to_thread(stop.wait)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     for client in clients:
         await client.aclose()
-    results.put({"messages": received, "errors": dict(errors)})
+    results.put({"messages": received, "lost": dict(lost)})
 
 
 async def _register(players: list[Any], tournament_id: str) -> tuple[list[str], list[float]]:
@@ -376,8 +410,9 @@ async def _scale(server: Any, pg: Any, players_n: int, subscribers: int, seconds
         ratio = busy["server_cpu_ms_per_command"] / quiet["server_cpu_ms_per_command"]
         print(f"subscribers   CPU per command ratio {ratio:.2f} (target <= 1.5)")
     print(
-        f"              {subscribers} subscribers: {heard['messages']} messages in the window;"
-        f" errors opening {open_errors}, later {heard['errors']}"
+        f"              {open_errors['open']} of {subscribers} subscribers open after "
+        f"{open_errors['seconds']} s (opens refused and tried again: {open_errors['refused']});"
+        f" {heard['messages']} messages received; streams lost {heard['lost']}"
     )
     status, took, answer = await _timed_get(director, f"/tournaments/{tid}")
     print(f"getTournament {took * 1000:8.1f} ms ({status}, {len(answer):,} bytes)")
