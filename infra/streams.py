@@ -52,7 +52,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -132,7 +132,7 @@ class Kind(Generic[S, E]):
     whether the command opens a new stream (decided on the empty state, never on a cache).
     ``timed(state)`` says whether the time the log records for the last event is needed
     (`Loaded.recorded_at`: read with the events, or after an append of this process the time
-    the append recorded, `AppendResult.recorded_at`, without reading it back). ``not_found``
+    it gave the append to record, without reading it back). ``not_found``
     is the error a missing stream raises.
     """
 
@@ -295,6 +295,7 @@ class Streams(Generic[S, E, C]):
                     if first is not None:
                         return await self._first_result(stream_id, first)
                 raise
+            at = datetime.now(UTC)
             try:
                 result = await self.store.append(
                     stream_id,
@@ -304,6 +305,7 @@ class Streams(Generic[S, E, C]):
                     fingerprint=fingerprint,
                     previous_hash=current.head_hash,
                     projection=self._projector(current.state, events) if self._projector else None,
+                    recorded_at=at,
                 )
             except ConcurrencyConflict:
                 fresh = True
@@ -311,7 +313,7 @@ class Streams(Generic[S, E, C]):
             if result.duplicate:
                 return await self._first_result(stream_id, result)
             state = self.fold(events, current.state)
-            recorded_at = result.recorded_at if kind.timed(state) else None
+            recorded_at = at if kind.timed(state) else None
             done = Loaded(state, result.last_version, result.last_hash, recorded_at)
             self._remember(stream_id, done)
             return Executed(done.state, done.version, events, recorded_at=recorded_at)
