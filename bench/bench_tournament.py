@@ -296,14 +296,22 @@ async def _play_window(
     """Every table played by its four random seats over one window (after 1 s of warm-up);
     commands/s and the server's CPU per command in the window."""
     from bench_service import CpuMeter, Stats, Window, drive_table
-    from lean_http import TransportError
+    from lean_http import Problem, TransportError
 
-    for seats in tables.values():  # what each seat holds now (after the last window)
-        for seat in seats:
+    async def refresh(seat: Any) -> None:
+        """What the seat holds now (after the last window); a closed idle connection or a
+        503 (the database busy with opening streams) is tried again."""
+        for _ in range(30):
             try:
                 await seat.view()
-            except TransportError:  # the server closed the idle connection as we sent
-                await seat.view()
+                return
+            except (TransportError, Problem):
+                await asyncio.sleep(1.0)
+        await seat.view()
+
+    for seats in tables.values():
+        for seat in seats:
+            await refresh(seat)
     begin = time.time() + 1.0
     window = Window(begin, begin + seconds)
     stats = Stats()
@@ -438,6 +446,11 @@ def scale(players: int, subscribers: int, seconds: float) -> None:
         server = Server(url, folder / "server.log")
         server.wait_ready()
         uvloop.run(_scale(server, pg, players, subscribers, seconds))
+    except Exception:
+        log = folder / "server.log"
+        if log.exists():  # what the server said, before the folder goes
+            print("server log (last 40 lines):", *log.read_text().splitlines()[-40:], sep="\n")
+        raise
     finally:
         if server is not None:
             server.stop()
