@@ -920,28 +920,26 @@ class Server:
     ) -> None:
         """``root``: the checkout whose ``.venv/bin/doko`` serves (``--baseline``); none:
         this one's. ``workers``: its ``--workers`` option (none: `WORKER_ARGS`)."""
-        self.database_url = url
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._log = open(log, "wb")  # noqa: SIM115 - closed in stop()
         if root is None:
             doko = Path(sys.executable).parent / "doko"
             command = [str(doko)] if doko.exists() else [sys.executable, "-m", "service.tools.cli"]
         else:
             command = [str(root / ".venv" / "bin" / "doko")]
+        workers = WORKER_ARGS if workers is None else workers
+        self._start(url, log, [*command, "serve", *workers], root or ROOT)
+
+    def _start(self, url: str, log: Path, command: list[str], cwd: Path) -> None:
+        """Run ``command --database-url URL --port P`` (P a free port) in ``cwd``, its output
+        to ``log``."""
+        self.database_url = url
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self._log = open(log, "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [
-                *command,
-                "serve",
-                "--database-url",
-                url,
-                "--port",
-                str(self.port),
-                *(WORKER_ARGS if workers is None else workers),
-            ],
+            [*command, "--database-url", url, "--port", str(self.port)],
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            cwd=root or ROOT,
+            cwd=cwd,
         )
         self.pid = self.process.pid
 
@@ -979,24 +977,7 @@ class FloorServer(Server):
     """``bench/floor.py`` as a subprocess: litestar + asyncpg, one durable insert per request."""
 
     def __init__(self, url: str, log: Path) -> None:
-        self.database_url = url
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._log = open(log, "wb")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                str(ROOT / "bench" / "floor.py"),
-                "--database-url",
-                url,
-                "--port",
-                str(self.port),
-            ],
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
-        )
-        self.pid = self.process.pid
+        self._start(url, log, [sys.executable, str(ROOT / "bench" / "floor.py")], ROOT)
 
     def wait_ready(self, timeout: float = 90.0) -> None:
         deadline = time.monotonic() + timeout
@@ -1010,20 +991,11 @@ class FloorServer(Server):
         raise RuntimeError("bench/floor.py did not listen in time")
 
 
-def floor_process(
-    base_url: str,
-    connections: int,
-    first_player: int,
-    ready: Any,
-    go: Any,
-    values: Any,
-    results: Any,
-) -> None:
-    """Client process of the floor: ``connections`` players (`lean_http.Player`, a source
-    address each, numbered as doko's seats are), each POSTing one event after the other."""
+def floor_process(*args: Any) -> None:
+    """Client process of the floor (`_floor_clients`)."""
     import uvloop
 
-    uvloop.run(_floor_clients(base_url, connections, first_player, ready, go, values, results))
+    uvloop.run(_floor_clients(*args))
 
 
 async def _floor_clients(
@@ -1035,6 +1007,8 @@ async def _floor_clients(
     values: Any,
     results: Any,
 ) -> None:
+    """``connections`` players (`lean_http.Player`, a source address each, numbered as
+    doko's seats are), each POSTing one event after the other through the window."""
     from urllib.parse import urlsplit
 
     from lean_http import Player

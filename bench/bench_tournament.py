@@ -14,7 +14,9 @@ credential as the seat's token) play every table for a window of ``--seconds``, 
 no subscriber of the tournament's stream, then with ``--subscribers`` (1,000, held open
 by a process of their own from 50 per loopback address, opened 50 at a time, a refused
 open tried again after a second); then `getTournament` and
-`getStandings`. Prints, wall-clock from the client:
+`getStandings`. The server is started with ``--max-connections`` players + subscribers + 100
+(its default of 1,000 would refuse the subscribers' connections with 503
+``too_many_connections``). Prints, wall-clock from the client:
 
 - ``registration``: the mean time of registrations 91-100 and of the last ten (991-1,000)
   and their ratio (target: at most 1.5);
@@ -436,7 +438,10 @@ def scale(players: int, subscribers: int, seconds: float) -> None:
     import tempfile
 
     import uvloop
-    from bench_service import Postgres, Server
+    from bench_service import WORKER_ARGS, Postgres, Server
+
+    # every player's connection and every subscriber's at once: more than the default 1,000
+    WORKER_ARGS[:] = ["--max-connections", str(players + subscribers + 100)]
 
     folder = Path(tempfile.mkdtemp(prefix="doko-bench-tournament-"))
     pg = Postgres(folder)

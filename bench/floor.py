@@ -5,48 +5,37 @@ per request, for `bench_service` to load as it loads doko.
 
 One route, ``POST /streams/{stream_id}/events``: the body ``{"version": N, "payload": {...}}``
 is decoded by litestar into a msgspec Struct, written as one row of an ``events``-shaped table
-(`bench_service.RAW_SCHEMA`) in its own transaction (autocommit: fsync and
-synchronous_commit as the server has them), and answered with ``{"stream_id": ...,
-"version": N}``. Served as doko is served: uvicorn on uvloop with httptools, a listening
-socket with TCP_NODELAY (`service.tools.cli.serve.listening_socket`), no access log, an
-asyncpg pool of 10 without a reset on release. No middleware, no authorization, no rate
-limit, no hash chain, no projection: what doko does per command beyond this is doko's own.
+by part 1's statement (`bench_service.RAW_SCHEMA`, ``RAW_INSERT``) in its own transaction
+(autocommit: fsync and synchronous_commit as the server has them), and answered with
+``{"stream_id": ..., "version": N}``. Served as doko is served: uvicorn on uvloop with
+httptools, a listening socket with TCP_NODELAY (`service.tools.cli.serve.listening_socket`), no
+access log, an asyncpg pool of 10 without a reset on release. No middleware, no
+authorization, no rate limit, no hash chain, no projection: what doko does per command
+beyond this is doko's own.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import asyncpg
 import msgspec
 import uvicorn
+from bench_service import RAW_INSERT, RAW_SCHEMA
 from litestar import Litestar, post
 
 from service.tools.cli.serve import listening_socket
 
-SCHEMA = """
-    CREATE TABLE IF NOT EXISTS events (
-        position       bigserial,
-        stream_id      text    NOT NULL,
-        version        integer NOT NULL,
-        type           text    NOT NULL,
-        schema_version integer NOT NULL,
-        payload        jsonb   NOT NULL,
-        hash           bytea   NOT NULL,
-        PRIMARY KEY (stream_id, version)
-    )
-"""
-INSERT = """
-    INSERT INTO events (stream_id, version, type, schema_version, payload, hash)
-    VALUES ($1, $2, 'card_played', 1, $3::jsonb, $4)
-"""
 HASH = bytes(32)
 
 
@@ -71,13 +60,14 @@ async def _keep_session(_connection: asyncpg.Connection) -> None:
 def create_app(database_url: str) -> Litestar:
     """The floor service on ``database_url``."""
     pools: list[asyncpg.Pool] = []
+    positions = itertools.count(time.time_ns() // 1000)
 
     @asynccontextmanager
     async def lifespan(_app: Litestar) -> AsyncIterator[None]:
         pool = await asyncpg.create_pool(
             database_url, min_size=10, max_size=10, reset=_keep_session
         )
-        await pool.execute(SCHEMA)
+        await pool.execute(RAW_SCHEMA)
         pools.append(pool)
         try:
             yield
@@ -86,8 +76,9 @@ def create_app(database_url: str) -> Litestar:
 
     @post("/streams/{stream_id:str}/events", status_code=200)
     async def append(stream_id: str, data: Append) -> Appended:
+        payload = msgspec.json.encode(data.payload).decode()
         await pools[0].execute(
-            INSERT, stream_id, data.version, msgspec.json.encode(data.payload).decode(), HASH
+            RAW_INSERT, next(positions), stream_id, data.version, "card_played", 1, payload, HASH
         )
         return Appended(stream_id, data.version)
 
