@@ -917,26 +917,32 @@ def print_feed(rows: list[dict[str, Any]]) -> None:
 class Server:
     """``doko serve --database-url URL --port P`` as a subprocess, as users run it."""
 
-    def __init__(self, url: str, log: Path) -> None:
+    def __init__(
+        self, url: str, log: Path, root: Path | None = None, workers: list[str] | None = None
+    ) -> None:
+        """``root``: the checkout whose ``.venv/bin/doko`` serves (``--baseline``); none:
+        this one's. ``workers``: its ``--workers`` option (none: `WORKER_ARGS`)."""
+        if root is None:
+            doko = Path(sys.executable).parent / "doko"
+            command = [str(doko)] if doko.exists() else [sys.executable, "-m", "service.tools.cli"]
+        else:
+            command = [str(root / ".venv" / "bin" / "doko")]
+        workers = WORKER_ARGS if workers is None else workers
+        own = SERVE_ARGS if root is None else []  # a baseline checkout may not know them
+        self._start(url, log, [*command, "serve", *workers, *own], root or ROOT)
+
+    def _start(self, url: str, log: Path, command: list[str], cwd: Path) -> None:
+        """Run ``command --database-url URL --port P`` (P a free port) in ``cwd``, its output
+        to ``log``."""
         self.database_url = url
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._log = open(log, "wb")  # noqa: SIM115 - closed in stop()
-        doko = Path(sys.executable).parent / "doko"
-        command = [str(doko)] if doko.exists() else [sys.executable, "-m", "service.tools.cli"]
         self.process = subprocess.Popen(
-            [
-                *command,
-                "serve",
-                "--database-url",
-                url,
-                f"--port={self.port}",
-                *SERVE_ARGS,
-                *WORKER_ARGS,
-            ],
+            [*command, "--database-url", url, "--port", str(self.port)],
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            cwd=ROOT,
+            cwd=cwd,
         )
         self.pid = self.process.pid
 
@@ -964,6 +970,132 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         self._log.close()
+
+
+# --------------------------------------------------------------------------------------
+# the framework floor (`bench/floor.py`): one durable insert per request over HTTP
+
+
+class FloorServer(Server):
+    """``bench/floor.py`` as a subprocess: litestar + asyncpg, one durable insert per request."""
+
+    def __init__(self, url: str, log: Path) -> None:
+        self._start(url, log, [sys.executable, str(ROOT / "bench" / "floor.py")], ROOT)
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"bench/floor.py exited with {self.process.returncode}")
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.2)
+        raise RuntimeError("bench/floor.py did not listen in time")
+
+
+def floor_process(*args: Any) -> None:
+    """Client process of the floor (`_floor_clients`)."""
+    import uvloop
+
+    uvloop.run(_floor_clients(*args))
+
+
+async def _floor_clients(
+    base_url: str,
+    connections: int,
+    first_player: int,
+    ready: Any,
+    go: Any,
+    values: Any,
+    results: Any,
+) -> None:
+    """``connections`` players (`lean_http.Player`, a source address each, numbered as
+    doko's seats are), each POSTing one event after the other through the window."""
+    from urllib.parse import urlsplit
+
+    from lean_http import Player
+
+    address = urlsplit(base_url)
+    host, port = address.hostname or "127.0.0.1", address.port or 80
+    players = [Player(host, port, player_address(first_player + i)) for i in range(connections)]
+    payload = json.loads(raw_payload())
+    latency: list[float] = []
+    errors: Counter[str] = Counter()
+
+    async def client(index: int, player: Any, window: Window) -> None:
+        stream = f"floor-{uuid.uuid4().hex[:8]}-{index}"
+        version = 0
+        while time.time() < window.end:
+            version += 1
+            body = json.dumps({"version": version, "payload": payload}).encode()
+            head = (
+                f"POST /streams/{stream}/events HTTP/1.1\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n"
+            ).encode()
+            started = time.time()
+            try:
+                status, _, _ = await player.request(head + player.host_header + b"\r\n" + body)
+            except Exception as error:
+                errors[type(error).__name__] += 1
+                await asyncio.sleep(0.01)
+                continue
+            done = time.time()
+            if status != 200:
+                errors[str(status)] += 1
+            elif window.start <= started and done <= window.end:
+                latency.append(done - started)
+
+    try:
+        for player in players:  # connect before the window
+            await player.connection()
+        ready.put(os.getpid())
+        await asyncio.to_thread(go.wait)
+        window = Window(values[0], values[1])
+        await asyncio.gather(*(client(i, p, window) for i, p in enumerate(players)))
+        results.put({"latency": latency, "errors": dict(errors)})
+    finally:
+        for player in players:
+            player.close()
+
+
+def run_floor(server: Server, pg: Postgres, tables: int, cfg: Config) -> dict[str, Any]:
+    """The floor under the load of ``tables`` tables' players: 4 x ``tables`` connections,
+    each one request at a time, over the same window as doko's."""
+    ctx = mp.get_context("spawn")
+    ready, results = ctx.Queue(), ctx.Queue()
+    go = ctx.Event()
+    values = ctx.Array("d", 2)
+    worker = ctx.Process(
+        target=floor_process,
+        args=(server.base_url, 4 * tables, 0, ready, go, values, results),
+    )
+    worker.start()
+    ready.get(timeout=300)
+    meter = CpuMeter(server.pid, pg.postmaster, [worker.pid] if worker.pid else [])
+    start, end = _start_window(go, values, cfg.warmup, cfg.seconds)
+    _sleep_until(start)
+    before = meter.snapshot()
+    _sleep_until(end)
+    after = meter.snapshot()
+    out = results.get(timeout=300)
+    worker.join(60)
+    latency = out["latency"]
+    seconds = end - start
+    cpu = CpuMeter.used(before, after)
+    return {
+        "tables": tables,
+        "connections": 4 * tables,
+        "requests": len(latency),
+        "requests_per_second": round(len(latency) / seconds, 1),
+        "p50_ms": ms(pct(latency, 0.50)),
+        "p99_ms": ms(pct(latency, 0.99)),
+        "server_cpu_ms_per_request": round(cpu["server_cores"] * seconds * 1000 / len(latency), 3)
+        if latency
+        else None,
+        "errors": out["errors"],
+        "cpu": cpu,
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -1448,6 +1580,12 @@ def machine(pg_settings: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _floor_rate(floors: list[dict[str, Any]], load: dict[str, Any]) -> float:
+    """The floor's requests/s at the load's table count (the median of its windows)."""
+    rates = [f["requests_per_second"] for f in floors if f["tables"] == load["tables"]]
+    return pct(rates, 0.5) if rates else float("nan")
+
+
 def _ratio(rate: float, raw: dict[int, float], n: int) -> tuple[float, int]:
     """doko's rate over the physical limit at the same concurrency (nearest measured)."""
     nearest = min(raw, key=lambda c: abs(c - n))
@@ -1471,6 +1609,26 @@ def main(argv: list[str] | None = None) -> int:
         "--feed-subscribers", type=int, default=None, help="part 5's /feed clients (300)"
     )
     parser.add_argument("--only-feed", action="store_true", help="run part 5 alone")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another checkout (with its .venv) whose doko serves part 2 too, in turn with this"
+        " one's: server CPU per command before and after in the same run",
+    )
+    parser.add_argument(
+        "--baseline-workers",
+        type=int,
+        default=None,
+        help="the baseline's --workers (default: --workers); with --baseline . compares worker"
+        " counts of one build",
+    )
+    parser.add_argument(
+        "--only-load", action="store_true", help="parts 1 and 2 alone (with the floor)"
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=1, help="part 2's windows per server and table count"
+    )
     args = parser.parse_args(argv)
     WORKER_ARGS[:] = ["--workers", str(args.workers)]
     cfg = Config(args.quick)
@@ -1520,29 +1678,62 @@ def main(argv: list[str] | None = None) -> int:
         )
         raw_rate = {r["connections"]: r["per_second"] for r in raw}
 
-        # 2
+        # 2, beside the framework floor (and the baseline's doko, if asked), windows in turn
         url = asyncio.run(pg.create_database("doko_bench"))
         server = Server(url, folder / "server.log")
-        server.wait_ready()
-        loads = []
-        for n in cfg.tables:
-            load = run_load(server, pg, n, cfg, None)
-            ratio, against = _ratio(load["commands_per_second"], raw_rate, n)
-            load["ratio_to_physical"] = round(ratio, 3)
-            load["physical_connections"] = against
-            loads.append(load)
-            print(
-                f"  N={n}: {load['commands_per_second']} commands/s, p99 {load['p99_ms']} ms, "
-                f"cpu {load['cpu']}, postgres backends {load['pg_backends']}, "
-                f"errors {load['errors']}",
-                flush=True,
+        floor = FloorServer(asyncio.run(pg.create_database("bench_floor")), folder / "floor.log")
+        servers: list[tuple[str, Server]] = [("doko", server), ("floor", floor)]
+        if args.baseline is not None:
+            base_url = asyncio.run(pg.create_database("doko_baseline"))
+            workers = args.baseline_workers or args.workers
+            baseline = Server(
+                base_url,
+                folder / "baseline.log",
+                root=args.baseline.resolve(),
+                workers=["--workers", str(workers)],
             )
+            servers.insert(1, ("baseline", baseline))
+        for _, each in servers:
+            each.wait_ready()
+        loads, floors = [], []
+        for n in cfg.tables:
+            for _ in range(args.pairs):
+                for label, each in servers:
+                    if label == "floor":
+                        low = run_floor(each, pg, n, cfg)
+                        floors.append(low)
+                        print(
+                            f"  N={n} floor: {low['requests_per_second']} inserts/s over HTTP, "
+                            f"p99 {low['p99_ms']} ms, server {low['server_cpu_ms_per_request']} "
+                            f"ms CPU/request, errors {low['errors']}",
+                            flush=True,
+                        )
+                        continue
+                    load = run_load(each, pg, n, cfg, None)
+                    load["server"] = label
+                    ratio, against = _ratio(load["commands_per_second"], raw_rate, n)
+                    load["ratio_to_physical"] = round(ratio, 3)
+                    load["physical_connections"] = against
+                    loads.append(load)
+                    print(
+                        f"  N={n} {label}: {load['commands_per_second']} commands/s, p99 "
+                        f"{load['p99_ms']} ms, server {load['server_cpu_ms_per_command']} ms "
+                        f"CPU/command, cpu {load['cpu']}, postgres backends "
+                        f"{load['pg_backends']}, errors {load['errors']}",
+                        flush=True,
+                    )
+        for _, each in servers[1:]:
+            each.stop()
+        for r in loads:
+            r["ratio_to_floor"] = round(r["commands_per_second"] / _floor_rate(floors, r), 3)
         report["doko"] = loads
+        report["floor"] = floors
         print()
         print(
             table(
                 "2. doko over HTTP: tables x 4 seats playing random legal deals, durable commits",
                 [
+                    "server",
                     "tables",
                     "commands/s",
                     "p50 ms",
@@ -1551,6 +1742,7 @@ def main(argv: list[str] | None = None) -> int:
                     "GET view/s",
                     "req/s",
                     "vs INSERT",
+                    "vs floor",
                     "srv ms/cmd",
                     "cli ms/cmd",
                     "lock wait",
@@ -1561,6 +1753,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
                 [
                     [
+                        r["server"],
                         r["tables"],
                         r["commands_per_second"],
                         r["p50_ms"],
@@ -1569,6 +1762,7 @@ def main(argv: list[str] | None = None) -> int:
                         r["view_gets_per_second"],
                         r["requests_per_second"],
                         f"{r['ratio_to_physical']:.1%} of {r['physical_connections']}-conn",
+                        f"{r['ratio_to_floor']:.1%}",
                         r["server_cpu_ms_per_command"],
                         r["client_cpu_ms_per_command"],
                         r["pg_backends"].get("waiting_for_append_lock", 0.0),
@@ -1578,6 +1772,25 @@ def main(argv: list[str] | None = None) -> int:
                         r["cpu"]["other_processes_cores"],
                     ]
                     for r in loads
+                ],
+            )
+        )
+        print()
+        print(
+            table(
+                "   the framework floor (bench/floor.py: litestar + asyncpg, one durable insert"
+                " per request), the same clients",
+                ["tables", "connections", "requests/s", "p50 ms", "p99 ms", "srv ms/req"],
+                [
+                    [
+                        f["tables"],
+                        f["connections"],
+                        f["requests_per_second"],
+                        f["p50_ms"],
+                        f["p99_ms"],
+                        f["server_cpu_ms_per_request"],
+                    ]
+                    for f in floors
                 ],
             )
         )
@@ -1627,6 +1840,9 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 )
         print(flush=True)
+        if args.only_load:
+            _write(report, out, began)
+            return 0
 
         # 4 and 5 (while the server runs)
         streams = run_streams(server, pg, cfg)
@@ -1725,6 +1941,12 @@ def main(argv: list[str] | None = None) -> int:
         pg.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
+    _write(report, out, began)
+    return 0
+
+
+def _write(report: dict[str, Any], out: Path, began: float) -> None:
+    """Write the run's figures to ``out`` (JSON)."""
     report["wall_seconds"] = round(time.monotonic() - began, 1)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
@@ -1732,7 +1954,6 @@ def main(argv: list[str] | None = None) -> int:
         f"\nwrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} "
         f"({report['wall_seconds']} s)"
     )
-    return 0
 
 
 if __name__ == "__main__":

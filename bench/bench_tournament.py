@@ -1,35 +1,67 @@
-"""Benchmark of a tournament in the event store: play, verify, standings.
+"""Benchmarks of a tournament: at scale over HTTP, and in the event store.
 
-    nice -n 19 .venv/bin/python bench/bench_tournament.py [--players 64] [--rounds 3] [--deals 12]
+    .venv/bin/python bench/bench_tournament.py [--quick] [--players 1000] [--subscribers 1000]
+    nice -n 19 .venv/bin/python bench/bench_tournament.py --store [--players 64] [--rounds 3]
 
-A fresh database on the tests' PostgreSQL server (`infra.database.server_url_for_tests`:
-``DOKO_TEST_DATABASE_URL``, Docker, or embedded). One tournament of ``--players`` players
-(tables of four; bots fill the rest) over ``--rounds`` rounds, its tables opened through
-`infra.tournaments.Tournaments.start_round`; every seat of every table is played by the domain's
-random legal player (`domain.simulation.next_command`) through `infra.tables.Tables
-.execute`, the tables of a round side by side (one task each), ``--deals`` deals per table
-(fewer than 12: the director abandons the table then, T4.2). Prints, wall-clock:
+**At scale** (the default): one embedded PostgreSQL (`bench_service.Postgres`, durable) and
+``doko serve`` (`bench_service.Server`) on a fresh database, driven from this process over
+HTTP (`lean_http`, each player a keep-alive connection from a loopback address of their
+own). A public tournament of one round; ``--players`` players (1,000) register one after the
+other (`registerPlayer`); the director starts round 1 (`startRound`: 250 tables) and every
+player finds their table (`getPlayerTable`) once it is open; the load generator's random
+legal players ("bots": `bench_service.drive_table`, one per seat, with the player's
+credential as the seat's token) play every table for a window of ``--seconds``, first with
+no subscriber of the tournament's stream, then with ``--subscribers`` (1,000, held open
+by a process of their own from 50 per loopback address, opened 50 at a time, a refused
+open tried again after a second); then `getTournament` and
+`getStandings`. The server is started with ``--max-connections`` players + subscribers + 100
+(its default of 1,000 would refuse the subscribers' connections with 503
+``too_many_connections``). Prints, wall-clock from the client:
+
+- ``registration``: the mean time of registrations 91-100 and of the last ten (991-1,000)
+  and their ratio (target: at most 1.5);
+- ``startRound``: the request's time, and until every player's table is open;
+- ``play``: commands/s and the server's CPU per command (process CPU time / commands) with
+  0 and with N subscribers, and their ratio (target: at most 1.5);
+- ``getTournament``, ``getStandings``: one request each, after play.
+
+``--quick``: 100 players, 25 tables, 100 subscribers, 5 s windows (registration compares
+registrations 11-20 with 91-100).
+
+**In the event store** (``--store``): a fresh database on the tests' PostgreSQL server
+(`infra.database.server_url_for_tests`: ``DOKO_TEST_DATABASE_URL``, Docker, or embedded). One
+tournament of ``--players`` players (tables of four; bots fill the rest) over ``--rounds``
+rounds, its tables opened through `infra.tournaments.Tournaments.start_round`; every seat of
+every table is played by the domain's random legal player (`domain.simulation.next_command`)
+through `infra.tables.Tables.execute`, the tables of a round side by side (one task each),
+``--deals`` deals per table (fewer than 12: the director abandons the table then, T4.2).
+Prints, wall-clock:
 
 - ``play``: the seconds to play the whole tournament, commands per second;
 - ``verify``: `infra.audit.tournament.verify_tournament` of the whole tournament, deals per second;
 - ``standings``: `infra.tournaments.Tournaments.standings` recomputed from the logs, seconds.
 
-No HTTP: the service's own cost per command is `bench/bench_service.py`'s.
+No HTTP there: the service's own cost per command is `bench/bench_service.py`'s.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing as mp
 import random
 import secrets
 import sys
 import time
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import asyncpg
+import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from domain.simulation import next_command
 from domain.table import AbandonSession
@@ -104,12 +136,356 @@ async def bench(url: str, players: int, rounds: int, deals: int) -> None:
         print(f"standings  {time.perf_counter() - start:8.2f} s   ({len(result.lines)} lines)")
 
 
-async def main() -> None:
+# --------------------------------------------------------------------------------------
+# at scale, over HTTP
+
+
+class _Registered(msgspec.Struct):
+    player: int
+    token: str
+
+
+class _Created(msgspec.Struct):
+    tournament_id: str
+    host_token: str
+
+
+class _PlayerTable(msgspec.Struct):
+    table_id: str | None = None
+    seat: int | None = None
+    table_open: bool = False
+
+
+def _timed_get(player: Any, path: str, token: str | None = None) -> Any:
+    """GET ``path`` (with ``token`` as Bearer); awaitable (status, seconds, body)."""
+    auth = f"Authorization: Bearer {token}\r\n".encode() if token else b""
+    data = f"GET {path} HTTP/1.1\r\n".encode() + player.host_header + auth + b"\r\n"
+
+    async def get() -> tuple[int, float, bytes]:
+        began = time.perf_counter()
+        status, _, body = await player.request(data)
+        return status, time.perf_counter() - began, body
+
+    return get()
+
+
+def subscriber_process(
+    base_url: str, tournament_id: str, n: int, ready: Any, stop: Any, results: Any
+) -> None:
+    """``n`` subscribers of the tournament's stream, 50 per loopback address (127.3.x.y: a
+    per-address cap of streams holds them all), until ``stop``; reports opens and messages."""
+    asyncio.run(_subscribe(base_url, tournament_id, n, ready, stop, results))
+
+
+async def _subscribe(
+    base_url: str, tournament_id: str, n: int, ready: Any, stop: Any, results: Any
+) -> None:
+    import httpx
+
+    from service.tools.client import DokoClient
+
+    per_address = 50
+    clients = [
+        httpx.AsyncClient(
+            base_url=base_url,
+            timeout=httpx.Timeout(60.0),
+            limits=httpx.Limits(max_connections=per_address + 2),
+            transport=httpx.AsyncHTTPTransport(
+                local_address=f"127.3.{k // 250}.{k % 250 + 1}",
+                limits=httpx.Limits(max_connections=per_address + 2),
+            ),
+        )
+        for k in range((n + per_address - 1) // per_address)
+    ]
+    received = 0
+    refused: Counter[str] = Counter()  # opens refused (then tried again), by status and code
+    lost: Counter[str] = Counter()  # streams that ended after they opened
+    opened: set[int] = set()
+
+    async def listen(k: int, wave: asyncio.Event) -> None:
+        """Open stream ``k``, trying again a second after a refusal (an open refused does not
+        count as a subscriber), then count its messages."""
+        nonlocal received
+        stream = DokoClient(clients[k // per_address]).tournament(tournament_id).events()
+        while True:
+            try:
+                async with stream as messages:
+                    opened.add(k)
+                    wave.set()
+                    async for message in messages:
+                        if message.id is not None:
+                            received += 1
+                lost["ended"] += 1
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                key = f"{getattr(error, 'status', '')} {getattr(error, 'code', '')}".strip()
+                if k in opened:
+                    lost[key or type(error).__name__] += 1
+                    return
+                refused[key or type(error).__name__] += 1
+                wave.set()
+                await asyncio.sleep(1.0)
+
+    tasks = []
+    began = time.perf_counter()
+    for first in range(0, n, per_address):  # a wave of 50 at a time
+        waves = [asyncio.Event() for _ in range(first, min(n, first + per_address))]
+        tasks += [asyncio.create_task(listen(first + i, w)) for i, w in enumerate(waves)]
+        for wave in waves:
+            await wave.wait()
+    while len(opened) < n and time.perf_counter() - began < 300:
+        await asyncio.sleep(0.2)
+    ready.put(
+        {
+            "open": len(opened),
+            "seconds": round(time.perf_counter() - began, 1),
+            "refused": dict(refused),
+        }
+    )
+    await asyncio.to_thread(stop.wait)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for client in clients:
+        await client.aclose()
+    results.put({"messages": received, "lost": dict(lost)})
+
+
+async def _register(players: list[Any], tournament_id: str) -> tuple[list[str], list[float]]:
+    """Every player registers, one after the other: their credentials and each time."""
+    tokens, times = [], []
+    for n, player in enumerate(players):
+        began = time.perf_counter()
+        answer = await player.post_json(
+            f"/tournaments/{tournament_id}/players", {"name": f"player {n}"}
+        )
+        times.append(time.perf_counter() - began)
+        tokens.append(msgspec.json.decode(answer, type=_Registered).token)
+    return tokens, times
+
+
+async def _seat_everyone(
+    players: list[Any], tokens: list[str], tournament_id: str
+) -> dict[str, list[Any]]:
+    """Each player's seat once their table is open (asking again while it is not): the
+    tables' seats (`lean_http.LeanSeat`s, by seat number)."""
+    from lean_http import LeanSeat
+
+    from domain.seats import Seat
+
+    tables: dict[str, list[Any]] = {}
+
+    async def seat(player: Any, token: str) -> None:
+        while True:
+            status, _, body = await _timed_get(player, f"/tournaments/{tournament_id}/table", token)
+            where = msgspec.json.decode(body, type=_PlayerTable) if status == 200 else None
+            if where is not None and where.table_open and where.table_id and where.seat is not None:
+                break
+            await asyncio.sleep(0.2)
+        leaned = LeanSeat(player, where.table_id, Seat(where.seat), token, 0, None)  # type: ignore[arg-type]
+        await leaned.view()
+        tables.setdefault(where.table_id, [None] * 4)[where.seat] = leaned
+
+    await asyncio.gather(*(seat(p, t) for p, t in zip(players, tokens, strict=True)))
+    return tables
+
+
+async def _play_window(
+    tables: dict[str, list[Any]], seconds: float, server: Any, pg: Any, rng: random.Random
+) -> dict[str, Any]:
+    """Every table played by its four random seats over one window (after 1 s of warm-up);
+    commands/s and the server's CPU per command in the window."""
+    from bench_service import CpuMeter, Stats, Window, drive_table
+    from lean_http import Problem, TransportError
+
+    async def refresh(seat: Any) -> None:
+        """What the seat holds now (after the last window); a closed idle connection or a
+        503 (the database busy with opening streams) is tried again."""
+        for _ in range(30):
+            try:
+                await seat.view()
+                return
+            except (TransportError, Problem):
+                await asyncio.sleep(1.0)
+        await seat.view()
+
+    for seats in tables.values():
+        for seat in seats:
+            await refresh(seat)
+    begin = time.time() + 1.0
+    window = Window(begin, begin + seconds)
+    stats = Stats()
+    meter = CpuMeter(server.pid, pg.postmaster, [])
+    playing = [
+        asyncio.create_task(
+            drive_table(
+                [s.player for s in seats],
+                random.Random(rng.random()),
+                window,
+                stats,
+                (table, seats, seats[-1].held, seats[-1].version),
+                off_turn_announce=0.0,
+                renew=False,
+            )
+        )
+        for table, seats in tables.items()
+    ]
+    await asyncio.sleep(max(0.0, begin - time.time()))
+    before = meter.snapshot()
+    await asyncio.sleep(max(0.0, window.end - time.time()))
+    after = meter.snapshot()
+    await asyncio.gather(*playing)
+    cpu = CpuMeter.used(before, after)
+    commands = len(stats.command_latency)
+    return {
+        "commands": commands,
+        "commands_per_second": round(commands / seconds, 1),
+        "server_cpu_ms_per_command": round(cpu["server_cores"] * seconds * 1000 / commands, 3)
+        if commands
+        else None,
+        "cpu": cpu,
+        "errors": dict(stats.errors),
+    }
+
+
+async def _scale(server: Any, pg: Any, players_n: int, subscribers: int, seconds: float) -> None:
+    from urllib.parse import urlsplit
+
+    from bench_service import player_address
+    from lean_http import Player
+
+    address = urlsplit(server.base_url)
+    host, port = address.hostname or "127.0.0.1", address.port or 80
+    players = [Player(host, port, player_address(n)) for n in range(players_n)]
+    director = Player(host, port, "127.2.0.1")
+    created = msgspec.json.decode(
+        await director.post_json("/tournaments", {"name": "Bench", "rounds": 1}), type=_Created
+    )
+    tid = created.tournament_id
+    tokens, times = await _register(players, tid)
+    early = max(20, players_n // 10)  # registrations early-9 .. early (91-100 of 1,000)
+    first = sum(times[early - 10 : early]) / 10
+    last = sum(times[-10:]) / 10
+    print(
+        f"registration  {first * 1000:8.1f} ms at {early - 9}-{early}, {last * 1000:8.1f} ms at "
+        f"{players_n - 9}-{players_n}: ratio {last / first:.2f} (target <= 1.5)",
+        flush=True,
+    )
+    auth = f"Authorization: Bearer {created.host_token}\r\n".encode()
+    body = msgspec.json.encode({"round_no": 1})
+    began = time.perf_counter()
+    status, _, answer = await director.request(
+        f"POST /tournaments/{tid}/rounds HTTP/1.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n".encode()
+        + director.host_header
+        + auth
+        + b"\r\n"
+        + body
+    )
+    started = time.perf_counter() - began
+    assert status == 200, (status, answer[:300])
+    tables = await _seat_everyone(players, tokens, tid)
+    ready = time.perf_counter() - began
+    print(
+        f"startRound    {started:8.2f} s ({len(tables)} tables); every table open and every "
+        f"player seated after {ready:.2f} s",
+        flush=True,
+    )
+    rng = random.Random(0)
+    quiet = await _play_window(tables, seconds, server, pg, rng)
+    ctx = mp.get_context("spawn")
+    opened, results, stop = ctx.Queue(), ctx.Queue(), ctx.Event()
+    listener = ctx.Process(
+        target=subscriber_process,
+        args=(server.base_url, tid, subscribers, opened, stop, results),
+    )
+    listener.start()
+    try:
+        open_errors = opened.get(timeout=300)
+        busy = await _play_window(tables, seconds, server, pg, rng)
+    finally:
+        stop.set()
+    heard = results.get(timeout=120)
+    listener.join(60)
+    for label, window in ((0, quiet), (subscribers, busy)):
+        print(
+            f"play          {window['commands_per_second']:8.1f} commands/s, server "
+            f"{window['server_cpu_ms_per_command']} ms CPU/command with {label} subscribers "
+            f"(cores: {window['cpu']}; errors {window['errors']})",
+            flush=True,
+        )
+    if quiet["server_cpu_ms_per_command"] and busy["server_cpu_ms_per_command"]:
+        ratio = busy["server_cpu_ms_per_command"] / quiet["server_cpu_ms_per_command"]
+        print(f"subscribers   CPU per command ratio {ratio:.2f} (target <= 1.5)")
+    print(
+        f"              {open_errors['open']} of {subscribers} subscribers open after "
+        f"{open_errors['seconds']} s (opens refused and tried again: {open_errors['refused']});"
+        f" {heard['messages']} messages received; streams lost {heard['lost']}"
+    )
+    status, took, answer = await _timed_get(director, f"/tournaments/{tid}")
+    print(f"getTournament {took * 1000:8.1f} ms ({status}, {len(answer):,} bytes)")
+    status, took, answer = await _timed_get(director, f"/tournaments/{tid}/standings")
+    print(f"getStandings  {took * 1000:8.1f} ms ({status}, {len(answer):,} bytes)")
+    for player in [*players, director]:
+        player.close()
+
+
+def scale(players: int, subscribers: int, seconds: float) -> None:
+    """The benchmark at scale (module docstring), on its own embedded PostgreSQL."""
+    import shutil
+    import tempfile
+
+    import uvloop
+    from bench_service import WORKER_ARGS, Postgres, Server
+
+    # every player's connection and every subscriber's at once: more than the default 1,000
+    WORKER_ARGS[:] = ["--max-connections", str(players + subscribers + 100)]
+
+    folder = Path(tempfile.mkdtemp(prefix="doko-bench-tournament-"))
+    pg = Postgres(folder)
+    server = None
+    try:
+        url = asyncio.run(pg.create_database("doko_bench"))
+        server = Server(url, folder / "server.log")
+        server.wait_ready()
+        uvloop.run(_scale(server, pg, players, subscribers, seconds))
+    except Exception:
+        log = folder / "server.log"
+        if log.exists():  # what the server said, before the folder goes
+            print("server log (last 40 lines):", *log.read_text().splitlines()[-40:], sep="\n")
+        raise
+    finally:
+        if server is not None:
+            server.stop()
+        pg.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=64)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--deals", type=int, default=12)
+    parser.add_argument("--store", action="store_true", help="in the event store, no HTTP")
+    parser.add_argument("--quick", action="store_true", help="100 players, 100 subscribers")
+    parser.add_argument("--players", type=int, default=None)
+    parser.add_argument("--subscribers", type=int, default=None)
+    parser.add_argument("--seconds", type=float, default=None, help="each play window")
+    parser.add_argument("--rounds", type=int, default=3, help="--store: rounds")
+    parser.add_argument("--deals", type=int, default=12, help="--store: deals per table")
     args = parser.parse_args()
+    if args.store:
+        asyncio.run(store(args.players or 64, args.rounds, args.deals))
+        return
+    quick = args.quick
+    scale(
+        args.players or (100 if quick else 1000),
+        args.subscribers if args.subscribers is not None else (100 if quick else 1000),
+        args.seconds or (5.0 if quick else 20.0),
+    )
+
+
+async def store(players: int, rounds: int, deals: int) -> None:
+    """The benchmark in the event store (module docstring)."""
     with server_url_for_tests() as server:
         name = f"doko_bench_tournament_{secrets.token_hex(4)}"
         admin = await asyncpg.connect(server)
@@ -117,11 +493,11 @@ async def main() -> None:
         try:
             url = with_database(server, name)
             await upgrade(url)
-            await bench(url, args.players, args.rounds, args.deals)
+            await bench(url, players, rounds, deals)
         finally:
             await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
             await admin.close()
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -47,10 +47,10 @@ Notifications
 Tamper evidence
     Every event stores the SHA-256 hash chain value defined in :mod:`infra.hash_chain`, and
     the chain version it was linked by (``chain``, migration 0009). An append links its
-    events by the current version, which covers the time: the time is taken here, once per
-    append, before hashing, and the database stores it as given (``recorded_at``, a
-    ``timestamptz`` of microseconds like the ``datetime`` it is given), so that the stored
-    time is the hashed one.
+    events by the current version, which covers the time: the time is taken here (or given by
+    the caller), once per append, before hashing, and the database stores it as given
+    (``recorded_at``, a ``timestamptz`` of microseconds like the ``datetime`` it is given), so
+    that the stored time is the hashed one.
 """
 
 from __future__ import annotations
@@ -288,6 +288,7 @@ class EventStore:
         conn: Any = None,
         previous_hash: bytes | None = None,
         projection: ProjectionRows | None = None,
+        recorded_at: datetime | None = None,
     ) -> AppendResult:
         """Append *events* to the stream and return what was written.
 
@@ -301,13 +302,15 @@ class EventStore:
         recorded without one, or given without one, matches any). *previous_hash* is the
         stream's last hash (the caller usually knows it; else it is read first). *projection*
         rows are written in the same transaction; if they are invalid nothing is written.
-        With *conn*, the append runs on that connection.
+        With *conn*, the append runs on that connection. *recorded_at* is the time to record
+        (and hash) for the events, an aware ``datetime`` (default: now); a caller that needs
+        the time its events were recorded at gives it, and needs no read-back.
         """
         if not events:
             raise ValueError("append needs at least one event")
         if previous_hash is None:
             previous_hash = await self.head_hash(stream_id, expected_version, conn=conn)
-        at = datetime.now(UTC)
+        at = datetime.now(UTC) if recorded_at is None else recorded_at
         hashes = _chain(stream_id, expected_version, previous_hash, events, command_id, at)
         item = _Pending(
             stream_id,

@@ -62,7 +62,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
@@ -173,8 +173,9 @@ class Kind(Generic[S, E]):
     that begins otherwise is no stream of it (`StreamNotFound`). ``begins(command)`` says
     whether the command opens a new stream (decided on the empty state, never on a cache).
     ``timed(state)`` says whether the time the log records for the last event is needed
-    (`Loaded.recorded_at`). ``not_found`` is the error a missing stream raises.
-    ``snapshot``: the kind's snapshots, if it keeps any.
+    (`Loaded.recorded_at`: read with the events, or after an append of this process the time
+    it gave the append to record, without reading it back). ``not_found``
+    is the error a missing stream raises. ``snapshot``: the kind's snapshots, if it keeps any.
     """
 
     aggregate: Aggregate[S]
@@ -362,6 +363,7 @@ class Streams(Generic[S, E, C]):
                         return await self._first_result(stream_id, first)
                 raise
             state = self.fold(events, current.state)
+            at = datetime.now(UTC)
             try:
                 result = await self.store.append(
                     stream_id,
@@ -371,16 +373,14 @@ class Streams(Generic[S, E, C]):
                     fingerprint=fingerprint,
                     previous_hash=current.head_hash,
                     projection=self._projection(current, events, state),
+                    recorded_at=at,
                 )
             except ConcurrencyConflict:
                 fresh = True
                 continue
             if result.duplicate:
                 return await self._first_result(stream_id, result)
-            timed = kind.timed(state)
-            recorded_at = (
-                await self.store.recorded_at(stream_id, result.last_version) if timed else None
-            )
+            recorded_at = at if kind.timed(state) else None
             done = Loaded(state, result.last_version, result.last_hash, recorded_at)
             self._remember(stream_id, done)
             return Executed(done.state, done.version, events, recorded_at=recorded_at)

@@ -253,6 +253,40 @@ async def test_a_retried_command_id_still_valid_is_found_by_the_append(
     assert (await theirs.load(stream_id, fresh=True)).state.players[3] is None
 
 
+class NoReadBack(EventStore):
+    """An event store that refuses to read an event's time back (the append tells it)."""
+
+    async def recorded_at(self, stream_id: str, version: int) -> Any:
+        raise AssertionError("the append's own time was read back")
+
+
+async def test_a_clocked_table_knows_its_commits_time_without_reading_it_back(
+    pool: asyncpg.Pool, stream_id: str
+) -> None:
+    """T3.2: a clocked table's deadlines follow the time the log records for its last event;
+    after a command that time is the one its append stored, taken from the append itself."""
+    tables = Tables(NoReadBack(pool), project)
+    clocked = msgspec.structs.replace(create(), turn_seconds=30)
+    done = [await tables.execute(stream_id, clocked)]
+    done += [await tables.execute(stream_id, sit(seat)) for seat in range(4)]
+    stored = await pool.fetch(
+        "SELECT version, recorded_at FROM events WHERE stream_id = $1 ORDER BY version", stream_id
+    )
+    last_of_each = {d.version: d.recorded_at for d in done}
+    assert all(at is not None for at in last_of_each.values())
+    assert {r["version"]: r["recorded_at"] for r in stored if r["version"] in last_of_each} == (
+        last_of_each
+    )
+    fresh = await Tables(EventStore(pool), project).load(stream_id)
+    assert (fresh.version, fresh.recorded_at) == (done[-1].version, done[-1].recorded_at)
+
+
+async def test_an_unclocked_table_has_no_time(ours: Tables, stream_id: str) -> None:
+    """Only a clocked table needs the log's time (T3.2)."""
+    done = await ours.execute(stream_id, create())
+    assert done.recorded_at is None
+
+
 async def test_unknown_tables_are_not_found(ours: Tables, stream_id: str) -> None:
     """A table that does not exist raises `TableNotFound`, listening or not."""
     for up in (False, True):
