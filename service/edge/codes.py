@@ -68,6 +68,9 @@ class ProblemCode(StrEnum):
     CLOCK_RUNNING = "clock_running"
     TURN_EXPIRED = "turn_expired"
     NOT_AWAY = "not_away"
+    TALK_TEXT = "talk_text"
+    TALK_NAMES_CARD = "talk_names_card"
+    TALK_MUTED = "talk_muted"
     # the tournament's rules (domain.tournament, domain.seating)
     INVALID_TOURNAMENT_OPTION = "invalid_tournament_option"
     UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
@@ -155,6 +158,9 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.CLOCK_RUNNING: (409, "the turn has not run out yet"),
     C.TURN_EXPIRED: (409, "the turn ran out: the stand-in acted"),
     C.NOT_AWAY: (409, "the seat is not away"),
+    C.TALK_TEXT: (400, "a message (or name) of the wrong length, or with control characters"),
+    C.TALK_NAMES_CARD: (409, "during a deal a player's message names a card, suit or party"),
+    C.TALK_MUTED: (409, "the host muted the speaker"),
     C.INVALID_TOURNAMENT_OPTION: (
         400,
         "a tournament option out of its bounds, or chance of the wrong shape",

@@ -15,7 +15,8 @@ unavailable: retrying", and the farewell of a stopping service, "shutdown: …" 
   ``clock``, ``options``) and ``server_time`` (``Streamed<Event>``); ids are table versions,
   one after another for every viewer.
   The witnessed events (`infra.audit.witness.WITNESSED`: ``deal_scored``, ``session_finished``)
-  carry one more member, ``chain_head`` (``Witnessed<Event>``).
+  carry one more member, ``chain_head`` (``Witnessed<Event>``). Table talk (T5) comes beside
+  them as ``talk`` messages without an id (`service.bodies.talk.TalkMessage`).
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
   ``version`` and ``server_time``; ids are global positions.
 * ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the
@@ -40,7 +41,9 @@ from domain.table import TableEvent
 from domain.table_view import Prompt
 from domain.tournament import TournamentEvent
 from infra.audit.witness import WITNESSED
+from service.bodies.talk import TalkMessage
 from service.streams.hub import FeedItem
+from service.streams.talk import EVENT as TALK
 from service.streams.tournaments import (
     StandingsChanged,
     TableFinished,
@@ -155,13 +158,18 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         witnessed = tag(event_type) in WITNESSED
         schemas[name] = _streamed(schemas[event_type.__name__], name, witnessed, asked)
         table[tag(event_type)] = name
+    _, generated = msgspec.json.schema_components([TalkMessage], ref_template=REF)
+    for name, schema in generated.items():
+        schemas.setdefault(name, schema)
+    table[TALK] = TalkMessage.__name__
     schemas["TableEvent"] = {"title": "TableEvent", **_union(events)}
     schemas["TableStreamData"] = {
         "title": "TableStreamData",
         "description": "The data of a table stream message: one table event as the viewer "
         "may see it, what the table asks once it happened (`turn`, `clock`, the stream's "
         "seat's `options`), and the `server_time` it was sent at (the message's `event` is "
-        "its `type`, the `id` its table version: every version reaches every viewer).",
+        "its `type`, the `id` its table version: every version reaches every viewer), or a "
+        "`talk` message (T5), which has no `id`.",
         **_union(table),
     }
     schemas["FeedItem"]["properties"]["event"] = {"$ref": REF.format(name="TableEvent")}
