@@ -9,7 +9,7 @@ openapi-typescript turn it into a tagged union). Comment lines (heartbeats, "dat
 unavailable: retrying", and the farewell of a stopping service, "shutdown: …" with a
 ``retry`` time, `service.streams.hub.farewell`) carry no data and are not messages.
 
-* ``GET /tables/{table_id}/events``: `TableStreamData`, every table event as the viewer may
+* ``GET /tables/{table_id}/events``: `TableStreamMessage`: `TableStreamData`, every table event as the viewer may
   see it (`domain.table_view.redact`: a contract another seat named has ``contract`` null,
   R4.3), with what the table asks once it happened (`domain.table_view.Prompt`: ``turn``,
   ``clock``, ``options``) and ``server_time`` (``Streamed<Event>``); ids are table versions,
@@ -161,15 +161,13 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
     _, generated = msgspec.json.schema_components([TalkMessage], ref_template=REF)
     for name, schema in generated.items():
         schemas.setdefault(name, schema)
-    table[TALK] = TalkMessage.__name__
     schemas["TableEvent"] = {"title": "TableEvent", **_union(events)}
     schemas["TableStreamData"] = {
         "title": "TableStreamData",
         "description": "The data of a table stream message: one table event as the viewer "
         "may see it, what the table asks once it happened (`turn`, `clock`, the stream's "
         "seat's `options`), and the `server_time` it was sent at (the message's `event` is "
-        "its `type`, the `id` its table version: every version reaches every viewer), or a "
-        "`talk` message (T5), which has no `id`.",
+        "its `type`, the `id` its table version: every version reaches every viewer).",
         **_union(table),
     }
     schemas["FeedItem"]["properties"]["event"] = {"$ref": REF.format(name="TableEvent")}
@@ -206,8 +204,15 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         "the `id` the stream's message number).",
         **_union(mapping),
     }
+    schemas["TableStreamMessage"] = {
+        "title": "TableStreamMessage",
+        "description": "The data of a table stream message: a table event (`TableStreamData`), "
+        "or beside the events a table talk message (`TalkMessage`, `event: talk`, T5), which "
+        "has no `id` of its own and does not tell whose turn it is.",
+        **_union({**table, TALK: TalkMessage.__name__}),
+    }
     streams = {
-        TABLE_STREAM: "TableStreamData",
+        TABLE_STREAM: "TableStreamMessage",
         FEED: "FeedItem",
         TOURNAMENT_STREAM: "TournamentStreamData",
     }

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Request, Response, get, post
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 
 from domain.seats import Seat
 from domain.talk import MAX_NAME, said, words
@@ -97,11 +97,11 @@ async def _talk_state(
     status_code=200,
     responses={
         200: success(TalkMessage, [], "the message as it was kept and sent"),
-        **problem_responses(401, 404, 409, shown=TALK_PROBLEMS),
+        **problem_responses(401, 404, 409, 413, shown=TALK_PROBLEMS),
     },
 )
 async def post_table_talk(
-    request: Request[Any, Any, Any], table_id: TableId, data: TalkRequest
+    request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[TalkRequest]
 ) -> Response[TalkMessage]:
     svc = services(request)
     token = sent_token(request)
@@ -162,11 +162,11 @@ async def get_table_talk(
     status_code=200,
     responses={
         200: success(TalkState, [], "the talk and its mutes"),
-        **problem_responses(401, 404, shown=[LIFE_PROBLEMS["private"]]),
+        **problem_responses(401, 404, 413, shown=[LIFE_PROBLEMS["private"]]),
     },
 )
 async def mute_table_talk(
-    request: Request[Any, Any, Any], table_id: TableId, data: TalkMuteRequest
+    request: Request[Any, Any, Any], table_id: TableId, data: JSONBody[TalkMuteRequest]
 ) -> TalkState:
     svc = services(request)
     token = bearer(request) or ""

@@ -21,7 +21,8 @@ Views are decoded into `domain.table_view.TableView`; a domain command (`Declare
 `NameContract`, `PlayCard`, `Announce`) is sent to its endpoint with `SeatClient.send`,
 which acts for ``command.seat`` with the seat client's own token. Every error answer
 raises `ProblemError` carrying the RFC 9457 problem. Live events come from
-`TableClient.events` and `DokoClient.feed` (Server-Sent Events, parsed by `read_sse`).
+`TableClient.events` and `DokoClient.feed` (Server-Sent Events, parsed by `read_sse`). Table
+talk is `service.tools.talk_client.TalkClient`.
 
 A client may keep a ``transcript``: every response body it received (and, through
 `record`, every stream message), with the table version it shows, for audits of what
@@ -668,7 +669,8 @@ class EventStream:
 
     async def _recorded(self, messages: AsyncIterator[SseMessage]) -> AsyncIterator[SseMessage]:
         async for message in messages:
-            if message.id is not None and message.id.isdigit():
+            talk = message.event == "talk"  # beside the events, with no id of its own (T5)
+            if message.id is not None and message.id.isdigit() and not talk:
                 self._api.record(
                     Received(
                         self._viewer,

@@ -382,7 +382,18 @@ def test_the_document_describes_every_route_the_service_serves() -> None:
     assert served == set(openapi_document()["paths"])
 
 
-RESOURCES = {"tables", "seats", "play", "life", "streams", "audit", "tournaments", "keys", "health"}
+RESOURCES = {
+    "tables",
+    "seats",
+    "play",
+    "life",
+    "streams",
+    "talk",
+    "audit",
+    "tournaments",
+    "keys",
+    "health",
+}
 """The resource tags of the operations (`service.openapi.finish`), by hand."""
 
 
