@@ -9,11 +9,11 @@ openapi-typescript turn it into a tagged union). Comment lines (heartbeats, "dat
 unavailable: retrying", and the farewell of a stopping service, "shutdown: …" with a
 ``retry`` time, `service.streams.hub.farewell`) carry no data and are not messages.
 
-* ``GET /tables/{table_id}/events``: `TableStreamMessage`: `TableStreamData`, every table event as the viewer may
-  see it (`domain.table_view.redact`: a contract another seat named has ``contract`` null,
-  R4.3), with what the table asks once it happened (`domain.table_view.Prompt`: ``turn``,
-  ``clock``, ``options``) and ``server_time`` (``Streamed<Event>``); ids are table versions,
-  one after another for every viewer.
+* ``GET /tables/{table_id}/events``: `TableStreamMessage`: `TableStreamData`, every table
+  event as the viewer may see it (`domain.table_view.redact`: a contract another seat named
+  has ``contract`` null, R4.3), with what the table asks once it happened
+  (`domain.table_view.Prompt`: ``turn``, ``clock``, ``options``) and ``server_time``
+  (``Streamed<Event>``); ids are table versions, one after another for every viewer.
   The witnessed events (`infra.audit.witness.WITNESSED`: ``deal_scored``, ``session_finished``)
   carry one more member, ``chain_head`` (``Witnessed<Event>``). Table talk (T5) comes beside
   them as ``talk`` messages without an id (`service.bodies.talk.TalkMessage`).

@@ -84,10 +84,10 @@ function line(view, entry) {
     h('strong', {}, who, entry.seat === null ? ` (${t('talk.spectator')})` : '', ': '), entry.text);
 }
 
-/** The host's mute switches: one per seat with a person, one for the spectators. */
+/** The host's mute switches: one per seat with another person, one for the spectators. */
 function mutes(view) {
   if (!state.mine.host) return null;
-  const seats = view.seats.filter((s) => s.name && !s.bot).map((s) => s.seat);
+  const seats = view.seats.filter((s) => s.name && !s.bot && !(seated() && s.seat === state.mine.seat)).map((s) => s.seat);
   return h('p', { class: 'talk-mutes', role: 'group', 'aria-label': t('talk.mutes') },
     [...seats, null].map((seat) => {
       const who = seat === null ? t('talk.spectators') : seatName(view.seats, seat);

@@ -237,7 +237,7 @@ async def test_only_the_host_mutes_a_seat_or_the_spectators(
 
 
 async def test_a_private_tables_talk_takes_a_credential_of_it(api: DokoClient) -> None:
-    table, seats = await seated(api, visibility="private")
+    table, _ = await seated(api, visibility="private")
     stranger = TalkClient(api.table(table.table_id))
     for attempt in (stranger.say("Hallo"), stranger.read()):
         with pytest.raises(ProblemError) as refused:
