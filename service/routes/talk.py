@@ -16,7 +16,7 @@ from litestar.params import JSONBody, Parameter
 
 from domain.seats import Seat
 from domain.talk import MAX_NAME, said, words
-from infra.talk import TalkKind
+from infra.talk import TalkEntry, TalkKind
 from service.bodies.tables import ZERO_MINIMUM
 from service.bodies.talk import (
     TalkMessage,
@@ -78,6 +78,22 @@ async def _talk_state(
     )
 
 
+async def _keep(
+    request: Request[Any, Any, Any],
+    table_id: str,
+    kind: TalkKind,
+    seat: Seat | None,
+    name: str = "",
+    text: str = "",
+) -> TalkEntry:
+    """Keep a talk entry and wake this process's streams of the table at once (the others
+    hear it from the database's notification)."""
+    svc = services(request)
+    entry = await svc.talk.add(table_id, kind, seat, name, text)
+    svc.hub.talked(f"{table_id}:{entry.talk_id}")
+    return entry
+
+
 @post(
     "/tables/{table_id:str}/talk",
     operation_id="postTableTalk",
@@ -123,8 +139,7 @@ async def post_table_talk(
         client = request.client
         sender = f"{table_id}:spectator:{client.host if client else ''}"
     headers = svc.pace.admit(sender)
-    entry = await svc.talk.add(table_id, TalkKind.SAID, seat, name, text)
-    svc.hub.talked(f"{table_id}:{entry.talk_id}")
+    entry = await _keep(request, table_id, TalkKind.SAID, seat, name, text)
     return Response(talk_message(entry), headers=headers)
 
 
@@ -174,8 +189,7 @@ async def mute_table_talk(
     authorize_host(loaded.state, token)
     seat = None if data.seat is None else Seat(data.seat)
     kind = TalkKind.MUTED if data.muted else TalkKind.UNMUTED
-    entry = await svc.talk.add(table_id, kind, seat)
-    svc.hub.talked(f"{table_id}:{entry.talk_id}")
+    await _keep(request, table_id, kind, seat)
     return await _talk_state(request, table_id, None)
 
 

@@ -1,7 +1,7 @@
 """Table talk at the table page (T5), in a real Chromium: what one seat types appears at
 another seat's page (a German phone and an English laptop), a quick phrase too, a card named
-during a deal is refused in the page's words with its rule, the host mutes a seat and its page says so, and
-none of it is in the session's export."""
+during a deal is refused in the page's words with its rule, the host mutes a seat and its
+page says so, and none of it is in the session's export."""
 
 from __future__ import annotations
 
@@ -24,7 +24,10 @@ async def test_a_message_typed_by_one_seat_appears_at_another_seats_page(
     browser: Browser, service: Service, api: DokoClient
 ) -> None:
     table = await api.create_table("Freitag", first_dealer=0, visibility="public")
-    seats = {seat: await table.take_seat(name, seat=seat) for seat, name in zip(Seat, "ABCD")}
+    seats = {
+        seat: await table.take_seat(name, seat=seat)
+        for seat, name in zip(Seat, "ABCD", strict=True)
+    }
     held = {"seat": 0, "token": seats[Seat(0)].token, "host": table.host_token}
     anna = await open_tab(browser, service.url, held=(table.table_id, held))
     ben = await open_tab(

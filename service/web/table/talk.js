@@ -13,14 +13,15 @@ import { anyPass, at, pass, seated, state, update } from './store.js';
 const PHRASES = ['talk.phrase.hello', 'talk.phrase.well_played', 'talk.phrase.thanks', 'talk.phrase.sorry',
   'talk.phrase.moment', 'talk.phrase.congratulations', 'talk.phrase.bye'];
 
-/** Take talk entries (from the talk's list or the stream), each once, in order. */
-export function heard(entries) {
-  for (const entry of entries) {
-    if (entry.talk_id <= state.talkLast) continue;
-    state.talkLast = entry.talk_id;
-    if (entry.kind !== 'said') mute(entry.seat, entry.kind === 'muted');
-    state.talk = [...state.talk, entry].slice(-50);
-  }
+/** Take talk entries (from the talk's list, with its `mutes`, or from the stream), each once,
+ * in talk id order, whatever order they came in. */
+export function heard(entries, mutes = null) {
+  const known = new Set(state.talk.map((e) => e.talk_id));
+  const fresh = entries.filter((e) => !known.has(e.talk_id));
+  if (mutes) state.talkMutes = mutes;
+  else for (const entry of fresh) if (entry.kind !== 'said') mute(entry.seat, entry.kind === 'muted');
+  state.talk = [...state.talk, ...fresh].sort((a, b) => a.talk_id - b.talk_id).slice(-50);
+  state.talkLast = Math.max(state.talkLast, ...fresh.map((e) => e.talk_id));
   update();
 }
 
@@ -38,12 +39,13 @@ export async function loadTalk() {
     const answer = await call('GET', '/tables/{table_id}/talk', {
       params: { ...at, query: { after: state.talkLast || undefined } }, token: anyPass(),
     });
-    state.talkMutes = { seats: answer.data.muted_seats, spectators: answer.data.spectators_muted };
-    heard(answer.data.messages);
+    heard(answer.data.messages, mutesOf(answer.data));
   } catch (error) {
     update({ problem: problemOf(error) });
   }
 }
+
+const mutesOf = (talk) => ({ seats: talk.muted_seats, spectators: talk.spectators_muted });
 
 /** Say `text` to the table: as this tab's seat, else as a spectator (with its name). */
 async function say(text) {
@@ -64,8 +66,7 @@ async function say(text) {
 async function hostMute(seat, muted) {
   try {
     const answer = await call('POST', '/tables/{table_id}/talk/mutes', { params: at, token: state.mine.host, body: { seat, muted } });
-    state.talkMutes = { seats: answer.data.muted_seats, spectators: answer.data.spectators_muted };
-    heard(answer.data.messages);
+    heard(answer.data.messages, mutesOf(answer.data));
   } catch (error) {
     update({ problem: problemOf(error) });
   }

@@ -16,6 +16,7 @@ from domain.errors import (
     InvalidPlayerName,
     InvalidTableOption,
     InvalidTournamentOption,
+    TalkText,
     UnknownStandingsMethod,
 )
 from service.edge.codes import MEANINGS, ProblemCode, markdown_table
@@ -80,6 +81,7 @@ MALFORMED = (
     InvalidTournamentOption,
     UnknownStandingsMethod,
     InvalidPlayerName,
+    TalkText,
 )
 """The domain errors answered 400 (service.edge.problems.domain_error); the others are 409."""
 
