@@ -66,8 +66,9 @@ async def test_a_message_typed_by_one_seat_appears_at_another_seats_page(
     await ben.page.locator("[data-muted='true']").wait_for(timeout=WAIT)
     assert "stummgeschaltet" in await ben.page.inner_text("#talk")
     assert await ben.page.locator("#talk-text").count() == 0
-    await screenshot(ben.page, "talk-phone-de")
-    await screenshot(anna.page, "talk-desktop-en")
+    for tab, name in ((ben, "talk-phone-de"), (anna, "talk-desktop-en")):
+        await tab.page.locator("#talk").scroll_into_view_if_needed()
+        await screenshot(tab.page, name, full_page=False)
     for tab in (anna, ben):
         assert await grave_violations(tab.page) == []
         assert tab.errors == []

@@ -124,17 +124,21 @@ test("the feed is typed: a public table's scored deal carries its chain head", a
 test("table talk is typed: said by one seat, heard on another seat's stream, refused with its rule", async () => {
   const { tableId, tokens } = await fourSeats();
   const anna = createDokoClient(BASE, { token: tokens[0] ?? "" });
-  const said = await anna.POST("/tables/{table_id}/talk", {
-    params: { path: { table_id: tableId } },
-    body: { text: "Gut gespielt!" },
-  });
-  assert.ok(said.data, JSON.stringify(said.error));
-  const message: TalkMessage = said.data;
-  assert.deepEqual([message.kind, message.seat, message.text], ["said", 0, "Gut gespielt!"]);
+  let said: TalkMessage | undefined;
+  // talk is sent live: say it once the stream is open (its first message has come)
   for await (const streamed of tableEvents(BASE, tableId, { token: tokens[1] ?? "" })) {
+    if (said === undefined) {
+      const answer = await anna.POST("/tables/{table_id}/talk", {
+        params: { path: { table_id: tableId } },
+        body: { text: "Gut gespielt!" },
+      });
+      assert.ok(answer.data, JSON.stringify(answer.error));
+      said = answer.data;
+      assert.deepEqual([said.kind, said.seat, said.text], ["said", 0, "Gut gespielt!"]);
+    }
     if (streamed.event !== "talk") continue;
     const data = streamed.data as TalkMessage;
-    assert.equal(data.talk_id, message.talk_id);
+    assert.equal(data.talk_id, said.talk_id);
     break;
   }
   const refused = await anna.POST("/tables/{table_id}/talk", {
