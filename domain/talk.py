@@ -37,7 +37,7 @@ CARD_WORDS = frozenset(
         "kreuz", "pik", "herz", "karo", "eichel", "grün", "gruen", "laub", "schell",
         "schellen", "trumpf", "trümpfe", "truempfe", "fehl", "dame", "damen", "bube",
         "buben", "könig", "koenig", "ass", "asse", "zehn", "zehnen", "neun", "neunen",
-        "dulle", "dullen", "fuchs", "füchse", "fuechse", "karlchen", "alte", "alten",
+        "dulle", "dullen", "fuchs", "füchse", "fuechse", "karlchen", "alten",
         "re", "kontra", "hochzeit", "solo", "armut",
         # English
         "club", "clubs", "spade", "spades", "heart", "hearts", "diamond", "diamonds",

@@ -74,6 +74,7 @@ def test_empty_long_control_and_direction_characters_are_refused(text: str) -> N
         ("as good as it gets", False),  # "AS" is the code only as written: upper case
         ("Herzlichen Glückwunsch", False),  # a word of its own, not a part
         ("Kreuzberg", False),
+        ("die alte Frau mit dem Kleeblatt", False),  # the honest limit: spelt another way
         ("Bis nächsten Freitag", False),
     ],
 )
