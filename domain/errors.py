@@ -310,3 +310,24 @@ class MixedScripts(DomainError):
 
     code = "name_mixed_scripts"
     malformed = True
+
+
+class TalkText(DomainError):
+    """A message (or a spectator's name) of the wrong length, or with control or
+    bidirectional formatting characters (T5.1)."""
+
+    code = "talk_text"
+    malformed = True
+
+
+class TalkNamesCard(DomainError):
+    """During a deal a seated player's message names a card, a suit, trump or a party
+    (T5.2)."""
+
+    code = "talk_names_card"
+
+
+class TalkMuted(DomainError):
+    """The host muted the speaker (T5.3), or the speaker is a bot (T5.4)."""
+
+    code = "talk_muted"

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -460,13 +460,24 @@ class EventStore:
         )
         return [_stored(row) for row in rows]
 
-    async def listen_once(self, listener: Listener, listening: Listening | None = None) -> None:
+    async def listen_once(
+        self,
+        listener: Listener,
+        listening: Listening | None = None,
+        also: Mapping[str, Callable[[str], None]] | None = None,
+    ) -> None:
         """Call *listener* for every append committed while one pool connection listens.
 
         Returns when that connection is lost (raises if it cannot be had), telling
         *listening* ``True`` once it listens and ``False`` when it is lost. *listener* runs on
-        the event loop and should be quick (e.g. set an :class:`asyncio.Event`).
+        the event loop and should be quick (e.g. set an :class:`asyncio.Event`). The same
+        connection listens to the channels of *also*, calling each one's callback with the
+        notification's payload (table talk: `infra.talk.CHANNEL`).
         """
+        others = {
+            channel: (lambda _c, _p, _ch, payload, call=call: call(payload))
+            for channel, call in (also or {}).items()
+        }
 
         def relay(_conn: object, _pid: int, _channel: str, payload: str) -> None:
             position, version, stream_id = payload.split(":", 2)
@@ -476,6 +487,8 @@ class EventStore:
             lost = asyncio.Event()
             conn.add_termination_listener(lambda _conn: lost.set())
             await conn.add_listener(CHANNEL, relay)
+            for channel, other in others.items():
+                await conn.add_listener(channel, other)
             if listening is not None:
                 listening(True)
             try:
@@ -486,6 +499,8 @@ class EventStore:
                 with contextlib.suppress(asyncpg.InterfaceError):  # released when it was lost
                     if not conn.is_closed():
                         await conn.remove_listener(CHANNEL, relay)
+                        for channel, other in others.items():
+                            await conn.remove_listener(channel, other)
 
     @asynccontextmanager
     async def listen(

@@ -31,6 +31,8 @@ from infra.keyring import Keyring
 from infra.migrate import upgrade
 from infra.projections import project
 from infra.tables import Tables
+from infra.talk import CHANNEL as TALK_CHANNEL
+from infra.talk import TalkStore
 from infra.tournaments import Tournaments
 from service.edge.headers import secure_headers
 from service.edge.idempotency import RETENTION, idempotent, purge
@@ -40,6 +42,7 @@ from service.edge.logs import AccessLog
 from service.edge.problems import EXCEPTION_HANDLERS, ServiceError
 from service.edge.refusals import REFUSALS
 from service.edge.shutdown import SHUTDOWN_SECONDS
+from service.edge.talk_pace import TALK_MESSAGES, TALK_SECONDS, TalkPace
 from service.edge.tickets import Tickets
 from service.edge.validation import BodyError, pointer
 from service.edge.visibility import Visibilities
@@ -81,6 +84,8 @@ class Settings(msgspec.Struct, frozen=True):
     ``shutdown_seconds`` bounds `doko serve`'s stop, from the first SIGTERM or SIGINT to the
     exit (`service.edge.shutdown`). ``review_budget`` is the search budget of a deal's review
     (`expert.review`; tests make it small).
+    ``talk_messages`` is how many messages one sender may say at a table in any
+    ``talk_seconds`` (`service.edge.talk_pace`).
     """
 
     database_url: str
@@ -103,14 +108,17 @@ class Settings(msgspec.Struct, frozen=True):
     bot_workers: int | None = None
     shutdown_seconds: float = SHUTDOWN_SECONDS
     review_budget: Budget = REVIEW_BUDGET
+    talk_messages: int = TALK_MESSAGES
+    talk_seconds: float = TALK_SECONDS
 
 
 class Services(msgspec.Struct):
     """What the route handlers use: the pool, the event store, the tables, the stream hub,
     the bot driver, the signing keys, the turn clock, the database watch, the supervisor
     of the background tasks (register more with ``supervisor.start``), the cached
-    verifications and reviews, the requests' idempotency keys, the stream tickets, which tables are
-    public, the tournaments (`infra.tournaments`) and the watch of their rounds, whether the LISTEN
+    verifications and reviews, the requests' idempotency keys, the stream tickets, which
+    tables are public, the tournaments (`infra.tournaments`) and the watch of their rounds,
+    the tables' talk (`infra.talk`) and its pace (`service.edge.talk_pace`), whether the LISTEN
     connection is up, and the service's clock (``now``: the turn clock's time source, the
     ``server_time`` of views and stream messages)."""
 
@@ -130,6 +138,8 @@ class Services(msgspec.Struct):
     visibilities: Visibilities
     tournaments: Tournaments
     rounds: RoundWatch
+    talk: TalkStore
+    pace: TalkPace
     listening: bool = False
     now: Now = system_now
 
@@ -259,6 +269,8 @@ def create_app(
                 visibilities,
                 tournaments,
                 rounds,
+                TalkStore(pool),
+                TalkPace(settings.talk_messages, settings.talk_seconds, rate_clock),
                 now=now,
             )
             app.state.services = services
@@ -277,7 +289,8 @@ def create_app(
                 if up:  # what was committed meanwhile was not heard
                     heard.set()
 
-            supervisor.start("listener", lambda: store.listen_once(notify, listening))
+            talked = {TALK_CHANNEL: hub.talked}
+            supervisor.start("listener", lambda: store.listen_once(notify, listening, talked))
             supervisor.start("bots", bots.run)
             supervisor.start("turn clock", clock.run)
             supervisor.start("rounds", rounds.run)

@@ -71,6 +71,9 @@ class ProblemCode(StrEnum):
     # names (domain.names)
     NAME_UNSEEN_CHARACTERS = "name_unseen_characters"
     NAME_MIXED_SCRIPTS = "name_mixed_scripts"
+    TALK_TEXT = "talk_text"
+    TALK_NAMES_CARD = "talk_names_card"
+    TALK_MUTED = "talk_muted"
     # the tournament's rules (domain.tournament, domain.seating)
     INVALID_TOURNAMENT_OPTION = "invalid_tournament_option"
     UNKNOWN_STANDINGS_METHOD = "unknown_standings_method"
@@ -164,6 +167,9 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.NOT_AWAY: (409, "the seat is not away"),
     C.NAME_UNSEEN_CHARACTERS: (400, "a name with a bidirectional control or invisible character"),
     C.NAME_MIXED_SCRIPTS: (400, "a name whose letters are of several scripts, as look-alikes are"),
+    C.TALK_TEXT: (400, "a message (or name) of the wrong length, or with control characters"),
+    C.TALK_NAMES_CARD: (409, "during a deal a player's message names a card, suit or party"),
+    C.TALK_MUTED: (409, "the host muted the speaker"),
     C.INVALID_TOURNAMENT_OPTION: (
         400,
         "a tournament option out of its bounds, or chance of the wrong shape",

@@ -42,6 +42,7 @@ from service.routes.seats import SEATS_ROUTES
 from service.routes.shared import IfNoneMatch
 from service.routes.streams import STREAMS_ROUTES
 from service.routes.tables import TABLES_ROUTES
+from service.routes.talk import TALK_ROUTES
 from service.routes.tournament_audit import TOURNAMENT_AUDIT_ROUTES
 from service.routes.tournaments import TOURNAMENTS_ROUTES
 
@@ -60,6 +61,7 @@ API_ROUTES: list[ControllerRouterHandler] = [
     *REVIEW_ROUTES,
     *KEYS_ROUTES,
     *STREAMS_ROUTES,
+    *TALK_ROUTES,
     *TOURNAMENTS_ROUTES,
     *TOURNAMENT_AUDIT_ROUTES,
     *HEALTH_ROUTES,

@@ -69,6 +69,11 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
         "of every public table",
         ("getStreamTicket", "streamTable", "streamFeed"),
     ),
+    "talk": (
+        "Table talk: short messages from the players and spectators, beside the events, and "
+        "the host's mutes (T5)",
+        ("postTableTalk", "getTableTalk", "muteTableTalk"),
+    ),
     "audit": (
         "Scored deals, their replay and verification, the signed session export",
         ("getDeal", "replayDeal", "verifyDeal", "exportSession"),

@@ -9,13 +9,14 @@ openapi-typescript turn it into a tagged union). Comment lines (heartbeats, "dat
 unavailable: retrying", and the farewell of a stopping service, "shutdown: …" with a
 ``retry`` time, `service.streams.hub.farewell`) carry no data and are not messages.
 
-* ``GET /tables/{table_id}/events``: `TableStreamData`, every table event as the viewer may
-  see it (`domain.table_view.redact`: a contract another seat named has ``contract`` null,
-  R4.3), with what the table asks once it happened (`domain.table_view.Prompt`: ``turn``,
-  ``clock``, ``options``) and ``server_time`` (``Streamed<Event>``); ids are table versions,
-  one after another for every viewer.
+* ``GET /tables/{table_id}/events``: `TableStreamMessage`: `TableStreamData`, every table
+  event as the viewer may see it (`domain.table_view.redact`: a contract another seat named
+  has ``contract`` null, R4.3), with what the table asks once it happened
+  (`domain.table_view.Prompt`: ``turn``, ``clock``, ``options``) and ``server_time``
+  (``Streamed<Event>``); ids are table versions, one after another for every viewer.
   The witnessed events (`infra.audit.witness.WITNESSED`: ``deal_scored``, ``session_finished``)
-  carry one more member, ``chain_head`` (``Witnessed<Event>``).
+  carry one more member, ``chain_head`` (``Witnessed<Event>``). Table talk (T5) comes beside
+  them as ``talk`` messages without an id (`service.bodies.talk.TalkMessage`).
 * ``GET /feed``: `FeedItem`, one public event of a public table with its ``table_id``,
   ``version`` and ``server_time``; ids are global positions.
 * ``GET /tournaments/{tournament_id}/events``: `TournamentStreamData`, each event of the
@@ -40,7 +41,9 @@ from domain.table import TableEvent
 from domain.table_view import Prompt
 from domain.tournament import TournamentEvent
 from infra.audit.witness import WITNESSED
+from service.bodies.talk import TalkMessage
 from service.streams.hub import FeedItem
+from service.streams.talk import EVENT as TALK
 from service.streams.tournaments import (
     StandingsChanged,
     TableFinished,
@@ -155,6 +158,9 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         witnessed = tag(event_type) in WITNESSED
         schemas[name] = _streamed(schemas[event_type.__name__], name, witnessed, asked)
         table[tag(event_type)] = name
+    _, generated = msgspec.json.schema_components([TalkMessage], ref_template=REF)
+    for name, schema in generated.items():
+        schemas.setdefault(name, schema)
     schemas["TableEvent"] = {"title": "TableEvent", **_union(events)}
     schemas["TableStreamData"] = {
         "title": "TableStreamData",
@@ -198,8 +204,15 @@ def describe_streams(document: dict[str, Any]) -> dict[str, Any]:
         "the `id` the stream's message number).",
         **_union(mapping),
     }
+    schemas["TableStreamMessage"] = {
+        "title": "TableStreamMessage",
+        "description": "The data of a table stream message: a table event (`TableStreamData`), "
+        "or beside the events a table talk message (`TalkMessage`, `event: talk`, T5), which "
+        "has no `id` of its own and does not tell whose turn it is.",
+        **_union({**table, TALK: TalkMessage.__name__}),
+    }
     streams = {
-        TABLE_STREAM: "TableStreamData",
+        TABLE_STREAM: "TableStreamMessage",
         FEED: "FeedItem",
         TOURNAMENT_STREAM: "TournamentStreamData",
     }

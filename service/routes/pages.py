@@ -10,7 +10,7 @@ compared across the round's tables, ``/rules`` the rules and ``/schema`` the API
 (the OpenAPI document drawn by a pinned copy of Swagger UI, ``web/vendor/``: its README says
 which). Each page is the one HTML shell with its own ES module, under one
 Content-Security-Policy; the modules, the CSS, the vendored files, a copy of RULES.md (the
-game, R1-R10), TABLE_RULES.md (the table's house rules T1-T4, as `domain.table` states
+game, R1-R10), TABLE_RULES.md (the table's house rules T1-T5, as `domain.table` states
 them), TOURNAMENT_RULES.md (the tournament's, E1-E6, as `domain.tournament`,
 `domain.seating` and `domain.standings` state them) and the catalogues of the pages' words
 with the German rule texts (``web/i18n/``) are files of the package (``service/web/``),

@@ -35,6 +35,7 @@ from service.routes.shared import (
     services,
 )
 from service.streams.hub import ALL, message, sse_messages, stamped, with_members, with_server_time
+from service.streams.talk import talk_event
 
 
 def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
@@ -63,7 +64,9 @@ def cursor_of(last_event_id: str | None, after: int | None, limit: int) -> int:
     "invitation code with the code's replacement (T1.2). `deal_scored` and "
     "`session_finished` data carry one more member, `chain_head`: the hash chain value at "
     "that version (hex), a witness of the table's history. Every message's data ends with "
-    "`server_time`: the service's time (UTC) when it sent the message.",
+    "`server_time`: the service's time (UTC) when it sent the message. Table talk (T5) comes "
+    "beside the events as `event: talk` messages without an id (`TalkMessage`), live only: a "
+    "resumed stream leaves out what was said meanwhile (`getTableTalk` with `after`).",
     security=AS_STREAM_READER,
     responses=problem_responses(400, 401, 404, shown=[LIFE_PROBLEMS["private"]]),
     media_type="text/event-stream",
@@ -83,6 +86,7 @@ async def stream_table(
     opened = await stream_viewer(request, table_id, ticket)
     loaded, viewer = opened.loaded, opened.seat
     left: list[int] = []  # the version at which the viewer's player left, or its code went
+    talked = [await svc.talk.head(table_id)]  # the last talk id sent (T5: live only)
 
     async def fetch(cursor: int) -> tuple[list[ServerSentEventMessage], int]:
         base = (loaded.version, loaded.state)
@@ -99,6 +103,10 @@ async def stream_table(
             gone = isinstance(event, SeatLeft) and event.seat is viewer
             if (gone or opened.shut_out_by(event)) and mine:
                 left.append(record.version)
+        if not left and svc.hub.talk_head(table_id) > talked[0]:
+            for entry in await svc.talk.after(table_id, talked[0]):
+                messages.append(talk_event(entry, now))
+                talked[0] = entry.talk_id
         return messages, recorded[-1][0].version if recorded else cursor
 
     messages = sse_messages(svc.hub, table_id, cursor, fetch)

@@ -264,6 +264,7 @@ class Hub(Worker):
         self._stale: set[str] = set()
         self._feed = _Feed(store, feed, public, feed_keep, feed_page)
         self._closed = asyncio.Event()
+        self._talk: dict[str, int] = {}
 
     @property
     def closed(self) -> bool:
@@ -290,6 +291,19 @@ class Hub(Worker):
         for key in (stream_id, ALL):
             for waiter in self._waiters.get(key, ()):
                 waiter.set()
+
+    def talked(self, payload: str) -> None:
+        """Table talk was kept (``<stream_id>:<talk_id>``, from the LISTEN connection, or
+        from the route that kept it): the table's subscribers read it (`talk_head`)."""
+        stream_id, _, talk_id = payload.rpartition(":")
+        self._talk[stream_id] = max(self._talk.get(stream_id, 0), int(talk_id))
+        for waiter in self._waiters.get(stream_id, ()):
+            waiter.set()
+
+    def talk_head(self, stream_id: str) -> int:
+        """The newest talk id this process heard of at the table (0: none since it
+        started)."""
+        return self._talk.get(stream_id, 0)
 
     def wake_all(self) -> None:
         """Every subscriber reads the log again (appends may have gone unheard)."""

@@ -26,6 +26,7 @@ or a front end follows its table with `SeatClient.follow` (`TableClient.follow` 
 spectator or the host): typed messages (`service.tools.messages.TableMessage`), a fresh
 stream ticket per connection, resumed after the last id, backing off as the service asks
 (`service.tools.stream`). `service.tools.retry.RetryingTransport` retries requests likewise.
+Table talk is `service.tools.talk_client.TalkClient`.
 
 A client may keep a ``transcript``: every response body it received (and, through
 `record`, every stream message), with the table version it shows, for audits of what
@@ -665,7 +666,8 @@ class EventStream:
 
     async def _recorded(self, messages: AsyncIterator[SseMessage]) -> AsyncIterator[SseMessage]:
         async for message in messages:
-            if message.id is not None and message.id.isdigit():
+            talk = message.event == "talk"  # beside the events, with no id of its own (T5)
+            if message.id is not None and message.id.isdigit() and not talk:
                 self._api.record(
                     Received(
                         self._viewer,

@@ -282,6 +282,7 @@ const REOPEN_MS = 2000;
 /**
  * An event of a table's stream: its id (the table version), its type, its data.
  * @typedef {{id: number, type: TableStreamData['type'], data: TableStreamData}} StreamEvent
+ * @typedef {import('../../clients/typescript/src/index.js').Schemas['TalkMessage']} TalkMessage
  * @typedef {'live' | 'reconnecting' | 'lost'} StreamStatus
  */
 
@@ -299,10 +300,13 @@ const REOPEN_MS = 2000;
  * while ('reconnecting'); one the service refused, or that got no ticket, too, after saying
  * 'lost'. `onEvent({id, type, data})` gets each event of the `types` asked for;
  * `onStatus(status)` gets 'live' (each time the stream is (re)opened), 'reconnecting' or
- * 'lost'.
+ * 'lost'; `onTalk(message)`, if given, each table talk message (T5: `talk` messages carry no
+ * id of their own and are sent live only: what was said while the stream was away is
+ * `GET /tables/{table_id}/talk?after=`).
  * @param {string} table
  * @param {{token?: string, secret?: string, after: number, types: StreamEvent['type'][],
- *   onEvent: (event: StreamEvent) => void, onStatus: (status: StreamStatus) => void}} options
+ *   onEvent: (event: StreamEvent) => void, onStatus: (status: StreamStatus) => void,
+ *   onTalk?: (message: TalkMessage) => void}} options
  * @returns {{close(): void}}
  */
 export function follow(table, { token, secret, ...options }) {
@@ -346,7 +350,7 @@ export function followTournament(tournament, { secret, ...options }) {
 /**
  * @template {{id: number, type: string, data: unknown}} E
  * @typedef {{after: number, types: E['type'][], onEvent: (event: E) => void,
- *   onStatus: (status: StreamStatus) => void}} FollowOptions
+ *   onStatus: (status: StreamStatus) => void, onTalk?: (message: TalkMessage) => void}} FollowOptions
  */
 
 /**
@@ -357,7 +361,7 @@ export function followTournament(tournament, { secret, ...options }) {
  * @param {FollowOptions<E>} options
  * @returns {{close(): void}}
  */
-function followStream(urlAfter, ticket, { after, types, onEvent, onStatus }) {
+function followStream(urlAfter, ticket, { after, types, onEvent, onStatus, onTalk }) {
   let last = after;
   /** @type {EventSource | null} */
   let source = null;
@@ -410,6 +414,7 @@ function followStream(urlAfter, ticket, { after, types, onEvent, onStatus }) {
     for (const type of types) {
       current.addEventListener(type, (message) => deliver(type, Number(message.lastEventId), message.data));
     }
+    if (onTalk) current.addEventListener('talk', (message) => onTalk(JSON.parse(message.data)));
   };
   open();
   return {

@@ -25,6 +25,7 @@ import { moves } from './table/moves.js';
 import { resultDialog, showResult } from './table/result.js';
 import { seating } from './table/seats.js';
 import { sheetSection } from './table/sheet.js';
+import { loadTalk, talkPart } from './table/talk.js';
 import { showStandings, standingsDialog } from './table/standings.js';
 import { keep, recall, seated, state, subscribe, table, update } from './table/store.js';
 import { accept, connect, fetchView, forgetSeat, loadSheet, seatGone } from './table/sync.js';
@@ -44,7 +45,7 @@ function render() {
   document.body.dataset.problems = String(state.problems);
   document.body.dataset.seated = String(seated());
   const more = [deal ? seating(view) : null, hosting(view), device(), deal ? announcements(view, deal) : null,
-    sheetSection(view), logSection(view)].filter(Boolean);
+    sheetSection(view), talkPart(view), logSection(view)].filter(Boolean);
   fill(content,
     heading(view, more.map((part) => part.id)),
     state.problem ? problemBox(state.problem, state.rules, () => update({ problem: null })) : null,
@@ -100,6 +101,7 @@ async function start() {
   }
   connect();
   loadSheet();
+  loadTalk();
 }
 
 start();

@@ -20,6 +20,7 @@ TABLES = {
     "signing_keys",
     "idempotency_keys",
     "stream_tickets",
+    "table_talk",
     "tournament_tables",
     "tournament_standings",
     "stream_snapshots",

@@ -75,12 +75,12 @@ async def test_the_generated_types_are_the_documents(npm: str) -> None:
 async def test_the_client_compiles_strictly_and_passes_its_tests(npm: str, base_url: str) -> None:
     """``tsc --strict`` accepts the client and refuses what its typing test expects it to
     refuse (``@ts-expect-error``), then Node's test runner plays a session through it, reads
-    streams with stream tickets, and (against a local stand-in) reconnects with a new ticket
-    after 429/503 with Retry-After and a stream the server ended, and gets network errors
-    as values."""
+    streams with stream tickets, says something at a table (T5), and (against a local
+    stand-in) reconnects with a new ticket after 429/503 with Retry-After and a stream the
+    server ended, and gets network errors as values."""
     code, output = await run(npm, "test", env={"DOKO_URL": base_url})
     assert code == 0, output
-    assert "# fail 0" in output and "# pass 11" in output, output
+    assert "# fail 0" in output and "# pass 12" in output, output
 
 
 async def test_the_web_client_type_checks_against_the_documents_types(npm: str) -> None:

@@ -64,13 +64,14 @@ function credentialStream<T>(baseUrl: string, path: string, options: CredentialS
  * token, the invitation code (a private table) or none (a public one), a spectator's. With a
  * token, each connection opens with a fresh ticket (`POST /tables/{id}/stream-tickets`). A
  * seat's stream ends (`refused`, `401 unauthorized`) once its player left (T2.2); one read
- * with an invitation code once the code was replaced (T1.2). */
+ * with an invitation code once the code was replaced (T1.2). Beside the events come table
+ * talk messages (`event` `talk`, `TalkMessage`, T5): narrow on `event` before reading a turn. */
 export function tableEvents(
   baseUrl: string,
   tableId: string,
   options: CredentialStreamOptions = {},
-): EventStream<TableStreamData> {
-  return credentialStream<TableStreamData>(baseUrl, `tables/${encodeURIComponent(tableId)}`, options);
+): EventStream<TableStreamMessage> {
+  return credentialStream<TableStreamMessage>(baseUrl, `tables/${encodeURIComponent(tableId)}`, options);
 }
 
 /** A tournament's messages: its events, its tables' chain heads and its standings. A private
@@ -92,8 +93,15 @@ export function feed(baseUrl: string, options: StreamOptions = {}): EventStream<
 
 /** The data of a table stream message: a table event as the viewer may see it. */
 export type TableStreamData = Schemas["TableStreamData"];
+/** The data of any table stream message: a table event, or a table talk message. */
+export type TableStreamMessage = Schemas["TableStreamMessage"];
 /** The data of a feed message: a public event of a public table. */
 export type FeedItem = Schemas["FeedItem"];
+/** A table talk message (T5): on a table's stream as `event: talk` (with no id of its own:
+ * it carries the last event's id), and in `getTableTalk`'s answer. */
+export type TalkMessage = Schemas["TalkMessage"];
+/** A table's talk and its mutes (`getTableTalk`, `muteTableTalk`). */
+export type TalkState = Schemas["TalkState"];
 /** The data of a tournament stream message: an event of the tournament's stream with its
  * chain head, a table's chain head as it scores a deal or finishes, or the standings. */
 export type TournamentStreamData = Schemas["TournamentStreamData"];

@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * Live table events (Server-Sent Events)
-         * @description Every event of the table, as the viewer may see it (seat token: that seat's view; none, the host token or the invitation code: public; a private table needs one of these, T1.1): a contract another seat named is `contract_named` with `contract` null (R4.3). Send the credential as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table versions, one after another for every viewer; send Last-Event-ID (or `after`) to resume without gaps or repeats. Every message's data tells what the table asks once its event happened: `turn`, the seat to act (null: nobody), `clock`, its turn clock (as in views), and `options`, what the stream's seat may do now (null on a spectator's stream): a client that reads only its stream learns each of its turns. A seat's stream ends with the event of its player leaving (T2.2), one opened with the invitation code with the code's replacement (T1.2). `deal_scored` and `session_finished` data carry one more member, `chain_head`: the hash chain value at that version (hex), a witness of the table's history. Every message's data ends with `server_time`: the service's time (UTC) when it sent the message.
+         * @description Every event of the table, as the viewer may see it (seat token: that seat's view; none, the host token or the invitation code: public; a private table needs one of these, T1.1): a contract another seat named is `contract_named` with `contract` null (R4.3). Send the credential as the Bearer token, or, from an EventSource (which cannot send headers), a `ticket` obtained with it (`POST /tables/{id}/stream-tickets`): a credential in the URL (`token`) is refused (400 `token_in_url`). Event ids are table versions, one after another for every viewer; send Last-Event-ID (or `after`) to resume without gaps or repeats. Every message's data tells what the table asks once its event happened: `turn`, the seat to act (null: nobody), `clock`, its turn clock (as in views), and `options`, what the stream's seat may do now (null on a spectator's stream): a client that reads only its stream learns each of its turns. A seat's stream ends with the event of its player leaving (T2.2), one opened with the invitation code with the code's replacement (T1.2). `deal_scored` and `session_finished` data carry one more member, `chain_head`: the hash chain value at that version (hex), a witness of the table's history. Every message's data ends with `server_time`: the service's time (UTC) when it sent the message. Table talk (T5) comes beside the events as `event: talk` messages without an id (`TalkMessage`), live only: a resumed stream leaves out what was said meanwhile (`getTableTalk` with `after`).
          */
         get: operations["streamTable"];
         put?: never;
@@ -514,6 +514,50 @@ export interface paths {
          * @description For clients that cannot send headers on a stream (a browser's EventSource): send the credential the stream is to be read with as the Bearer token (a seat token: that seat's events; the host token or the invitation code: a spectator's; none at a public table) and open `GET /tables/{id}/events?ticket=...` with the answer's `ticket`. It opens the stream once, within 60 s, while the credential still opens the table; then get a new one (to resume, too). A credential is never put in a URL; the ticket, made for one, is: `Location` is the stream's URL with it.
          */
         post: operations["getStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/{table_id}/talk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What was said at the table (T5)
+         * @description The table's newest talk entries (at most 50, oldest first), or with `after` those after that talk id (what a resumed stream left out), and whom the host muted (T5.3). Whoever may watch the table may read it (a private table takes a credential of it, T1.1).
+         */
+        get: operations["getTableTalk"];
+        put?: never;
+        /**
+         * Say something to the table (T5)
+         * @description A short message to everyone watching the table: its stream sends it to every viewer as `event: talk` (`TalkMessage`, no event id). With a seat token its player speaks; anyone else who may watch the table (none at a public table; the host token or the invitation code at a private one) as a spectator, under `name`. 1-200 characters once trimmed, no control or direction characters (400 `talk_text`, T5.1); during a deal a seated player's message names no card, suit, trump or party (409 `talk_names_card`, T5.2): a person's words, never a hand; a muted seat or muted spectators are refused (409 `talk_muted`, T5.3). Each sender may say a few messages a window (429 `rate_limited` with `Retry-After`; `RateLimit-Policy` `"talk"` and `RateLimit` on every answer). Talk is never an event of the table: not in its hash chain, its export or its deal records.
+         */
+        post: operations["postTableTalk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/{table_id}/talk/mutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mute or unmute a seat or the spectators (host, T5.3)
+         * @description With the host token: `muted` true mutes `seat` (null: the spectators), false unmutes it; their messages are refused (409 `talk_muted`) until then. Every stream of the table tells it as `event: talk` with `kind` `muted` or `unmuted`. Answers the talk and its mutes.
+         */
+        post: operations["muteTableTalk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1433,7 +1477,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "talk_text" | "talk_names_card" | "talk_muted" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -2322,6 +2366,11 @@ export interface components {
          * @description The data of a table stream message: one table event as the viewer may see it, what the table asks once it happened (`turn`, `clock`, the stream's seat's `options`), and the `server_time` it was sent at (the message's `event` is its `type`, the `id` its table version: every version reaches every viewer).
          */
         TableStreamData: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
+        /**
+         * TableStreamMessage
+         * @description The data of a table stream message: a table event (`TableStreamData`), or beside the events a table talk message (`TalkMessage`, `event: talk`, T5), which has no `id` of its own and does not tell whose turn it is.
+         */
+        TableStreamMessage: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"] | components["schemas"]["TalkMessage"];
         /** TableView */
         TableView: {
             /** @default [] */
@@ -2359,6 +2408,53 @@ export interface components {
             name: string;
             /** @example 2 */
             seat?: number | null;
+        };
+        /**
+         * TalkKind
+         * @description What a talk entry is: a message `said`, or the host's `muted`/`unmuted` (T5.3).
+         * @enum {string}
+         */
+        TalkKind: "said" | "muted" | "unmuted";
+        /** TalkMessage */
+        TalkMessage: {
+            kind: components["schemas"]["TalkKind"];
+            name: string;
+            /** @example 2 */
+            seat: number | null;
+            /** Format: date-time */
+            sent_at: string;
+            /** @description on a stream: the service's time (UTC) when it sent the message */
+            server_time: string | null;
+            /** @example 17 */
+            talk_id: number;
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "talk";
+        };
+        /** TalkMuteRequest */
+        TalkMuteRequest: {
+            muted: boolean;
+            /** @example 2 */
+            seat?: number | null;
+        };
+        /** TalkRequest */
+        TalkRequest: {
+            /** @example Kiebitz */
+            name?: string | null;
+            /**
+             * @description the message: 1-200 characters once trimmed, no control or bidirectional formatting characters (T5.1)
+             * @example Gut gespielt!
+             */
+            text: string;
+        };
+        /** TalkState */
+        TalkState: {
+            messages: components["schemas"]["TalkMessage"][];
+            muted_seats: number[];
+            spectators_muted: boolean;
         };
         /** TournamentAnswer */
         TournamentAnswer: {
@@ -2913,8 +3009,14 @@ export type TableReport = components['schemas']['TableReport'];
 export type TableScored = components['schemas']['TableScored'];
 export type TableStatus = components['schemas']['TableStatus'];
 export type TableStreamData = components['schemas']['TableStreamData'];
+export type TableStreamMessage = components['schemas']['TableStreamMessage'];
 export type TableView = components['schemas']['TableView'];
 export type TakeSeatRequest = components['schemas']['TakeSeatRequest'];
+export type TalkKind = components['schemas']['TalkKind'];
+export type TalkMessage = components['schemas']['TalkMessage'];
+export type TalkMuteRequest = components['schemas']['TalkMuteRequest'];
+export type TalkRequest = components['schemas']['TalkRequest'];
+export type TalkState = components['schemas']['TalkState'];
 export type TournamentAnswer = components['schemas']['TournamentAnswer'];
 export type TournamentCreated = components['schemas']['TournamentCreated'];
 export type TournamentCreatedResponse = components['schemas']['TournamentCreatedResponse'];
@@ -4350,7 +4452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["TableStreamData"];
+                    "text/event-stream": components["schemas"]["TableStreamMessage"];
                 };
             };
             /** @description problem */
@@ -6270,6 +6372,390 @@ export interface operations {
             };
         };
     };
+    getTableTalk: {
+        parameters: {
+            query?: {
+                /** @description only the entries after this talk id (the last one seen) */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the table's id */
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the talk and its mutes */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TalkState"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postTableTalk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the table's id */
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TalkRequest"];
+            };
+        };
+        responses: {
+            /** @description the message as it was kept and sent */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TalkMessage"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    muteTableTalk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the table's id */
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TalkMuteRequest"];
+            };
+        };
+        responses: {
+            /** @description the talk and its mutes */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TalkState"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     createTournament: {
         parameters: {
             query?: never;
@@ -7856,7 +8342,7 @@ export const partyValues: ReadonlyArray<FlattenedDeepRequired<components>["schem
 export const phaseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Phase"]> = ["reservations", "contracts", "play", "scored"];
 export const playerRegisteredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRegistered"]["type"]> = ["player_registered"];
 export const playerRemovedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRemoved"]["type"]> = ["player_removed"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "talk_text", "talk_names_card", "talk_muted", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
 export const registrationEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegistrationEnded"]["type"]> = ["registration_ended"];
 export const roundEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEnded"]["type"]> = ["round_ended"];
 export const roundSeatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundSeated"]["type"]> = ["round_seated"];
@@ -7898,6 +8384,8 @@ export const tableOpenedTypeValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const tableProgressedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableProgressed"]["type"]> = ["table_progress"];
 export const tableScoredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableScored"]["type"]> = ["table_scored"];
 export const tableStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableStatus"]> = ["open", "playing", "finished", "abandoned", "closed"];
+export const talkKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TalkKind"]> = ["said", "muted", "unmuted"];
+export const talkMessageTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TalkMessage"]["type"]> = ["talk"];
 export const tournamentCreatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreated"]["type"]> = ["event_created"];
 export const tournamentFinishedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentFinished"]["type"]> = ["event_finished"];
 export const tournamentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentStatus"]> = ["registering", "playing", "between", "finished"];

@@ -49,7 +49,9 @@ export interface StreamMessage<T> {
   /** The event's type (`deal_dealt`, `card_played`, …): the data's `type` (`EventName`). */
   event: EventName<T>;
   /** A table version (a table's stream: every one, for every viewer), a global position (the
-   * feed) or the stream's message number (a tournament's stream). */
+   * feed) or the stream's message number (a tournament's stream). A table talk message
+   * (`event` `talk`, T5) has no id of its own: it carries the last id before it (NaN before
+   * any), and a resumed stream leaves out the talk it missed (`getTableTalk` with `after`). */
   id: number;
   data: T;
 }

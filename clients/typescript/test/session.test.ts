@@ -8,7 +8,15 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 
-import { createDokoClient, feed, ProblemError, tableEvents, type Schemas, type TableStreamData } from "../src/index.js";
+import {
+  createDokoClient,
+  feed,
+  ProblemError,
+  tableEvents,
+  type Schemas,
+  type TableStreamMessage,
+  type TalkMessage,
+} from "../src/index.js";
 
 const BASE = process.env.DOKO_URL ?? "http://127.0.0.1:8000";
 
@@ -113,6 +121,34 @@ test("the feed is typed: a public table's scored deal carries its chain head", a
   }
 });
 
+test("table talk is typed: said by one seat, heard on another seat's stream, refused with its rule", async () => {
+  const { tableId, tokens } = await fourSeats();
+  const anna = createDokoClient(BASE, { token: tokens[0] ?? "" });
+  let said: TalkMessage | undefined;
+  // talk is sent live: say it once the stream is open (its first message has come)
+  for await (const streamed of tableEvents(BASE, tableId, { token: tokens[1] ?? "" })) {
+    if (said === undefined) {
+      const answer = await anna.POST("/tables/{table_id}/talk", {
+        params: { path: { table_id: tableId } },
+        body: { text: "Gut gespielt!" },
+      });
+      assert.ok(answer.data, JSON.stringify(answer.error));
+      said = answer.data;
+      assert.deepEqual([said.kind, said.seat, said.text], ["said", 0, "Gut gespielt!"]);
+    }
+    if (streamed.event !== "talk") continue;
+    const data = streamed.data as TalkMessage;
+    assert.equal(data.talk_id, said.talk_id);
+    break;
+  }
+  const refused = await anna.POST("/tables/{table_id}/talk", {
+    params: { path: { table_id: tableId } },
+    body: { text: "Ich habe die Kreuz-Dame" },
+  });
+  assert.equal(refused.error?.code, "talk_names_card");
+  assert.equal(refused.error?.rule, "T5.2");
+});
+
 test("a refused request is a problem with its code and rule", async () => {
   const { tableId, tokens } = await fourSeats();
   const client = createDokoClient(BASE, { token: tokens[1] ?? "" });
@@ -163,7 +199,7 @@ test("a seat's stream opens each connection with a fresh ticket and ends refused
   const token = taken.data.token;
   const { fetch, sent } = noting();
   const stream = tableEvents(BASE, tableId, { token, fetch, retryMs: 50 });
-  const types: TableStreamData["type"][] = [];
+  const types: TableStreamMessage["type"][] = [];
   for await (const { data } of stream) {
     types.push(data.type);
     if (data.type === "seat_taken") {

@@ -29,7 +29,7 @@ function ending(view) {
 
 /** The parts of the page behind the board, in the page's menu. */
 const MENU = [['seats', 'menu.seats'], ['host', 'menu.host'], ['device', 'menu.device'],
-  ['tricks', 'menu.announcements'], ['sheet', 'menu.sheet'], ['log', 'menu.log']];
+  ['tricks', 'menu.announcements'], ['sheet', 'menu.sheet'], ['talk', 'menu.talk'], ['log', 'menu.log']];
 
 /** The table's heading, with the menu of the parts of the page behind the board that are
  * there now (`present`: their ids). */

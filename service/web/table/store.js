@@ -39,6 +39,12 @@ export const state = {
   hosted: null, // the host's life actions, for a host who sits too (its view is the seat's)
   hostedVersion: undefined, // the version they are of
   handFocused: false, // whether the focus was in the hand (a redraw puts it back there)
+  talk: [], // the table talk heard (table/talk.js), oldest first
+  talkLast: 0, // the last talk id heard
+  talkMutes: { seats: [], spectators: false }, // whom the host muted (T5.3)
+  talkOpen: false, // whether the talk part is open
+  talkDraft: '', // the message being typed
+  talkName: '', // a spectator's name for the talk
 };
 
 /** @type {(() => void)[]} */

@@ -2,6 +2,7 @@
 import { call, follow, problemOf } from '../api.js';
 import { describe, plain } from '../ui.js';
 import { showConnection } from './connection.js';
+import { heard, loadTalk } from './talk.js';
 import { anyPass, at, atSeat, keep, pass, seated, state, table, update } from './store.js';
 
 const SPOKEN_EVENTS = new Set([
@@ -137,11 +138,15 @@ export function connect() {
     after: state.streamed ?? state.from,
     types: state.types,
     onEvent: received,
+    onTalk: (entry) => heard([entry]),
     onStatus: (now) => {
       state.connection = now;
       // Back after a lost connection: the stream resumes by itself, the view is fetched anew
       // (also when the stream was refused: perhaps the seat's token no longer works).
-      if ((now === 'live' && state.opened++ > 0) || now === 'lost') refresh();
+      if ((now === 'live' && state.opened++ > 0) || now === 'lost') {
+        refresh();
+        loadTalk(); // what was said while the stream was away
+      }
       showConnection();
     },
   });

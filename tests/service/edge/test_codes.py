@@ -17,6 +17,7 @@ from domain.errors import (
     InvalidTableOption,
     InvalidTournamentOption,
     MixedScripts,
+    TalkText,
     UnknownStandingsMethod,
     UnseenCharacters,
 )
@@ -85,6 +86,7 @@ MALFORMED = (
     InvalidPlayerName,
     UnseenCharacters,
     MixedScripts,
+    TalkText,
 )
 """The domain errors answered 400 (service.edge.problems.domain_error); the others are 409."""
 

@@ -39,6 +39,8 @@ BODIES: dict[str, dict[str, Any]] = {
     "createTournament": {"name": "walked"},
     "registerPlayer": {"name": "walker"},
     "startRound": {"round_no": 1},
+    "postTableTalk": {"text": "Hallo"},
+    "muteTableTalk": {"seat": 2, "muted": True},
 }
 """A valid body of each operation that takes one, by hand."""
 SENT = (None, Credential.STREAM_TICKET, Credential.INVITATION_CODE, Credential.SEAT_TOKEN)

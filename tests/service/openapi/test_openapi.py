@@ -390,6 +390,7 @@ RESOURCES = {
     "play",
     "life",
     "streams",
+    "talk",
     "audit",
     "review",
     "tournaments",
