@@ -26,7 +26,7 @@ import { resultDialog, showResult } from './table/result.js';
 import { seating } from './table/seats.js';
 import { sheetSection } from './table/sheet.js';
 import { showStandings, standingsDialog } from './table/standings.js';
-import { keep, recall, seated, state, subscribe, table, update } from './table/store.js';
+import { keep, recall, running, seated, state, subscribe, table, update } from './table/store.js';
 import { accept, connect, fetchView, forgetSeat, loadSheet, seatGone } from './table/sync.js';
 
 takeInvitation(table);
@@ -35,10 +35,18 @@ recall();
 const content = h('div', { class: 'table-page' });
 const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 
+/** The view's deal as the page offers it: once the session is over (closed, abandoned,
+ * finished: T4, R1.3) nothing is offered and nobody is to play, whatever the deal left open. */
+function offered(view) {
+  const deal = view.deal;
+  if (!deal || running(view)) return deal;
+  return { ...deal, turn: null, options: { cards: [], declarations: [], contracts: [], announcements: [] } };
+}
+
 function render() {
   const view = state.view;
   if (!view) return;
-  const deal = view.deal;
+  const deal = offered(view);
   document.title = `${view.name || t('table.unnamed')} · doko`;
   document.body.dataset.version = String(state.latest);
   document.body.dataset.problems = String(state.problems);

@@ -1,5 +1,6 @@
 // The table page's commands: a seat's, sitting down and leaving, the host's, the export; one at a time, refusals shown.
 import { call, commands, download } from '../api.js';
+import { rememberName } from '../name.js';
 import { accept, connect, forgetSeat, refresh } from './sync.js';
 import { anyPass, at, atSeat, keep, state, table, update } from './store.js';
 
@@ -27,7 +28,7 @@ export const act = (request) => command(async () => {
 export const sit = (seat) => command(async () => {
   const taken = (await call('POST', '/tables/{table_id}/seats', {
     params: at,
-    body: { name: state.sitName.trim(), seat, invitation: state.mine.invitation },
+    body: { name: rememberName(state.sitName.trim()), seat, invitation: state.mine.invitation },
   })).data;
   keep({ seat: taken.seat, token: taken.token });
   accept(taken.version, taken.view);

@@ -1,5 +1,6 @@
 // The table page's one state (the last view, the events since, this tab's credentials), its update and subscribers.
 import { held, hold } from '../api.js';
+import { rememberedName } from '../name.js';
 
 /** The table this page is of. */
 export const table = decodeURIComponent(location.pathname.split('/')[2]);
@@ -31,7 +32,7 @@ export const state = {
   copied: '', // the id of the field whose link was copied last
   copiedText: '',
   confirming: null, // the data-key of the command waiting for a "yes"
-  sitName: '',
+  sitName: rememberedName(),
   botKind: null,
   rules: {},
   types: [],
