@@ -47,12 +47,14 @@ export function cardNames(code) {
   };
 }
 
-/** A card's face as seen (its accessible name is the long one): rank and suit in the corner,
- * the suit in the middle. */
+/** A card's face as seen (its accessible name is the long one): the deck's picture
+ * (vendor/cards, served by the service itself), with rank and suit large in its corner, so
+ * that a small card still reads at a glance (in German, `D♣` for the queen). */
 function face(code) {
   const names = cardNames(code);
   return h('span', { class: 'face', 'aria-hidden': 'true' },
-    h('span', { class: 'rank' }, names.rank), h('span', { class: 'suit' }, names.symbol));
+    h('img', { class: 'picture', src: `/web/vendor/cards/${code}.svg`, alt: '', draggable: 'false' }),
+    h('span', { class: 'index' }, h('span', { class: 'rank' }, names.rank), h('span', { class: 'suit' }, names.symbol)));
 }
 
 /** The attributes every card element carries. */

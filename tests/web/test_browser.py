@@ -445,7 +445,7 @@ async def test_the_pages_run_under_their_content_security_policy(
     table = f"/t/{session.table_id}"
     for path, drawn in (
         ("/", "#create-button"),
-        (table, "#sheet"),
+        (table, "[data-menu='sheet']"),  # the scoresheet's dialog, in the menu bar
         (f"{table}/deals/2", "#verification"),
         ("/rules#R6.6", "dt[id='R6.6']"),
         ("/schema", "text=The lobby: public tables, newest first"),

@@ -20,6 +20,14 @@ export function board(view, deal) {
     middle);
 }
 
+/** A seat's party as one badge: marked as announced (R6.8) when its `re`/`kontra` was said,
+ * so that the word is never shown twice. */
+function partyBadge(party, said) {
+  const name = term('party', party);
+  return h('span', { class: `badge party ${party}${said ? ' said' : ''}`, title: said ? t('seat.party_said', { party: name }) : null },
+    name);
+}
+
 /** A seat at the table: its name, whose turn it is with the clock, and what is known of it
  * (dealer, declaration, party, announcements) as badges. */
 function seatBox(view, deal, seat, place, won) {
@@ -29,7 +37,7 @@ function seatBox(view, deal, seat, place, won) {
   const turn = deal.turn === seat && deal.phase !== 'scored' && running(view);
   const absent = info.status === 'vacant' || info.status === 'away';
   const words = deal.announcements.filter((a) => a.seat === seat).flatMap((a) => a.words);
-  const partySaid = party && words.includes(party); // one badge says both: "Re angesagt"
+  const partySaid = party && words.includes(party); // one badge says both
   const badge = (text, kind) => h('span', { class: `badge ${kind}` }, text);
   return h('div', { class: `seat ${place}${turn ? ' turn' : ''}`, 'data-seat-box': seat, 'data-status': info.status },
     h('p', { class: 'name' }, seatName(view.seats, seat), info.bot ? h('small', { class: 'kind' }, ` · ${term('bot', info.bot)}`) : null,
@@ -38,7 +46,7 @@ function seatBox(view, deal, seat, place, won) {
     h('p', { class: 'badges' },
       deal.dealer === seat ? badge(t('seat.dealer'), 'dealer') : null,
       declaration && deal.phase !== 'play' ? badge(term('declaration', declaration), 'declaration') : null,
-      party ? badge(partySaid ? t('seat.party_said', { party: term('party', party) }) : term('party', party), `party ${party}`) : null,
+      party ? partyBadge(party, partySaid) : null,
       words.filter((word) => word !== party).map((word) => badge(term('word', word), 'said')),
       h('span', { class: 'count' }, t('seat.cards', { count: deal.hand_sizes[seat] }), ' · ', t('seat.tricks', { count: won }))),
     turn ? h('p', { class: 'to-play' }, t('seat.to_play'), view.clock?.seat === seat ? [' · ', timer(view, view.clock)] : null) : null);

@@ -64,10 +64,12 @@ export const rotateInvitation = () => command(async () => {
   await made(answer.version);
 });
 
-/** As the host, seat bots of the chosen kind on `seats` (free or vacant), one after another. */
+/** As the host, seat bots of the chosen kind on `seats` (free or vacant), one after another,
+ * named as the lobby names them (`Bot 2`: the same in every language, not the kind's API name). */
 export const seatBots = (seats) => command(async () => {
   for (const seat of seats) {
-    await made((await call('POST', '/tables/{table_id}/bots', { params: at, token: state.mine.host, body: { kind: state.botKind, seat } })).data.version);
+    const body = { kind: state.botKind, seat, name: `Bot ${seat}` };
+    await made((await call('POST', '/tables/{table_id}/bots', { params: at, token: state.mine.host, body })).data.version);
   }
 });
 

@@ -1,5 +1,4 @@
-// The end of a deal (R7-R10) as a dialog, as players tell it: who played with whom, the Augen,
-// why the winner won, the value's lines in words, how the value reaches each seat, "Next".
+// The end of a deal (R7-R10) as players tell it: who played with whom, the Augen and why they won, the value's lines, each seat's share.
 import { t, term } from '../i18n.js';
 import { fill, h, rule, scoreLines, seatName, signed } from '../ui.js';
 import { button } from './parts.js';

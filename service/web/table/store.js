@@ -40,6 +40,7 @@ export const state = {
   hosted: null, // the host's life actions, for a host who sits too (its view is the seat's)
   hostedVersion: undefined, // the version they are of
   handFocused: false, // whether the focus was in the hand (a redraw puts it back there)
+  turnHeard: false, // whether the page has sounded this turn of the seat's (settings.js)
 };
 
 /** @type {(() => void)[]} */
