@@ -73,7 +73,7 @@ export function showResult(view) {
     h('h2', { id: 'result-h' }, score.winner
       ? t('result.won', { deal: scored.deal_no, party: term('party', score.winner) })
       : t('result.no_winner', { deal: scored.deal_no })),
-    h('p', { class: 'game' }, term('game', score.game_type)),
+    score.solo ? null : h('p', { class: 'game' }, term('game', score.game_type)), // a solo is named with its soloist
     h('p', { class: 'parties', id: 'result-parties' }, parties(view, score)),
     h('p', {}, t('result.eyes', { re: score.card_points.re ?? 0, kontra: score.card_points.kontra ?? 0 })),
     h('p', { class: 'why' }, why(score)),
