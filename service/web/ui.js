@@ -127,11 +127,11 @@ export function rule(id, rules, full = true) {
 
 /** A problem answer in the page's language, from its stable `code` (the service's English
  * `detail` only for a code the catalogue does not know): what happened and what to do, in
- * words (the code stays in `data-code`, never in the text), and the rule it broke as a link
+ * words (the code and the HTTP status stay in `data-code` and `data-status`, never in the text), and the rule it broke as a link
  * with that rule's text. */
 export function problemBox(problem, rules, ondismiss) {
   const known = t(`problem.${problem.code}`, {}, '');
-  return h('div', { class: 'problem', role: 'alert', 'data-code': problem.code },
+  return h('div', { class: 'problem', role: 'alert', 'data-code': problem.code, 'data-status': problem.status || null },
     h('p', {}, h('strong', {}, problem.status ? t('problem.refused') : t('problem.no_answer_title')), ': ',
       known || problem.detail || problem.title || t('problem.unknown')),
     problem.rule ? h('p', {}, t('problem.rule'), ' ', rule(problem.rule, rules)) : null,

@@ -166,7 +166,8 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     await visitor.page.wait_for_selector("#enter")
     problem = visitor.page.locator(".problem")
     lived.door = {
-        "status": await problem.inner_text(),
+        "text": await problem.inner_text(),
+        "status": await problem.get_attribute("data-status"),
         "code": await problem.get_attribute("data-code"),
     }
     lived.grave["visitor, at the door"] = await grave_violations(visitor.page)
@@ -285,7 +286,8 @@ async def test_a_private_table_is_joined_through_its_invitation_link_only(life: 
     streams = [r.url for r in life.host.requests if "/events" in r.url]
     assert streams and all("ticket=" in url and "token=" not in url for url in streams)
     assert "#" not in life.guest_url
-    assert life.door["code"] == "table_not_found" and "404" in life.door["status"]
+    assert life.door["code"] == "table_not_found" and life.door["status"] == "404"
+    assert "404" not in life.door["text"] and "table_not_found" not in life.door["text"]
     assert life.held["guest"] == {"invitation": life.code}  # the seat was left
     assert life.held["visitor"] == {"invitation": life.code}
     assert set(life.held["host"]) == {"host", "invitation", "seat", "token"}
