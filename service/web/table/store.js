@@ -27,7 +27,7 @@ export const state = {
   connection: 'connecting',
   opened: 0,
   spoken: [],
-  logOpen: false,
+  logOpen: true, // whether the log's list is unfolded (in its dialog it is, unless folded)
   inviteOpen: null, // whether the invitation panel is open (null: open while a seat is empty)
   copied: '', // the id of the field whose link was copied last
   copiedText: '',
