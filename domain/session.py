@@ -27,6 +27,7 @@ from domain.events import (
     SessionStarted,
     TrickWon,
 )
+from domain.game_types import GameType
 from domain.seats import SEATS, Seat
 
 DEALS = 12
@@ -42,8 +43,19 @@ IN_PLAY = (
 """Deal events that change only the deal in progress (`evolve`'s fast path)."""
 
 
+class SheetGame(msgspec.Struct, frozen=True):
+    """What the scoresheet marks of a scored deal (R10, public once scored: R4.3): its game
+    type, whether it was a solo, and the seats of the Re party (the soloist alone in a
+    solo)."""
+
+    game_type: GameType
+    solo: bool
+    re_seats: tuple[Seat, ...]
+
+
 class SessionState(msgspec.Struct, frozen=True):
-    """A table's session: who dealt first, the deal in progress, the scoresheet."""
+    """A table's session: who dealt first, the deal in progress, the scoresheet and, by
+    deal, what it marks of the game (``games``)."""
 
     first_dealer: Seat | None = None
     deals: int = DEALS
@@ -51,6 +63,7 @@ class SessionState(msgspec.Struct, frozen=True):
     sheet: tuple[tuple[int, ...], ...] = ()
     totals: tuple[int, ...] = (0, 0, 0, 0)
     winners: tuple[Seat, ...] | None = None
+    games: tuple[SheetGame, ...] = ()
 
     @property
     def started(self) -> bool:
@@ -124,11 +137,13 @@ def evolve(state: SessionState, event: Event) -> SessionState:
     if isinstance(event, DealDealt):
         return replace(state, deal=deal.deal_started(event))
     assert state.deal is not None
-    entries = event.score.entries
+    score = event.score
+    entries = score.entries
     return replace(
         state,
         deal=deal.evolve(state.deal, event),
         sheet=(*state.sheet, entries),
+        games=(*state.games, SheetGame(score.game_type, score.solo, score.re_seats)),
         totals=_add(state.totals, entries),
     )
 

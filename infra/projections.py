@@ -80,8 +80,10 @@ TABLE_CREATED = "table_created"
 
 class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     """One deal on the scoresheet: its entries by seat and the totals after it (R10), and
-    by seat who played it (everyone who held the seat during the deal, T2.2); as served,
-    also the version and chain head of its `DealScored` (`infra.audit.witness`)."""
+    by seat who played it (everyone who held the seat during the deal, T2.2); its
+    ``game_type``, whether it was a ``solo`` and the ``re_seats`` (the soloist alone in a
+    solo), public once the deal is scored (R4.3); as served, also the version and chain
+    head of its `DealScored` (`infra.audit.witness`)."""
 
     deal_no: int
     dealer: Seat
@@ -90,6 +92,9 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     players: Lineup = ((), (), (), ())
     scored_version: int | None = None
     chain_head: str | None = None
+    game_type: GameType | None = None
+    solo: bool = False
+    re_seats: tuple[Seat, ...] = ()
 
 
 class Scoresheet(msgspec.Struct, frozen=True):
@@ -204,7 +209,19 @@ def scoresheet_of(state: TableState) -> Scoresheet:
         totals = tuple(t + e for t, e in zip(totals, entries, strict=True))
         assert current.first_dealer is not None
         dealer = current.first_dealer.after(index)
-        rows.append(SheetRow(index + 1, dealer, entries, totals, state.lineups[index]))
+        game = current.games[index]
+        rows.append(
+            SheetRow(
+                index + 1,
+                dealer,
+                entries,
+                totals,
+                state.lineups[index],
+                game_type=game.game_type,
+                solo=game.solo,
+                re_seats=game.re_seats,
+            )
+        )
     return Scoresheet(
         name=created.name,
         players=_names(state),

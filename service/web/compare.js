@@ -5,7 +5,7 @@
 import { call, meta, problemOf } from './api.js';
 import { comparePage, heldTournament, takeFragment, tournamentPass } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
-import { card, fill, given, h, problemBox, rule, said, scoreLines, seatOfCard, signed } from './ui.js';
+import { card, fill, given, h, problemBox, rule, saidFor, scoreLines, seatOfCard, signed } from './ui.js';
 
 const [, , rawTournament, , rawRound, , rawDeal] = location.pathname.split('/');
 const tournament = decodeURIComponent(rawTournament);
@@ -44,7 +44,7 @@ function announcements(table, record) {
     h('h4', {}, t('compare.announcements')),
     record.announcements.length ? h('ul', {}, record.announcements.map((a) => h('li', {},
       t(a.late_reply ? 'announcements.late' : 'announcements.line', {
-        who: nameOf(table, a.seat), words: said(a.words), party: term('party', a.party), count: a.cards,
+        who: nameOf(table, a.seat), words: saidFor(a.words, a.party), count: a.cards,
       })))) : h('p', {}, t('compare.no_announcements')));
 }
 

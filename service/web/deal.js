@@ -11,7 +11,7 @@ import { comparePage, heldTournament, tournamentPass } from './tournament_parts.
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { reviewPanel } from './review.js';
 import {
-  card, cardOfSeat, fill, given, h, problemBox, rule, said, scoreLines, seatOfCard, signed,
+  card, cardOfSeat, fill, given, h, problemBox, rule, saidFor, scoreLines, seatOfCard, signed,
 } from './ui.js';
 
 const [, , rawTable, , rawDeal] = location.pathname.split('/');
@@ -131,7 +131,7 @@ function announcements(step) {
     h('h2', { id: 'ann-h' }, t('viewer.announcements')),
     made.length ? h('ul', { id: 'announcements' }, made.map((m) => h('li', { 'data-trick': m.trick },
       t('viewer.announcement', {
-        who: names()[m.seat], words: said(m.words), party: term('party', m.party), trick: m.trick, after: m.after, count: m.cards,
+        who: names()[m.seat], words: saidFor(m.words, m.party), trick: m.trick, after: m.after, count: m.cards,
       }),
       m.late_reply ? `, ${t('viewer.late')}` : ''))) : h('p', {}, t('announcements.none')));
 }

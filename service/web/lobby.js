@@ -6,6 +6,7 @@
 // or the host role at (api.js `held`), whatever their status.
 import { call, forget, held, heldTables, hold, meta, problemOf, schema } from './api.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
+import { rememberName, rememberedName } from './name.js';
 import { fill, given, h, problemBox } from './ui.js';
 
 const PAGE_SIZE = 20;
@@ -19,12 +20,12 @@ const state = {
   mine: [], // this browser's tables: {table, held, view} or {table, held, problem}
 };
 
-/** How the lobby says the options it knows; an option the API gains later is shown with its
- * name and its schema's description. */
+/** How the lobby says the options it knows (label, hint, and what an empty field means); an
+ * option the API gains later is shown with its name and its schema's description. */
 const LABELS = {
   visibility: ['lobby.visibility', 'lobby.visibility_about'],
   turn_seconds: ['lobby.turn_seconds', 'lobby.turn_seconds_about'],
-  first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about'],
+  first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about', 'lobby.first_dealer_empty'],
 };
 
 /** The simple options of a new table that the API takes (`CreateTableRequest`): each scalar
@@ -49,7 +50,7 @@ function tableOptions(spec) {
 function optionField(option) {
   const id = `option-${option.name}`;
   const known = LABELS[option.name];
-  const [label, about] = known ? known.map((key) => t(key)) : [term('option', option.name), option.description];
+  const [label, about, empty = t('lobby.none')] = known ? known.map((key) => t(key)) : [term('option', option.name), option.description];
   const range = given(option.minimum) && given(option.maximum) ? ` (${option.minimum}–${option.maximum})` : '';
   const hint = `${id}-hint`;
   const labelled = h('label', { for: id }, label, range);
@@ -65,7 +66,7 @@ function optionField(option) {
   }
   return h('p', {}, labelled, note, h('input', {
     type: 'number', id, name: option.name, min: option.minimum, max: option.maximum,
-    placeholder: option.nullable ? t('lobby.none') : null, required: !option.nullable, 'aria-describedby': described,
+    placeholder: option.nullable ? empty : null, required: !option.nullable, 'aria-describedby': described,
   }));
 }
 
@@ -94,7 +95,7 @@ async function create(form) {
     const at = { path: { table_id: table } };
     const taken = (await call('POST', '/tables/{table_id}/seats', {
       params: at,
-      body: { name: form.elements.player.value.trim(), invitation: created.invitation ?? undefined },
+      body: { name: rememberName(form.elements.player.value.trim()), invitation: created.invitation ?? undefined },
     })).data;
     hold(table, { seat: taken.seat, token: taken.token });
     for (let i = 0; i < Number(form.elements.bots.value); i += 1) {
@@ -240,7 +241,7 @@ function forms() {
         },
       },
       h('p', {}, h('label', { for: 'table' }, t('lobby.table_name')), h('input', { id: 'table', name: 'table', maxlength: 100, placeholder: t('lobby.table_example') })),
-      h('p', {}, h('label', { for: 'player' }, t('seats.your_name')), h('input', { id: 'player', name: 'player', required: true, maxlength: 40, autocomplete: 'nickname' })),
+      h('p', {}, h('label', { for: 'player' }, t('seats.your_name')), h('input', { id: 'player', name: 'player', required: true, maxlength: 40, autocomplete: 'nickname', value: rememberedName() })),
       h('p', {}, h('label', { for: 'bots' }, t('lobby.bots')),
         h('select', { id: 'bots', name: 'bots' }, [3, 2, 1, 0].map((n) => h('option', { value: n }, `${n}`)))),
       // the kinds in the API's order, weakest first: the strongest is the default

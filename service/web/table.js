@@ -22,12 +22,15 @@ import { heading } from './table/heading.js';
 import { hosting } from './table/host.js';
 import { logSection } from './table/log.js';
 import { moves } from './table/moves.js';
+import { panels, showParts, talkSlot } from './table/panels.js';
 import { resultDialog, showResult } from './table/result.js';
 import { seating } from './table/seats.js';
+import { settings, settingsSection } from './table/settings.js';
+import { beep } from './table/sound.js';
 import { sheetSection } from './table/sheet.js';
 import { loadTalk, talkPart } from './table/talk.js';
 import { showStandings, standingsDialog } from './table/standings.js';
-import { keep, recall, seated, state, subscribe, table, update } from './table/store.js';
+import { keep, recall, running, seated, state, subscribe, table, update } from './table/store.js';
 import { accept, connect, fetchView, forgetSeat, loadSheet, seatGone } from './table/sync.js';
 
 takeInvitation(table);
@@ -36,26 +39,39 @@ recall();
 const content = h('div', { class: 'table-page' });
 const live = h('p', { id: 'live', class: 'live', 'aria-live': 'polite' });
 
+/** The view's deal as the page offers it: once the session is over (closed, abandoned,
+ * finished: T4, R1.3) nothing is offered and nobody is to play, whatever the deal left open. */
+function offered(view) {
+  const deal = view.deal;
+  if (!deal || running(view)) return deal;
+  return { ...deal, turn: null, options: { cards: [], declarations: [], contracts: [], announcements: [] } };
+}
+
 function render() {
   const view = state.view;
   if (!view) return;
-  const deal = view.deal;
+  const deal = offered(view);
   document.title = `${view.name || t('table.unnamed')} · doko`;
   document.body.dataset.version = String(state.latest);
   document.body.dataset.problems = String(state.problems);
   document.body.dataset.seated = String(seated());
   const more = [deal ? seating(view) : null, hosting(view), device(), deal ? announcements(view, deal) : null,
-    sheetSection(view), talkPart(view), logSection(view)].filter(Boolean);
+    sheetSection(view), logSection(view), deal ? settingsSection() : null].filter(Boolean);
+  // with the board there, the rest of the table is in dialogs; before it, on the page
+  showParts(deal ? more : []);
+  fill(talkSlot, talkPart(view));
   fill(content,
-    heading(view, more.map((part) => part.id)),
+    heading(view, more.map((part) => part.id), Boolean(deal)),
     state.problem ? problemBox(state.problem, state.rules, () => update({ problem: null })) : null,
     deal ? null : seating(view),
     deal ? h('div', { class: 'play' }, board(view, deal), seated() ? moves(view, deal) : null,
       seated() ? hand(deal) : null) : null,
-    h('div', { class: 'more' }, more));
+    deal ? null : h('div', { class: 'more' }, more));
   showResult(view);
   showStandings(view);
-  const yourTurn = seated() && deal && (deal.options.cards.length || deal.options.declarations.length || deal.options.contracts.length);
+  const yourTurn = Boolean(seated() && deal && (deal.options.cards.length || deal.options.declarations.length || deal.options.contracts.length));
+  if (yourTurn && !state.turnHeard && settings.sound) beep();
+  state.turnHeard = yourTurn;
   const text = [...state.spoken, yourTurn ? t('live.your_turn') : ''].filter(Boolean).join('. ');
   if (live.textContent !== text) live.textContent = text;
   if (document.activeElement === document.body && state.handFocused) document.getElementById('hand')?.focus();
@@ -77,7 +93,7 @@ setInterval(() => {
 
 async function start() {
   const main = document.getElementById('main');
-  main.replaceChildren(content, live, resultDialog, standingsDialog);
+  main.replaceChildren(content, live, panels, resultDialog, standingsDialog);
   try {
     const [known] = await Promise.all([meta(), loadLanguage()]);
     state.rules = ruleTexts(known.rules);

@@ -47,12 +47,14 @@ export function cardNames(code) {
   };
 }
 
-/** A card's face as seen (its accessible name is the long one): rank and suit in the corner,
- * the suit in the middle. */
+/** A card's face as seen (its accessible name is the long one): the deck's picture
+ * (vendor/cards, served by the service itself), with rank and suit large in its corner, so
+ * that a small card still reads at a glance (in German, `D♣` for the queen). */
 function face(code) {
   const names = cardNames(code);
   return h('span', { class: 'face', 'aria-hidden': 'true' },
-    h('span', { class: 'rank' }, names.rank), h('span', { class: 'suit' }, names.symbol));
+    h('img', { class: 'picture', src: `/web/vendor/cards/${code}.svg`, alt: '', draggable: 'false' }),
+    h('span', { class: 'index' }, h('span', { class: 'rank' }, names.rank), h('span', { class: 'suit' }, names.symbol)));
 }
 
 /** The attributes every card element carries. */
@@ -124,13 +126,14 @@ export function rule(id, rules, full = true) {
 }
 
 /** A problem answer in the page's language, from its stable `code` (the service's English
- * `detail` only for a code the catalogue does not know), and the rule it broke with that
- * rule's text. */
+ * `detail` only for a code the catalogue does not know): what happened and what to do, in
+ * words (the code and the HTTP status stay in `data-code` and `data-status`, never in the text), and the rule it broke as a link
+ * with that rule's text. */
 export function problemBox(problem, rules, ondismiss) {
   const known = t(`problem.${problem.code}`, {}, '');
-  return h('div', { class: 'problem', role: 'alert', 'data-code': problem.code },
-    h('p', {}, h('strong', {}, problem.status ? t('problem.refused', { status: problem.status }) : t('problem.no_answer_title')), ': ',
-      known || problem.detail || term('code', problem.title ?? problem.code), ' ', h('code', {}, problem.code)),
+  return h('div', { class: 'problem', role: 'alert', 'data-code': problem.code, 'data-status': problem.status || null },
+    h('p', {}, h('strong', {}, problem.status ? t('problem.refused') : t('problem.no_answer_title')), ': ',
+      known || problem.detail || problem.title || t('problem.unknown')),
     problem.rule ? h('p', {}, t('problem.rule'), ' ', rule(problem.rule, rules)) : null,
     ondismiss ? h('button', { type: 'button', onclick: ondismiss }, t('problem.dismiss')) : null);
 }
@@ -172,6 +175,10 @@ export function scoreLines(lines, rules) {
 /** Announced words as players say them: `Re`, `keine 90`. */
 export const said = (list) => list.map((w) => term('word', w)).join(' + ');
 
+/** Announced words with the party they are for, the party named only when the words do not
+ * already say it (`Kontra`, not `Kontra (Kontra)`; `keine 90 (Re)`). */
+export const saidFor = (list, party) => (list.includes(party) ? said(list) : `${said(list)} (${term('party', party)})`);
+
 /**
  * A stream event in words, as a list of strings and card elements. `seats` names the
  * players; `deal` is the number of the deal the event belongs to.
@@ -200,7 +207,7 @@ export function describe(event, seats, deal) {
         : t('event.marriage_partner', { who: who(e.partner), trick: e.trick_no })];
     case 'announced':
       return [t(e.late_reply ? 'event.announced_late' : 'event.announced', {
-        who: who(e.seat), words: said(e.words), party: term('party', e.party), count: e.cards,
+        who: who(e.seat), words: saidFor(e.words, e.party), count: e.cards,
       })];
     case 'deal_scored':
       return [e.score.winner ? t('event.deal_won', { deal: e.deal_no, party: term('party', e.score.winner), value: signed(e.score.value) })

@@ -350,6 +350,25 @@ def test_deal_record_and_scoresheet_are_functions_of_the_state() -> None:
         raise AssertionError("an open deal has no record")
 
 
+def test_the_scoresheet_marks_each_deal_as_its_score_event_says() -> None:
+    """R10 with R4.3: each row of the scoresheet carries its deal's game type, whether it was
+    a solo and the Re seats, as the deal's `DealScored` event recorded them (read off the
+    events, not off the state the scoresheet is made from)."""
+    rng = random.Random(11)
+    commands, _ = play_table(rng, "pure", stop=400)
+    state = TableState()
+    scored: list[DealScored] = []
+    for command in commands:
+        events = table.decide(state, command)
+        scored += [e for e in events if isinstance(e, DealScored)]
+        state = table.fold(events, state)
+    rows = scoresheet_of(state).rows
+    assert len(rows) == len(scored) >= 2
+    assert [(r.deal_no, r.game_type, r.solo, r.re_seats) for r in rows] == [
+        (e.deal_no, e.score.game_type, e.score.solo, e.score.re_seats) for e in scored
+    ]
+
+
 SPLIT = (
     ["AC", "9C", "QC", "AS", "KS", "JS", "AH", "9H", "10H", "AD", "9D", "QD"],
     ["10C", "KC", "JC", "10S", "QS", "9S", "KH", "QH", "JH", "10D", "KD", "JD"],

@@ -26,8 +26,8 @@ from tests.web.test_browser import SCORE, recorded
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 PAUSE_MS = 1500
-"""The finished trick's pause (table/trick.js TRICK_PAUSE_MS): the test runs the page's clock
-past it."""
+"""The finished trick's pause at the default pace (table/settings.js `PACES.short`): the test
+runs the page's clock past it."""
 
 
 FINISHED = """() => {

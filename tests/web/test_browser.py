@@ -197,8 +197,9 @@ async def test_no_page_ever_shows_a_card_before_its_seat_has_played_it(
 
 async def test_the_page_asks_only_for_what_its_seat_may_see(session: Session) -> None:
     """Only the seat's own view and stream (with tickets got with its own token, which is in
-    no URL) and public routes are asked for; the browser's storage holds this table's seat
-    token and host token only."""
+    no URL) and public routes are asked for; of credentials the browser's storage holds this
+    table's seat token and host token only (beside them: the name the player sat down with,
+    which the lobby fills in next time)."""
     table = f"/tables/{session.table_id}"
     own = f"{table}/seats/{session.seat}"
     for tab, viewer in ((session.player, session.seat), (session.spectator, None)):
@@ -217,7 +218,8 @@ async def test_the_page_asks_only_for_what_its_seat_may_see(session: Session) ->
     assert len(tickets) >= len(streams)
     for ticket in tickets:
         assert (await ticket.all_headers())["authorization"] == f"Bearer {token['token']}"
-    assert await session.player.page.evaluate("localStorage.length") == 1
+    kept = await session.player.page.evaluate("Object.keys(localStorage)")
+    assert sorted(kept) == sorted([f"doko:{session.table_id}", "doko-name"])
     assert await session.spectator.page.evaluate("localStorage.length") == 0
     for tab in (session.player, session.spectator):
         assert await tab.page.evaluate("sessionStorage.length") == 0
@@ -474,7 +476,7 @@ async def test_the_pages_run_under_their_content_security_policy(
     table = f"/t/{session.table_id}"
     for path, drawn in (
         ("/", "#create-button"),
-        (table, "#sheet"),
+        (table, "[data-menu='sheet']"),  # the scoresheet's dialog, in the menu bar
         (f"{table}/deals/2", "#verification"),
         ("/rules#R6.6", "dt[id='R6.6']"),
         ("/schema", "text=The lobby: public tables, newest first"),

@@ -234,6 +234,35 @@ async def test_the_vendored_files_are_the_pinned_release(api: Any) -> None:
         assert (await api.http.get(f"/schema/{path}")).status_code == 404, path
 
 
+DOPPELKOPF_CARDS = [f"{rank}{suit}" for rank in ("9", "10", "J", "Q", "K", "A") for suit in "CSHD"]
+"""The 24 different cards of a Doppelkopf deck (R2.1: A, 10, K, Q, J, 9 of each suit, each twice),
+as the API names them."""
+
+
+async def test_the_card_pictures_are_the_pinned_deck_with_its_licence(api: Any) -> None:
+    """Every card of the deck has its picture, unchanged as packed (the SHA-256 recorded
+    beside them), its licence beside it (LGPL-3.0 with the GPL it extends), and the service
+    serves each one as an SVG image of its own."""
+    cards = WEB / "vendor" / "cards"
+    recorded = dict(
+        (name, digest)
+        for digest, name in re.findall(
+            r"^([0-9a-f]{64})  (\S+)$", (cards / "SHA256SUMS").read_text(encoding="utf-8"), re.M
+        )
+    )
+    assert sorted(recorded) == sorted(f"{card}.svg" for card in DOPPELKOPF_CARDS)
+    assert sorted(p.name for p in cards.glob("*.svg")) == sorted(recorded)
+    for name, digest in recorded.items():
+        assert hashlib.sha256((cards / name).read_bytes()).hexdigest() == digest, name
+    assert "GNU LESSER GENERAL PUBLIC LICENSE" in (cards / "COPYING.LESSER.txt").read_text()
+    assert "GNU GENERAL PUBLIC LICENSE" in (cards / "COPYING.txt").read_text()
+    for card in DOPPELKOPF_CARDS:
+        picture = await api.http.get(f"/web/vendor/cards/{card}.svg")
+        assert picture.status_code == 200, card
+        assert picture.headers["content-type"].startswith("image/svg+xml"), card
+        assert picture.content == (cards / f"{card}.svg").read_bytes()
+
+
 async def test_the_pages_are_not_part_of_the_api(api: Any) -> None:
     """The served OpenAPI document (and so the committed one, which a test keeps equal)
     has no page, and the API's own paths still answer as the API."""

@@ -166,7 +166,8 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     await visitor.page.wait_for_selector("#enter")
     problem = visitor.page.locator(".problem")
     lived.door = {
-        "status": await problem.inner_text(),
+        "text": await problem.inner_text(),
+        "status": await problem.get_attribute("data-status"),
         "code": await problem.get_attribute("data-code"),
     }
     lived.grave["visitor, at the door"] = await grave_violations(visitor.page)
@@ -188,6 +189,8 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
     await guest.page.wait_for_selector("[data-key='declare-healthy']")
 
     # leaving on one's own turn is not offered (T2.3); after declaring, the guest leaves
+    # (the seats part is a dialog of the menu bar once the board is there)
+    await guest.page.click("[data-menu='seats']")
     reason = guest.page.locator("#leave-why")
     lived.refusal = {
         "disabled": await guest.page.locator("[data-key='leave']").is_disabled(),
@@ -198,19 +201,24 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
         "link": await reason.locator("a[href='/rules#T2.3']").count(),
     }
     lived.grave["guest, on turn"] = await grave_violations(guest.page)
+    await guest.page.click("[data-key='close-seats']")
     assert await guest.move("declare-healthy")
     seat_box = guest.page.locator("[data-seat-box='3']")
     lived.guest_seat_before_leaving = {"status": await seat_box.get_attribute("data-status")}
+    await guest.page.click("[data-menu='seats']")
     await confirm(guest, "leave")
     watching = "body[data-seated='false'] [data-seat-box='3'][data-status='vacant']"
     await guest.page.wait_for_selector(watching)
     lived.grave["guest, watching"] = await grave_violations(guest.page)
     lived.phone_fits["guest, watching"] = await fits(guest.page, PHONE["width"])
 
-    # the host seats a bot on the vacant seat, and plays deal 1 to its score
-    await page.wait_for_selector("[data-seat-line='3'][data-status='vacant']")
+    # the host seats a bot on the vacant seat (from the host's dialog), and plays deal 1 to
+    # its score
+    await page.wait_for_selector("[data-seat-line='3'][data-status='vacant']", state="attached")
+    await page.click("[data-menu='host']")
     await page.click("[data-key='bots']")
-    await page.wait_for_selector("[data-seat-line='3'][data-status='seated']")
+    await page.wait_for_selector("[data-seat-line='3'][data-status='seated']", state="attached")
+    await page.click("[data-key='close-host']")
     await play_to_the_end(host, 1)
     cell = page.locator("#sheet tr[data-deal='1'] td").nth(3)
     lived.sheet_cell = {
@@ -220,6 +228,7 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
 
     # the deal viewer (from the scoresheet's link), with the host's credentials of the table
     lived.host_shown = await host.shown()  # a new page records anew
+    await page.click("[data-menu='sheet']")
     await page.click("#sheet tr[data-deal='1'] th a")
     await page.wait_for_selector("#verification")
     by = page.locator("[data-hand='3'] [data-played-by]")
@@ -228,6 +237,7 @@ async def life(browser: Browser, service: Service) -> AsyncIterator[Life]:
 
     # back at the table, the host abandons the session and downloads its export
     await page.goto(f"/t/{table_id}")
+    await page.click("[data-menu='host']")
     await page.wait_for_selector("[data-key='abandon']")
     await page.click("[data-key='abandon']")
     lived.grave["host, abandoning"] = await grave_violations(page)
@@ -276,7 +286,8 @@ async def test_a_private_table_is_joined_through_its_invitation_link_only(life: 
     streams = [r.url for r in life.host.requests if "/events" in r.url]
     assert streams and all("ticket=" in url and "token=" not in url for url in streams)
     assert "#" not in life.guest_url
-    assert life.door["code"] == "table_not_found" and "404" in life.door["status"]
+    assert life.door["code"] == "table_not_found" and life.door["status"] == "404"
+    assert "404" not in life.door["text"] and "table_not_found" not in life.door["text"]
     assert life.held["guest"] == {"invitation": life.code}  # the seat was left
     assert life.held["visitor"] == {"invitation": life.code}
     assert set(life.held["host"]) == {"host", "invitation", "seat", "token"}

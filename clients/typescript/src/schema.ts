@@ -1711,6 +1711,7 @@ export interface components {
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             entries: number[];
+            game_type?: components["schemas"]["GameType"];
             /**
              * @default [
              *       [],
@@ -1720,7 +1721,11 @@ export interface components {
              *     ]
              */
             players?: string[][];
+            /** @default [] */
+            re_seats?: components["schemas"]["Seat"][];
             scored_version?: number;
+            /** @default false */
+            solo?: boolean;
             totals: number[];
         };
         /** Signature */

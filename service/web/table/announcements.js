@@ -1,6 +1,6 @@
 // The deal's announcements so far (Re, Kontra, keine 90 …): who said what, for which party, with how many cards left.
-import { t, term } from '../i18n.js';
-import { h, said, seatName } from '../ui.js';
+import { t } from '../i18n.js';
+import { h, saidFor, seatName } from '../ui.js';
 
 /** The announcements part of the running deal (the menu's "announcements", id `tricks`). */
 export function announcements(view, deal) {
@@ -9,6 +9,6 @@ export function announcements(view, deal) {
     deal.announcements.length ? null : h('p', {}, t('announcements.none')),
     h('ul', { class: 'announcements', 'aria-label': t('menu.announcements') }, deal.announcements.map((a) => h('li', {},
       t(a.late_reply ? 'announcements.late' : 'announcements.line', {
-        who: seatName(view.seats, a.seat), words: said(a.words), party: term('party', a.party), count: a.cards,
+        who: seatName(view.seats, a.seat), words: saidFor(a.words, a.party), count: a.cards,
       })))));
 }

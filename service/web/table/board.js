@@ -2,7 +2,7 @@
 import { t, term } from '../i18n.js';
 import { h, seatName, seatOfCard } from '../ui.js';
 import { timer } from './parts.js';
-import { seated, state } from './store.js';
+import { running, seated, state } from './store.js';
 import { trick } from './trick.js';
 
 const PLACES = ['bottom', 'left', 'top', 'right']; // this seat, its left (next clockwise), across, its right
@@ -20,15 +20,24 @@ export function board(view, deal) {
     middle);
 }
 
+/** A seat's party as one badge: marked as announced (R6.8) when its `re`/`kontra` was said,
+ * so that the word is never shown twice. */
+function partyBadge(party, said) {
+  const name = term('party', party);
+  return h('span', { class: `badge party ${party}${said ? ' said' : ''}`, title: said ? t('seat.party_said', { party: name }) : null },
+    name);
+}
+
 /** A seat at the table: its name, whose turn it is with the clock, and what is known of it
  * (dealer, declaration, party, announcements) as badges. */
 function seatBox(view, deal, seat, place, won) {
   const info = view.seats[seat];
   const party = deal.parties[seat];
   const declaration = deal.declarations[seat];
-  const turn = deal.turn === seat && deal.phase !== 'scored';
+  const turn = deal.turn === seat && deal.phase !== 'scored' && running(view);
   const absent = info.status === 'vacant' || info.status === 'away';
   const words = deal.announcements.filter((a) => a.seat === seat).flatMap((a) => a.words);
+  const partySaid = party && words.includes(party); // one badge says both
   const badge = (text, kind) => h('span', { class: `badge ${kind}` }, text);
   return h('div', { class: `seat ${place}${turn ? ' turn' : ''}`, 'data-seat-box': seat, 'data-status': info.status },
     h('p', { class: 'name' }, seatName(view.seats, seat), info.bot ? h('small', { class: 'kind' }, ` · ${term('bot', info.bot)}`) : null,
@@ -37,8 +46,8 @@ function seatBox(view, deal, seat, place, won) {
     h('p', { class: 'badges' },
       deal.dealer === seat ? badge(t('seat.dealer'), 'dealer') : null,
       declaration && deal.phase !== 'play' ? badge(term('declaration', declaration), 'declaration') : null,
-      party ? badge(term('party', party), `party ${party}`) : null,
-      words.map((word) => badge(term('word', word), 'said')),
+      party ? partyBadge(party, partySaid) : null,
+      words.filter((word) => word !== party).map((word) => badge(term('word', word), 'said')),
       h('span', { class: 'count' }, t('seat.cards', { count: deal.hand_sizes[seat] }), ' · ', t('seat.tricks', { count: won }))),
     turn ? h('p', { class: 'to-play' }, t('seat.to_play'), view.clock?.seat === seat ? [' · ', timer(view, view.clock)] : null) : null);
 }

@@ -1,5 +1,6 @@
 // The table page's commands: a seat's, sitting down and leaving, the host's, the export; one at a time, refusals shown.
 import { call, commands, download } from '../api.js';
+import { rememberName } from '../name.js';
 import { accept, connect, forgetSeat, refresh } from './sync.js';
 import { anyPass, at, atSeat, keep, state, table, update } from './store.js';
 
@@ -27,7 +28,7 @@ export const act = (request) => command(async () => {
 export const sit = (seat) => command(async () => {
   const taken = (await call('POST', '/tables/{table_id}/seats', {
     params: at,
-    body: { name: state.sitName.trim(), seat, invitation: state.mine.invitation },
+    body: { name: rememberName(state.sitName.trim()), seat, invitation: state.mine.invitation },
   })).data;
   keep({ seat: taken.seat, token: taken.token });
   accept(taken.version, taken.view);
@@ -63,10 +64,12 @@ export const rotateInvitation = () => command(async () => {
   await made(answer.version);
 });
 
-/** As the host, seat bots of the chosen kind on `seats` (free or vacant), one after another. */
+/** As the host, seat bots of the chosen kind on `seats` (free or vacant), one after another,
+ * named as the lobby names them (`Bot 2`: the same in every language, not the kind's API name). */
 export const seatBots = (seats) => command(async () => {
   for (const seat of seats) {
-    await made((await call('POST', '/tables/{table_id}/bots', { params: at, token: state.mine.host, body: { kind: state.botKind, seat } })).data.version);
+    const body = { kind: state.botKind, seat, name: `Bot ${seat}` };
+    await made((await call('POST', '/tables/{table_id}/bots', { params: at, token: state.mine.host, body })).data.version);
   }
 });
 

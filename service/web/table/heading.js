@@ -2,6 +2,7 @@
 import { t, term } from '../i18n.js';
 import { given, h, rule, seatName } from '../ui.js';
 import { exportSession } from './commands.js';
+import { MENU, openPart, talkSlot } from './panels.js';
 import { seated, state } from './store.js';
 
 function phaseText(view, deal) {
@@ -27,13 +28,10 @@ function ending(view) {
       t('export.download')), ' ', t('export.check'), ' ', h('code', {}, 'doko verify --file')) : null);
 }
 
-/** The parts of the page behind the board, in the page's menu. */
-const MENU = [['seats', 'menu.seats'], ['host', 'menu.host'], ['device', 'menu.device'],
-  ['tricks', 'menu.announcements'], ['sheet', 'menu.sheet'], ['talk', 'menu.talk'], ['log', 'menu.log']];
-
-/** The table's heading, with the menu of the parts of the page behind the board that are
- * there now (`present`: their ids). */
-export function heading(view, present) {
+/** The table's heading, with the menu bar of the parts of the table that are there now
+ * (`present`: their ids): buttons that open their dialogs while the board is there
+ * (`dialogs`), else links to them on the page; and the place of table talk. */
+export function heading(view, present, dialogs) {
   const deal = view.deal;
   return h('header', { class: 'table-head' },
     h('h1', {}, view.name || t('table.unnamed')),
@@ -41,6 +39,9 @@ export function heading(view, present) {
       seated() ? t('table.you_play', { name: seatName(view.seats, state.mine.seat), seat: state.mine.seat }) : t('table.watching'),
       deal ? ` · ${t('table.deal', { deal: deal.deal_no, deals: view.deals, dealer: seatName(view.seats, deal.dealer) })} · ${phaseText(view, deal)}` : ''),
     h('nav', { class: 'menu', 'aria-label': t('menu.label') },
-      MENU.filter(([id]) => present.includes(id)).map(([id, label]) => h('a', { href: `#${id}`, 'data-menu': id }, t(label)))),
+      MENU.filter(([id]) => present.includes(id)).map(([id, label]) => (dialogs
+        ? h('button', { type: 'button', class: 'menu-button', 'data-menu': id, 'aria-haspopup': 'dialog', onclick: () => openPart(id) }, t(label))
+        : h('a', { href: `#${id}`, 'data-menu': id }, t(label)))),
+      talkSlot),
     ending(view));
 }

@@ -55,7 +55,10 @@ export function seating(view) {
   return h('section', { class: 'panel', id: 'seats', 'aria-labelledby': 'seating-h' },
     h('h2', { id: 'seating-h' }, t('menu.seats')),
     facts(view),
-    h('p', { class: 'small' }, t('seats.link'), ' ', h('a', { href: location.pathname }, location.origin + location.pathname)),
+    // a private table opens only with its invitation (T1.1): its host shares that link instead
+    view.visibility === 'public'
+      ? h('p', { class: 'small' }, t('seats.link'), ' ', h('a', { href: location.pathname }, location.origin + location.pathname))
+      : null,
     view.status === 'open' ? h('p', {}, t('seats.starts')) : null,
     h('ul', {}, view.seats.map((info) => seatLine(view, info))),
     sitting || null,

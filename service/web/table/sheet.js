@@ -1,5 +1,5 @@
 // The scoresheet: each deal's entries with running totals (and who played a seat), the totals, the winners.
-import { t } from '../i18n.js';
+import { t, term } from '../i18n.js';
 import { h, rule, seatName, signed } from '../ui.js';
 import { state, table } from './store.js';
 
@@ -13,6 +13,15 @@ function sheetCell(view, row, seat) {
     other ? h('small', { class: 'by' }, t('sheet.played_by', { players: by.join(t('sheet.then')) })) : null);
 }
 
+/** The game of a deal, marked when it was not a normal game: the solo and its soloist, the
+ * Hochzeit (R5, public once the deal is scored: R4.3). */
+function gameMark(view, row) {
+  if (!row.game_type || row.game_type === 'normal') return null;
+  const game = term('game', row.game_type);
+  const text = row.solo ? t('sheet.solo', { game, soloist: seatName(view.seats, row.re_seats[0]) }) : game;
+  return h('small', { class: 'game', 'data-game': row.game_type }, text);
+}
+
 /** The scoresheet part, once a deal is scored (R1.3 for the winners, T4.2 when abandoned). */
 export function sheetSection(view) {
   const sheet = state.sheet;
@@ -23,7 +32,8 @@ export function sheetSection(view) {
     h('div', { class: 'scroll' }, h('table', {},
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('sheet.deal')), names.map((n) => h('th', { scope: 'col' }, n)))),
       h('tbody', {}, sheet.rows.map((row) => h('tr', { 'data-deal': row.deal_no },
-        h('th', { scope: 'row' }, h('a', { href: `/t/${encodeURIComponent(table)}/deals/${row.deal_no}` }, `${row.deal_no}`)),
+        h('th', { scope: 'row' }, h('a', { href: `/t/${encodeURIComponent(table)}/deals/${row.deal_no}` }, `${row.deal_no}`),
+          gameMark(view, row)),
         row.entries.map((_, seat) => sheetCell(view, row, seat))))),
       h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), sheet.totals.map((n) => h('td', { class: 'total' }, signed(n))))))),
     sheet.winners ? h('p', { class: 'winners' }, t('sheet.winners', { winners: sheet.winners.map((s) => names[s]).join(t('list.and')) }), ' ',

@@ -1,5 +1,6 @@
 // The table page's one state (the last view, the events since, this tab's credentials), its update and subscribers.
 import { held, hold } from '../api.js';
+import { rememberedName } from '../name.js';
 
 /** The table this page is of. */
 export const table = decodeURIComponent(location.pathname.split('/')[2]);
@@ -26,12 +27,12 @@ export const state = {
   connection: 'connecting',
   opened: 0,
   spoken: [],
-  logOpen: false,
+  logOpen: true, // whether the log's list is unfolded (in its dialog it is, unless folded)
   inviteOpen: null, // whether the invitation panel is open (null: open while a seat is empty)
   copied: '', // the id of the field whose link was copied last
   copiedText: '',
   confirming: null, // the data-key of the command waiting for a "yes"
-  sitName: '',
+  sitName: rememberedName(),
   botKind: null,
   rules: {},
   types: [],
@@ -45,6 +46,7 @@ export const state = {
   talkOpen: false, // whether the talk part is open
   talkDraft: '', // the message being typed
   talkName: '', // a spectator's name for the talk
+  turnHeard: false, // whether the page has sounded this turn of the seat's (settings.js)
 };
 
 /** @type {(() => void)[]} */

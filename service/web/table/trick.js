@@ -2,33 +2,46 @@
 import { t } from '../i18n.js';
 import { card, cardOfSeat, given, h, seatName, seatOfCard } from '../ui.js';
 import { button } from './parts.js';
+import { PACES, settings } from './settings.js';
 import { seated, state, update } from './store.js';
 
-/** How long a finished trick stays on the board at least, in milliseconds. */
-const TRICK_PAUSE_MS = 1500;
+/** How long the trick glides to its winner at the end of its pause, in milliseconds. */
+const GLIDE_MS = 450;
 
 /** Whether a person (not a bot) plays one of the other seats: then a finished trick stays
  * until the next card or until this player dismisses it. */
 const withPeople = (view) => view.seats.some((s) => given(s.name) && !s.bot && !(seated() && s.seat === state.mine.seat));
 
+/** Whether a finished trick stays until the next card or a tap: at a table with people, or
+ * at this player's pace (`settings.js`). */
+const staying = (view) => withPeople(view) || settings.pace === 'tap';
+
 /** The finished trick the board shows, or null: the deal's last complete trick, from the
- * moment the view has it until the pause has passed and, at a table with people, until the
- * next card is played or it is dismissed; or the last trick while the player looks at it. */
+ * moment the view has it until the pause (this device's pace) has passed, gliding to its
+ * winner at its end, and, where it stays (`staying`), until the next card is played or it is
+ * dismissed; or the last trick while the player looks at it. */
 function finishedTrick(view, deal) {
   const last = deal.tricks.at(-1);
   if (!last) return null;
   const key = `${deal.deal_no}/${deal.tricks.length}`;
   if (state.finished?.key !== key) {
-    state.finished = { key, pausing: true, dismissed: false };
+    state.finished = { key, pausing: true, dismissed: false, gliding: false };
     const held = state.finished;
+    const pause = PACES[settings.pace].ms;
+    if (!staying(view)) {
+      setTimeout(() => {
+        held.gliding = true;
+        update();
+      }, pause - GLIDE_MS);
+    }
     setTimeout(() => {
       held.pausing = false;
       update();
-    }, TRICK_PAUSE_MS);
+    }, pause);
   }
   const finished = state.finished;
   const shown = state.peek || (!finished.dismissed
-    && (finished.pausing || (withPeople(view) && deal.trick.length === 0)));
+    && (finished.pausing || (staying(view) && deal.trick.length === 0)));
   return shown ? last : null;
 }
 
@@ -48,9 +61,14 @@ export function trick(view, deal, order, places) {
     state.finished.dismissed = true;
     update({ peek: false });
   };
+  const toward = finished ? places[order.indexOf(finished.winner)] : null;
+  const gliding = finished && !state.peek && state.finished.gliding;
   return h('div', {
-    class: `trick${finished ? ' finished' : ''}`, id: 'trick', 'aria-label': caption,
-    'data-finished': finished ? number : null, 'data-winner': finished ? finished.winner : null,
+    class: `trick${finished ? ' finished' : ''}${gliding ? ' gliding' : ''}`, id: 'trick', 'aria-label': caption,
+    'data-finished': finished ? number : null, 'data-winner': finished ? finished.winner : null, 'data-toward': toward,
+    onclick: finished && !state.peek ? (e) => {
+      if (!e.target.closest('button')) dismiss(); // a tap on the finished trick takes it away
+    } : null,
   },
   h('p', { class: 'caption' }, caption),
   order.map((seat, k) => {
