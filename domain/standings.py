@@ -22,6 +22,9 @@ Every player has three scores; the tournament's `StandingsMethod` says which ran
   round scored it or is over, E5.3), placement points of a round once it has ended
   (E4.3). Deals an abandoned table did not score count for nobody (T4.2); the standings
   list the abandoned tables.
+- E6.6 Once a deal of a round is public (E5.3), the service records in the tournament every
+  table's entries of it (none for a table over without it), the round's deals in order and
+  before the tables' ends that follow; the standings are computed from these records.
 
 A seat's entries belong to the player the round's seating put there (E3).
 
