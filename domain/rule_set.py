@@ -6,8 +6,9 @@ verification play by it. The default is RULES.md exactly: it is recorded by leav
 so a default table's log is what it was before rule sets existed, and a log without one
 replays by RULES.md.
 
-Each variant is a field with a stable id (``V2``, ``V2.1`` ...), its rule in its module of
-`domain.variants` and its text in ``docs/house-rules.md``.
+Each variant is a field with a stable id (``V2.1``, ``V2.2`` ...), its rule in its module
+of `domain.variants` and its text on the rules page (``service/web/HOUSE_RULES.md``, the
+German in ``rules.de.json``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from domain.variants.second_heart_ten import SecondHeartTen
 class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
     """The house rules in force: every field's default is RULES.md's rule.
 
-    ``second_heart_ten``: which 10H wins a trick holding both (V2, V2.1; R3.4 by default).
+    ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
     """
 
     second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
