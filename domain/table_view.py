@@ -16,13 +16,14 @@ from datetime import datetime
 from enum import StrEnum
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain.commands import NameContract
 from domain.events import ContractNamed, DealDealt, GameTypeFixed
 from domain.game_types import GameType
 from domain.life import Permission
 from domain.observations import Observation, Options, observe, options
-from domain.rule_set import DEFAULT, RuleSet
+from domain.rule_set import RuleSet
 from domain.seats import SEATS, Seat
 from domain.table import (
     DealingMethod,
@@ -71,7 +72,7 @@ class TableView(msgspec.Struct, frozen=True):
     stored projection); ``version`` is the table version it shows (the events of the table's
     log it folds: the service sends it as the view's ETag too; 0 where none was given, as in
     the stored projection). ``rules`` is the rule set the table plays by (`domain.rule_set`:
-    its house rules, V1-V6; ``{}`` for RULES.md exactly)."""
+    its house rules, V1-V6; left out for RULES.md exactly)."""
 
     name: str
     viewer: Seat | None
@@ -92,7 +93,7 @@ class TableView(msgspec.Struct, frozen=True):
     actions: tuple[Permission, ...] = ()
     server_time: datetime | None = None
     version: int = 0
-    rules: RuleSet = DEFAULT
+    rules: RuleSet | UnsetType = UNSET
 
 
 @functools.lru_cache(maxsize=4096)
@@ -149,7 +150,7 @@ def table_view(
         actions,
         now,
         version,
-        created.rule_set,
+        created.rules,
     )
 
 

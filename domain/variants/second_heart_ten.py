@@ -21,8 +21,7 @@ from domain.game_types import CardOrder
 
 
 class SecondHeartTen(StrEnum):
-    """V2: which 10H wins a trick holding both: ``first`` (R3.4, the default), ``always``
-    the second (V2.1), or the second ``except_last_trick`` (V2.2)."""
+    """V2: which 10H wins: ``first`` (R3.4), the second ``always`` or ``except_last_trick``."""
 
     FIRST = "first"
     ALWAYS = "always"

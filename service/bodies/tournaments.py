@@ -7,6 +7,7 @@ from typing import Annotated, ClassVar
 import msgspec
 from msgspec import Meta
 
+from domain.rule_set import RuleSet
 from domain.table import TURN_SECONDS, Visibility
 from domain.tournament import ROUNDS, StandingsMethod, TournamentStatus
 from domain.tournament_view import TournamentView
@@ -27,7 +28,9 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
     registers) or ``private`` (registration takes the invitation code), the turn clock of
     its tables (5-600 seconds, or none, T3.1), the standings ``method`` (``total_points``,
     ``placement_points`` or ``duplicate``, E6) and optionally ``presets``: for every round
-    12 deals of four hands (else the service draws every round's 12 seeds, E1.2).
+    12 deals of four hands (else the service draws every round's 12 seeds, E1.2), and
+    ``rules``: the house rules every table plays by (V1-V6, the rules page; left out:
+    RULES.md exactly).
 
     A value out of a rule's bounds is refused with the rule's code: rounds,
     visibility or a turn clock out of bounds are ``invalid_tournament_option`` (E1.1), presets
@@ -41,6 +44,7 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         "presets": ("invalid_tournament_option", "E1.2"),
         "presets/*/*": ("invalid_deal", "R2.2"),
         "presets/*/*/*/*": ("invalid_card", "R2.1"),
+        "rules/second_heart_ten": ("invalid_tournament_option", "V2"),
     }
 
     name: Annotated[str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday club"])]
@@ -56,6 +60,7 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         Annotated[list[Annotated[Deals, Meta(min_length=12, max_length=12)]], Meta(max_length=12)]
         | None
     ) = None
+    rules: RuleSet = msgspec.field(default_factory=RuleSet)
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):

@@ -171,6 +171,7 @@ async def create_tournament(
         invitation_hash=token_hash(invitation) if invitation else "",
         turn_seconds=data.turn_seconds,
         method=method,
+        rules=data.rules,
     )
     tournament_id = fresh_id()
     done = await services(request).tournaments.execute(tournament_id, command, actor="director")

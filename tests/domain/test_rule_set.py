@@ -3,6 +3,8 @@ recorded (domain/rule_set.py)."""
 
 from __future__ import annotations
 
+import random
+
 import msgspec
 import pytest
 
@@ -13,7 +15,11 @@ from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import Seat
 from domain.table import CreateTable, TableCreated, TableState, TakeSeat
 from domain.table_view import table_view
+from domain.tournament import TOURNAMENT, RegisterPlayer, StartRound, table_commands
 from domain.variants.second_heart_ten import SecondHeartTen
+from tests.domain.test_tournament import create, played_hands, run
+from tests.domain.test_tournament import recorded as tournament_log
+from tests.domain.test_tournament import seated as tournament_table
 
 V2 = RuleSet(second_heart_ten=SecondHeartTen.ALWAYS)
 SEEDS = tuple(bytes([n]) * 32 for n in range(12))
@@ -66,7 +72,7 @@ def test_the_table_records_its_rule_set_and_its_session_and_deals_play_by_it(
     assert ("rules" in msgspec.to_builtins(started)) is (rules != DEFAULT)
     assert state.session.rules == rules
     assert state.session.deal is not None and state.session.deal.rules == rules
-    assert table_view(state, None).rules == rules
+    assert in_force(table_view(state, None).rules) == rules
     audit = replay(events, TABLE)
     assert audit.ok and audit.state == state
 
@@ -81,3 +87,22 @@ def test_a_replay_under_other_rules_than_recorded_fails() -> None:
     audit = replay(forged, TABLE)
     index = next(i for i, e in enumerate(events) if isinstance(e, SessionStarted))
     assert not audit.ok and audit.valid == index - 1
+
+
+def test_a_tournament_passes_its_rule_set_to_every_table() -> None:
+    """A tournament created with a rule set records it (left out for the default) and
+    opens every table with it; the tables play and replay by it, the tournament replays."""
+    names = [RegisterPlayer(f"player {n}", f"token {n}") for n in range(8)]
+    commands = (create(1, rules=V2), *names, StartRound(1))
+    state = run(*commands)
+    assert state.created is not None and state.created.rules == V2
+    assert run(create(1)).created is not None
+    assert "rules" not in msgspec.to_builtins(run(create(1)).created)
+    for table_no in (1, 2):
+        command, _ = table_commands(state, 1, table_no, "greedy")
+        assert command.rules == V2
+        at = tournament_table(state, 1, table_no)
+        assert at.session.rules == V2
+        played_hands(at, random.Random(table_no))
+    events = tournament_log(*commands)
+    assert replay(events, TOURNAMENT).ok

@@ -100,6 +100,7 @@ async def record_session(
     *,
     first_dealer: int | None = None,
     presets: list[list[list[str]]] | None = None,
+    rules: dict[str, str] | None = None,
 ) -> Recorded:
     """Create a table, seat four clients (each its own HTTP client and token), stream
     every seat's events, the public events and the feed while the session is played."""
@@ -122,7 +123,7 @@ async def record_session(
         feed_table: dict[str, str] = {}
         await start(host.feed(), lambda m: _feed_done(m, feed_table))
         table = await host.create_table(  # public: the feed shows it too
-            "recorded", first_dealer=first_dealer, presets=presets, visibility="public"
+            "recorded", first_dealer=first_dealer, presets=presets, visibility="public", rules=rules
         )
         feed_table["id"] = table.table_id
         spectator: TableClient = (await client()).table(table.table_id)
