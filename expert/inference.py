@@ -20,7 +20,7 @@ from domain.game_types import GameType
 from domain.observations import Observation
 from domain.parties import Party
 from domain.seats import SEATS
-from expert.core import CODE, CODES, PAIR, QC, TABLES, Tables, mask_of
+from expert.core import CODE, CODES, PAIR, QC, Tables, mask_of, observed_tables
 
 ATTEMPTS = 40
 """Fresh starts before the voids are ignored (a dead end is rare)."""
@@ -96,7 +96,7 @@ def sample(observation: Observation, rng: random.Random) -> tuple[int, ...]:
     """One deal of the unseen cards to the other seats: the four hands as bit sets."""
     viewer = observation.viewer
     assert viewer is not None
-    tables = TABLES[observation.game_type or GameType.NORMAL]
+    tables = observed_tables(observation.game_type or GameType.NORMAL, observation.rules)
     shown = voids(observation, tables)
     forbidden, needed = _qc_rules(observation)
     cards = unseen(observation)

@@ -15,7 +15,16 @@ import random
 from domain.cards import Card, Rank
 from domain.game_types import SOLOS, GameType
 from domain.observations import Observation
-from expert.core import QC, TABLES, TRUMP_CATEGORY, count, entry, mask_of, outcome
+from expert.core import (
+    QC,
+    TABLES,
+    TRUMP_CATEGORY,
+    count,
+    entry,
+    mask_of,
+    observed_tables,
+    outcome,
+)
 from expert.inference import sample
 from expert.playout import Position, play_out
 from expert.search import Budget, position
@@ -61,7 +70,7 @@ def _start(observation: Observation, game_type: GameType, hands: tuple[int, ...]
         return position(observation, hands)
     marriage = int(viewer) if game_type is GameType.MARRIAGE else None
     return Position(
-        TABLES[game_type],
+        observed_tables(game_type, observation.rules),
         game_type,
         hands,
         (),

@@ -72,7 +72,12 @@ def test_the_table_records_its_rule_set_and_its_session_and_deals_play_by_it(
     assert ("rules" in msgspec.to_builtins(started)) is (rules != DEFAULT)
     assert state.session.rules == rules
     assert state.session.deal is not None and state.session.deal.rules == rules
-    assert in_force(table_view(state, None).rules) == rules
+    for viewer in (None, Seat.EAST):
+        view = table_view(state, viewer)
+        assert in_force(view.rules) == rules and view.deal is not None
+        assert in_force(view.deal.rules) == rules
+        shown = msgspec.to_builtins(view)
+        assert ("rules" in shown) is ("rules" in shown["deal"]) is (rules != DEFAULT)
     audit = replay(events, TABLE)
     assert audit.ok and audit.state == state
 
