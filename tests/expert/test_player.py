@@ -122,12 +122,16 @@ def test_it_plays_marriages_and_solos_to_the_end() -> None:
     for contracts in ({Seat(1): GameType.MARRIAGE}, {Seat(2): GameType.CLUBS_SOLO}):
         state, _ = start_play(deal_state(fill({Seat(1): "QC QC"})), contracts)
         assert state.game_type is next(iter(contracts.values()))
-        rng = random.Random(5)
-        while state.score is None:
-            command = next_command(state, rng, functools.partial(expert_action, budget=SMALL))
-            assert command is not None
-            state, _ = run(state, command)
-        assert len(state.tricks) == 12
+        assert len(experts_play_out(state, random.Random(5)).tricks) == 12
+
+
+def experts_play_out(state: DealState, rng: random.Random) -> DealState:
+    """Four experts (small budget) play the deal to its score through the rules."""
+    while state.score is None:
+        command = next_command(state, rng, functools.partial(expert_action, budget=SMALL))
+        assert command is not None
+        state, _ = run(state, command)
+    return state
 
 
 def test_the_pool_runs_the_same_decision() -> None:
@@ -164,9 +168,4 @@ def test_it_plays_a_v2_deal_to_the_end_and_sees_the_rule(option: SecondHeartTen)
     tables = observed_tables(GameType.NORMAL, observation.rules)
     assert tables.second_ten is option and tables.later_ten
     assert tables.later_ten_last is (option is SecondHeartTen.ALWAYS)
-    rng = random.Random(7)
-    while state.score is None:
-        command = next_command(state, rng, functools.partial(expert_action, budget=SMALL))
-        assert command is not None
-        state, _ = run(state, command)
-    assert len(state.tricks) == 12
+    assert len(experts_play_out(state, random.Random(7)).tricks) == 12

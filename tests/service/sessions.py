@@ -80,6 +80,14 @@ def presets_with_both_qc(label: str) -> list[list[list[str]]]:
     return deals
 
 
+async def verified_by_the_service(http: httpx.AsyncClient, table_id: str) -> None:
+    """The service's own verification of each of the table's 12 scored deals agrees."""
+    for deal_no in range(1, 13):
+        response = await http.get(f"/tables/{table_id}/deals/{deal_no}/verification")
+        assert response.status_code == 200, response.text
+        assert response.json()["ok"] is True, response.json()
+
+
 async def _read_until(
     stream: EventStream, done: Callable[[SseMessage], bool], ready: asyncio.Event
 ) -> None:

@@ -24,7 +24,7 @@ from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.tools.cli import main
 from service.tools.play import random_players
-from tests.service.sessions import Recorded, record_session
+from tests.service.sessions import Recorded, record_session, verified_by_the_service
 
 pytestmark = pytest.mark.xdist_group("house_rules")
 """Its tests share a fixture that plays a whole session: one worker runs them all."""
@@ -53,10 +53,7 @@ async def test_a_v2_session_is_played_by_its_rules_and_replays_exactly(
     result = replay(events, TABLE)
     assert result.ok, result.error
     assert result.valid == len(events)
-    for deal_no in range(1, 13):
-        response = await http.get(f"/tables/{v2_session.table_id}/deals/{deal_no}/verification")
-        assert response.status_code == 200, response.text
-        assert response.json()["ok"] is True, response.json()
+    await verified_by_the_service(http, v2_session.table_id)
 
 
 async def test_the_lobby_lists_the_rule_set_of_each_table(

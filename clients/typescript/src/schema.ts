@@ -1193,6 +1193,7 @@ export interface components {
             own_contract: components["schemas"]["GameType"] | null;
             parties: (components["schemas"]["Party"] | null)[];
             phase: components["schemas"]["Phase"];
+            rules?: components["schemas"]["RuleSet"];
             score: components["schemas"]["DealScored"] | null;
             trick: components["schemas"]["Card"][];
             trick_leader: components["schemas"]["Seat"] | null;
