@@ -240,15 +240,18 @@ class DokoClient:
         method: str | None = None,
         presets: Sequence[Sequence[Sequence[Sequence[str]]]] | None = None,
         idempotency_key: str | None = None,
+        rules: Mapping[str, str] | None = None,
     ) -> TournamentClient:
         """Open a tournament (E1); the returned client is the director's (the host token, and
-        a private tournament's invitation code). ``presets``: every round's 12 deals."""
+        a private tournament's invitation code). ``presets``: every round's 12 deals;
+        ``rules``: the house rules of every table."""
         body: dict[str, Any] = {"name": name, "rounds": rounds}
         for key, value in (
             ("visibility", visibility),
             ("turn_seconds", turn_seconds),
             ("method", method),
             ("presets", presets),
+            ("rules", dict(rules) if rules is not None else None),
         ):
             if value is not None:
                 body[key] = value

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from domain.cards import Card
-from domain.events import CardPlayed, GameTypeFixed, SessionStarted, TrickWon
+from domain.events import CardPlayed, DealScored, GameTypeFixed, SessionStarted, TrickWon
 from domain.game_types import GameType, order_of
 from domain.replay import TABLE, replay
 from domain.rule_set import RuleSet, in_force
@@ -23,7 +23,8 @@ from domain.variants.second_heart_ten import SecondHeartTen
 from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.tools.cli import main
-from service.tools.play import random_players
+from service.tools.client import DokoClient
+from service.tools.play import play_session, random_players
 from tests.service.sessions import Recorded, record_session, verified_by_the_service
 
 pytestmark = pytest.mark.xdist_group("house_rules")
@@ -124,3 +125,22 @@ async def test_a_rule_set_that_is_none_is_refused(
     assert response.status_code == 400, response.text
     problem = response.json()
     assert problem["code"] == code and problem.get("rule") == rule, problem
+
+
+async def test_a_tournaments_tables_play_by_its_rule_set(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """A tournament created with V2.1 opens its tables with it: each seat's view shows it,
+    a deal is played, and the table's stored log replays exactly by it."""
+    tournament = await api.create_tournament("V2 night", rounds=1, rules=V2)
+    players = [await tournament.register(name) for name in ("ann", "bob", "cem", "dia")]
+    started = await tournament.start_round(1)
+    (table,) = started.tournament.tables
+    seats = [await player.seat() for player in players]
+    for seat in seats:
+        assert (await seat.view()).rules == RuleSet(second_heart_ten=SecondHeartTen.ALWAYS)
+    await play_session(seats, random_players(31), deals=1)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
+    assert sum(isinstance(e, DealScored) for e in events) >= 1
+    result = replay(events, TABLE)
+    assert result.ok and result.valid == len(events), result.error
