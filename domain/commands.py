@@ -9,6 +9,7 @@ import msgspec
 from domain.announcements import Word
 from domain.cards import Card
 from domain.game_types import GameType
+from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import Seat
 
 
@@ -51,9 +52,11 @@ DealCommand = Declare | NameContract | PlayCard | Announce
 
 
 class StartSession(msgspec.Struct, frozen=True, tag_field="command", tag="start_session"):
-    """R1.2: begin the session; the first dealer was chosen by lot (an input)."""
+    """R1.2: begin the session; the first dealer was chosen by lot (an input). Its deals
+    are played by ``rules`` (`domain.rule_set`)."""
 
     first_dealer: Seat
+    rules: RuleSet = DEFAULT
 
 
 class DealSeeded(msgspec.Struct, frozen=True, tag_field="command", tag="deal_seeded"):

@@ -38,9 +38,11 @@ from domain.events import (
 )
 from domain.game_types import CONTRACTS, SOLOS, GameType, order_of
 from domain.parties import Party
+from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
+from domain.variants.second_heart_ten import second_heart_ten_wins
 
 TRICKS = 12
 T = TypeVar("T")
@@ -56,7 +58,8 @@ class Phase(StrEnum):
 
 
 class DealState(msgspec.Struct, frozen=True):
-    """Everything true about a deal so far (hidden parts included)."""
+    """Everything true about a deal so far (hidden parts included), and the ``rules`` it is
+    played by (`domain.rule_set`)."""
 
     deal_no: int
     dealer: Seat
@@ -77,6 +80,7 @@ class DealState(msgspec.Struct, frozen=True):
     kontra: PartyAnnouncements = PartyAnnouncements()
     announcements: tuple[Announced, ...] = ()
     score: DealScored | None = None
+    rules: RuleSet = DEFAULT
 
     @property
     def first(self) -> Seat:
@@ -127,14 +131,15 @@ class DealState(msgspec.Struct, frozen=True):
         return sum(p is Party.RE for p in self.parties) == 1
 
 
-def deal_started(event: DealDealt) -> DealState:
-    """The state right after the cards are dealt."""
+def deal_started(event: DealDealt, rules: RuleSet = DEFAULT) -> DealState:
+    """The state right after the cards are dealt, played by ``rules``."""
     return DealState(
         deal_no=event.deal_no,
         dealer=event.dealer,
         dealt=event.hands,
         dealing=event.dealing,
         hands=event.hands,
+        rules=rules,
     )
 
 
@@ -233,7 +238,8 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     events: list[DealEvent] = [CardPlayed(seat, played)]
     trick = Trick(current.leader, (*current.cards, played))
     trick_no = len(state.tricks) + 1
-    winner = trick_winner(trick, order)
+    later_ten = second_heart_ten_wins(state.rules.second_heart_ten, order, trick_no, TRICKS)
+    winner = trick_winner(trick, order, later_ten)
     events.append(TrickWon(trick_no, winner, trick.points))
     if state.game_type is GameType.MARRIAGE and state.clarified_in is None:
         if winner is not state.declarer:
@@ -360,4 +366,4 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
         return replace(state, clarified_in=event.trick_no, parties=parties)
     if isinstance(event, DealScored):
         return replace(state, phase=Phase.SCORED, score=event)
-    return deal_started(event)
+    return deal_started(event, state.rules)

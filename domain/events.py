@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain.announcements import Word
 from domain.cards import Card
 from domain.commands import Declaration
 from domain.game_types import GameType
 from domain.parties import Party
+from domain.rule_set import RuleSet
 from domain.seats import Seat
 
 
@@ -28,10 +30,12 @@ class Dealing(msgspec.Struct, frozen=True):
 
 
 class SessionStarted(msgspec.Struct, frozen=True, tag_field="type", tag="session_started"):
-    """R1.1, R1.2: a session of ``deals`` deals begins with ``first_dealer`` dealing."""
+    """R1.1, R1.2: a session of ``deals`` deals begins with ``first_dealer`` dealing, played
+    by ``rules`` (`domain.rule_set`: left out for RULES.md exactly)."""
 
     first_dealer: Seat
     deals: int = 12
+    rules: RuleSet | UnsetType = UNSET
 
 
 class DealDealt(msgspec.Struct, frozen=True, tag_field="type", tag="deal_dealt"):

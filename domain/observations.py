@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain.announcements import Allowance, allowances
 from domain.cards import Card
@@ -19,6 +20,7 @@ from domain.deal import DealState, Phase
 from domain.events import Announced, Dealing, DealScored
 from domain.game_types import CONTRACTS, SOLOS, GameType, order_of, sort_hand
 from domain.parties import Party
+from domain.rule_set import RuleSet, recorded
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, legal_cards
 
@@ -42,7 +44,9 @@ class Options(msgspec.Struct, frozen=True):
 
 
 class Observation(msgspec.Struct, frozen=True):
-    """A deal as seen by ``viewer`` (None: a spectator). Holds nothing the viewer may not see."""
+    """A deal as seen by ``viewer`` (None: a spectator). Holds nothing the viewer may not see.
+    ``rules``: the house rules the deal is played by (`domain.rule_set`; left out for
+    RULES.md exactly)."""
 
     viewer: Seat | None
     deal_no: int
@@ -66,6 +70,7 @@ class Observation(msgspec.Struct, frozen=True):
     dealt: tuple[tuple[Card, ...], ...] | None = None
     contracts: tuple[GameType | None, ...] | None = None
     score: DealScored | None = None
+    rules: RuleSet | UnsetType = UNSET
 
 
 def _qc_players(trick: Trick) -> list[Seat]:
@@ -244,4 +249,5 @@ def observe(state: DealState, viewer: Seat | None) -> Observation:
         state.dealt if scored else None,
         state.contracts if scored else None,
         state.score,
+        recorded(state.rules),
     )

@@ -13,10 +13,12 @@ import msgspec
 
 from domain.cards import CARD_POINTS, Card, Rank
 from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
-from domain.deal import Phase
+from domain.deal import TRICKS, Phase
 from domain.game_types import CardOrder, GameType, order_of
 from domain.observations import Observation
+from domain.rule_set import in_force
 from domain.tricks import winning_index
+from domain.variants.second_heart_ten import second_heart_ten_wins
 
 
 class Chooser(Protocol):
@@ -95,7 +97,10 @@ def _greedy_card(observation: Observation, legal: tuple[Card, ...], order: CardO
         return aces[0] if aces else cheapest
     leader = observation.trick_leader
     assert leader is not None
-    winner = leader.after(winning_index(trick, order))
+    later_ten = second_heart_ten_wins(
+        in_force(observation.rules).second_heart_ten, order, len(observation.tricks) + 1, TRICKS
+    )
+    winner = leader.after(winning_index(trick, order, later_ten))
     seat = observation.viewer
     assert seat is not None
     if (
@@ -103,7 +108,7 @@ def _greedy_card(observation: Observation, legal: tuple[Card, ...], order: CardO
         and observation.parties[winner] is observation.parties[seat]
     ):
         return max(legal, key=lambda c: (CARD_POINTS[c], -order.strength[c]))
-    winning = [c for c in legal if winning_index((*trick, c), order) == len(trick)]
+    winning = [c for c in legal if winning_index((*trick, c), order, later_ten) == len(trick)]
     if winning and sum(CARD_POINTS[c] for c in trick) >= 10:
         return min(winning, key=lambda c: (order.is_trump(c), order.strength[c]))
     return cheapest

@@ -30,6 +30,7 @@ from domain.events import (
     Declared,
     SessionStarted,
 )
+from domain.rule_set import in_force
 
 
 class ReplayMismatch(DomainError):
@@ -85,6 +86,7 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
             event.visibility,
             event.invitation_hash,
             event.turn_seconds,
+            event.rule_set,
         )
     if isinstance(event, table.SeatLeft):
         return table.LeaveSeat(event.seat, event.by_host)
@@ -99,7 +101,7 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
     if isinstance(event, table.SessionAbandoned):
         return table.AbandonSession()
     if isinstance(event, SessionStarted):
-        return StartSession(event.first_dealer)
+        return StartSession(event.first_dealer, in_force(event.rules))
     if isinstance(event, DealDealt):
         if event.dealing.method == "seeded" and event.dealing.seed is not None:
             mixed = tuple(bytes.fromhex(e) for e in event.dealing.entropy)

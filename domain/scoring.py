@@ -9,10 +9,10 @@ import msgspec
 from domain.announcements import PartyAnnouncements
 from domain.cards import Card
 from domain.events import Score, ScoreLine
-from domain.game_types import GameType, order_of
+from domain.game_types import GameType
 from domain.parties import Party
 from domain.seats import SEATS, Seat
-from domain.tricks import Trick, winning_index
+from domain.tricks import Trick
 
 _OWN_TARGET = {2: 151, 3: 181, 4: 211}
 """R7.2: a party's own refusal sets its target (schwarz: all 12 tricks)."""
@@ -146,10 +146,8 @@ def _extra_lines(winner: Party | None, facts: DealFacts) -> list[ScoreLine]:
         for i, c in enumerate(trick.cards):
             if c is Card.AD and facts.parties[trick.seat_of(i)] is not party:
                 lines.append(ScoreLine("R9.3", party, 1, f"fox caught in trick {number}"))
-        if number == 12:
-            best = winning_index(trick.cards, order_of(facts.game_type))
-            if trick.cards[best] is Card.JC:
-                lines.append(ScoreLine("R9.4", party, 1, "Karlchen wins the last trick"))
+        if number == 12 and trick.cards[(seat - trick.leader) % 4] is Card.JC:
+            lines.append(ScoreLine("R9.4", party, 1, "Karlchen wins the last trick"))
     return lines
 
 

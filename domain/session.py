@@ -28,6 +28,7 @@ from domain.events import (
     TrickWon,
 )
 from domain.game_types import GameType
+from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import SEATS, Seat
 
 DEALS = 12
@@ -54,8 +55,9 @@ class SheetGame(msgspec.Struct, frozen=True):
 
 
 class SessionState(msgspec.Struct, frozen=True):
-    """A table's session: who dealt first, the deal in progress, the scoresheet and, by
-    deal, what it marks of the game (``games``)."""
+    """A table's session: who dealt first, the deal in progress, the scoresheet, by deal
+    what it marks of the game (``games``), and the ``rules`` its deals are played by
+    (`domain.rule_set`)."""
 
     first_dealer: Seat | None = None
     deals: int = DEALS
@@ -64,6 +66,7 @@ class SessionState(msgspec.Struct, frozen=True):
     totals: tuple[int, ...] = (0, 0, 0, 0)
     winners: tuple[Seat, ...] | None = None
     games: tuple[SheetGame, ...] = ()
+    rules: RuleSet = DEFAULT
 
     @property
     def started(self) -> bool:
@@ -91,7 +94,7 @@ def decide(state: SessionState, command: Command) -> tuple[Event, ...]:
     if isinstance(command, StartSession):
         if state.started:
             raise PhaseClosed("the session has started already", rule="R1.2")
-        return (SessionStarted(command.first_dealer, DEALS),)
+        return (SessionStarted(command.first_dealer, DEALS, recorded(command.rules)),)
     if not state.started:
         raise PhaseClosed("the session has not started: four players must sit", rule="R1.1")
     if isinstance(command, DealSeeded | DealPreset):
@@ -131,11 +134,13 @@ def evolve(state: SessionState, event: Event) -> SessionState:
         assert state.deal is not None
         return replace(state, deal=deal.evolve(state.deal, event))
     if isinstance(event, SessionStarted):
-        return replace(state, first_dealer=event.first_dealer, deals=event.deals)
+        return replace(
+            state, first_dealer=event.first_dealer, deals=event.deals, rules=in_force(event.rules)
+        )
     if isinstance(event, SessionFinished):
         return replace(state, winners=event.winners)
     if isinstance(event, DealDealt):
-        return replace(state, deal=deal.deal_started(event))
+        return replace(state, deal=deal.deal_started(event, state.rules))
     assert state.deal is not None
     score = event.score
     entries = score.entries

@@ -25,6 +25,7 @@ from domain.dealing import SEED_BYTES
 from domain.events import Event
 from domain.observations import Observation, Options, observe, options
 from domain.players import Chooser, random_action
+from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import SEATS, Seat
 from domain.session import SessionState
 
@@ -111,9 +112,12 @@ def deal_steps(
         deal = state.deal
 
 
-def session_steps(chooser: Chance, players: Players = random_action) -> Iterator[Step]:
-    """A whole session from scratch: the first dealer by lot, then every deal played out."""
-    step = apply(SessionState(), StartSession(Seat(chooser.randrange(len(SEATS)))))
+def session_steps(
+    chooser: Chance, players: Players = random_action, rules: RuleSet = DEFAULT
+) -> Iterator[Step]:
+    """A whole session from scratch, played by ``rules``: the first dealer by lot, then
+    every deal played out."""
+    step = apply(SessionState(), StartSession(Seat(chooser.randrange(len(SEATS))), rules))
     yield step
     state = step.after
     while not state.finished:
@@ -134,12 +138,13 @@ def play_deal(
 
 
 def play_session(
-    chooser: Chance, players: Players = random_action
+    chooser: Chance, players: Players = random_action, rules: RuleSet = DEFAULT
 ) -> tuple[SessionState, list[Event]]:
-    """Play a whole session with chance from ``chooser`` (e.g. ``random.Random(seed)``)."""
+    """Play a whole session by ``rules`` with chance from ``chooser`` (e.g.
+    ``random.Random(seed)``)."""
     state = SessionState()
     events: list[Event] = []
-    for step in session_steps(chooser, players):
+    for step in session_steps(chooser, players, rules):
         events.extend(step.events)
         state = step.after
     return state, events

@@ -49,6 +49,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain import session
 from domain.cards import Card
@@ -83,6 +84,7 @@ from domain.events import DealDealt, DealScored, Event
 from domain.names import normal_name
 from domain.observations import observe
 from domain.players import stand_in_action
+from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import SEATS, Seat
 
 Hands = tuple[tuple[Card, ...], ...]
@@ -133,7 +135,8 @@ class TableCreated(msgspec.Struct, frozen=True, tag_field="type", tag="table_cre
 
     ``visibility`` and ``invitation_hash`` (T1.1; a hash of the private table's invitation
     code, never shown) and ``turn_seconds`` (T3.1) default to what a table created before
-    they existed was: public, without a clock.
+    they existed was: public, without a clock; ``rules`` (`domain.rule_set`) too: left out,
+    RULES.md exactly.
     """
 
     name: str
@@ -147,6 +150,12 @@ class TableCreated(msgspec.Struct, frozen=True, tag_field="type", tag="table_cre
     visibility: Visibility = Visibility.PUBLIC
     invitation_hash: str = ""
     turn_seconds: int | None = None
+    rules: RuleSet | UnsetType = UNSET
+
+    @property
+    def rule_set(self) -> RuleSet:
+        """The rules the table plays by (`domain.rule_set.in_force`)."""
+        return in_force(self.rules)
 
     @property
     def dealing_method(self) -> DealingMethod:
@@ -223,7 +232,7 @@ class SessionAbandoned(msgspec.Struct, frozen=True, tag_field="type", tag="sessi
 class CreateTable(msgspec.Struct, frozen=True, tag_field="command", tag="create_table"):
     """Open a table with 12 secret server seeds, 12 shared seeds, or 12 preset deals;
     public, or private with the hash of its invitation code (T1.1); with a turn clock of
-    ``turn_seconds`` (T3.1) or none."""
+    ``turn_seconds`` (T3.1) or none; played by ``rules`` (`domain.rule_set`)."""
 
     name: str
     first_dealer: Seat
@@ -235,6 +244,7 @@ class CreateTable(msgspec.Struct, frozen=True, tag_field="command", tag="create_
     visibility: Visibility = Visibility.PUBLIC
     invitation_hash: str = ""
     turn_seconds: int | None = None
+    rules: RuleSet = DEFAULT
 
 
 class TakeSeat(msgspec.Struct, frozen=True, tag_field="command", tag="take_seat"):
@@ -461,6 +471,7 @@ def _create(state: TableState, command: CreateTable) -> TableCreated:
         visibility=command.visibility,
         invitation_hash=command.invitation_hash,
         turn_seconds=command.turn_seconds,
+        rules=recorded(command.rules),
     )
 
 
@@ -496,7 +507,7 @@ def _take_seat(
     if len(free) > 1 or state.session.started:
         return (taken,)
     seated = evolve(state, taken)
-    started = session.decide(seated.session, StartSession(created.first_dealer))
+    started = session.decide(seated.session, StartSession(created.first_dealer, created.rule_set))
     after = session.fold(started, seated.session)
     return (taken, *started, *session.decide(after, _next_deal(seated, created, after)))
 

@@ -16,12 +16,14 @@ from datetime import datetime
 from enum import StrEnum
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain.commands import NameContract
 from domain.events import ContractNamed, DealDealt, GameTypeFixed
 from domain.game_types import GameType
 from domain.life import Permission
 from domain.observations import Observation, Options, observe, options
+from domain.rule_set import RuleSet
 from domain.seats import SEATS, Seat
 from domain.table import (
     DealingMethod,
@@ -69,7 +71,8 @@ class TableView(msgspec.Struct, frozen=True):
     rendered the view (UTC: the domain reads no clock; null where none was given, as in the
     stored projection); ``version`` is the table version it shows (the events of the table's
     log it folds: the service sends it as the view's ETag too; 0 where none was given, as in
-    the stored projection)."""
+    the stored projection). ``rules`` is the rule set the table plays by (`domain.rule_set`:
+    its house rules, V1-V6; left out for RULES.md exactly)."""
 
     name: str
     viewer: Seat | None
@@ -90,6 +93,7 @@ class TableView(msgspec.Struct, frozen=True):
     actions: tuple[Permission, ...] = ()
     server_time: datetime | None = None
     version: int = 0
+    rules: RuleSet | UnsetType = UNSET
 
 
 @functools.lru_cache(maxsize=4096)
@@ -146,6 +150,7 @@ def table_view(
         actions,
         now,
         version,
+        created.rules,
     )
 
 

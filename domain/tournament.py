@@ -64,6 +64,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain import seating
 from domain.dealing import SEED_BYTES, commitment, validate_preset
@@ -88,6 +89,7 @@ from domain.errors import (
 )
 from domain.names import name_key, normal_name
 from domain.replay import Aggregate
+from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seating import Seating, UnknownPlayer
 from domain.seats import SEATS, Seat
 from domain.session import DEALS
@@ -124,7 +126,8 @@ class TournamentStatus(StrEnum):
 
 class CreateTournament(msgspec.Struct, frozen=True, tag_field="command", tag="create_tournament"):
     """E1: open a tournament. ``seating_seed`` and ``round_seeds`` (12 per round), or
-    ``presets`` (12 deals per round), are the tournament's chance, drawn outside the domain."""
+    ``presets`` (12 deals per round), are the tournament's chance, drawn outside the domain.
+    Every table plays by ``rules`` (`domain.rule_set`)."""
 
     name: str
     rounds: int
@@ -137,6 +140,7 @@ class CreateTournament(msgspec.Struct, frozen=True, tag_field="command", tag="cr
     turn_seconds: int | None = None
     method: StandingsMethod = StandingsMethod.TOTAL_POINTS
     max_players: int = DEFAULT_PLAYERS
+    rules: RuleSet = DEFAULT
 
 
 class RegisterPlayer(msgspec.Struct, frozen=True, tag_field="command", tag="register_player"):
@@ -210,7 +214,8 @@ TournamentCommand = (
 class TournamentCreated(msgspec.Struct, frozen=True, tag_field="type", tag="event_created"):
     """E1: the tournament was opened. ``seating_seed`` and ``round_seeds`` (hex) are secret
     (E1.2, E5.3); ``seating_commitment`` and ``commitments`` (by round, by deal) are their
-    SHA-256, public at once."""
+    SHA-256, public at once. ``rules``: the rule set of every table (`domain.rule_set`; left
+    out: RULES.md exactly)."""
 
     name: str
     rounds: int
@@ -225,6 +230,7 @@ class TournamentCreated(msgspec.Struct, frozen=True, tag_field="type", tag="even
     turn_seconds: int | None = None
     method: StandingsMethod = StandingsMethod.TOTAL_POINTS
     max_players: int = PLAYERS[1]
+    rules: RuleSet | UnsetType = UNSET
 
 
 class PlayerRegistered(msgspec.Struct, frozen=True, tag_field="type", tag="player_registered"):
@@ -456,6 +462,7 @@ def _create(command: CreateTournament) -> TournamentCreated:
         turn_seconds=command.turn_seconds,
         method=command.method,
         max_players=command.max_players,
+        rules=recorded(command.rules),
     )
 
 
@@ -649,6 +656,7 @@ def command_of(event: TournamentEvent) -> TournamentCommand | None:
             turn_seconds=event.turn_seconds,
             method=event.method,
             max_players=event.max_players,
+            rules=in_force(event.rules),
         )
     if isinstance(event, PlayerRegistered):
         return RegisterPlayer(event.name, event.token_hash, event.by_director)
@@ -701,6 +709,7 @@ def table_commands(
         visibility=Visibility.PRIVATE,
         invitation_hash=created.host_token_hash,
         turn_seconds=created.turn_seconds,
+        rules=in_force(created.rules),
     )
     seats = state.seatings[index][table_no - 1]
     takes: list[TakeSeat] = []

@@ -60,12 +60,14 @@ def follows(played: Card, hand: tuple[Card, ...], trick: Trick, order: CardOrder
     return category[played] == led or all(category[c] != led for c in hand)
 
 
-def winning_index(cards: tuple[Card, ...], order: CardOrder) -> int:
+def winning_index(cards: tuple[Card, ...], order: CardOrder, second_heart_ten: bool = False) -> int:
     """R3.4: the index of the winning card among the cards played so far.
 
     The highest trump wins; with no trump, the highest card of the led plain
     suit. Of two identical cards the one played first ranks higher (10H too):
-    a later card must be strictly stronger to take the lead.
+    a later card must be strictly stronger to take the lead. With
+    ``second_heart_ten`` (V2, `domain.variants.second_heart_ten`) a 10H beats
+    the 10H played before it.
     """
     category = order.category
     strength = order.strength
@@ -81,11 +83,12 @@ def winning_index(cards: tuple[Card, ...], order: CardOrder) -> int:
             key = strength[c]
         else:
             continue
-        if key > best_key:
+        if key > best_key or (second_heart_ten and c is Card.TENH and cards[best] is c):
             best, best_key = i, key
     return best
 
 
-def trick_winner(trick: Trick, order: CardOrder) -> Seat:
-    """R3.4: the seat whose card wins the (complete or partial) trick."""
-    return trick.seat_of(winning_index(trick.cards, order))
+def trick_winner(trick: Trick, order: CardOrder, second_heart_ten: bool = False) -> Seat:
+    """R3.4: the seat whose card wins the (complete or partial) trick (V2: see
+    `winning_index`)."""
+    return trick.seat_of(winning_index(trick.cards, order, second_heart_ten))

@@ -3,7 +3,8 @@
 A hand is an ``int`` whose bits ``2 * code`` and ``2 * code + 1`` are the two copies of
 the card ``CODES[code]`` (the order of `domain.cards.Card`). Each game type's order
 (R3.1, R3.2, R5.2-R5.5) is precomputed from `domain.game_types.ORDERS` into a `Tables`:
-one mask per category for following (R3.3) and one key per card for winning (R3.4).
+one mask per category for following (R3.3) and one key per card for winning (R3.4), with
+the table's house rule for two 10H in a trick (V2, `domain.variants.second_heart_ten`).
 Scoring (R7-R10) works on the tricks as codes. The property test
 ``tests/expert/test_core.py`` keeps all of it equal to `domain/` on random states.
 """
@@ -11,14 +12,18 @@ Scoring (R7-R10) works on the tricks as codes. The property test
 from __future__ import annotations
 
 import msgspec
+from msgspec import UnsetType
 
 from domain.cards import CARD_POINTS, Card, Suit
 from domain.game_types import TRUMP, GameType, order_of
+from domain.rule_set import RuleSet, in_force
+from domain.variants.second_heart_ten import SecondHeartTen, second_heart_ten_wins
 
 CODES: tuple[Card, ...] = tuple(Card)
 CODE: dict[Card, int] = {c: i for i, c in enumerate(CODES)}
 POINTS: tuple[int, ...] = tuple(CARD_POINTS[c] for c in CODES)
 QC = CODE[Card.QC]
+TENH = CODE[Card.TENH]
 JC = CODE[Card.JC]
 AD = CODE[Card.AD]
 PAIR: tuple[int, ...] = tuple(3 << (2 * i) for i in range(len(CODES)))
@@ -32,26 +37,46 @@ _CATEGORIES[Suit.DIAMONDS.value] = 4
 class Tables(msgspec.Struct, frozen=True):
     """A game type's order as arrays: ``category[code]`` (0 trump, 1-4 C S H D),
     ``masks[category]`` (every bit of that category), ``key[code]`` (higher wins; trumps
-    above every plain card) and ``cheap[code]`` (the rollout's "cheapest card" rank)."""
+    above every plain card) and ``cheap[code]`` (the rollout's "cheapest card" rank).
+    ``second_ten`` is the table's V2 option; ``later_ten`` whether by it a 10H beats the
+    10H played before it in tricks 1-11, ``later_ten_last`` in the last trick too."""
 
     game_type: GameType
     category: tuple[int, ...]
     masks: tuple[int, ...]
     key: tuple[int, ...]
     cheap: tuple[int, ...]
+    second_ten: SecondHeartTen = SecondHeartTen.FIRST
+    later_ten: bool = False
+    later_ten_last: bool = False
 
 
-def _tables(game_type: GameType) -> Tables:
+def _tables(game_type: GameType, second_ten: SecondHeartTen = SecondHeartTen.FIRST) -> Tables:
     order = order_of(game_type)
     category = tuple(_CATEGORIES[order.category[c]] for c in CODES)
     key = tuple(order.strength[c] + (1000 if order.is_trump(c) else 0) for c in CODES)
     masks = tuple(sum(PAIR[i] for i in range(len(CODES)) if category[i] == cat) for cat in range(5))
     cheap = tuple(POINTS[i] * 10000 + key[i] for i in range(len(CODES)))
-    return Tables(game_type, category, masks, key, cheap)
+    later = second_heart_ten_wins(second_ten, order, 1, 12)
+    later_last = second_heart_ten_wins(second_ten, order, 12, 12)
+    return Tables(game_type, category, masks, key, cheap, second_ten, later, later_last)
 
 
 TABLES: dict[GameType, Tables] = {g: _tables(g) for g in GameType}
-"""R5.6: the precomputed order of every game type."""
+"""R5.6: the precomputed order of every game type (RULES.md: no house rule)."""
+_VARIANT_TABLES: dict[tuple[GameType, SecondHeartTen], Tables] = {
+    (g, o): _tables(g, o) for g in GameType for o in SecondHeartTen
+}
+
+
+def tables_of(game_type: GameType, second_ten: SecondHeartTen) -> Tables:
+    """The precomputed order of a game type at a table with the V2 option ``second_ten``."""
+    return _VARIANT_TABLES[game_type, second_ten]
+
+
+def observed_tables(game_type: GameType, rules: RuleSet | UnsetType) -> Tables:
+    """The precomputed order of a game type under the rules an observation names."""
+    return _VARIANT_TABLES[game_type, in_force(rules).second_heart_ten]
 
 
 def mask_of(cards: tuple[Card, ...] | list[Card]) -> int:
@@ -93,15 +118,19 @@ def legal(hand: int, led: int | None, tables: Tables) -> int:
     return following or hand
 
 
-def winning_index(cards: list[int] | tuple[int, ...], tables: Tables) -> int:
-    """R3.4: the index of the winning card; a later identical card does not beat it."""
+def winning_index(cards: list[int] | tuple[int, ...], tables: Tables, last: bool = False) -> int:
+    """R3.4: the index of the winning card; a later identical card does not beat it, but a
+    10H the 10H before it where V2 holds (``last``: in the last trick, V2.2)."""
     category, key = tables.category, tables.key
     led = category[cards[0]]
     best, best_key = 0, key[cards[0]]
+    later = tables.later_ten_last if last else tables.later_ten
     for i in range(1, len(cards)):
         c = cards[i]
         cat = category[c]
-        if (cat in (TRUMP_CATEGORY, led)) and key[c] > best_key:
+        if (cat in (TRUMP_CATEGORY, led)) and (
+            key[c] > best_key or (later and c == TENH and cards[best] == TENH)
+        ):
             best, best_key = i, key[c]
     return best
 
@@ -109,7 +138,7 @@ def winning_index(cards: list[int] | tuple[int, ...], tables: Tables) -> int:
 class Facts(msgspec.Struct, frozen=True):
     """A finished deal in codes: ``tricks`` as (leader, four codes), ``re`` the Re seats
     (after a marriage's clarification), ``solo`` whether it is scored as a solo, and each
-    party's announced level (0-5)."""
+    party's announced level (0-5), and the table's V2 option."""
 
     game_type: GameType
     tricks: tuple[tuple[int, tuple[int, ...]], ...]
@@ -117,6 +146,7 @@ class Facts(msgspec.Struct, frozen=True):
     solo: bool
     re_level: int
     kontra_level: int
+    second_ten: SecondHeartTen = SecondHeartTen.FIRST
 
 
 _OWN_TARGET = (0, 0, 151, 181, 211)
@@ -147,11 +177,11 @@ def outcome(facts: Facts) -> tuple[int | None, int]:
     """R7-R9: who won (1 Re, -1 Kontra, None: nobody, R7.5) and the game value from Re's
     side, as `domain.scoring.score` has them."""
     re_seats = facts.re
-    tables = TABLES[facts.game_type]
+    tables = tables_of(facts.game_type, facts.second_ten)
     re_pts = re_tricks = extras = 0
     last = len(facts.tricks) - 1
     for n, (leader, cards) in enumerate(facts.tricks):
-        best = winning_index(cards, tables)
+        best = winning_index(cards, tables, n == last)
         pts = POINTS[cards[0]] + POINTS[cards[1]] + POINTS[cards[2]] + POINTS[cards[3]]
         re_won = (leader + best) % 4 in re_seats
         if re_won:

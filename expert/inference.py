@@ -24,7 +24,7 @@ from domain.game_types import GameType
 from domain.observations import Observation
 from domain.parties import Party
 from domain.seats import SEATS
-from expert.core import CODE, CODES, PAIR, QC, TABLES, Tables, mask_of
+from expert.core import CODE, CODES, PAIR, QC, Tables, mask_of, observed_tables
 from expert.soloist import FLOORS, Floor
 
 ATTEMPTS = 40
@@ -110,7 +110,7 @@ def sample(observation: Observation, rng: random.Random) -> tuple[int, ...]:
     """One deal of the unseen cards to the other seats: the four hands as bit sets."""
     viewer = observation.viewer
     assert viewer is not None
-    tables = TABLES[observation.game_type or GameType.NORMAL]
+    tables = observed_tables(observation.game_type or GameType.NORMAL, observation.rules)
     shown = voids(observation, tables)
     forbidden, needs, wishes = _rules(observation)
     cards = unseen(observation)

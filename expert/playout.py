@@ -124,7 +124,7 @@ def play_out(position: Position, first: int | None, rng: random.Random) -> Facts
         trick.append(code)
         if len(trick) < 4:
             continue
-        winner = (leader + winning_index(trick, tables)) % 4
+        winner = (leader + winning_index(trick, tables, len(tricks) == 11)) % 4
         tricks.append((leader, tuple(trick)))
         if marriage is not None:
             if winner != marriage:
@@ -141,4 +141,5 @@ def play_out(position: Position, first: int | None, rng: random.Random) -> Facts
         solo,
         position.re_level,
         position.kontra_level,
+        tables.second_ten,
     )

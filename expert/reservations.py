@@ -15,7 +15,14 @@ import random
 from domain.cards import Card
 from domain.game_types import SOLOS, GameType
 from domain.observations import Observation
-from expert.core import QC, TABLES, count, entry, mask_of, outcome
+from expert.core import (
+    QC,
+    count,
+    entry,
+    mask_of,
+    observed_tables,
+    outcome,
+)
 from expert.inference import sample
 from expert.playout import Position, play_out
 from expert.search import Budget, position
@@ -43,7 +50,7 @@ def _start(observation: Observation, game_type: GameType, hands: tuple[int, ...]
         return position(observation, hands)
     marriage = int(viewer) if game_type is GameType.MARRIAGE else None
     return Position(
-        TABLES[game_type],
+        observed_tables(game_type, observation.rules),
         game_type,
         hands,
         (),

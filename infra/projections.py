@@ -35,6 +35,7 @@ from datetime import datetime
 
 import asyncpg
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from domain import table
 from domain.cards import Card
@@ -51,6 +52,7 @@ from domain.events import (
 )
 from domain.game_types import GameType, sort_hand
 from domain.parties import Party
+from domain.rule_set import RuleSet
 from domain.seats import Seat
 from domain.table import (
     DealingMethod,
@@ -112,10 +114,12 @@ class Scoresheet(msgspec.Struct, frozen=True):
 
 
 class LobbyOptions(msgspec.Struct, frozen=True):
-    """What a table plays with: its turn clock (T3.1) and how its deals come about (R2.2)."""
+    """What a table plays with: its turn clock (T3.1), how its deals come about (R2.2) and
+    its rule set (`domain.rule_set`: its house rules; left out for RULES.md exactly)."""
 
     turn_seconds: int | None
     dealing_method: DealingMethod
+    rules: RuleSet | UnsetType = UNSET
 
 
 class LobbyEntry(msgspec.Struct, frozen=True):
@@ -245,7 +249,7 @@ def lobby_entry(state: TableState) -> LobbyEntry:
         seats=seat_infos(state),
         deal=current.deal.deal_no if current.deal is not None else 0,
         deals=current.deals,
-        options=LobbyOptions(created.turn_seconds, created.dealing_method),
+        options=LobbyOptions(created.turn_seconds, created.dealing_method, created.rules),
     )
 
 

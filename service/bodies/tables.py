@@ -14,6 +14,7 @@ from domain.announcements import Word
 from domain.cards import Card
 from domain.commands import Declaration
 from domain.game_types import GameType
+from domain.rule_set import RuleSet
 from domain.table import TURN_SECONDS, Visibility
 from domain.table_view import TableView
 from infra.projections import LobbyEntry
@@ -45,7 +46,8 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
     for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot.
     ``visibility``: a ``private`` table (the default) is joined with its invitation code
     and listed nowhere; a ``public`` one is in the lobby and open to anyone (T1.1).
-    ``turn_seconds``: the turn clock, 5-600 seconds, or none (T3.1).
+    ``turn_seconds``: the turn clock, 5-600 seconds, or none (T3.1). ``rules``: the house
+    rules the table plays by (V1-V6, the rules page; left out: RULES.md exactly).
 
     A value out of a rule's bounds is refused with the rule's code: a turn clock
     of 3 s is ``invalid_table_option`` (T3.1), a preset card that is none ``invalid_card``
@@ -56,6 +58,7 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
         "visibility": ("invalid_table_option", "T1.1"),
         "presets": ("invalid_deal", "R2.2"),
         "presets/*/*/*": ("invalid_card", "R2.1"),
+        "rules/second_heart_ten": ("invalid_table_option", "V2"),
     }
 
     name: Annotated[
@@ -74,6 +77,7 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
     turn_seconds: (
         Annotated[int, Meta(ge=TURN_SECONDS[0], le=TURN_SECONDS[1], examples=[30])] | None
     ) = None
+    rules: RuleSet = msgspec.field(default_factory=RuleSet)
 
 
 class TableCreatedResponse(msgspec.Struct):

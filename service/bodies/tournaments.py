@@ -7,6 +7,7 @@ from typing import Annotated, ClassVar
 import msgspec
 from msgspec import Meta
 
+from domain.rule_set import RuleSet
 from domain.table import TURN_SECONDS, Visibility
 from domain.tournament import (
     DEFAULT_PLAYERS,
@@ -33,10 +34,11 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
     registers) or ``private`` (registration takes the invitation code), the turn clock of
     its tables (5-600 seconds, or none, T3.1), the standings ``method`` (``total_points``,
     ``placement_points`` or ``duplicate``, E6), the most players that may register
-    (``max_players``, 1-4000, 1000 unless said, E1.1, E2.3) and optionally ``presets``: for
-    every round 12 deals of four hands (else the service draws every round's 12 seeds, E1.2).
-    The name is kept as names are (N1-N3: normalised; invisible characters, bidirectional
-    controls and letters of several scripts refused).
+    (``max_players``, 1-4000, 1000 unless said, E1.1, E2.3), optionally ``presets``: for
+    every round 12 deals of four hands (else the service draws every round's 12 seeds, E1.2),
+    and ``rules``: the house rules every table plays by (V1-V6, the rules page; left out:
+    RULES.md exactly). The name is kept as names are (N1-N3: normalised; invisible
+    characters, bidirectional controls and letters of several scripts refused).
 
     A value out of a rule's bounds is refused with the rule's code: rounds, visibility, a
     turn clock or most players out of bounds are ``invalid_tournament_option`` (E1.1), presets
@@ -51,6 +53,7 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         "presets": ("invalid_tournament_option", "E1.2"),
         "presets/*/*": ("invalid_deal", "R2.2"),
         "presets/*/*/*/*": ("invalid_card", "R2.1"),
+        "rules/second_heart_ten": ("invalid_tournament_option", "V2"),
     }
 
     name: Annotated[str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday club"])]
@@ -67,6 +70,7 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         | None
     ) = None
     max_players: Annotated[int, Meta(ge=PLAYERS[0], le=PLAYERS[1], examples=[64])] = DEFAULT_PLAYERS
+    rules: RuleSet = msgspec.field(default_factory=RuleSet)
 
 
 class RegisterRequest(msgspec.Struct, forbid_unknown_fields=True):

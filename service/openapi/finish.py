@@ -21,7 +21,8 @@
   ``bot`` a `BotKind`, an exported event's ``payload`` an object;
 * every member the service always sends is required in the answers' schemas (msgspec marks
   a member with a default as optional, but encodes it every time), but in the structs that
-  leave their defaults out (``omit_defaults``: `Problem`, ...) and in the request bodies.
+  leave their defaults out (``omit_defaults``: `Problem`, ...), the members left out while
+  ``UNSET`` (an event's ``rules``) and in the request bodies.
 """
 
 from __future__ import annotations
@@ -303,13 +304,21 @@ def _require_what_is_always_sent(document: dict[str, Any]) -> None:
             requests.add(name)
             stack.extend(_refs(schemas.get(name, {})))
     omitting = {s.__name__: s for s in _structs() if s.__struct_config__.omit_defaults}
+    unset = {s.__name__: _left_out_when_unset(s) for s in _structs()}
     for name, schema in schemas.items():
         base = name.removeprefix("Streamed").removeprefix("Witnessed")
         if name in omitting and "properties" in schema:
             _never_null(schema, omitting[name])
         if name in requests or {name, base} & set(omitting) or "properties" not in schema:
             continue
-        schema["required"] = sorted({*schema.get("required", []), *schema["properties"]})
+        sent = {*schema.get("required", []), *schema["properties"]} - unset.get(base, set())
+        schema["required"] = sorted(sent)
+
+
+def _left_out_when_unset(struct: type[msgspec.Struct]) -> set[str]:
+    """The members a struct leaves out while they are ``UNSET`` (a recorded event's rule set,
+    left out for RULES.md exactly): optional in its answers' schemas."""
+    return {f.encode_name for f in msgspec.structs.fields(struct) if f.default is msgspec.UNSET}
 
 
 def _never_null(schema: dict[str, Any], struct: type[msgspec.Struct]) -> None:

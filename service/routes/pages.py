@@ -12,7 +12,8 @@ which). Each page is the one HTML shell with its own ES module, under one
 Content-Security-Policy; the modules, the CSS, the vendored files, a copy of RULES.md (the
 game, R1-R10), TABLE_RULES.md (the table's house rules T1-T5, as `domain.table` states
 them), TOURNAMENT_RULES.md (the tournament's, E1-E6, as `domain.tournament`,
-`domain.seating` and `domain.standings` state them) and the catalogues of the pages' words
+`domain.seating` and `domain.standings` state them), HOUSE_RULES.md (the house rules a
+table may choose, V1-V6, as `domain.variants` states them) and the catalogues of the pages' words
 with the German rule texts (``web/i18n/``) are files of the package (``service/web/``),
 served under ``/web/``.
 ``/web/meta.json`` gives the pages what they take from the server and never re-implement:
@@ -62,16 +63,17 @@ class Meta(msgspec.Struct, frozen=True):
     events: list[str]
 
 
-_RULE = re.compile(r"^- ([RTE]\d+\.\d+) (.*)$")
-_SECTION = re.compile(r"^## ([RTE]\d+) (.*)$")
-RULE_FILES = ("RULES.md", "TABLE_RULES.md", "TOURNAMENT_RULES.md")
-"""The rules the pages quote: the game's (R ids), the table's (T ids), the tournament's (E ids)."""
+_RULE = re.compile(r"^- ([RTEV]\d+\.\d+) (.*)$")
+_SECTION = re.compile(r"^## ([RTEV]\d+) (.*)$")
+RULE_FILES = ("RULES.md", "TABLE_RULES.md", "TOURNAMENT_RULES.md", "HOUSE_RULES.md")
+"""The rules the pages quote: the game's (R ids), the table's (T ids), the tournament's (E ids),
+the house rules a table may choose (V ids)."""
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
-    """Each rule of RULES.md (or TABLE_RULES.md, TOURNAMENT_RULES.md) by its id: ``R3.3`` its
-    text, ``R6`` its section's title and introduction. A rule's continuation lines are
-    joined with single spaces."""
+    """Each rule of RULES.md (or TABLE_RULES.md, TOURNAMENT_RULES.md, HOUSE_RULES.md) by its
+    id: ``R3.3`` its text, ``R6`` its section's title and introduction. A rule's
+    continuation lines are joined with single spaces."""
     rules: dict[str, str] = {}
     section: str | None = None  # the section whose introduction is being read
     current: str | None = None  # the rule (or section) the next plain line continues

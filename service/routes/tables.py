@@ -62,7 +62,8 @@ from service.routes.shared import (
     "(or takes shared seeds, or a tournament director's preset deals). The host token and, "
     "for a private table (the default), the invitation code are shown once. A public table "
     "is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock "
-    "(5-600 s, T3.1). `Location` is the table's view.",
+    "(5-600 s, T3.1); `rules` the house rules it plays by (V1-V6 on the rules page; left "
+    "out: RULES.md exactly). `Location` is the table's view.",
     cache_control=NO_STORE,
     responses={
         201: success(TableCreatedResponse, table_examples.TABLE_CREATED, "the new table"),
@@ -96,6 +97,7 @@ async def create_table(
         visibility=data.visibility,
         invitation_hash=token_hash(invitation) if invitation else "",
         turn_seconds=data.turn_seconds,
+        rules=data.rules,
     )
     table_id = fresh_id()
     svc = services(request)

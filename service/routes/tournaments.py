@@ -185,6 +185,7 @@ async def create_tournament(
         turn_seconds=data.turn_seconds,
         method=method,
         max_players=data.max_players,
+        rules=data.rules,
     )
     tournament_id = fresh_id()
     done = await services(request).tournaments.execute(tournament_id, command, actor="director")

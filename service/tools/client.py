@@ -35,7 +35,7 @@ the service disclosed to whom.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -152,10 +152,12 @@ class DokoClient:
         presets: Sequence[Sequence[Sequence[str]]] | None = None,
         visibility: str | None = None,
         turn_seconds: int | None = None,
+        rules: Mapping[str, str] | None = None,
     ) -> TableClient:
         """Open a table (private unless ``visibility="public"``; with a turn clock of
-        ``turn_seconds``); the returned client holds the host token, the invitation code
-        of a private table and the commitments."""
+        ``turn_seconds``; playing the house ``rules``, e.g. ``{"second_heart_ten":
+        "always"}``); the returned client holds the host token, the invitation code of a
+        private table and the commitments."""
         body: dict[str, Any] = {"name": name}
         if first_dealer is not None:
             body["first_dealer"] = first_dealer
@@ -167,6 +169,8 @@ class DokoClient:
             body["visibility"] = visibility
         if turn_seconds is not None:
             body["turn_seconds"] = turn_seconds
+        if rules is not None:
+            body["rules"] = dict(rules)
         response = await self.http.post("/tables", json=body)
         raise_for_problem(response)
         created = msgspec.json.decode(response.content, type=_TableCreated)
@@ -212,9 +216,11 @@ class DokoClient:
         presets: Sequence[Sequence[Sequence[Sequence[str]]]] | None = None,
         max_players: int | None = None,
         idempotency_key: str | None = None,
+        rules: Mapping[str, str] | None = None,
     ) -> TournamentClient:
         """Open a tournament (E1); the returned client is the director's (the host token, and
-        a private tournament's invitation code). ``presets``: every round's 12 deals."""
+        a private tournament's invitation code). ``presets``: every round's 12 deals;
+        ``rules``: the house rules of every table."""
         body: dict[str, Any] = {"name": name, "rounds": rounds}
         for key, value in (
             ("visibility", visibility),
@@ -222,6 +228,7 @@ class DokoClient:
             ("method", method),
             ("presets", presets),
             ("max_players", max_players),
+            ("rules", dict(rules) if rules is not None else None),
         ):
             if value is not None:
                 body[key] = value

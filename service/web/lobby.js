@@ -7,7 +7,7 @@
 import { call, forget, held, heldTables, hold, meta, problemOf, schema } from './api.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { rememberName, rememberedName } from './name.js';
-import { fill, given, h, problemBox } from './ui.js';
+import { fill, given, h, houseRules, problemBox } from './ui.js';
 
 const PAGE_SIZE = 20;
 const content = h('div', { class: 'lobby' });
@@ -26,20 +26,23 @@ const LABELS = {
   visibility: ['lobby.visibility', 'lobby.visibility_about'],
   turn_seconds: ['lobby.turn_seconds', 'lobby.turn_seconds_about'],
   first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about', 'lobby.first_dealer_empty'],
+  second_heart_ten: ['lobby.second_heart_ten', 'lobby.second_heart_ten_about'],
 };
 
 /** The simple options of a new table that the API takes (`CreateTableRequest`): each scalar
- * property but the name, as {name, type, values, default, minimum, maximum, description}. */
-function tableOptions(spec) {
-  const request = spec.components.schemas.CreateTableRequest.properties;
-  return Object.entries(request).flatMap(([name, property]) => {
+ * property but the name, as {name, type, values, default, minimum, maximum, description,
+ * within}; the options of an object property (the house rules, `rules`) each on its own,
+ * `within` that property. */
+function tableOptions(spec, properties = spec.components.schemas.CreateTableRequest.properties, within = null) {
+  return Object.entries(properties).flatMap(([name, property]) => {
     const shape = property.oneOf?.find((p) => p.type !== 'null') ?? property.allOf?.[0] ?? property;
     const resolved = shape.$ref ? spec.components.schemas[shape.$ref.split('/').at(-1)] : shape;
+    if (!within && resolved.type === 'object' && resolved.properties) return tableOptions(spec, resolved.properties, name);
     const values = resolved.enum ?? property.enum;
     const type = values ? 'choice' : resolved.type;
     if (name === 'name' || !['choice', 'integer', 'boolean'].includes(type)) return [];
     return [{
-      name, type, values, default: property.default ?? resolved.default,
+      name, type, values, default: property.default ?? resolved.default, within,
       description: property.description ?? resolved.description,
       minimum: property.minimum ?? resolved.minimum, maximum: property.maximum ?? resolved.maximum,
       nullable: Boolean(property.oneOf?.some((p) => p.type === 'null')),
@@ -70,13 +73,15 @@ function optionField(option) {
   }));
 }
 
-/** The chosen table options, each only when set: the API's defaults stand otherwise. */
+/** The chosen table options, each only when set: the API's defaults stand otherwise (an
+ * option `within` an object, such as a house rule, goes into that object). */
 function chosenOptions(form) {
   const body = {};
   for (const option of state.options) {
     const field = form.elements[option.name];
-    if (option.type === 'boolean') body[option.name] = field.checked;
-    else if (field.value !== '') body[option.name] = option.type === 'integer' ? Number(field.value) : field.value;
+    const into = option.within ? (body[option.within] ??= {}) : body;
+    if (option.type === 'boolean') into[option.name] = field.checked;
+    else if (field.value !== '') into[option.name] = option.type === 'integer' ? Number(field.value) : field.value;
   }
   return body;
 }
@@ -146,7 +151,8 @@ function tableEntry(table) {
   const name = table.name || t('lobby.unnamed', { id: table.table_id.slice(0, 8) });
   const href = `/t/${encodeURIComponent(table.table_id)}`;
   return h('li', { 'data-table': table.table_id, 'data-status': table.status },
-    h('p', {}, h('strong', {}, name), ` · ${term('table_status', table.status)}${deal}${clock}`, h('br'),
+    h('p', {}, h('strong', {}, name), ` · ${term('table_status', table.status)}${deal}${clock}`,
+      houseRules(table.options.rules) ? [' · ', houseRules(table.options.rules)] : null, h('br'),
       h('small', {}, t('lobby.seats', { seats: seatsText(table) }))),
     h('a', { class: 'go', href, 'aria-label': t(open ? 'lobby.sit_at' : 'lobby.watch_at', { name }) }, t(open ? 'lobby.sit' : 'lobby.watch')));
 }

@@ -1,6 +1,7 @@
 // The rules the service enforces, by id: the game's (R1-R10, from the package's copy of
 // RULES.md), the table's house rules (T1-T4, as domain/table.py states them) and the
-// tournament's (E1-E6, as domain/tournament.py, seating.py and standings.py state them), so
+// tournament's (E1-E6, as domain/tournament.py, seating.py and standings.py state them) and the
+// house rules a table may choose (V1-V6, as domain/variants/ states them), so
 // that a refusal's rule id links to its text: /rules#R3.3, /rules#T2.3, /rules#E5.3.
 import { meta, problemOf } from './api.js';
 import { loadLanguage, ruleTexts, t } from './i18n.js';
@@ -17,7 +18,7 @@ function compare(a, b) {
 
 /** @type {[string, string, string][]} */
 const PARTS = [['R', 'rules.game', 'rules.game_about'], ['T', 'rules.table', 'rules.table_about'],
-  ['E', 'rules.tournament', 'rules.tournament_about']];
+  ['E', 'rules.tournament', 'rules.tournament_about'], ['V', 'rules.house', 'rules.house_about']];
 
 function part([letter, title, about], ids, rules) {
   const mine = ids.filter((id) => id.startsWith(letter));

@@ -118,6 +118,17 @@ export function ruleText(text) {
 }
 
 /** A rule id linked to the rules page, followed by the rule's text (`full`) or with it as a tooltip. */
+/** The house rules a table plays by (its view's or lobby entry's `rules`; none: RULES.md
+ * exactly), in words, with a link to the house rules on the rules page; null for none. */
+export function houseRules(rules) {
+  const chosen = Object.entries(rules ?? {});
+  if (!chosen.length) return null;
+  const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
+    ? term('second_heart_ten', value) : `${option}: ${value}`));
+  return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
+    h('a', { href: '/rules#part-V' }, t('rules.house')), `: ${words.join(', ')}`);
+}
+
 export function rule(id, rules, full = true) {
   const text = rules?.[id];
   return h('span', { class: 'rule', 'data-rule': id },

@@ -30,6 +30,7 @@ from domain.dealing import validate_preset
 from domain.errors import DomainError
 from domain.events import DealDealt, Dealing, Event
 from domain.game_types import GameType, order_of
+from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import Seat
 from domain.session import SessionState
 from domain.tricks import legal_cards
@@ -81,12 +82,14 @@ def deal_state(
     dealt: Hands | Mapping[Seat, str | Iterable[Card]] | None = None,
     dealer: Seat = Seat.NORTH,
     deal_no: int = 1,
+    rules: RuleSet = DEFAULT,
 ) -> DealState:
-    """The deal right after preset hands are dealt (a mapping is completed with `fill`)."""
+    """The deal right after preset hands are dealt (a mapping is completed with `fill`),
+    played by ``rules``."""
     if dealt is None or isinstance(dealt, Mapping):
         dealt = fill(dealt)
     event = DealDealt(deal_no, dealer, validate_preset(dealt), Dealing("preset"))
-    return deal.deal_started(event)
+    return deal.deal_started(event, rules)
 
 
 def decide(state: DealState | SessionState, command: Command) -> tuple[Event, ...]:

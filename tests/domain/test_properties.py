@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -82,6 +83,7 @@ from domain.game_types import GameType
 from domain.observations import Observation, observe, options
 from domain.parties import Party
 from domain.players import Chooser, random_action
+from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import SEATS, Seat
 from domain.session import SessionState
 from domain.simulation import Step, Stuck, next_command, play_deal, play_session, session_steps
@@ -140,9 +142,16 @@ _ORACLE_TRUMPS = {
 _PLAIN_ORDER = ("A", "10", "K", "Q", "J", "9")
 
 
-def oracle_winner(cards: tuple[Card, ...], game_type: GameType) -> int:
-    """R3.4 / R5: the index of the winning card, from the trump lists of RULES.md."""
+def oracle_winner(
+    cards: tuple[Card, ...], game_type: GameType, second_ten_wins: bool = False
+) -> int:
+    """R3.4 / R5: the index of the winning card, from the trump lists of RULES.md; with
+    ``second_ten_wins`` (V2, docs/house-rules.md) a trick holding both 10H as trumps goes
+    to the second."""
     trumps = _ORACLE_TRUMPS[game_type].split()
+    tens = [i for i, c in enumerate(cards) if c.value == "10H"]
+    if second_ten_wins and len(tens) == 2 and "10H" in trumps:
+        return tens[1]
 
     def key(i: int) -> tuple[int, int, int]:
         code = cards[i].value
@@ -329,7 +338,13 @@ def check_step(step: Step, rng: random.Random) -> None:
 # --- per-deal and per-session checks -------------------------------------------------
 
 
-def check_deal(events: list[Event], before: SessionState, after: SessionState) -> None:
+def check_deal(
+    events: list[Event],
+    before: SessionState,
+    after: SessionState,
+    second_ten_wins: Callable[[int], bool] = lambda trick_no: False,
+) -> None:
+    """The deal's invariants; ``second_ten_wins(trick_no)``: whether V2 holds in that trick."""
     dealt = events[0]
     assert isinstance(dealt, DealDealt)
     scored = events[-1] if isinstance(events[-1], DealScored) else events[-2]
@@ -338,7 +353,7 @@ def check_deal(events: list[Event], before: SessionState, after: SessionState) -
     assert before.first_dealer is not None
     assert dealt.dealer == before.first_dealer.after(dealt.deal_no - 1)  # R1.2
 
-    state = deal.deal_started(dealt)
+    state = deal.deal_started(dealt, before.rules)
     tricks: list[tuple[tuple[Card, ...], Seat, Seat]] = []
     game_type: GameType | None = None
     for event in events[1:]:
@@ -349,7 +364,7 @@ def check_deal(events: list[Event], before: SessionState, after: SessionState) -
             assert trick is not None and game_type is not None and trick.complete
             if event.trick_no == 1:
                 assert trick.leader == dealt.dealer.left()  # R3.5
-            best = oracle_winner(trick.cards, game_type)
+            best = oracle_winner(trick.cards, game_type, second_ten_wins(event.trick_no))
             assert event.winner == trick.leader.after(best), trick
             assert event.points == sum(CARD_POINTS[c] for c in trick.cards)
             tricks.append((trick.cards, trick.leader, event.winner))
@@ -407,13 +422,19 @@ def full_replay(events: list[Event], live: SessionState) -> None:
     assert session.fold(decoded) == live
 
 
-def play_checked(seed: int) -> None:
+def play_checked(
+    seed: int,
+    rules: RuleSet = DEFAULT,
+    second_ten_wins: Callable[[int], bool] = lambda trick_no: False,
+) -> None:
+    """A whole session played by ``rules``, every invariant checked (the module's text);
+    ``second_ten_wins`` as in `check_deal`."""
     rng = random.Random(f"checks {seed}")
     events: list[Event] = []
     deal_start = 0
     deal_before = SessionState()
     state = SessionState()
-    for step in session_steps(random.Random(seed)):
+    for step in session_steps(random.Random(seed), rules=rules):
         check_step(step, rng)
         if isinstance(step.events[0], DealDealt):
             deal_start, deal_before = len(events), step.before
@@ -421,7 +442,7 @@ def play_checked(seed: int) -> None:
         state = step.after
         assert session.fold(events[deal_start:], deal_before) == state
         if any(isinstance(e, DealScored) for e in step.events):
-            check_deal(events[deal_start:], deal_before, state)
+            check_deal(events[deal_start:], deal_before, state, second_ten_wins)
             full_replay(events, state)
     check_commands(state, None, rng)  # after the session: everything is rejected
     check_session(events, state)

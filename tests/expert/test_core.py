@@ -23,11 +23,13 @@ from domain.events import DealScored, TrickWon
 from domain.game_types import order_of
 from domain.observations import observe
 from domain.parties import Party
+from domain.rule_set import RuleSet
 from domain.scoring import score
 from domain.seats import SEATS, Seat
 from domain.session import SessionState
 from domain.simulation import apply, next_command
 from domain.tricks import legal_cards
+from domain.variants.second_heart_ten import SecondHeartTen
 from expert import core
 from expert.inference import sample, unseen, voids
 from expert.search import levels
@@ -46,6 +48,7 @@ def core_facts(deal: DealState) -> core.Facts:
         deal.solo,
         deal.re.level,
         deal.kontra.level,
+        deal.rules.second_heart_ten,
     )
 
 
@@ -63,7 +66,7 @@ def check_sample(deal: DealState, seat: Seat, rng: random.Random) -> None:
         for _ in range(core.count(hands[s], c))
     )
     assert hidden == sorted(unseen(observation))
-    tables = core.TABLES[observation.game_type or deal.game_type]
+    tables = core.tables_of(observation.game_type or deal.game_type, deal.rules.second_heart_ten)
     shown = voids(observation, tables)
     for s in SEATS:
         if s is not seat:
@@ -74,15 +77,31 @@ def check_sample(deal: DealState, seat: Seat, rng: random.Random) -> None:
 @settings(max_examples=DEALS, deadline=None, derandomize=True)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_core_agrees_with_the_domain(seed: int) -> None:
+    check_core(seed, RuleSet())
+
+
+@settings(max_examples=DEALS // 2, deadline=None, derandomize=True)
+@given(
+    st.integers(min_value=0, max_value=2**32),
+    st.sampled_from([SecondHeartTen.ALWAYS, SecondHeartTen.EXCEPT_LAST_TRICK]),
+)
+def test_core_agrees_with_the_domain_under_v2(seed: int, option: SecondHeartTen) -> None:
+    """V2.1, V2.2: the core decides a trick holding both 10H, and scores, as the domain."""
+    check_core(seed, RuleSet(second_heart_ten=option))
+
+
+def check_core(seed: int, rules: RuleSet) -> None:
+    """One random deal played by ``rules``: the core agrees with the domain at every card,
+    trick and score."""
     rng = random.Random(seed)
-    state = apply(SessionState(), StartSession(Seat(seed % 4))).after
+    state = apply(SessionState(), StartSession(Seat(seed % 4), rules)).after
     state = apply(state, DealSeeded(rng.randbytes(32))).after
     deal = state.deal
     assert deal is not None
     while deal.score is None:
         turn = deal.turn
         if deal.trick is not None and deal.game_type is not None and turn is not None:
-            tables = core.TABLES[deal.game_type]
+            tables = core.tables_of(deal.game_type, rules.second_heart_ten)
             hand = core.mask_of(list(deal.hands[turn]))
             led = core.CODE[deal.trick.cards[0]] if deal.trick.cards else None
             expected = {
@@ -97,7 +116,8 @@ def test_core_agrees_with_the_domain(seed: int) -> None:
             if isinstance(event, TrickWon):
                 trick = step.after.deal.tricks[-1]  # type: ignore[union-attr]
                 codes = [core.CODE[c] for c in trick.cards]
-                index = core.winning_index(codes, core.TABLES[deal.game_type])  # type: ignore[index]
+                tables = core.tables_of(deal.game_type, rules.second_heart_ten)  # type: ignore[arg-type]
+                index = core.winning_index(codes, tables, event.trick_no == 12)
                 assert trick.leader.after(index) is event.winner
             if isinstance(event, DealScored):
                 ended = step.after.deal

@@ -18,8 +18,11 @@ from domain.deal import DealState
 from domain.game_types import SOLOS, GameType
 from domain.observations import observe
 from domain.players import random_action
+from domain.rule_set import RuleSet
 from domain.seats import Seat
 from domain.simulation import next_command
+from domain.variants.second_heart_ten import SecondHeartTen
+from expert.core import observed_tables
 from expert.inference import sample
 from expert.player import decide, expert_action
 from expert.reservations import candidates
@@ -101,12 +104,16 @@ def test_it_plays_marriages_and_solos_to_the_end() -> None:
     for contracts in ({Seat(1): GameType.MARRIAGE}, {Seat(2): GameType.CLUBS_SOLO}):
         state, _ = start_play(deal_state(fill({Seat(1): "QC QC"})), contracts)
         assert state.game_type is next(iter(contracts.values()))
-        rng = random.Random(5)
-        while state.score is None:
-            command = next_command(state, rng, functools.partial(expert_action, budget=SMALL))
-            assert command is not None
-            state, _ = run(state, command)
-        assert len(state.tricks) == 12
+        assert len(experts_play_out(state, random.Random(5)).tricks) == 12
+
+
+def experts_play_out(state: DealState, rng: random.Random) -> DealState:
+    """Four experts (small budget) play the deal to its score through the rules."""
+    while state.score is None:
+        command = next_command(state, rng, functools.partial(expert_action, budget=SMALL))
+        assert command is not None
+        state, _ = run(state, command)
+    return state
 
 
 def test_the_pool_runs_the_same_decision() -> None:
@@ -129,3 +136,18 @@ def test_an_inconsistent_observation_has_no_deal() -> None:
     sizes = tuple(0 if s is not viewer else n for s, n in enumerate(observation.hand_sizes))
     with pytest.raises(ValueError, match="no deal"):
         sample(msgspec.structs.replace(observation, hand_sizes=sizes), random.Random(1))
+
+
+@pytest.mark.parametrize("option", [SecondHeartTen.ALWAYS, SecondHeartTen.EXCEPT_LAST_TRICK])
+def test_it_plays_a_v2_deal_to_the_end_and_sees_the_rule(option: SecondHeartTen) -> None:
+    """At a table with V2.1 or V2.2 the expert's observation names the rule, its search
+    decides tricks by it (`expert.core.observed_tables`), and four experts play the deal
+    through the rules to its score."""
+    rules = RuleSet(second_heart_ten=option)
+    state, _ = start_play(deal_state(fill({Seat(0): "10H", Seat(2): "10H"}), rules=rules))
+    observation = observe(state, Seat(0))
+    assert observation.rules == rules
+    tables = observed_tables(GameType.NORMAL, observation.rules)
+    assert tables.second_ten is option and tables.later_ten
+    assert tables.later_ten_last is (option is SecondHeartTen.ALWAYS)
+    assert len(experts_play_out(state, random.Random(7)).tricks) == 12

@@ -80,6 +80,14 @@ def presets_with_both_qc(label: str) -> list[list[list[str]]]:
     return deals
 
 
+async def verified_by_the_service(http: httpx.AsyncClient, table_id: str) -> None:
+    """The service's own verification of each of the table's 12 scored deals agrees."""
+    for deal_no in range(1, 13):
+        response = await http.get(f"/tables/{table_id}/deals/{deal_no}/verification")
+        assert response.status_code == 200, response.text
+        assert response.json()["ok"] is True, response.json()
+
+
 async def _read_until(
     stream: EventStream, done: Callable[[SseMessage], bool], ready: asyncio.Event
 ) -> None:
@@ -100,6 +108,7 @@ async def record_session(
     *,
     first_dealer: int | None = None,
     presets: list[list[list[str]]] | None = None,
+    rules: dict[str, str] | None = None,
 ) -> Recorded:
     """Create a table, seat four clients (each its own HTTP client and token), stream
     every seat's events, the public events and the feed while the session is played."""
@@ -122,7 +131,7 @@ async def record_session(
         feed_table: dict[str, str] = {}
         await start(host.feed(), lambda m: _feed_done(m, feed_table))
         table = await host.create_table(  # public: the feed shows it too
-            "recorded", first_dealer=first_dealer, presets=presets, visibility="public"
+            "recorded", first_dealer=first_dealer, presets=presets, visibility="public", rules=rules
         )
         feed_table["id"] = table.table_id
         spectator: TableClient = (await client()).table(table.table_id)

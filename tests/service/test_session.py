@@ -39,6 +39,7 @@ from tests.service.sessions import (
     presets_with_both_qc,
     quiet_soloist,
     record_session,
+    verified_by_the_service,
 )
 from tests.service.stream_schemas import StreamSchemas
 from tests.service.truth import Auditor, Truth
@@ -97,11 +98,7 @@ async def test_a_full_session_is_scored_and_verifiable(
         # the commitment published when the table was created is that of the seed
         assert deal.dealing.commitment == random_session.commitments[deal.deal_no - 1]
 
-    # the service's own verification of each scored deal agrees
-    for deal_no in range(1, 13):
-        response = await http.get(f"/tables/{random_session.table_id}/deals/{deal_no}/verification")
-        assert response.status_code == 200, response.text
-        assert response.json()["ok"] is True, response.json()
+    await verified_by_the_service(http, random_session.table_id)  # each scored deal
 
 
 async def test_the_preset_session_is_scored_and_replays(

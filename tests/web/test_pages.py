@@ -16,6 +16,7 @@ import domain.seating
 import domain.standings
 import domain.table
 import domain.tournament
+import domain.variants.second_heart_ten
 from service.routes.pages import WEB, rule_texts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,6 +48,7 @@ MODULES = (
     "RULES.md",
     "TABLE_RULES.md",
     "TOURNAMENT_RULES.md",
+    "HOUSE_RULES.md",
     "vendor/swagger-ui-bundle.js",
     "vendor/swagger-ui.css",
     "vendor/swagger-ui-LICENSE",
@@ -120,6 +122,16 @@ def test_the_package_copy_of_the_tournament_rules_is_the_domains() -> None:
     copied = rule_texts((WEB / "TOURNAMENT_RULES.md").read_text(encoding="utf-8"))
     assert {k: v for k, v in copied.items() if "." in k} == stated
     assert copied["E5"] == "Shared deals." and copied["E6"] == "Standings."
+
+
+def test_the_package_copy_of_the_house_rules_is_the_domains() -> None:
+    """service/web/HOUSE_RULES.md (the rules page quotes it) says every house rule word for
+    word as its module of domain/variants does, under its section's title."""
+    stated = bullets_of(domain.variants.second_heart_ten, "V2")
+    assert {"V2.1", "V2.2"} <= set(stated)
+    copied = rule_texts((WEB / "HOUSE_RULES.md").read_text(encoding="utf-8"))
+    assert {k: v for k, v in copied.items() if "." in k} == stated
+    assert copied["V2"] == "The second heart ten beats the first."
 
 
 def test_every_rule_text_is_read_from_its_bullet_and_continuation_lines() -> None:

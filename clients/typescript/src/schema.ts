@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table
-         * @description Draws 12 secret server seeds and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1). `Location` is the table's view.
+         * @description Draws 12 secret server seeds and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1); `rules` the house rules it plays by (V1-V6 on the rules page; left out: RULES.md exactly). `Location` is the table's view.
          */
         post: operations["createTable"];
         delete?: never;
@@ -948,6 +948,7 @@ export interface components {
              */
             name?: string;
             presets?: components["schemas"]["Card"][][][] | null;
+            rules?: components["schemas"]["RuleSet"];
             seeds?: string[] | null;
             /** @example 30 */
             turn_seconds?: number | null;
@@ -974,6 +975,7 @@ export interface components {
              * @example 1
              */
             rounds?: number;
+            rules?: components["schemas"]["RuleSet"];
             /** @example 60 */
             turn_seconds?: number | null;
             /** @example public */
@@ -1285,6 +1287,7 @@ export interface components {
         /** LobbyOptions */
         LobbyOptions: {
             dealing_method: components["schemas"]["DealingMethod"];
+            rules?: components["schemas"]["RuleSet"];
             turn_seconds: number | null;
         };
         /** LobbyPage */
@@ -1340,6 +1343,7 @@ export interface components {
             own_contract: components["schemas"]["GameType"] | null;
             parties: (components["schemas"]["Party"] | null)[];
             phase: components["schemas"]["Phase"];
+            rules?: components["schemas"]["RuleSet"];
             score: components["schemas"]["DealScored"] | null;
             trick: components["schemas"]["Card"][];
             trick_leader: components["schemas"]["Seat"] | null;
@@ -1546,6 +1550,10 @@ export interface components {
             tournament: components["schemas"]["TournamentAnswer"];
             version: number;
         };
+        /** RuleSet */
+        RuleSet: {
+            second_heart_ten?: components["schemas"]["SecondHeartTen"];
+        };
         /** Score */
         Score: {
             card_points: {
@@ -1674,6 +1682,13 @@ export interface components {
             version: number;
             view: components["schemas"]["TableView"];
         };
+        /**
+         * SecondHeartTen
+         * @description V2: which 10H wins: `first` (R3.4), the second `always` or `except_last_trick`.
+         * @default first
+         * @enum {string}
+         */
+        SecondHeartTen: "first" | "always" | "except_last_trick";
         /** SessionAbandoned */
         SessionAbandoned: {
             deals: number;
@@ -1699,6 +1714,7 @@ export interface components {
             /** @default 12 */
             deals: number;
             first_dealer: components["schemas"]["Seat"];
+            rules?: components["schemas"]["RuleSet"];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2085,6 +2101,7 @@ export interface components {
             first_dealer: components["schemas"]["Seat"];
             /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
             options: components["schemas"]["Options"] | null;
+            rules?: components["schemas"]["RuleSet"];
             /**
              * Format: date-time
              * @description the service's time (UTC) when the stream sent the message
@@ -2135,6 +2152,7 @@ export interface components {
             options: components["schemas"]["Options"] | null;
             /** @default [] */
             presets: components["schemas"]["Card"][][][];
+            rules?: components["schemas"]["RuleSet"];
             /** @default [] */
             server_seeds: string[];
             /**
@@ -2224,6 +2242,7 @@ export interface components {
             name: string;
             /** @default [] */
             presets: components["schemas"]["Card"][][][];
+            rules?: components["schemas"]["RuleSet"];
             /** @default [] */
             server_seeds: string[];
             /** @default false */
@@ -2388,6 +2407,7 @@ export interface components {
             first_dealer: components["schemas"]["Seat"] | null;
             name: string;
             preset: boolean;
+            rules?: components["schemas"]["RuleSet"];
             scoresheet: number[][];
             seats: components["schemas"]["SeatInfo"][];
             server_time: string | null;
@@ -2473,7 +2493,8 @@ export interface components {
          * TournamentCreated
          * @description E1: the tournament was opened. `seating_seed` and `round_seeds` (hex) are secret
          *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
-         *     SHA-256, public at once.
+         *     SHA-256, public at once. `rules`: the rule set of every table (`domain.rule_set`; left
+         *     out: RULES.md exactly).
          */
         TournamentCreated: {
             /** @default [] */
@@ -2491,6 +2512,7 @@ export interface components {
             /** @default [] */
             round_seeds: string[][];
             rounds: number;
+            rules?: components["schemas"]["RuleSet"];
             seating_commitment: string;
             seating_seed: string;
             /** @default null */
@@ -2817,7 +2839,8 @@ export interface components {
          * WitnessedTournamentCreated
          * @description E1: the tournament was opened. `seating_seed` and `round_seeds` (hex) are secret
          *     (E1.2, E5.3); `seating_commitment` and `commitments` (by round, by deal) are their
-         *     SHA-256, public at once.
+         *     SHA-256, public at once. `rules`: the rule set of every table (`domain.rule_set`; left
+         *     out: RULES.md exactly).
          */
         WitnessedTournamentCreated: {
             /** @description the tournament stream's hash chain value at this event (hex) */
@@ -2837,6 +2860,7 @@ export interface components {
             /** @default [] */
             round_seeds: string[][];
             rounds: number;
+            rules?: components["schemas"]["RuleSet"];
             seating_commitment: string;
             seating_seed: string;
             /** @default null */
@@ -2958,6 +2982,7 @@ export type RoundEnded = components['schemas']['RoundEnded'];
 export type RoundSeated = components['schemas']['RoundSeated'];
 export type RoundStarted = components['schemas']['RoundStarted'];
 export type RoundStartedResponse = components['schemas']['RoundStartedResponse'];
+export type RuleSet = components['schemas']['RuleSet'];
 export type Score = components['schemas']['Score'];
 export type ScoreLine = components['schemas']['ScoreLine'];
 export type Scoresheet = components['schemas']['Scoresheet'];
@@ -2971,6 +2996,7 @@ export type SeatReview = components['schemas']['SeatReview'];
 export type SeatStatus = components['schemas']['SeatStatus'];
 export type SeatTaken = components['schemas']['SeatTaken'];
 export type SeatTakenResponse = components['schemas']['SeatTakenResponse'];
+export type SecondHeartTen = components['schemas']['SecondHeartTen'];
 export type SessionAbandoned = components['schemas']['SessionAbandoned'];
 export type SessionFinished = components['schemas']['SessionFinished'];
 export type SessionStarted = components['schemas']['SessionStarted'];
@@ -8358,6 +8384,7 @@ export const seatBackTypeValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const seatLeftTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeft"]["type"]> = ["seat_left"];
 export const seatStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatStatus"]> = ["free", "seated", "vacant", "away"];
 export const seatTakenTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTaken"]["type"]> = ["seat_taken"];
+export const secondHeartTenValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SecondHeartTen"]> = ["first", "always", "except_last_trick"];
 export const sessionAbandonedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionAbandoned"]["type"]> = ["session_abandoned"];
 export const sessionFinishedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionFinished"]["type"]> = ["session_finished"];
 export const sessionStartedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionStarted"]["type"]> = ["session_started"];

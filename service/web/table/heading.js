@@ -1,6 +1,6 @@
 // The table's heading: its name, who this tab is, the deal and its phase, the menu of the parts behind the board, its end.
 import { t, term } from '../i18n.js';
-import { given, h, rule, seatName } from '../ui.js';
+import { given, h, houseRules, rule, seatName } from '../ui.js';
 import { exportSession } from './commands.js';
 import { MENU, openPart, talkSlot } from './panels.js';
 import { seated, state } from './store.js';
@@ -37,7 +37,8 @@ export function heading(view, present, dialogs) {
     h('h1', {}, view.name || t('table.unnamed')),
     h('p', { class: 'where' },
       seated() ? t('table.you_play', { name: seatName(view.seats, state.mine.seat), seat: state.mine.seat }) : t('table.watching'),
-      deal ? ` · ${t('table.deal', { deal: deal.deal_no, deals: view.deals, dealer: seatName(view.seats, deal.dealer) })} · ${phaseText(view, deal)}` : ''),
+      deal ? ` · ${t('table.deal', { deal: deal.deal_no, deals: view.deals, dealer: seatName(view.seats, deal.dealer) })} · ${phaseText(view, deal)}` : '',
+      houseRules(view.rules) ? [' · ', houseRules(view.rules)] : null),
     h('nav', { class: 'menu', 'aria-label': t('menu.label') },
       MENU.filter(([id]) => present.includes(id)).map(([id, label]) => (dialogs
         ? h('button', { type: 'button', class: 'menu-button', 'data-menu': id, 'aria-haspopup': 'dialog', onclick: () => openPart(id) }, t(label))

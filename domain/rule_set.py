@@ -1,0 +1,49 @@
+"""The rule set a table plays: RULES.md as it stands, or with house rules (V1-V6).
+
+A table is created with its rule set (`domain.table.CreateTable`), and its first event and
+its session's first event record it (`TableCreated`, `SessionStarted`), so that replay and
+verification play by it. The default is RULES.md exactly: it is recorded by leaving it out,
+so a default table's log is what it was before rule sets existed, and a log without one
+replays by RULES.md.
+
+Each variant is a field with a stable id (``V2.1``, ``V2.2`` ...), its rule in its module
+of `domain.variants` and its text on the rules page (``service/web/HOUSE_RULES.md``, the
+German in ``rules.de.json``).
+"""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from domain.variants.second_heart_ten import SecondHeartTen
+
+
+class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+    """The house rules in force: every field's default is RULES.md's rule.
+
+    ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
+    """
+
+    second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The ids of the variants in force, in order (none: RULES.md exactly)."""
+        ids = (self.second_heart_ten.rule,)
+        return tuple(i for i in ids if i is not None)
+
+
+DEFAULT = RuleSet()
+"""RULES.md exactly: no house rule."""
+
+
+def recorded(rules: RuleSet) -> RuleSet | UnsetType:
+    """What an event records of ``rules``: nothing for the default (the log stays as a log
+    before rule sets), else the rule set."""
+    return UNSET if rules == DEFAULT else rules
+
+
+def in_force(rules: RuleSet | UnsetType) -> RuleSet:
+    """The rule set an event records: the default where it records none."""
+    return rules if isinstance(rules, RuleSet) else DEFAULT
