@@ -41,7 +41,8 @@ from fractions import Fraction
 
 import msgspec
 
-from domain.tournament import StandingsMethod, TournamentState, deal_public
+from domain.tournament import StandingsMethod, TournamentState
+from domain.tournament_tables import deal_public
 
 PLACES = (3, 1, -1, -3)
 """E6.2: the placement points of places 1-4 at a table."""
@@ -111,8 +112,9 @@ def placement_points(totals: Sequence[int]) -> tuple[int, ...]:
 
 
 def public_deals(sheets: Sequence[TableSheet | None]) -> int:
-    """E5.3, E6.5: how many deals of a round count: public (`domain.tournament.deal_public`) and
-    scored by some table, given the round's tables' sheets (None: a table not opened yet)."""
+    """E5.3, E6.5: how many deals of a round count: public
+    (`domain.tournament_tables.deal_public`) and scored by some table, given the round's
+    tables' sheets (None: a table not opened yet)."""
     progress = [(len(s.entries), s.over) if s else (0, False) for s in sheets]
     scored = max(len(s.entries) if s else 0 for s in sheets)
     count = 0

@@ -17,7 +17,7 @@ Commands
 Rounds, exactly once
     `Tournaments.start_round` starts a round under the command id ``tournament:round:<r>``, so
     that of several processes (or retries) one starts it and the others get its result, and then
-    `Tournaments.open_round` opens the round's tables from the tournament (`domain.tournament
+    `Tournaments.open_round` opens the round's tables from the tournament (`domain.tournament_tables
     .table_commands`: the round's shared seeds, seat 0 dealing first, the tournament's turn
     clock, every seat taken) through `Tables.execute`, each command under its own command
     id: opening a round again, after a crash half-way or in another process, completes it
@@ -79,8 +79,8 @@ from domain.tournament import (
     TournamentEvent,
     TournamentFinished,
     TournamentState,
-    table_commands,
 )
+from domain.tournament_tables import table_commands
 from infra import command_ids as ids
 from infra import streams
 from infra.codec import EventCodec

@@ -11,7 +11,7 @@ in this order, and names the first thing that differs:
                seating seed and the rule give (E3.1, E3.2), a hand-made one seats every
                player once (E3.3), the rounds start and end as E4 says;
 ``tables``     every table of every round started is there, opened as the tournament says
-               (`domain.tournament.table_commands`: the round's shared seeds, seat 0 dealing
+               (`domain.tournament_tables.table_commands`: the round's shared seeds, seat 0 dealing
                first, the tournament's clock, the seating's players and bots, E5.1, E5.2), and
                passes the table audit (`infra.audit.table.verify_events`: chain, replay, every
                deal's seed, hands and score);
@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 
-from domain import table, tournament
+from domain import table, tournament_tables
 from domain.events import DealDealt
 from domain.replay import replay
 from domain.standings import Standings, TableSheet, standings
@@ -106,7 +106,7 @@ def _opened(
     the table's seeds and their commitments are the round's as the tournament shows them
     (``shown``). The deals are the table audit's: dealt from the table's seeds, the
     tournament's."""
-    create, seats = tournament.table_commands(state, round_no, table_no, FILL_BOT)
+    create, seats = tournament_tables.table_commands(state, round_no, table_no, FILL_BOT)
     at, opened = TableState(), list[TableEvent]()
     commands: list[table.TableCommand] = [create, *seats]
     for command in commands:

@@ -52,7 +52,8 @@ import msgspec
 from litestar.response.sse import ServerSentEventMessage
 
 from domain.standings import Standings
-from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent, deal_public
+from domain.tournament import PlayerRegistered, TournamentCreated, TournamentEvent
+from domain.tournament_tables import deal_public
 from infra.command_ids import table_id
 from infra.tournaments import STANDINGS_TYPES, Tournaments
 from service.streams.hub import Fetch, Hub

@@ -15,7 +15,8 @@ from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import Seat
 from domain.table import CreateTable, TableCreated, TableState, TakeSeat
 from domain.table_view import table_view
-from domain.tournament import TOURNAMENT, RegisterPlayer, StartRound, table_commands
+from domain.tournament import TOURNAMENT, RegisterPlayer, StartRound
+from domain.tournament_tables import table_commands
 from domain.variants.second_heart_ten import SecondHeartTen
 from tests.domain.test_tournament import create, played_hands, run
 from tests.domain.test_tournament import recorded as tournament_log

@@ -39,10 +39,9 @@ from domain.tournament import (
     TournamentFinished,
     TournamentState,
     TournamentStatus,
-    deal_public,
     standings_method,
-    table_commands,
 )
+from domain.tournament_tables import deal_public, table_commands
 
 SEED = bytes(range(32))
 
