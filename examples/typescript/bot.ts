@@ -30,6 +30,7 @@ const path = { params: { path: { table_id: tableId, seat } } };
 let acted = 0; // the table version after my last command: older messages are stale
 const stream = tableEvents(base, tableId, { token }); // a fresh ticket per connection
 for await (const { id, data } of stream) {
+  if (data.type === "talk") continue; // table talk: a human's words, no event
   if (OVER.has(data.type)) {
     console.log(`the session is over at version ${id}`);
     break;

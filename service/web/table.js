@@ -66,6 +66,7 @@ function render() {
     deal ? null : seating(view),
     deal ? h('div', { class: 'play' }, board(view, deal), seated() ? moves(view, deal) : null,
       seated() ? hand(deal) : null) : null,
+    talkSlot,
     deal ? null : h('div', { class: 'more' }, more));
   showResult(view);
   showStandings(view);

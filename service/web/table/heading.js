@@ -2,7 +2,7 @@
 import { t, term } from '../i18n.js';
 import { given, h, houseRules, rule, seatName } from '../ui.js';
 import { exportSession } from './commands.js';
-import { MENU, openPart, talkSlot } from './panels.js';
+import { MENU, openPart } from './panels.js';
 import { seated, state } from './store.js';
 
 function phaseText(view, deal) {
@@ -30,7 +30,7 @@ function ending(view) {
 
 /** The table's heading, with the menu bar of the parts of the table that are there now
  * (`present`: their ids): buttons that open their dialogs while the board is there
- * (`dialogs`), else links to them on the page; and the place of table talk. */
+ * (`dialogs`), else links to them on the page. */
 export function heading(view, present, dialogs) {
   const deal = view.deal;
   return h('header', { class: 'table-head' },
@@ -42,7 +42,6 @@ export function heading(view, present, dialogs) {
     h('nav', { class: 'menu', 'aria-label': t('menu.label') },
       MENU.filter(([id]) => present.includes(id)).map(([id, label]) => (dialogs
         ? h('button', { type: 'button', class: 'menu-button', 'data-menu': id, 'aria-haspopup': 'dialog', onclick: () => openPart(id) }, t(label))
-        : h('a', { href: `#${id}`, 'data-menu': id }, t(label)))),
-      talkSlot),
+        : h('a', { href: `#${id}`, 'data-menu': id }, t(label))))),
     ending(view));
 }

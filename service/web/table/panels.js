@@ -6,8 +6,8 @@ import { fill, h } from '../ui.js';
 export const MENU = [['seats', 'menu.seats'], ['host', 'menu.host'], ['device', 'menu.device'],
   ['tricks', 'menu.announcements'], ['sheet', 'menu.sheet'], ['log', 'menu.log'], ['settings', 'menu.settings']];
 
-/** The place of table talk in the menu bar: one element, kept over redraws, that the talk
- * component fills. */
+/** The place of table talk below the board and the hand: one element, kept over redraws,
+ * that the talk component fills. */
 export const talkSlot = h('div', { class: 'talk-slot' });
 
 /** The dialogs, by the id of the part they hold (each made once and refilled on every

@@ -109,7 +109,7 @@ class Walker:
         """Call the operation at ``table`` with its credential of ``kind`` (None: none);
         the answer's status and the kinds that admitted the call."""
         where = {"table_id": table.get("table_id"), "tournament_id": table.get("tournament_id")}
-        url = path.format(**where, seat=0, deal_no=1, round_no=1)
+        url = path.format(**where, seat=0, deal_no=1, round_no=1, player=0)
         headers, query = {CALL: str(next(self.numbers))}, {}
         if kind is Credential.STREAM_TICKET:
             host = {"authorization": f"Bearer {table[Credential.HOST_TOKEN]}"}
