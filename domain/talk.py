@@ -19,6 +19,7 @@ import msgspec
 from domain.cards import Card
 from domain.deal import Phase
 from domain.errors import TalkMuted, TalkNamesCard, TalkText
+from domain.names import BIDI_CONTROLS
 from domain.seats import Seat
 from domain.table import TableState
 
@@ -26,10 +27,6 @@ MAX_TEXT = 200
 """T5.1: the most characters of a message, once trimmed."""
 MAX_NAME = 40
 """T5.1: the most characters of a spectator's name, once trimmed."""
-
-BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-"""T5.1: the bidirectional formatting characters (Unicode's Bidi_Control): they could make a
-message read otherwise than it was written."""
 
 CARD_WORDS = frozenset(
     {
@@ -74,9 +71,10 @@ class Mutes(msgspec.Struct, frozen=True):
 
 def words(text: str, *, most: int = MAX_TEXT, what: str = "a message") -> str:
     """T5.1: ``text`` as it is kept: NFC, trimmed, 1 to ``most`` characters, without control
-    (Unicode category Cc) or bidirectional formatting characters; else `TalkText`."""
+    (Unicode category Cc) or bidirectional controls (`domain.names.BIDI_CONTROLS`, which
+    could make a message read otherwise than it was written); else `TalkText`."""
     kept = unicodedata.normalize("NFC", text).strip()
-    if any(unicodedata.category(c) == "Cc" or c in BIDI for c in kept):
+    if any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in kept):
         raise TalkText(f"{what} may hold no control or direction characters", rule="T5.1")
     if not 1 <= len(kept) <= most:
         raise TalkText(f"{what} has 1-{most} characters, not {len(kept)}", rule="T5.1")
