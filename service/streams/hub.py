@@ -252,8 +252,12 @@ class Hub(Worker):
         feed_keep: int = 2048,
         feed_page: int = FEED_PAGE,
         readers: int = 4,
+        heartbeat: float = HEARTBEAT_SECONDS,
     ) -> None:
         self._store = store
+        self.heartbeat = heartbeat
+        """Seconds of silence after which a stream sends a heartbeat and reads the log again
+        (`sse_messages`)."""
         self.reading = asyncio.Semaphore(readers)
         """A turn to read for a stream: at most ``readers`` streams read the log at once."""
         self._shared: dict[str, Shared] = {}
@@ -397,16 +401,17 @@ Fetch = Callable[[int], Awaitable[tuple[list[ServerSentEventMessage], int]]]
 
 
 async def sse_messages(
-    hub: Hub, key: str, after: int, fetch: Fetch, heartbeat: float = HEARTBEAT_SECONDS
+    hub: Hub, key: str, after: int, fetch: Fetch
 ) -> AsyncIterator[ServerSentEventMessage]:
     """Every message after ``after``, then each new one as it is committed, with heartbeats;
     while the database is unavailable, a comment line and another try after a pause; once
     the hub is closed, the `farewell`, and the end.
 
-    A heartbeat comes ``heartbeat`` seconds after what was sent last, however often the
+    A heartbeat comes ``hub.heartbeat`` seconds after what was sent last, however often the
     stream was woken meanwhile: when it comes tells nothing of commits that sent nothing
     (another table's, in the feed; a deal not yet public, in a tournament's stream, E5.3)."""
     loop = asyncio.get_running_loop()
+    heartbeat = hub.heartbeat
     async with hub.subscription(key) as waiter:
         pause = RETRY_SECONDS
         beat = loop.time() + heartbeat

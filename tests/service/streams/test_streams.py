@@ -214,7 +214,7 @@ async def test_heartbeats_are_comments_without_data(pool: asyncpg.Pool) -> None:
     async def nothing(after: int) -> tuple[list[object], int]:
         return [], after
 
-    messages = sse_messages(Hub(EventStore(pool)), "t", 0, nothing, heartbeat=0.01)  # type: ignore[arg-type]
+    messages = sse_messages(Hub(EventStore(pool), heartbeat=0.01), "t", 0, nothing)  # type: ignore[arg-type]
     heartbeat = await anext(messages)
     await messages.aclose()  # type: ignore[attr-defined]
     assert heartbeat.encode() == b": heartbeat\r\n\r\n"
