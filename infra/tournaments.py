@@ -39,6 +39,8 @@ Standings
     the tournament, the standings computed from the tournament as loaded, kept by version).
     `Tournaments.standings` computes them the other way, from the tables' logs, as the audit
     (`infra.audit.tournament`) does to compare.
+    `rebuild_projections` writes every tournament's rows (its tables', its standings, its
+    snapshot) again from the log.
 
 The round's tables at a glance
     `Tournaments.round_rows` reads a round's tables in one statement from the tables' own
@@ -46,8 +48,6 @@ The round's tables at a glance
     entries, written in that table's appends): how many deals each has scored, whether it is
     open or over. The tournament's view, a player's table, the public deals (E5.3) and the
     publication of the deals (E6.6) read them, not the tables' logs.
-    `rebuild_projections` writes every tournament's rows (its tables', its standings, its
-    snapshot) again from the log.
 
 Snapshots
     A tournament is loaded from its snapshot and the events after it (`infra.streams
