@@ -269,9 +269,10 @@ async def _register(players: list[Any], tournament_id: str) -> tuple[list[str], 
 async def _seat_everyone(
     players: list[Any], tokens: list[str], tournament_id: str
 ) -> dict[str, list[Any]]:
-    """Each player's seat once their table is open (asking again while it is not): the
+    """Each player's seat once their table is open (asking again while it is not, or when
+    the server closed the player's idle keep-alive connection as the question went): the
     tables' seats (`lean_http.LeanSeat`s, by seat number)."""
-    from lean_http import LeanSeat
+    from lean_http import LeanSeat, TransportError
 
     from domain.seats import Seat
 
@@ -279,7 +280,12 @@ async def _seat_everyone(
 
     async def seat(player: Any, token: str) -> None:
         while True:
-            status, _, body = await _timed_get(player, f"/tournaments/{tournament_id}/table", token)
+            try:
+                status, _, body = await _timed_get(
+                    player, f"/tournaments/{tournament_id}/table", token
+                )
+            except TransportError:  # the server closed the idle connection as we sent: again
+                continue
             where = msgspec.json.decode(body, type=_PlayerTable) if status == 200 else None
             if where is not None and where.table_open and where.table_id and where.seat is not None:
                 break
