@@ -35,8 +35,11 @@ rounds, its tables opened through `infra.tournaments.Tournaments.start_round`; e
 every table is played by the domain's random legal player (`domain.simulation.next_command`)
 through `infra.tables.Tables.execute`, the tables of a round side by side (one task each),
 ``--deals`` deals per table (fewer than 12: the director abandons the table then, T4.2).
-Prints, wall-clock:
+Prints, wall-clock but for the first:
 
+- ``register``: the CPU time of this process (`time.process_time`: the service's work for a
+  registration without HTTP, not the database's) of the first tenth of the registrations and
+  of the last tenth, and their ratio;
 - ``play``: the seconds to play the whole tournament, commands per second;
 - ``verify``: `infra.audit.tournament.verify_tournament` of the whole tournament, deals per second;
 - ``standings``: `infra.tournaments.Tournaments.standings` recomputed from the logs, seconds.
@@ -104,8 +107,11 @@ async def bench(url: str, players: int, rounds: int, deals: int) -> None:
         create = CreateTournament("Bench", rounds, "director", secrets.token_bytes(32), seeds)
         start = time.perf_counter()
         await tournaments.execute(tournament_id, create)
+        cpu: list[float] = []
         for n in range(players):
+            began = time.process_time()
             await tournaments.execute(tournament_id, RegisterPlayer(f"player {n}", f"token {n}"))
+            cpu.append(time.process_time() - began)
         commands = 0
         rng = random.Random(0)
         for round_no in range(1, rounds + 1):
@@ -123,6 +129,12 @@ async def bench(url: str, players: int, rounds: int, deals: int) -> None:
         tables = players // 4 + (players % 4 > 0)
         print(
             f"tournament: {players} players, {tables} tables, {rounds} rounds, {deals} deals each"
+        )
+        tenth = max(players // 10, 1)
+        early, late = sum(cpu[:tenth]) / tenth, sum(cpu[-tenth:]) / tenth
+        print(
+            f"register   {early * 1000:8.3f} ms CPU at 1-{tenth}, {late * 1000:.3f} ms at "
+            f"{players - tenth + 1}-{players}: ratio {late / early:.2f}"
         )
         print(f"play       {play:8.1f} s   {commands / play:8.0f} commands/s ({commands} commands)")
         start = time.perf_counter()
@@ -269,9 +281,10 @@ async def _register(players: list[Any], tournament_id: str) -> tuple[list[str], 
 async def _seat_everyone(
     players: list[Any], tokens: list[str], tournament_id: str
 ) -> dict[str, list[Any]]:
-    """Each player's seat once their table is open (asking again while it is not): the
+    """Each player's seat once their table is open (asking again while it is not, or when
+    the server closed the player's idle keep-alive connection as the question went): the
     tables' seats (`lean_http.LeanSeat`s, by seat number)."""
-    from lean_http import LeanSeat
+    from lean_http import LeanSeat, TransportError
 
     from domain.seats import Seat
 
@@ -279,7 +292,12 @@ async def _seat_everyone(
 
     async def seat(player: Any, token: str) -> None:
         while True:
-            status, _, body = await _timed_get(player, f"/tournaments/{tournament_id}/table", token)
+            try:
+                status, _, body = await _timed_get(
+                    player, f"/tournaments/{tournament_id}/table", token
+                )
+            except TransportError:  # the server closed the idle connection as we sent: again
+                continue
             where = msgspec.json.decode(body, type=_PlayerTable) if status == 200 else None
             if where is not None and where.table_open and where.table_id and where.seat is not None:
                 break

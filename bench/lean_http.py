@@ -178,7 +178,8 @@ class Player:
 
     async def connection(self) -> Connection:
         connection = self._connection
-        if connection is None or connection.transport is None:
+        transport = connection.transport if connection is not None else None
+        if transport is None or transport.is_closing():  # closed, or being closed by the server
             loop = asyncio.get_running_loop()
             local = (self.source, 0) if self.source else None
             try:

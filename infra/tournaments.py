@@ -32,18 +32,28 @@ Standings
     alone (`domain.standings.recorded_standings`). The tournament's projector (`project`)
     writes them to ``tournament_standings`` in the append's transaction whenever an append
     changes them (`counts`; migration 0014), as the tables' projections are written.
-    `Tournaments.current_standings` is what the routes and the tournament's stream read: it
-    records what has become public first (from the tables as this process knows them), then
-    serves the row (or, ranked by another method, the standings computed from the cached
-    tournament, kept by version). `Tournaments.standings` computes them the other way, from
-    the tables' logs, as the audit (`infra.audit.tournament`) does to compare.
+    `Tournaments.publish` is called on the write path: by the rounds' watcher after a commit of
+    a tournament's table (`service.workers.rounds`) and by `settle`. Reading the standings
+    writes nothing: `Tournaments.current_standings`, what the routes and the tournament's
+    stream read, serves the row (or, ranked by another method or while the row is older than
+    the tournament, the standings computed from the tournament as loaded, kept by version).
+    `Tournaments.standings` computes them the other way, from the tables' logs, as the audit
+    (`infra.audit.tournament`) does to compare.
     `rebuild_projections` writes every tournament's rows (its tables', its standings, its
     snapshot) again from the log.
+
+The round's tables at a glance
+    `Tournaments.round_rows` reads a round's tables in one statement from the tables' own
+    projections (`infra.projections`: each table's ``lobby`` status and ``scoresheets``
+    entries, written in that table's appends): how many deals each has scored, whether it is
+    open or over. The tournament's view, a player's table, the public deals (E5.3) and the
+    publication of the deals (E6.6) read them, not the tables' logs.
 
 Snapshots
     A tournament is loaded from its snapshot and the events after it (`infra.streams
     .Snapshots`, every `SNAPSHOT_EVERY` events), so a registration reads a bounded number
-    of events whatever the field.
+    of events whatever the field; `getTournament`, `getStandings`, `getPlayerTable` read
+    that and a bounded number of rows besides (the round's tables' rows for the view).
 """
 
 from __future__ import annotations
@@ -63,7 +73,7 @@ from domain.standings import (
     recorded_standings,
     standings,
 )
-from domain.table import TableState
+from domain.table import TableState, TableStatus
 from domain.tournament import (
     TOURNAMENT,
     CreateTournament,
@@ -108,6 +118,38 @@ class TournamentTable(msgspec.Struct, frozen=True):
     tournament_id: str
     round_no: int
     table_no: int
+
+
+OVER = frozenset({TableStatus.FINISHED, TableStatus.ABANDONED, TableStatus.CLOSED})
+"""The statuses of a table at which nothing more happens (`domain.table.TableState.over`)."""
+STARTED = frozenset({TableStatus.PLAYING, TableStatus.FINISHED, TableStatus.ABANDONED})
+"""The statuses of a table whose session has started: every seat was taken."""
+
+
+class RoundTable(msgspec.Struct, frozen=True):
+    """Table ``table_no`` of a round as the tables' projections have it (`Tournaments
+    .round_rows`): its ``status`` (None: not created yet) and the scoresheet entries of its
+    scored deals (by deal, by seat)."""
+
+    table_no: int
+    status: TableStatus | None
+    entries: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def over(self) -> bool:
+        """Nothing more will happen at the table: finished, abandoned or closed."""
+        return self.status in OVER
+
+    @property
+    def opened(self) -> bool:
+        """Its session has started (`Tournaments.open_round` took every seat)."""
+        return self.status in STARTED
+
+    def sheet(self, round_no: int) -> TableSheet | None:
+        """The table's sheet for the standings (None: not created yet)."""
+        if self.status is None:
+            return None
+        return TableSheet(round_no, self.table_no, self.entries, self.over)
 
 
 class TournamentNotFound(streams.StreamNotFound):
@@ -160,6 +202,16 @@ _UPSERT_STANDINGS = """
         standings = EXCLUDED.standings
     WHERE tournament_standings.tournament_version <= EXCLUDED.tournament_version
 """
+_ROUND_ROWS = """
+    SELECT t.table_no, l.status,
+           coalesce(jsonb_path_query_array(s.sheet, '$.rows[*].entries'), '[]'::jsonb)::text
+    FROM tournament_tables AS t
+    LEFT JOIN lobby AS l ON l.stream_id = t.table_id
+    LEFT JOIN scoresheets AS s ON s.stream_id = t.table_id
+    WHERE t.tournament_id = $1 AND t.round_no = $2
+"""
+_TABLE_STATUS = "SELECT status FROM lobby WHERE stream_id = $1"
+_ENTRIES = msgspec.json.Decoder(tuple[tuple[int, ...], ...])
 _STORED_STANDINGS = """
     SELECT tournament_version, standings::text FROM tournament_standings WHERE tournament_id = $1
 """
@@ -249,16 +301,15 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         return tuple(streams)
 
     async def round_tables(
-        self, tournament_id: str, state: TournamentState, round_no: int, *, fresh: bool = True
+        self, tournament_id: str, state: TournamentState, round_no: int
     ) -> list[TableState | None]:
-        """The tables of round ``round_no`` as their logs have them now (None: not opened);
-        ``fresh=False``: as this process knows them (`infra.streams.Streams.load`'s default:
-        never ahead of their logs)."""
+        """The tables of round ``round_no`` as their logs have them now (None: not opened),
+        one load per table: for the audit's way (`sheets`); the service reads `round_rows`."""
         found: list[TableState | None] = []
         for table_no in range(1, len(state.seatings[round_no - 1]) + 1):
             try:
                 loaded = await self.tables.load(
-                    table_id(tournament_id, round_no, table_no), fresh=True if fresh else None
+                    table_id(tournament_id, round_no, table_no), fresh=True
                 )
             except TableNotFound:  # registered, not opened yet (`open_round` completes it)
                 found.append(None)
@@ -266,18 +317,27 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
                 found.append(loaded.state)
         return found
 
+    async def round_rows(
+        self, tournament_id: str, state: TournamentState, round_no: int
+    ) -> list[RoundTable]:
+        """The tables of round ``round_no`` as the tables' projections have them now (one
+        statement, whatever the number of tables; module docstring): a table not listed or
+        not created yet has no status."""
+        rows = await self.pool.fetch(_ROUND_ROWS, tournament_id, round_no)
+        found = {
+            row[0]: RoundTable(row[0], TableStatus(row[1]), _ENTRIES.decode(row[2]))
+            for row in rows
+            if row[1] is not None
+        }
+        count = len(state.seatings[round_no - 1])
+        return [found.get(n, RoundTable(n, None)) for n in range(1, count + 1)]
+
     async def table_open(self, stream_id: str) -> bool:
         """Whether the tournament's table ``stream_id`` is open: created and every seat taken (its
-        session started, as `open_round` leaves it), as its log has it if the cache does
-        not know it so yet."""
-        for fresh in (False, True):
-            try:
-                loaded = await self.tables.load(stream_id, fresh=fresh)
-            except TableNotFound:
-                continue
-            if loaded.state.session.started:
-                return True
-        return False
+        session started, as `open_round` leaves it), as its lobby row (`infra.projections`),
+        written in its appends, has it."""
+        status = await self.pool.fetchval(_TABLE_STATUS, stream_id)
+        return status is not None and TableStatus(status) in STARTED
 
     async def table_of(self, stream_id: str) -> TournamentTable | None:
         """The tournament, round and number of a table of a tournament; None for any other table."""
@@ -291,13 +351,15 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         """E5.3: how many deals of round ``round_no`` are public now: every table of the round
         has scored them or is over (and some table scored them). Whoever serves a tournament
         table's deal records, replays, verifications or seeds shows none of a later deal."""
-        return public_deals(await self._round_sheets(tournament_id, state, round_no))
+        rows = await self.round_rows(tournament_id, state, round_no)
+        return public_deals([row.sheet(round_no) for row in rows])
 
-    async def publish(self, tournament_id: str, *, fresh: bool = True) -> LoadedTournament:
+    async def publish(self, tournament_id: str) -> LoadedTournament:
         """E6.6: record every deal of every round started that is public (E5.3) and not
         recorded yet, in order, each under ``tournament:deal:<r>:<d>``; the tournament after
         it. A round that has ended is looked at only if its records fall short of its
-        tables' ends (every deal a table scored is public once the round has ended)."""
+        tables' ends (every deal a table scored is public once the round has ended). For
+        the write path only (module docstring): a read never calls it."""
         loaded = await self.load(tournament_id)
         state = loaded.state
         for round_no in range(1, state.round_no + 1):
@@ -305,7 +367,8 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
             ended = state.ended[round_no - 1] if round_no <= len(state.ended) else None
             if ended is not None and recorded >= max((e.deals for e in ended), default=0):
                 continue
-            sheets = await self._round_sheets(tournament_id, state, round_no, fresh=fresh)
+            rows = await self.round_rows(tournament_id, state, round_no)
+            sheets = [row.sheet(round_no) for row in rows]
             for deal_no in range(recorded + 1, public_deals(sheets) + 1):
                 entries = tuple(
                     s.entries[deal_no - 1] if s and len(s.entries) >= deal_no else None
@@ -327,10 +390,11 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         if not state.running:
             return loaded
         round_no = state.round_no
-        tables = await self.round_tables(tournament_id, state, round_no)
-        for table_no, (end, at) in enumerate(zip(state.ends, tables, strict=True), 1):
-            if end is None and at is not None and at.over:
-                command = EndTable(round_no, table_no, len(at.session.sheet), at.abandoned)
+        rows = await self.round_rows(tournament_id, state, round_no)
+        for table_no, (end, at) in enumerate(zip(state.ends, rows, strict=True), 1):
+            if end is None and at.over:
+                abandoned = at.status is TableStatus.ABANDONED
+                command = EndTable(round_no, table_no, len(at.entries), abandoned)
                 key = ids.table_end(round_no, table_no)
                 await self.execute(tournament_id, command, command_id=key, actor="tournament")
         return await self.load(tournament_id)
@@ -345,27 +409,22 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
         state = loaded.state
         if not state.running:
             return loaded
-        tables = await self.round_tables(tournament_id, state, state.round_no)
-        if any(t is None or not t.session.started for t in tables):
+        rows = await self.round_rows(tournament_id, state, state.round_no)
+        if not all(row.opened for row in rows):
             await self.open_round(tournament_id, state, state.round_no)
         return await self.notice_ends(tournament_id)
 
-    async def _round_sheets(
-        self, tournament_id: str, state: TournamentState, round_no: int, *, fresh: bool = True
-    ) -> list[TableSheet | None]:
-        """The scoresheets of the tables of round ``round_no`` (None: not opened)."""
-        tables = await self.round_tables(tournament_id, state, round_no, fresh=fresh)
-        return [
-            TableSheet(round_no, n, t.session.sheet, t.over) if t else None
-            for n, t in enumerate(tables, 1)
-        ]
-
     async def sheets(self, tournament_id: str, state: TournamentState) -> list[TableSheet]:
-        """The scoresheets of every opened table of every round started (`domain.standings`)."""
+        """The scoresheets of every opened table of every round started (`domain.standings`),
+        from the tables' logs."""
         sheets: list[TableSheet] = []
         for round_no in range(1, state.round_no + 1):
-            round_sheets = await self._round_sheets(tournament_id, state, round_no)
-            sheets += [s for s in round_sheets if s is not None]
+            tables = await self.round_tables(tournament_id, state, round_no)
+            sheets += [
+                TableSheet(round_no, n, t.session.sheet, t.over)
+                for n, t in enumerate(tables, 1)
+                if t is not None
+            ]
         return sheets
 
     async def standings(self, tournament_id: str) -> tuple[LoadedTournament, Standings]:
@@ -387,28 +446,27 @@ class Tournaments(streams.Streams[TournamentState, TournamentEvent, TournamentCo
     async def current_standings(
         self, tournament_id: str, method: StandingsMethod | None = None
     ) -> Standings:
-        """E6: the tournament's standings now, ranked by its method (the row the projector
-        keeps, read while it is as of the tournament's version, else written again) or by
-        ``method`` (computed from the tournament's records, kept by version). The deals that
-        are public by now and not recorded yet are recorded first (`publish`, from the tables
-        as this process knows them)."""
-        loaded = await self.publish(tournament_id, fresh=False)
-        state, created = loaded.state, loaded.state.created
+        """E6: the tournament's standings now, from its records (E6.6), ranked by its method
+        (the row the projector keeps, while it is as of the tournament's version) or by
+        ``method``. A read: it writes nothing, and reads the tournament (`load`: its snapshot
+        and the events after it, or the cached tournament and the events after that) and at
+        most one row. What is not in the row is computed from the tournament as loaded, once
+        per version, method and process (`RANKED_KEPT`)."""
+        loaded = await self.load(tournament_id)
+        created = loaded.state.created
         assert created is not None
-        if method is not None and method is not created.method:
-            key = (tournament_id, loaded.version, method)
-            ranked = self._ranked.get(key)
-            if ranked is None:
-                ranked = self._ranked[key] = recorded_standings(state, method)
-                while len(self._ranked) > RANKED_KEPT:
-                    self._ranked.popitem(last=False)
-            return ranked
-        if not state.seatings:  # before round 1: no row, everyone at nothing
-            return recorded_standings(state)
-        row = await self.pool.fetchrow(_STORED_STANDINGS, tournament_id)
-        if row is not None and row["tournament_version"] >= loaded.version:
-            return msgspec.json.decode(row["standings"], type=Standings)
-        return await self.project_standings(tournament_id)
+        ranked_by = created.method if method is None else method
+        if ranked_by is created.method and loaded.state.seatings:
+            row = await self.pool.fetchrow(_STORED_STANDINGS, tournament_id)
+            if row is not None and row["tournament_version"] >= loaded.version:
+                return msgspec.json.decode(row["standings"], type=Standings)
+        key = (tournament_id, loaded.version, ranked_by)
+        ranked = self._ranked.get(key)
+        if ranked is None:
+            ranked = self._ranked[key] = recorded_standings(loaded.state, ranked_by)
+            while len(self._ranked) > RANKED_KEPT:
+                self._ranked.popitem(last=False)
+        return ranked
 
     async def stored_standings(self, tournament_id: str) -> Standings | None:
         """The standings ``tournament_standings`` holds for the tournament, if any."""

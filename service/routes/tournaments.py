@@ -123,20 +123,18 @@ async def answer(
     request: Request[Any, Any, Any], tournament_id: str, loaded: LoadedTournament
 ) -> TournamentAnswer:
     """The tournament as anyone allowed to see it sees it (`domain.tournament_view`), with its
-    running round's tables' progress as their logs have it now."""
+    running round's tables' progress as their projections have it now (one statement,
+    `infra.tournaments.Tournaments.round_rows`)."""
     state = loaded.state
     progress: tuple[TableProgress, ...] = ()
     if state.running:
         round_no = state.round_no
-        tables = await services(request).tournaments.round_tables(tournament_id, state, round_no)
+        rows = await services(request).tournaments.round_rows(tournament_id, state, round_no)
         progress = tuple(
             TableProgress(
-                n,
-                table_id(tournament_id, round_no, n),
-                len(t.session.sheet) if t else 0,
-                t.over if t else False,
+                t.table_no, table_id(tournament_id, round_no, t.table_no), len(t.entries), t.over
             )
-            for n, t in enumerate(tables, 1)
+            for t in rows
         )
     return TournamentAnswer(tournament_id, loaded.version, tournament_view(state), progress)
 

@@ -76,7 +76,7 @@ class RoundWatch(Worker):
 
     async def _publish(self, tournament_id: str) -> None:
         try:
-            await self.tournaments.publish(tournament_id, fresh=False)
+            await self.tournaments.publish(tournament_id)
         except TournamentNotFound:
             return
         self.hub.notify(tournament_id)

@@ -8,8 +8,8 @@ import asyncio
 import hashlib
 import random
 import secrets
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, cast
 
 import asyncpg
 import msgspec
@@ -25,14 +25,17 @@ from domain.tournament import (
     CreateTournament,
     EndTable,
     RegisterPlayer,
+    RemovePlayer,
     RoundEnded,
     RoundStarted,
+    StandingsMethod,
     StartRound,
     TableEnded,
     TournamentCreated,
     TournamentFinished,
     TournamentState,
 )
+from domain.tournament_view import player_seat
 from infra.audit.tournament import verify_tournament_streams
 from infra.event_store import EventStore, StoredEvent
 from infra.projections import project
@@ -268,8 +271,9 @@ async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_
 ) -> None:
     """E6: `current_standings` serves the row the projector keeps: a deal scored at one
     table only changes nothing (E6.5, E5.3: deal 1 counts once both tables scored it, and
-    is recorded then, E6.6); after the round the row is the one the audit recomputes on its
-    own from the tables' logs."""
+    is recorded then, E6.6, by `publish` on the write path: a read appends nothing, however
+    public the deal is); after the round the row is the one the audit recomputes on its own
+    from the tables' logs."""
     tournaments = tournaments_of(pool)
     tournament_id, _ = await new_tournament(tournaments, 8, rounds=1)
     await tournaments.start_round(tournament_id, 1)
@@ -287,6 +291,11 @@ async def test_the_standings_read_are_the_stored_ones_while_the_log_has_nothing_
     hidden = await tournaments.current_standings(tournament_id)
     assert hidden == planted, "nothing public changed: the row is served as it is"
     await play_deals(tournaments.tables, two, 1, random.Random(4))
+    logged = await pool.fetchval("SELECT count(*) FROM events")
+    for method in (None, *StandingsMethod):
+        assert (await tournaments.current_standings(tournament_id, method)).public_deals == (0,)
+    assert await pool.fetchval("SELECT count(*) FROM events") == logged, "a read appends nothing"
+    await tournaments.publish(tournament_id)  # E6.6: the rounds' watcher's, after a commit
     public = await tournaments.current_standings(tournament_id)
     assert public.public_deals == (1,) and all(line.deals == 1 for line in public.lines)
     for stream in (one, two):
@@ -397,3 +406,130 @@ async def test_a_round_opens_its_tables_together_in_batched_appends(pool: asyncp
     written = await pool.fetchval("SELECT count(*) FROM events")
     assert await tournaments.open_round(tournament_id, done.state, 1)
     assert await pool.fetchval("SELECT count(*) FROM events") == written  # nothing twice
+
+
+class CountingPool:
+    """The pool, counting the statements that read through it (``fetch``, ``fetchrow``,
+    ``fetchval``) and the rows they return: a spy at the boundary to PostgreSQL, through which
+    the event store's reads (events, snapshots) and the tournaments' (projection rows) go."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self.statements = 0
+        self.rows = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.pool, name)
+
+    async def fetch(self, query: str, *args: Any) -> list[asyncpg.Record]:
+        rows: list[asyncpg.Record] = await self.pool.fetch(query, *args)
+        self.statements, self.rows = self.statements + 1, self.rows + len(rows)
+        return rows
+
+    async def fetchrow(self, query: str, *args: Any) -> asyncpg.Record | None:
+        row = await self.pool.fetchrow(query, *args)
+        self.statements, self.rows = self.statements + 1, self.rows + (row is not None)
+        return row
+
+    async def fetchval(self, query: str, *args: Any) -> Any:
+        self.statements, self.rows = self.statements + 1, self.rows + 1
+        return await self.pool.fetchval(query, *args)
+
+
+class Reads(msgspec.Struct, frozen=True):
+    """What one action read: statements sent, rows returned (events, snapshots, projection
+    rows)."""
+
+    statements: int
+    rows: int
+
+
+Action = Callable[[Tournaments], Awaitable[object]]
+
+
+async def reads_of(pool: asyncpg.Pool, action: Action) -> Reads:
+    """What ``action`` reads in a process that has not seen the tournament (nothing cached:
+    the worst case), as `CountingPool` counts it."""
+    counting = CountingPool(pool)
+    spied = cast(asyncpg.Pool, counting)
+    await action(Tournaments(spied, Tables(EventStore(spied), project)))
+    return Reads(counting.statements, counting.rows)
+
+
+def routes_reads(tournament_id: str, token: str) -> dict[str, Action]:
+    """What the routes read, each as its route does it (`service.routes.tournaments`):
+    ``getTournament`` loads the tournament and its running round's tables' rows,
+    ``getStandings`` (by every method) the tournament and the standings, ``getPlayerTable``
+    the tournament and its player's table's status; ``registerPlayer`` (before round 1) loads
+    the tournament and appends."""
+
+    async def tournament(t: Tournaments) -> object:
+        state = (await t.load(tournament_id)).state
+        return await t.round_rows(tournament_id, state, state.round_no)
+
+    async def player_table(t: Tournaments) -> object:
+        state = (await t.load(tournament_id)).state
+        number = next(n for n, p in enumerate(state.players) if p.token_hash == token)
+        seat = player_seat(state, number)
+        assert seat is not None
+        return await t.table_open(table_id(tournament_id, seat.round_no, seat.table_no))
+
+    def standings(method: StandingsMethod | None) -> Action:
+        return lambda t: t.current_standings(tournament_id, method)
+
+    ranked = {f"getStandings {m or 'tournament'}": standings(m) for m in (None, *StandingsMethod)}
+    return {"getTournament": tournament, "getPlayerTable": player_table, **ranked}
+
+
+async def test_the_routes_read_as_much_whatever_the_field(pool: asyncpg.Pool) -> None:
+    """A registration, getTournament, getStandings (every method) and getPlayerTable send as
+    many statements and read as many rows at a tournament of 72 players as at one of 136 (8
+    more than one and than two snapshot intervals: a snapshot and as many events after it),
+    but for the answer itself (getTournament's rows of the running round's tables: 18 and
+    34); and fewer rows than the snapshot interval besides (the snapshot and the events after
+    it)."""
+    writer = tournaments_of(pool)
+    fields = (8 + SNAPSHOT_EVERY, 8 + 2 * SNAPSHOT_EVERY)
+    registering: list[Reads] = []
+    playing: list[dict[str, Reads]] = []
+    for field in fields:
+        tournament_id, _ = await new_tournament(writer, field, rounds=1)
+
+        async def register(t: Tournaments, tournament_id: str = tournament_id) -> object:
+            await t.load(tournament_id)
+            return await t.execute(tournament_id, RegisterPlayer("late", "late"))
+
+        registering.append(await reads_of(pool, register))
+        await writer.execute(tournament_id, RemovePlayer(field))  # the field again
+        await writer.start_round(tournament_id, 1)
+        actions = routes_reads(tournament_id, "token 3")
+        playing.append({name: await reads_of(pool, action) for name, action in actions.items()})
+    assert registering[0] == registering[1] and registering[0].rows < SNAPSHOT_EVERY
+    small, large = playing
+    tables = [field // 4 for field in fields]
+    assert small["getTournament"] == msgspec.structs.replace(
+        large["getTournament"], rows=large["getTournament"].rows - tables[1] + tables[0]
+    )
+    assert small == {**large, "getTournament": small["getTournament"]}, (small, large)
+    assert all(r.rows < SNAPSHOT_EVERY for name, r in small.items() if name != "getTournament")
+
+
+async def test_reading_the_standings_writes_nothing(pool: asyncpg.Pool) -> None:
+    """A read of the standings, of the tournament's view or of a player's table appends nothing
+    and writes no row, also when a deal has become public that is not recorded yet (the
+    rounds' watcher records it on the write path, E6.6): the log's length and the stored
+    standings are as they were."""
+    tournaments = tournaments_of(pool)
+    tournament_id, _ = await new_tournament(tournaments, 4, rounds=1)
+    await tournaments.start_round(tournament_id, 1)
+    await play_deals(tournaments.tables, table_id(tournament_id, 1, 1), 1, random.Random(5))
+    logged = await pool.fetchval("SELECT count(*) FROM events")
+    stored = await tournaments.stored_standings(tournament_id)
+    for action in routes_reads(tournament_id, "token 0").values():
+        await action(tournaments)
+        await action(tournaments_of(pool))
+    assert await pool.fetchval("SELECT count(*) FROM events") == logged
+    assert await tournaments.stored_standings(tournament_id) == stored
+    assert stored is not None and stored.public_deals == (0,)
+    assert (await tournaments.publish(tournament_id)).version > 0
+    assert await pool.fetchval("SELECT count(*) FROM events") == logged + 1  # deal_published
