@@ -91,9 +91,11 @@ def test_every_api_word_the_pages_show_has_its_words() -> None:
 
 LOCAL_CODE = re.compile(r"\bcode: '(\w+)'")
 """How api.js names the problems it makes itself (no answer, an error of the page)."""
-RAW = re.compile(r"\b[a-z]+_[a-z_]+\b|\(\d{3}\)|\b[45]\d\d\b|\([^)]*\b[NRTEV]\d+(\.\d+)?\)")
+BRACKETED_RULE = re.compile(r"\([^)]*\b[NRTEV]\d+(\.\d+)?\b[^)]*\)")
+"""A rule id in brackets in a sentence (``(T5.2)``, ``(V1-V6)``)."""
+RAW = re.compile(rf"\b[a-z]+_[a-z_]+\b|\b[45]\d\d\b|{BRACKETED_RULE.pattern}")
 """A raw problem code (``session_over``), an HTTP status (``(409)``, ``404``), or a rule id
-in brackets (``(T5.2)``): a refusal's words carry none; its rule is shown as a link."""
+in brackets: a refusal's words carry none; its rule is shown as a link."""
 
 
 def refusal_codes() -> set[str]:
@@ -124,6 +126,18 @@ def test_every_refusal_says_what_happened_and_what_to_do() -> None:
         assert wrong == {}, lang
         remedies = {k.split(".", 1)[1] for k in words if k.startswith("remedy.")}
         assert remedies == codes | {"unknown"}, lang
+
+
+def test_no_text_names_a_rule_in_brackets() -> None:
+    """A page names a rule by its link (``{rule}`` in a text, or the rule beside it), never
+    by an id in brackets at the end of a sentence."""
+    for lang in LANGUAGES:
+        texts = {
+            key: text
+            for key, value in catalogue(lang).items()
+            for text in (value.values() if isinstance(value, dict) else [value])
+        }
+        assert {k: t for k, t in texts.items() if BRACKETED_RULE.search(t)} == {}, lang
 
 
 def test_every_rule_shown_has_its_english_and_its_german_text() -> None:
