@@ -124,7 +124,7 @@ export function houseRules(rules) {
   const chosen = Object.entries(rules ?? {});
   if (!chosen.length) return null;
   const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
-    ? term('second_heart_ten', value) : `${option}: ${value}`));
+    ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}` : `${option}: ${value}`));
   return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
     h('a', { href: '/rules#part-V' }, t('rules.house')), `: ${words.join(', ')}`);
 }

@@ -6,8 +6,9 @@ and the API reference.
 
 The pages are the ones the service routes (`tests/web/test_pages.py`'s ``PAGES``, which
 keeps that list equal to the routes' modules); each is drawn as a person would meet it: a
-public table whose first deal is played and scored, a one-table tournament whose first deal
-is public."""
+public table whose first deal is played and scored, a private table met without its
+invitation (a refusal), a one-table tournament whose first deal is public. Each page's
+screenshot is saved as ``page-<page>-<language>``."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from service.tools.client import DokoClient
-from tests.web.browsing import DESKTOP, PHONE, grave_violations, open_tab
+from tests.web.browsing import DESKTOP, PHONE, grave_violations, open_tab, screenshot
 from tests.web.conftest import Service
 from tests.web.test_pages import PAGES
 from tests.web.test_tournament_pages import play_first_deal
@@ -28,25 +29,30 @@ pytestmark = pytest.mark.xdist_group("every_page")
 
 LOCALES = ("de-DE", "en-US")
 WAIT = 30_000
+HOUSE_RULES = {"second_heart_ten": "except_last_trick"}
 
 
 @dataclass(frozen=True)
 class Evening:
-    """A public table with deal 1 scored (its host's seat token and host token) and a public
-    one-table tournament with deal 1 of round 1 public."""
+    """A public table playing a house rule (V2.2), with deal 1 scored (its host's seat token
+    and host token), another open one for the lobby, and a public one-table tournament with
+    deal 1 of round 1 public."""
 
     table: str
     seat_token: str
     host_token: str
     tournament: str
+    private: str
 
 
 @pytest.fixture(scope="module")
 async def evening(service: Service) -> AsyncIterator[Evening]:
     async with httpx.AsyncClient(base_url=service.url, timeout=30.0) as http:
         api = DokoClient(http)
-        table = await api.create_table("Freitag", visibility="public")
+        table = await api.create_table("Freitag", visibility="public", rules=HOUSE_RULES)
         seats = [await table.take_seat(name) for name in ("Anna", "Ben", "Cem", "Dora")]
+        await api.create_table("Offen", visibility="public", rules=HOUSE_RULES)  # in the lobby
+        private = await api.create_table("Geschlossen")
         await play_first_deal(api, table.table_id, [s.token for s in seats])
         tournament = await api.create_tournament("Vereinsabend", rounds=1, visibility="public")
         players = [await tournament.register(name) for name in ("Eva", "Finn", "Gül", "Hans")]
@@ -56,7 +62,13 @@ async def evening(service: Service) -> AsyncIterator[Evening]:
         assert places[0].table_id is not None
         await play_first_deal(api, places[0].table_id, [by_seat[s] for s in range(4)])
         assert table.host_token is not None
-        yield Evening(table.table_id, seats[0].token, table.host_token, tournament.tournament_id)
+        yield Evening(
+            table.table_id,
+            seats[0].token,
+            table.host_token,
+            tournament.tournament_id,
+            private.table_id,
+        )
 
 
 Open = Callable[[Page, Evening], Awaitable[None]]
@@ -69,6 +81,7 @@ async def shown(page: Page, path: str, selector: str) -> None:
 
 async def lobby(page: Page, _: Evening) -> None:
     await shown(page, "/", "#create-button")
+    await page.wait_for_selector(".house-rules")
 
 
 async def seated(page: Page, lived: Evening) -> None:
@@ -88,6 +101,10 @@ async def spectator(page: Page, lived: Evening) -> None:
     await shown(page, f"/t/{lived.table}", "body[data-seated='false'] .seat")
     await page.click("#talk summary")
     await page.wait_for_selector("#talk[open] #talk-name")
+
+
+async def door(page: Page, lived: Evening) -> None:
+    await shown(page, f"/t/{lived.private}", "#enter .problem, .problem")
 
 
 async def deal_viewer(page: Page, lived: Evening) -> None:
@@ -130,6 +147,7 @@ SHOWN: dict[str, tuple[str, Open]] = {
     "table, seated host": ("table", seated),
     "table, scoresheet": ("table", scoresheet),
     "table, spectator": ("table", spectator),
+    "private table, at the door": ("table", door),
     "deal viewer": ("deal", deal_viewer),
     "deal review": ("deal", review),
     "rules": ("rules", rules),
@@ -156,6 +174,8 @@ async def test_no_page_has_a_serious_or_critical_axe_violation(
     try:
         await SHOWN[name][1](tab.page, evening)
         assert await tab.page.evaluate("document.documentElement.lang") == locale[:2]
+        slug = "-".join(name.replace(",", "").split()).lower()
+        await screenshot(tab.page, f"page-{slug}-{locale[:2]}", full_page=False)
         assert await grave_violations(tab.page) == []
         assert tab.errors == []
     finally:
