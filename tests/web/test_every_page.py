@@ -81,7 +81,7 @@ async def shown(page: Page, path: str, selector: str) -> None:
 
 async def lobby(page: Page, _: Evening) -> None:
     await shown(page, "/", "#create-button")
-    await page.wait_for_selector(".house-rules")
+    await page.locator(".house-rules").scroll_into_view_if_needed(timeout=WAIT)
 
 
 async def seated(page: Page, lived: Evening) -> None:
