@@ -110,8 +110,8 @@ def refusal_codes() -> set[str]:
 def test_every_refusal_says_what_happened_and_what_to_do() -> None:
     """A refusal is shown from its ``code`` in the page's language, never in the server's
     English ``detail``: for every code, in both catalogues, what happened (``problem.<code>``,
-    a clause after "Not done:") and what to do (``remedy.<code>``, a sentence of its own),
-    without the code, an HTTP status or a rule id in brackets."""
+    one clause, as it follows "Not done:") and what to do (``remedy.<code>``, a sentence of
+    its own), without the code, an HTTP status or a rule id in brackets."""
     codes = refusal_codes()
     assert len(codes) > 90 and {"no_answer", "client_error", "session_over"} <= codes
     for lang in LANGUAGES:
@@ -119,7 +119,7 @@ def test_every_refusal_says_what_happened_and_what_to_do() -> None:
         wrong = {}
         for code in sorted(codes | {"unknown"}):
             what, todo = words.get(f"problem.{code}", ""), words.get(f"remedy.{code}", "")
-            if not what or what.endswith(".") or RAW.search(what):
+            if not what or what.endswith(".") or ":" in what or RAW.search(what):
                 wrong[f"problem.{code}"] = what
             if not todo[:1].isupper() or not todo.endswith(".") or RAW.search(todo) or todo == what:
                 wrong[f"remedy.{code}"] = todo
