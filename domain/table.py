@@ -33,13 +33,13 @@ The table rules (the platform's house rules around the game; RULES.md covers the
   may abandon a running session: it ends with the deals scored so far and no winners;
   every scored deal stays auditable.
 - T5 Table talk. T5.1 Seated players and spectators may send the table short messages: 1-200
-  characters once trimmed, without control or bidirectional formatting characters (a
-  spectator's name likewise, 1-40). Talk is no event of the table: it is kept beside its
-  log, never in its hash chain, its export or its deal records. T5.2 During a deal a seated
-  player's message may not name a card, a suit, trump or a party (by code, or by name in
-  German or English): the table hears a person's words, never a hand. T5.3 The host may mute
-  a seat or the spectators, and unmute them; a muted speaker's messages are refused. T5.4
-  Bots never talk.
+  characters once trimmed, without control or bidirectional formatting characters; a
+  spectator's name is kept as a seated player's is (N1-N3), 1-40 characters. Talk is no
+  event of the table: it is kept beside its log, never in its hash chain, its export or its
+  deal records. T5.2 During a deal a seated player's message may not name a card, a suit,
+  trump or a party (by code, or by name in German or English): the table hears a person's
+  words, never a hand. T5.3 The host may mute a seat or the spectators, and unmute them; a
+  muted speaker's messages are refused. T5.4 Bots never talk.
 """
 
 from __future__ import annotations

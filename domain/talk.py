@@ -19,7 +19,7 @@ import msgspec
 from domain.cards import Card
 from domain.deal import Phase
 from domain.errors import TalkMuted, TalkNamesCard, TalkText
-from domain.names import BIDI_CONTROLS
+from domain.names import BIDI_CONTROLS, normal_name
 from domain.seats import Seat
 from domain.table import TableState
 
@@ -69,15 +69,25 @@ class Mutes(msgspec.Struct, frozen=True):
         return Mutes(tuple(sorted(seats)), self.spectators)
 
 
-def words(text: str, *, most: int = MAX_TEXT, what: str = "a message") -> str:
-    """T5.1: ``text`` as it is kept: NFC, trimmed, 1 to ``most`` characters, without control
-    (Unicode category Cc) or bidirectional controls (`domain.names.BIDI_CONTROLS`, which
-    could make a message read otherwise than it was written); else `TalkText`."""
+def words(text: str) -> str:
+    """T5.1: a message as it is kept: NFC, trimmed, 1 to `MAX_TEXT` characters, without
+    control (Unicode category Cc) or bidirectional controls (`domain.names.BIDI_CONTROLS`,
+    which could make a message read otherwise than it was written); else `TalkText`."""
     kept = unicodedata.normalize("NFC", text).strip()
     if any(unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS for c in kept):
-        raise TalkText(f"{what} may hold no control or direction characters", rule="T5.1")
-    if not 1 <= len(kept) <= most:
-        raise TalkText(f"{what} has 1-{most} characters, not {len(kept)}", rule="T5.1")
+        raise TalkText("a message may hold no control or direction characters", rule="T5.1")
+    if not 1 <= len(kept) <= MAX_TEXT:
+        raise TalkText(f"a message has 1-{MAX_TEXT} characters, not {len(kept)}", rule="T5.1")
+    return kept
+
+
+def spectator_name(text: str) -> str:
+    """T5.1: a spectator's name as it is kept: a name as `domain.names` keeps a seated
+    player's (`normal_name`: N1 normal form, N2 `UnseenCharacters`, N3 `MixedScripts`) of 1
+    to `MAX_NAME` characters, else `TalkText`: talk names its speakers as the seats do."""
+    kept = normal_name(text)
+    if not 1 <= len(kept) <= MAX_NAME:
+        raise TalkText(f"a name has 1-{MAX_NAME} characters, not {len(kept)}", rule="T5.1")
     return kept
 
 

@@ -29,8 +29,9 @@ TalkText = Annotated[
 class TalkRequest(msgspec.Struct, forbid_unknown_fields=True):
     """A message for the table (T5.1). A seat token speaks for its seat, under its player's
     name; any other viewer (no credential at a public table, the host token or the invitation
-    code) speaks as a spectator, under ``name`` if given (1-40 characters; a seat's is its
-    player's). During a deal a seated player names no card, suit, trump or party (T5.2)."""
+    code) speaks as a spectator, under ``name`` if given (1-40 characters, a name as a seat's
+    player's is kept: N1-N3; a seat's is its player's). During a deal a seated player names
+    no card, suit, trump or party (T5.2)."""
 
     RULINGS: ClassVar[Rulings] = {"text": ("talk_text", "T5.1"), "name": ("talk_text", "T5.1")}
 

@@ -15,7 +15,7 @@ from litestar import Request, Response, get, post
 from litestar.params import JSONBody, Parameter
 
 from domain.seats import Seat
-from domain.talk import MAX_NAME, said, words
+from domain.talk import said, spectator_name
 from infra.talk import TalkEntry, TalkKind
 from service.bodies.tables import ZERO_MINIMUM
 from service.bodies.talk import (
@@ -101,8 +101,9 @@ async def _keep(
     description="A short message to everyone watching the table: its stream sends it to every "
     "viewer as `event: talk` (`TalkMessage`, no event id). With a seat token its player "
     "speaks; anyone else who may watch the table (none at a public table; the host token or "
-    "the invitation code at a private one) as a spectator, under `name`. 1-200 characters "
-    "once trimmed, no control or direction characters (400 `talk_text`, T5.1); during a "
+    "the invitation code at a private one) as a spectator, under `name`: a name as a seat's "
+    "player's is kept (N1-N3: 400 `name_unseen_characters` or `name_mixed_scripts`). 1-200 "
+    "characters once trimmed, no control or direction characters (400 `talk_text`, T5.1); during a "
     "deal a seated player's message names no card, suit, trump or party (409 "
     "`talk_names_card`, T5.2): a person's words, never a hand; a muted seat or muted "
     "spectators are refused (409 `talk_muted`, T5.3). Each sender may say a few messages a "
@@ -135,7 +136,7 @@ async def post_table_talk(
         name = player.name if player is not None else ""
         sender = f"{table_id}:seat:{int(seat)}"
     else:
-        name = words(data.name, most=MAX_NAME, what="a name") if data.name else ""
+        name = spectator_name(data.name) if data.name else ""
         client = request.client
         sender = f"{table_id}:spectator:{client.host if client else ''}"
     headers = svc.pace.admit(sender)

@@ -4,6 +4,8 @@
 // out" sends goes to this service. The bundle is a classic script (it sets
 // window.SwaggerUIBundle), so it is added as one; the page's policy allows scripts and
 // styles from the service only.
+import { loadLanguage } from './i18n.js';
+
 const VENDOR = '/web/vendor';
 
 function load(tag, attributes) {
@@ -18,8 +20,10 @@ function load(tag, attributes) {
 async function start() {
   const reference = document.createElement('div');
   reference.className = 'reference';
+  reference.lang = 'en'; // the OpenAPI document is English; the page's own words follow the page's language
   document.getElementById('main').replaceChildren(reference);
   await Promise.all([
+    loadLanguage(),
     load('link', { rel: 'stylesheet', href: `${VENDOR}/swagger-ui.css` }),
     load('script', { src: `${VENDOR}/swagger-ui-bundle.js` }),
   ]);
@@ -27,7 +31,7 @@ async function start() {
     url: '/schema/openapi.json',
     domNode: reference,
     validatorUrl: null,
-    deepLinking: true,
+    deepLinking: false, // a deep link is an <a> inside each operation's button: nested controls
   });
 }
 

@@ -25,8 +25,9 @@ function tricks(decisions) {
   });
 }
 
+/** Expected points lost, with two decimals in the page's language (German "2,00"). */
 function points(value) {
-  return value.toFixed(2);
+  return new Intl.NumberFormat(document.documentElement.lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
 }
 
 function line(d, when, deal) {

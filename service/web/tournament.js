@@ -179,7 +179,7 @@ function heading(view) {
   return h('header', {},
     h('h1', {}, view.name),
     h('p', { class: 'small', id: 'tournament-facts', 'data-status': view.status, 'data-visibility': view.visibility },
-      t('tournaments.facts', { visibility: term('visibility', view.visibility), rounds: view.rounds }), ' · ',
+      t('tournaments.facts', { visibility: term('visibility', view.visibility), count: view.rounds }), ' · ',
       term('tournament_status', view.status), ' · ',
       given(view.turn_seconds) ? t('facts.clock', { seconds: view.turn_seconds }) : t('facts.no_clock'), ' · ',
       t('standings.method', { method: term('method', view.method) })));

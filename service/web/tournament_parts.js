@@ -120,7 +120,7 @@ export function standingsPanel(standings, rules) {
         line.placements.map((p) => h('td', {}, p === null ? '–' : signed(p)))))))) : h('p', {}, t('standings.nobody')),
     h('p', { class: 'small', id: 'counted' }, t('standings.counted', {
       deals: standings.public_deals.map((n, r) => t('standings.round_deals', { round: r + 1, count: n })).join(', ') || '–',
-      rounds: standings.rounds_ended,
+      count: standings.rounds_ended,
     }), ' ', rule('E6.5', rules, false)),
     standings.abandoned.length ? h('p', { id: 'abandoned', 'data-tables': standings.abandoned.map((a) => `${a.round_no}/${a.table_no}`).join(' ') }, t('standings.abandoned', {
       tables: standings.abandoned.map((a) => t('standings.abandoned_table', { round: a.round_no, table: a.table_no, count: a.deals })).join('; '),

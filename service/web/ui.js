@@ -124,7 +124,7 @@ export function houseRules(rules) {
   const chosen = Object.entries(rules ?? {});
   if (!chosen.length) return null;
   const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
-    ? term('second_heart_ten', value) : `${option}: ${value}`));
+    ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}` : `${option}: ${value}`));
   return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
     h('a', { href: '/rules#part-V' }, t('rules.house')), `: ${words.join(', ')}`);
 }
@@ -136,15 +136,27 @@ export function rule(id, rules, full = true) {
     full && text ? [' ', h('span', { class: 'rule-text' }, ruleText(text))] : null);
 }
 
-/** A problem answer in the page's language, from its stable `code` (the service's English
- * `detail` only for a code the catalogue does not know): what happened and what to do, in
- * words (the code and the HTTP status stay in `data-code` and `data-status`, never in the text), and the rule it broke as a link
- * with that rule's text. */
+/** A catalogue's text with its `{rule}` place filled by the rule `id` as a link (its text as
+ * a tooltip): a rule is named by its link, never by an id in brackets. */
+export const withRule = (text, id, rules) => text.split('{rule}').map((bit, i) => (i ? [rule(id, rules, false), bit] : bit));
+
+/** A refusal's code in words, from the catalogue: what happened (`problem.<code>`, a clause)
+ * and what to do (`remedy.<code>`, a sentence); the service's English `detail` (and the
+ * catalogue's general advice) only for a code the catalogue does not know. */
+export function refusalWords(problem) {
+  const what = t(`problem.${problem.code}`, {}, '');
+  if (what) return { what, todo: t(`remedy.${problem.code}`) };
+  return { what: problem.detail || problem.title || t('problem.unknown'), todo: t('remedy.unknown') };
+}
+
+/** A problem answer in the page's language, from its stable `code`: what happened and what
+ * to do, in words (the code and the HTTP status stay in `data-code` and `data-status`, never
+ * in the text), and the rule it broke as a link with that rule's text. */
 export function problemBox(problem, rules, ondismiss) {
-  const known = t(`problem.${problem.code}`, {}, '');
+  const { what, todo } = refusalWords(problem);
   return h('div', { class: 'problem', role: 'alert', 'data-code': problem.code, 'data-status': problem.status || null },
-    h('p', {}, h('strong', {}, problem.status ? t('problem.refused') : t('problem.no_answer_title')), ': ',
-      known || problem.detail || problem.title || t('problem.unknown')),
+    h('p', {}, h('strong', {}, problem.status ? t('problem.refused') : t('problem.no_answer_title')), ': ', `${what}.`),
+    h('p', { class: 'remedy' }, todo),
     problem.rule ? h('p', {}, t('problem.rule'), ' ', rule(problem.rule, rules)) : null,
     ondismiss ? h('button', { type: 'button', onclick: ondismiss }, t('problem.dismiss')) : null);
 }

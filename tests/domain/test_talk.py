@@ -12,10 +12,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.errors import DomainError, TalkMuted, TalkNamesCard, TalkText
+from domain.errors import (
+    DomainError,
+    MixedScripts,
+    TalkMuted,
+    TalkNamesCard,
+    TalkText,
+    UnseenCharacters,
+)
 from domain.seats import Seat
 from domain.table import TableState, TakeSeat
-from domain.talk import MAX_TEXT, Mutes, in_deal, names_a_card, said, words
+from domain.talk import (
+    MAX_NAME,
+    MAX_TEXT,
+    Mutes,
+    in_deal,
+    names_a_card,
+    said,
+    spectator_name,
+    words,
+)
 from tests.domain.test_table import SERVER, abandoned, created, finished, run, seated
 
 CATALOGUES = Path(__file__).parents[2] / "service" / "web" / "i18n"
@@ -53,6 +69,42 @@ def test_empty_long_control_and_direction_characters_are_refused(text: str) -> N
         "T5.1",
         True,
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("Kiebitz", "Kiebitz"),
+        ("  Oma Erna ", "Oma Erna"),  # N1: no surrounding spaces
+        ("\uff21nna", "Anna"),  # N1: NFKC, a fullwidth A is an A
+        ("Jo\u200bhanna", "Johanna"),  # N1: a zero-width space (Cf) is removed
+        ("ä" * MAX_NAME, "ä" * MAX_NAME),
+        ("山田さん", "山田さん"),  # N3: Han with Hiragana, as Japanese writes them
+    ],
+)
+def test_a_spectators_name_is_kept_as_a_seated_players_is(name: str, kept: str) -> None:
+    assert spectator_name(name) == kept
+
+
+@pytest.mark.parametrize(
+    ("name", "refusal", "code", "rule"),
+    [
+        ("Anna\u202e", UnseenCharacters, "name_unseen_characters", "N2"),  # a bidi control
+        ("An\u3164na", UnseenCharacters, "name_unseen_characters", "N2"),  # a Hangul filler
+        ("A\u2028nna", UnseenCharacters, "name_unseen_characters", "N2"),  # a line separator
+        ("a\nb", UnseenCharacters, "name_unseen_characters", "N2"),  # a control character
+        ("\u0410nna", MixedScripts, "name_mixed_scripts", "N3"),  # a Cyrillic A
+        ("", TalkText, "talk_text", "T5.1"),
+        ("   ", TalkText, "talk_text", "T5.1"),
+        ("x" * (MAX_NAME + 1), TalkText, "talk_text", "T5.1"),
+    ],
+)
+def test_a_spectators_name_breaking_n1_n3_or_t5_1_is_refused(
+    name: str, refusal: type[DomainError], code: str, rule: str
+) -> None:
+    with pytest.raises(refusal) as refused:
+        spectator_name(name)
+    assert (refused.value.code, refused.value.rule) == (code, rule)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from service.edge.codes import ProblemCode
 from service.routes.pages import RULE_FILES, WEB, rule_texts
 
 I18N = WEB / "i18n"
@@ -88,15 +89,55 @@ def test_every_api_word_the_pages_show_has_its_words() -> None:
         assert missing == [], lang
 
 
-def test_every_problem_code_of_the_api_has_its_words() -> None:
-    """A refusal is shown from its ``code`` in the page's language, never in the server's
-    English ``detail`` alone: every code of the API's closed list has its words in both."""
+LOCAL_CODE = re.compile(r"\bcode: '(\w+)'")
+"""How api.js names the problems it makes itself (no answer, an error of the page)."""
+BRACKETED_RULE = re.compile(r"\([^)]*\b[NRTEV]\d+(\.\d+)?\b[^)]*\)")
+"""A rule id in brackets in a sentence (``(T5.2)``, ``(V1-V6)``)."""
+RAW = re.compile(rf"\b[a-z]+_[a-z_]+\b|\b[45]\d\d\b|{BRACKETED_RULE.pattern}")
+"""A raw problem code (``session_over``), an HTTP status (``(409)``, ``404``), or a rule id
+in brackets: a refusal's words carry none; its rule is shown as a link."""
+
+
+def refusal_codes() -> set[str]:
+    """Every code a page can meet: the service's closed list (`ProblemCode`, which a test of
+    the service keeps equal to the codes its source answers and to the domain's errors, and
+    the OpenAPI document's ``ProblemCode``), and the problems api.js makes itself."""
     schemas = json.loads(SCHEMA.read_text(encoding="utf-8"))["components"]["schemas"]
-    codes = schemas["ProblemCode"]["enum"]
-    assert len(codes) > 50
+    local = set(LOCAL_CODE.findall((WEB / "api.js").read_text(encoding="utf-8")))
+    return {c.value for c in ProblemCode} | set(schemas["ProblemCode"]["enum"]) | local
+
+
+def test_every_refusal_says_what_happened_and_what_to_do() -> None:
+    """A refusal is shown from its ``code`` in the page's language, never in the server's
+    English ``detail``: for every code, in both catalogues, what happened (``problem.<code>``,
+    one clause, as it follows "Not done:") and what to do (``remedy.<code>``, a sentence of
+    its own), without the code, an HTTP status or a rule id in brackets."""
+    codes = refusal_codes()
+    assert len(codes) > 90 and {"no_answer", "client_error", "session_over"} <= codes
     for lang in LANGUAGES:
         words = catalogue(lang)
-        assert [code for code in codes if f"problem.{code}" not in words] == [], lang
+        wrong = {}
+        for code in sorted(codes | {"unknown"}):
+            what, todo = words.get(f"problem.{code}", ""), words.get(f"remedy.{code}", "")
+            if not what or what.endswith(".") or ":" in what or RAW.search(what):
+                wrong[f"problem.{code}"] = what
+            if not todo[:1].isupper() or not todo.endswith(".") or RAW.search(todo) or todo == what:
+                wrong[f"remedy.{code}"] = todo
+        assert wrong == {}, lang
+        remedies = {k.split(".", 1)[1] for k in words if k.startswith("remedy.")}
+        assert remedies == codes | {"unknown"}, lang
+
+
+def test_no_text_names_a_rule_in_brackets() -> None:
+    """A page names a rule by its link (``{rule}`` in a text, or the rule beside it), never
+    by an id in brackets at the end of a sentence."""
+    for lang in LANGUAGES:
+        texts = {
+            key: text
+            for key, value in catalogue(lang).items()
+            for text in (value.values() if isinstance(value, dict) else [value])
+        }
+        assert {k: t for k, t in texts.items() if BRACKETED_RULE.search(t)} == {}, lang
 
 
 def test_every_rule_shown_has_its_english_and_its_german_text() -> None:

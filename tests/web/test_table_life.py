@@ -305,11 +305,13 @@ async def test_a_private_table_is_joined_through_its_invitation_link_only(life: 
 async def test_leaving_on_ones_own_turn_is_not_offered_and_says_why(life: Life) -> None:
     """T2.3: on the guest's own turn the Leave button is disabled, as the seat view's
     `actions` refuse it (code ``leave_on_turn``), with the reason: the refusal's words from
-    the catalogue, the rule's id, its link and its text as domain/table.py states it."""
+    the catalogue (what happened, what to do), the rule's id, its link and its text as
+    domain/table.py states it."""
     text = table_rules_of_the_domain()["T2.3"].replace("`", "")
     words = json.loads((WEB / "i18n" / "en.json").read_text(encoding="utf-8"))
     reason = life.refusal.pop("reason")
-    assert reason.startswith(f"{words['problem.leave_on_turn']} T2.3"), reason
+    said = f"{words['problem.leave_on_turn']}. {words['remedy.leave_on_turn']} T2.3"
+    assert reason.startswith(said), reason
     assert life.refusal == {
         "disabled": True,
         "code": "leave_on_turn",

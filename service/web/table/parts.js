@@ -1,6 +1,6 @@
 // What several parts of the table page draw alike: buttons, a command's "yes?", a refused action, the turn clock, copying.
 import { t } from '../i18n.js';
-import { h, rule, seatName, timeLeft } from '../ui.js';
+import { h, refusalWords, rule, seatName, timeLeft } from '../ui.js';
 import { state, update } from './store.js';
 
 export function button(key, label, onclick, ariaLabel) {
@@ -21,11 +21,12 @@ export function confirmable(key, label, question, yes, run) {
     button(`${key}-no`, t('confirm.no'), () => update({ confirming: null })));
 }
 
-/** A life action's button that the service refuses now: disabled, with the reason (from the
- * refusal's code) and its rule. */
+/** A life action's button that the service refuses now: disabled, with the reason and what
+ * to do (from the refusal's code) and its rule. */
 export function refused(key, label, why) {
+  const { what, todo } = refusalWords(why);
   return [h('button', { type: 'button', 'data-key': key, 'data-code': why.code, disabled: true, 'aria-describedby': `${key}-why` }, label),
-    ' ', h('span', { id: `${key}-why`, class: 'why' }, t(`problem.${why.code}`, {}, why.code), ' ', rule(why.rule, state.rules))];
+    ' ', h('span', { id: `${key}-why`, class: 'why' }, `${what}. ${todo}`, ' ', rule(why.rule, state.rules))];
 }
 
 /** The time left of the running turn (the view's `clock`), counted down by this page. */

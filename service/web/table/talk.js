@@ -1,7 +1,7 @@
 // Table talk (T5): short messages from the players and spectators, quick phrases, the host's mutes.
 import { call, problemOf } from '../api.js';
 import { t } from '../i18n.js';
-import { h, seatName } from '../ui.js';
+import { h, seatName, withRule } from '../ui.js';
 import { button } from './parts.js';
 import { anyPass, at, pass, seated, state, update } from './store.js';
 
@@ -129,6 +129,6 @@ export function talkPart(view) {
   h('summary', {}, t('talk.title', { count: state.talk.filter((e) => e.kind === 'said').length })),
   h('ol', { class: 'talk-lines', 'aria-live': 'polite' }, state.talk.map((entry) => line(view, entry))),
   form,
-  h('p', { class: 'talk-about' }, t('talk.about')),
+  h('p', { class: 'talk-about' }, withRule(t('talk.about'), 'T5.2', state.rules)),
   mutes(view));
 }

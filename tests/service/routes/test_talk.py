@@ -154,6 +154,28 @@ async def test_exactly_200_characters_and_a_name_of_40_are_kept_trimmed(api: Dok
 
 
 @pytest.mark.parametrize(
+    ("name", "answer"),
+    [
+        ("\uff2biebitz", "Kiebitz"),  # N1: a fullwidth K is a K
+        ("Kie\u200bbitz", "Kiebitz"),  # N1: a zero-width space is removed
+        ("Kiebitz\u202e", (400, "name_unseen_characters", "N2")),
+        ("\u041aiebitz", (400, "name_mixed_scripts", "N3")),  # a Cyrillic K
+    ],
+)
+async def test_a_spectators_name_is_a_name_as_the_seats_are(
+    api: DokoClient, name: str, answer: str | tuple[int, str, str]
+) -> None:
+    """T5.1 with N1-N3: a spectator is named in the talk as a seated player is at the table."""
+    table, _ = await seated(api)
+    if isinstance(answer, str):
+        assert (await TalkClient(table).say("Hallo", name=name)).message.name == answer
+        return
+    with pytest.raises(ProblemError) as refused:
+        await TalkClient(table).say("Hallo", name=name)
+    assert problem(refused) == answer
+
+
+@pytest.mark.parametrize(
     "text",
     ["Ich habe die Kreuz-Dame", "QC", "spiel mal 10H", "Wir sind Re", "no trumps left", "Fuchs!"],
 )
