@@ -103,6 +103,13 @@ class Announced(msgspec.Struct, frozen=True, tag_field="type", tag="announced"):
     late_reply: bool = False
 
 
+class SchweinchenShown(msgspec.Struct, frozen=True, tag_field="type", tag="schweinchen_shown"):
+    """V3.1: ``seat`` showed both AD: from now on they are the highest trumps (V3.2).
+    Everyone sees it."""
+
+    seat: Seat
+
+
 class ScoreLine(msgspec.Struct, frozen=True):
     """One item of the game value (R8, R9): ``points`` to ``party``, for ``reason``."""
 
@@ -154,6 +161,7 @@ DealEvent = (
     | TrickWon
     | MarriageClarified
     | Announced
+    | SchweinchenShown
     | DealScored
 )
 Event = (
@@ -166,6 +174,7 @@ Event = (
     | TrickWon
     | MarriageClarified
     | Announced
+    | SchweinchenShown
     | DealScored
     | SessionFinished
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from domain.variants import schweinchen
 from domain.variants.second_heart_ten import SecondHeartTen
 
 
@@ -23,14 +24,16 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     """The house rules in force: every field's default is RULES.md's rule.
 
     ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
+    ``schweinchen``: whether both AD in one hand may be shown as the highest trumps (V3.1).
     """
 
     second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
+    schweinchen: bool = False
 
     @property
     def variants(self) -> tuple[str, ...]:
         """The ids of the variants in force, in order (none: RULES.md exactly)."""
-        ids = (self.second_heart_ten.rule,)
+        ids = (self.second_heart_ten.rule, schweinchen.RULE if self.schweinchen else None)
         return tuple(i for i in ids if i is not None)
 
 

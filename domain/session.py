@@ -23,6 +23,7 @@ from domain.events import (
     Event,
     GameTypeFixed,
     MarriageClarified,
+    SchweinchenShown,
     SessionFinished,
     SessionStarted,
     TrickWon,
@@ -40,6 +41,7 @@ IN_PLAY = (
     ContractNamed,
     GameTypeFixed,
     MarriageClarified,
+    SchweinchenShown,
 )
 """Deal events that change only the deal in progress (`evolve`'s fast path)."""
 

@@ -70,6 +70,7 @@ from domain.table import (
     Visibility,
 )
 from domain.table_view import SeatInfo, seat_infos, table_view
+from domain.variants.schweinchen import sort_shown
 from infra.event_store import APPEND_LOCK, EventStore, ProjectionRows
 from infra.tables import CODEC
 
@@ -156,8 +157,9 @@ class DealRecord(msgspec.Struct, frozen=True):
     the deal (T2.2). ``hands`` are as dealt (R2.2: in the order the seed deals them, so
     that anyone can recompute them); ``sorted_hands`` are the same cards sorted for the
     deal's game type (`domain.game_types.sort_hand`: trumps highest first, R3.1, R5.2-R5.5,
-    then the plain suits), for showing them. Records archived before it have it after
-    ``doko projections rebuild``.
+    then the plain suits; the AD first where Schweinchen were shown), for showing them.
+    Records archived before it have it after ``doko projections rebuild``.
+    ``schweinchen``: the seat that showed both AD (V3.1; left out where nobody did).
     """
 
     table: str
@@ -178,6 +180,7 @@ class DealRecord(msgspec.Struct, frozen=True):
     score: Score
     played_by: Lineup = ((), (), (), ())
     sorted_hands: tuple[tuple[Card, ...], ...] = ()
+    schweinchen: Seat | UnsetType = UNSET
 
 
 class RebuildResult(msgspec.Struct, frozen=True):
@@ -318,7 +321,13 @@ def deal_record(deal: DealState, state: TableState) -> DealRecord:
         announcements=deal.announcements,
         score=scored.score,
         played_by=state.lineups[index],
-        sorted_hands=tuple(sort_hand(hand, deal.game_type) for hand in deal.dealt),
+        sorted_hands=tuple(
+            sort_hand(hand, deal.game_type)
+            if deal.schweinchen is None
+            else sort_shown(hand, deal.game_type)
+            for hand in deal.dealt
+        ),
+        schweinchen=UNSET if deal.schweinchen is None else deal.schweinchen,
     )
 
 

@@ -16,11 +16,11 @@ and what the event adds to the table's facts (`fold`), from which the views are 
 * ``game_type_fixed`` of a silent solo is a normal game without declarer to all but the
   soloist (R4.5);
 * everything else (declarations, cards played, tricks, announcements (R6.8), marriage
-  clarification, scores (R4.3: a scored deal is public), the session's end, the table's
-  life: visibility and turn clock (T1.1, T3.1), that an invitation was replaced (T1.2: the
-  new code's hash is a secret like every other), seats left (T2), timeouts with their
-  declaration or card (T3.2), seats away and back (T3.3), closing and abandoning (T4)) is
-  public;
+  clarification, Schweinchen shown (V3.1), scores (R4.3: a scored deal is public), the
+  session's end, the table's life: visibility and turn clock (T1.1, T3.1), that an
+  invitation was replaced (T1.2: the new code's hash is a secret like every other), seats
+  left (T2), timeouts with their declaration or card (T3.2), seats away and back (T3.3),
+  closing and abandoning (T4)) is public;
 * every viewer's table stream carries every event (no version is left out); the messages of
   ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no other, carry the
   stored hash chain value of their version as ``chain_head`` (a witness,
@@ -82,6 +82,7 @@ class Deal:
     announcements: list[Json] = field(default_factory=list)
     clarified_in: int | None = None
     partner: int | None = None
+    schweinchen: int | None = None
     score: Json | None = None
     played_by: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
     """By seat, everyone who held the seat during the deal, in order (T2.2)."""
@@ -335,6 +336,10 @@ def _clarified(table: Table, event: Json) -> None:
     deal.clarified_in, deal.partner = event["trick_no"], event["partner"]
 
 
+def _schweinchen(table: Table, event: Json) -> None:
+    _deal(table).schweinchen = event["seat"]
+
+
 def _announced(table: Table, event: Json) -> None:
     _deal(table).announcements.append(event)
 
@@ -383,6 +388,7 @@ RULES: dict[str, EventRule] = {
     "trick_won": EventRule(public, fold=_won),
     "marriage_clarified": EventRule(public, fold=_clarified),
     "announced": EventRule(public, fold=_announced),
+    "schweinchen_shown": EventRule(public, fold=_schweinchen),  # V3.1: shown to everyone
     "deal_scored": EventRule(public, fold=_scored, witnessed=True),
     "session_finished": EventRule(public, fold=_finished, witnessed=True),
 }
@@ -646,6 +652,7 @@ def expected_deal(deal: Deal, viewer: Viewer) -> Json:
         "dealt": deal.dealt if scored else None,
         "contracts": deal.contracts if scored else None,
         "score": deal.score,
+        **({} if deal.schweinchen is None else {"schweinchen": deal.schweinchen}),
     }
 
 

@@ -11,7 +11,7 @@ function group(title, buttons) {
 }
 
 /** What this seat may do now besides playing a card: the view's `options` (declarations,
- * contracts, announcements) and `actions` (coming back), each a button; else whom it waits for. */
+ * contracts, Schweinchen, announcements) and `actions` (coming back), each a button; else whom it waits for. */
 export function moves(view, deal) {
   const options = deal.options;
   const cardsHeld = deal.hand.length;
@@ -30,6 +30,10 @@ export function moves(view, deal) {
   if (options.contracts.length) {
     groups.push(group(t('move.contract'), options.contracts.map((c) => button(
       `contract-${c}`, term('game', c), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/contract', { ...seat, body: { contract: c } }))))));
+  }
+  if (options.schweinchen) { // V3.1: both AD, on one's turn in the play
+    groups.push(group(t('move.schweinchen'), [button('schweinchen', t('move.show_schweinchen'),
+      () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/schweinchen', seat)))]));
   }
   if (options.announcements.length) {
     groups.push(group(t('move.announce', { count: cardsHeld }), options.announcements.map((a) => button(

@@ -457,6 +457,7 @@ NO_STORE = {
     "nameContract",
     "playCard",
     "announce",
+    "showSchweinchen",
     "comeBack",
     "replaceInvitation",
     "getStreamTicket",
@@ -474,6 +475,7 @@ ETAG = {
     "nameContract",
     "playCard",
     "announce",
+    "showSchweinchen",
     "comeBack",
     "leaveSeat",
     "closeTable",
@@ -568,9 +570,11 @@ def test_what_the_service_always_sends_is_required() -> None:
         "TableCreated",
         "TournamentCreated",
     }
+    with_schweinchen = {"Observation", "Options", "DealRecord"}  # V3.1: left out until shown
     for name, schema in schemas.items():
         if "properties" in schema and name not in leaving_out and not name.endswith("Request"):
             base = name.removeprefix("Streamed").removeprefix("Witnessed")
             optional = {"rules"} if base in with_rules else set()
+            optional |= {"schweinchen"} if base in with_schweinchen else set()
             assert required[name] == set(schema["properties"]) - optional, name
             assert optional <= set(schema["properties"]), name
