@@ -45,6 +45,7 @@ from domain.events import (
     GameTypeFixed,
     MarriageClarified,
     SchweinchenShown,
+    Score,
     TrickWon,
 )
 from domain.game_types import CONTRACTS, SOLOS, CardOrder, GameType
@@ -53,6 +54,7 @@ from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
+from domain.variants.bock import bock_triggers, doubled
 from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import second_heart_ten_wins
 
@@ -71,7 +73,8 @@ class Phase(StrEnum):
 
 class DealState(msgspec.Struct, frozen=True):
     """Everything true about a deal so far (hidden parts included), and the ``rules`` it is
-    played by (`domain.rule_set`). ``schweinchen``: the seat that showed both AD (V3.1)."""
+    played by (`domain.rule_set`). ``schweinchen``: the seat that showed both AD (V3.1);
+    ``bock``: whether it is a Bock deal, counted double (V5.6)."""
 
     deal_no: int
     dealer: Seat
@@ -94,6 +97,7 @@ class DealState(msgspec.Struct, frozen=True):
     score: DealScored | None = None
     rules: RuleSet = DEFAULT
     schweinchen: Seat | None = None
+    bock: bool = False
 
     @property
     def first(self) -> Seat:
@@ -151,8 +155,9 @@ class DealState(msgspec.Struct, frozen=True):
         return deal_order(self.game_type, self.schweinchen is not None)
 
 
-def deal_started(event: DealDealt, rules: RuleSet = DEFAULT) -> DealState:
-    """The state right after the cards are dealt, played by ``rules``."""
+def deal_started(event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False) -> DealState:
+    """The state right after the cards are dealt, played by ``rules``; a Bock deal if
+    ``bock`` (V5.6)."""
     return DealState(
         deal_no=event.deal_no,
         dealer=event.dealer,
@@ -160,6 +165,7 @@ def deal_started(event: DealDealt, rules: RuleSet = DEFAULT) -> DealState:
         dealing=event.dealing,
         hands=event.hands,
         rules=rules,
+        bock=bock,
     )
 
 
@@ -303,8 +309,21 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
         final = state
         for event in events:
             final = evolve(final, event)
-        events.append(DealScored(state.deal_no, score(facts(final))))
+        events.append(DealScored(state.deal_no, final_score(final)))
     return tuple(events)
+
+
+def final_score(state: DealState) -> Score:
+    """R7-R10 for a deal whose 12 tricks are complete; with Bock rounds (V5) a Bock deal
+    doubled (V5.6) and the triggers the deal met named (V5.2-V5.5)."""
+    deal_facts = facts(state)
+    result = score(deal_facts)
+    if not state.rules.bock_rounds:
+        return result
+    if state.bock:
+        result = doubled(result, deal_facts.parties)
+    triggers = bock_triggers(result)
+    return msgspec.structs.replace(result, bock_triggers=triggers) if triggers else result
 
 
 def facts(state: DealState) -> DealFacts:

@@ -123,7 +123,9 @@ class Score(msgspec.Struct, frozen=True):
     """The result of a deal (R7-R10).
 
     ``value`` is the game value from Re's side (positive: Re won it); ``entries``
-    are the four scoresheet entries by seat and sum to 0.
+    are the four scoresheet entries by seat and sum to 0. With Bock rounds (V5):
+    ``bock`` true for a Bock deal, counted double (V5.6), and ``bock_triggers`` the
+    triggers the deal met (V5.2-V5.5), which bring a Bock round; each left out otherwise.
     """
 
     game_type: GameType
@@ -136,6 +138,8 @@ class Score(msgspec.Struct, frozen=True):
     lines: tuple[ScoreLine, ...]
     value: int
     entries: tuple[int, ...]
+    bock: bool | UnsetType = UNSET
+    bock_triggers: tuple[str, ...] | UnsetType = UNSET
 
 
 class DealScored(msgspec.Struct, frozen=True, tag_field="type", tag="deal_scored"):

@@ -50,7 +50,8 @@ class Observation(msgspec.Struct, frozen=True):
     """A deal as seen by ``viewer`` (None: a spectator). Holds nothing the viewer may not see.
     ``rules``: the house rules the deal is played by (`domain.rule_set`; left out for
     RULES.md exactly); ``schweinchen``: the seat that showed both AD, seen by everyone (V3.1;
-    left out while nobody has)."""
+    left out while nobody has); ``bock``: true for a Bock deal, counted double (V5.6; left
+    out otherwise)."""
 
     viewer: Seat | None
     deal_no: int
@@ -76,6 +77,7 @@ class Observation(msgspec.Struct, frozen=True):
     score: DealScored | None = None
     rules: RuleSet | UnsetType = UNSET
     schweinchen: Seat | UnsetType = UNSET
+    bock: bool | UnsetType = UNSET
 
 
 def _qc_players(trick: Trick) -> list[Seat]:
@@ -262,4 +264,5 @@ def observe(state: DealState, viewer: Seat | None) -> Observation:
         state.score,
         recorded(state.rules),
         UNSET if state.schweinchen is None else state.schweinchen,
+        True if state.bock else UNSET,
     )

@@ -272,6 +272,10 @@ def _score(score: Score, out: _Out) -> None:
     out(f"{INDENT}value   {signed(score.value)} (from re's side)")
     entries = ", ".join(f"{seat_name(s)} {signed(score.entries[s])}" for s in SEATS)
     out(f"{INDENT}entries {entries}")
+    if score.bock is True:
+        out(f"{INDENT}a Bock deal: it counts double (V5.6)")
+    if isinstance(score.bock_triggers, tuple):
+        out(f"{INDENT}brings a Bock round (V5.1): {', '.join(score.bock_triggers)}")
 
 
 def render_session(events: Sequence[Event]) -> str:

@@ -25,15 +25,21 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
 
     ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
     ``schweinchen``: whether both AD in one hand may be shown as the highest trumps (V3.1).
+    ``bock_rounds``: whether certain deals bring a round of deals that count double (V5.1).
     """
 
     second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
     schweinchen: bool = False
+    bock_rounds: bool = False
 
     @property
     def variants(self) -> tuple[str, ...]:
         """The ids of the variants in force, in order (none: RULES.md exactly)."""
-        ids = (self.second_heart_ten.rule, schweinchen.RULE if self.schweinchen else None)
+        ids = (
+            self.second_heart_ten.rule,
+            schweinchen.RULE if self.schweinchen else None,
+            "V5.1" if self.bock_rounds else None,  # domain.variants.bock (it reads events)
+        )
         return tuple(i for i in ids if i is not None)
 
 

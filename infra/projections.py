@@ -85,8 +85,9 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     """One deal on the scoresheet: its entries by seat and the totals after it (R10), and
     by seat who played it (everyone who held the seat during the deal, T2.2); its
     ``game_type``, whether it was a ``solo`` and the ``re_seats`` (the soloist alone in a
-    solo), public once the deal is scored (R4.3); as served, also the version and chain
-    head of its `DealScored` (`infra.audit.witness`)."""
+    solo), public once the deal is scored (R4.3); ``bock`` marks a Bock deal, counted
+    double (V5.6); as served, also the version and chain head of its `DealScored`
+    (`infra.audit.witness`)."""
 
     deal_no: int
     dealer: Seat
@@ -98,6 +99,7 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     game_type: GameType | None = None
     solo: bool = False
     re_seats: tuple[Seat, ...] = ()
+    bock: bool = False
 
 
 class Scoresheet(msgspec.Struct, frozen=True):
@@ -227,6 +229,7 @@ def scoresheet_of(state: TableState) -> Scoresheet:
                 game_type=game.game_type,
                 solo=game.solo,
                 re_seats=game.re_seats,
+                bock=game.bock,
             )
         )
     return Scoresheet(

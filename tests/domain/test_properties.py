@@ -363,7 +363,7 @@ def check_deal(
     assert before.first_dealer is not None
     assert dealt.dealer == before.first_dealer.after(dealt.deal_no - 1)  # R1.2
 
-    state = deal.deal_started(dealt, before.rules)
+    state = deal.deal_started(dealt, before.rules, before.bock_pending > 0)
     tricks: list[tuple[tuple[Card, ...], Seat, Seat]] = []
     game_type: GameType | None = None
     shown = False
@@ -397,9 +397,9 @@ def check_deal(
     assert len(tricks) == 12 and sum(score.tricks.values()) == 12
     assert sum(score.card_points.values()) == 240
     assert sum(sum(CARD_POINTS[c] for c in cards) for cards, _, _ in tricks) == 240
-    assert (score.winner, score.value) == oracle_value(
-        score.re_seats, tricks, score.levels, score.solo
-    ), score
+    winner, value = oracle_value(score.re_seats, tricks, score.levels, score.solo)
+    assert (score.winner, score.value) == (winner, 2 * value if score.bock is True else value)
+    assert score.bock is (True if before.bock_pending else msgspec.UNSET)  # V5.1, V5.6
     assert score.game_type is game_type
 
     entries, v = score.entries, score.value

@@ -278,3 +278,59 @@ async def test_showing_schweinchen_is_refused_with_its_rule(
     assert (problem["code"], problem["rule"]) == (code, "V3.1"), problem
     await table.view()
     assert table.version == before
+
+
+V5: dict[str, str | bool] = {"bock_rounds": True}
+
+
+@pytest.fixture(scope="module")
+async def v5_session(base_url: str) -> Recorded:
+    """Bock rounds (V5), four random players."""
+    return await record_session(base_url, random_players(5), rules=V5)
+
+
+async def test_a_v5_session_marks_its_bock_deals_and_replays_exactly(
+    v5_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+) -> None:
+    """The scoresheet marks exactly the deals that the queue of V5.1 and V5.7 makes Bock
+    deals (kept here from the stored scores' triggers); a Bock deal's value is its lines'
+    sum, V5.6 included; the stored log replays exactly and the service verifies it."""
+    final = v5_session.final
+    assert final.rules == RuleSet(bock_rounds=True)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v5_session.table_id)]
+    pending, expected = 0, []
+    for event in events:
+        if isinstance(event, DealScored):
+            score = event.score
+            expected.append(pending > 0)
+            assert (score.bock is True) is (pending > 0)
+            lines = sum(ln.points if ln.party.value == "re" else -ln.points for ln in score.lines)
+            assert lines == score.value
+            pending = max(0, pending - 1) + (4 if score.bock_triggers else 0)
+    sheet = (await http.get(f"/tables/{v5_session.table_id}/scoresheet")).json()
+    assert [row.get("bock", False) for row in sheet["rows"]] == expected
+    assert any(expected)  # the session did have Bock deals
+    assert sum(sheet["totals"]) == 0
+    result = replay(events, TABLE)
+    assert result.ok, result.error
+    assert result.valid == len(events)
+    await verified_by_the_service(http, v5_session.table_id)
+
+
+async def test_the_export_of_a_v5_session_verifies_offline(
+    v5_session: Recorded,
+    http: httpx.AsyncClient,
+    base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    response = await http.get(f"/tables/{v5_session.table_id}/export")
+    assert response.status_code == 200, response.text
+    export = tmp_path / "export.json"
+    export.write_bytes(response.content)
+    status = await asyncio.to_thread(
+        main, ["verify", "--file", str(export), "--public-key", base_url]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert f"{v5_session.table_id}: ok, 12 deals" in out

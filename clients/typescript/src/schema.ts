@@ -1349,6 +1349,7 @@ export interface components {
         /** Observation */
         Observation: {
             announcements: components["schemas"]["Announced"][];
+            bock?: boolean;
             contracts: (components["schemas"]["GameType"] | null)[] | null;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
@@ -1576,6 +1577,8 @@ export interface components {
         /** RuleSet */
         RuleSet: {
             /** @default false */
+            bock_rounds?: boolean;
+            /** @default false */
             schweinchen?: boolean;
             second_heart_ten?: components["schemas"]["SecondHeartTen"];
         };
@@ -1590,6 +1593,8 @@ export interface components {
         };
         /** Score */
         Score: {
+            bock?: boolean;
+            bock_triggers?: string[];
             card_points: {
                 [key: string]: number;
             };
@@ -1757,6 +1762,8 @@ export interface components {
         };
         /** SheetRow */
         SheetRow: {
+            /** @default false */
+            bock?: boolean;
             chain_head?: string;
             deal_no: number;
             dealer: components["schemas"]["Seat"];

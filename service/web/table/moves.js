@@ -44,6 +44,7 @@ export function moves(view, deal) {
   const waiting = deal.phase !== 'scored' && given(deal.turn) && deal.turn !== state.mine.seat;
   const mine = view.clock?.seat === state.mine.seat ? view.clock : null;
   return h('section', { class: 'actions', id: 'actions', 'aria-label': t('move.label') },
+    deal.bock ? h('p', { class: 'bock' }, t('move.bock')) : null,
     mine ? h('p', { class: 'your-clock' }, t('move.clock'), ' ', timer(view, mine), ' ', t('move.clock_then'), ' ',
       rule('T3.2', state.rules, false)) : null,
     groups,
