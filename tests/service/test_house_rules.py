@@ -334,3 +334,23 @@ async def test_the_export_of_a_v5_session_verifies_offline(
     out = capsys.readouterr().out
     assert status == 0, out
     assert f"{v5_session.table_id}: ok, 12 deals" in out
+
+
+async def test_a_tournaments_tables_play_schweinchen_and_bock_rounds(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """A tournament created with V3 and V5 opens its tables with both: each seat's view
+    shows them, two deals are played by random players, and the table's log replays."""
+    rules = RuleSet(schweinchen=True, bock_rounds=True)
+    tournament = await api.create_tournament("Bock night", rounds=1, rules={**V3, **V5})
+    players = [await tournament.register(name) for name in ("ann", "bob", "cem", "dia")]
+    started = await tournament.start_round(1)
+    (table,) = started.tournament.tables
+    seats = [await player.seat() for player in players]
+    for seat in seats:
+        assert (await seat.view()).rules == rules
+    await play_session(seats, random_players(37), deals=2)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
+    assert sum(isinstance(e, DealScored) for e in events) >= 2
+    result = replay(events, TABLE)
+    assert result.ok and result.valid == len(events), result.error
