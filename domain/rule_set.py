@@ -13,8 +13,10 @@ German in ``rules.de.json``).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET, Meta, UnsetType
 
 from domain.variants import schweinchen
 from domain.variants.second_heart_ten import SecondHeartTen
@@ -29,8 +31,20 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     """
 
     second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
-    schweinchen: bool = False
-    bock_rounds: bool = False
+    schweinchen: Annotated[
+        bool,
+        Meta(
+            description="V3.1-V3.3: the holder of both AD may show them on their turn in the "
+            "play; shown, they are the highest trumps where AD is a trump"
+        ),
+    ] = False
+    bock_rounds: Annotated[
+        bool,
+        Meta(
+            description="V5.1-V5.7: after a deal of value 0, 120 to 120, a lost solo or Kontra "
+            "winning against re, the next four deals count double (rounds queued)"
+        ),
+    ] = False
 
     @property
     def variants(self) -> tuple[str, ...]:

@@ -1576,9 +1576,15 @@ export interface components {
         };
         /** RuleSet */
         RuleSet: {
-            /** @default false */
+            /**
+             * @description V5.1-V5.7: after a deal of value 0, 120 to 120, a lost solo or Kontra winning against re, the next four deals count double (rounds queued)
+             * @default false
+             */
             bock_rounds?: boolean;
-            /** @default false */
+            /**
+             * @description V3.1-V3.3: the holder of both AD may show them on their turn in the play; shown, they are the highest trumps where AD is a trump
+             * @default false
+             */
             schweinchen?: boolean;
             second_heart_ten?: components["schemas"]["SecondHeartTen"];
         };
