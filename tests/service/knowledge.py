@@ -83,6 +83,8 @@ class Deal:
     clarified_in: int | None = None
     partner: int | None = None
     schweinchen: int | None = None
+    bock: bool = False
+    rules: Json | None = None
     score: Json | None = None
     played_by: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
     """By seat, everyone who held the seat during the deal, in order (T2.2)."""
@@ -170,6 +172,10 @@ class Table:
     closed: bool = False
     abandoned: bool = False
     timeouts: list[int] = field(default_factory=lambda: [0] * 4)
+    rules: Json | None = None
+    bock_pending: int = 0
+    """V5.1, V5.7: the Bock deals still to come (a round of 4 per deal that met a trigger,
+    queued)."""
 
     @property
     def status(self) -> str:
@@ -286,10 +292,12 @@ def _abandoned(table: Table, event: Json) -> None:
 def _started(table: Table, event: Json) -> None:
     table.started = True
     table.first_dealer, table.deals = event["first_dealer"], event["deals"]
+    table.rules = event.get("rules")
 
 
 def _dealt(table: Table, event: Json) -> None:
     table.deal = Deal(event["deal_no"], event["dealer"], event["hands"], event["dealing"])
+    table.deal.rules, table.deal.bock = table.rules, table.bock_pending > 0
     table.deal.played_by = [[] if p is None else [p["name"]] for p in table.seats]
 
 
@@ -350,6 +358,9 @@ def _scored(table: Table, event: Json) -> None:
     table.sheet.append(event["score"]["entries"])
     re_seats = sorted(deal.re_seats())
     assert event["score"]["re_seats"] == re_seats, (event["score"]["re_seats"], re_seats)
+    assert event["score"].get("bock", False) is deal.bock, event  # V5.6
+    brought = 4 if event["score"].get("bock_triggers") else 0
+    table.bock_pending = table.bock_pending - deal.bock + brought  # V5.1, V5.7
 
 
 def _finished(table: Table, event: Json) -> None:
@@ -627,6 +638,7 @@ def expected_view(
         "clock": expected_clock(table, turn, last_event_at),
         "actions": actions or [],
         "version": version,
+        **({"rules": created["rules"]} if "rules" in created else {}),
     }
 
 
@@ -652,7 +664,9 @@ def expected_deal(deal: Deal, viewer: Viewer) -> Json:
         "dealt": deal.dealt if scored else None,
         "contracts": deal.contracts if scored else None,
         "score": deal.score,
+        **({} if deal.rules is None else {"rules": deal.rules}),
         **({} if deal.schweinchen is None else {"schweinchen": deal.schweinchen}),
+        **({"bock": True} if deal.bock else {}),
     }
 
 

@@ -43,6 +43,7 @@ from tests.service.sessions import (
     record_session,
     verified_by_the_service,
 )
+from tests.service.test_session import audit, truth_of
 
 pytestmark = pytest.mark.xdist_group("house_rules")
 """Its tests share a fixture that plays a whole session: one worker runs them all."""
@@ -354,3 +355,15 @@ async def test_a_tournaments_tables_play_schweinchen_and_bock_rounds(
     assert sum(isinstance(e, DealScored) for e in events) >= 2
     result = replay(events, TABLE)
     assert result.ok and result.valid == len(events), result.error
+
+
+async def test_a_v3_session_leaks_nothing(v3_session: Recorded, pool: asyncpg.Pool) -> None:
+    """The oracle of what each viewer may know (`tests.service.knowledge`, Schweinchen shown
+    to everyone, V3.1) finds every view and stream message of the V3 session right."""
+    audit(v3_session, await truth_of(pool, v3_session.table_id))
+
+
+async def test_a_v5_session_leaks_nothing(v5_session: Recorded, pool: asyncpg.Pool) -> None:
+    """The oracle, keeping the Bock queue (V5.1, V5.7) itself, finds every view and stream
+    message of the V5 session right, a Bock deal's ``bock`` included."""
+    audit(v5_session, await truth_of(pool, v5_session.table_id))
