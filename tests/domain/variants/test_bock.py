@@ -88,7 +88,7 @@ DOUBLED = [
         ScoreLine("V5.6", RE, 3, "Bock: the deal counts double"),
         6,
         (6, -6, 6, -6),
-        id="V5.6-re-3-to-6",
+        id="V5.6-X5.2-re-3-to-6",
     ),
     pytest.param(
         a_score(-2, 100, KONTRA, solo=True),
@@ -96,7 +96,7 @@ DOUBLED = [
         ScoreLine("V5.6", KONTRA, 2, "Bock: the deal counts double"),
         -4,
         (-12, 4, 4, 4),
-        id="V5.6-R10.2-solo-lost",
+        id="V5.6-X5.2-R10.2-solo-lost",
     ),
     pytest.param(a_score(0, 100, None), NORMAL_PARTIES, None, 0, (0, 0, 0, 0), id="V5.6-zero"),
 ]
