@@ -48,7 +48,13 @@ class Announce(msgspec.Struct, frozen=True, tag_field="command", tag="announce")
     word: Word
 
 
-DealCommand = Declare | NameContract | PlayCard | Announce
+class ShowSchweinchen(msgspec.Struct, frozen=True, tag_field="command", tag="show_schweinchen"):
+    """V3.1: show both AD, on one's turn in the play, to make them the highest trumps."""
+
+    seat: Seat
+
+
+DealCommand = Declare | NameContract | PlayCard | Announce | ShowSchweinchen
 
 
 class StartSession(msgspec.Struct, frozen=True, tag_field="command", tag="start_session"):
@@ -72,4 +78,13 @@ class DealPreset(msgspec.Struct, frozen=True, tag_field="command", tag="deal_pre
     hands: tuple[tuple[Card, ...], ...]
 
 
-Command = Declare | NameContract | PlayCard | Announce | StartSession | DealSeeded | DealPreset
+Command = (
+    Declare
+    | NameContract
+    | PlayCard
+    | Announce
+    | ShowSchweinchen
+    | StartSession
+    | DealSeeded
+    | DealPreset
+)

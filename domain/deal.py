@@ -14,14 +14,24 @@ import msgspec
 
 from domain.announcements import PartyAnnouncements, check
 from domain.cards import Card
-from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
+from domain.commands import (
+    Announce,
+    DealCommand,
+    Declaration,
+    Declare,
+    NameContract,
+    PlayCard,
+    ShowSchweinchen,
+)
 from domain.errors import (
     CardNotInHand,
     ContractNotAllowed,
+    DomainError,
     MarriageNotClarified,
     MustFollow,
     NotYourTurn,
     PhaseClosed,
+    SchweinchenNotAllowed,
 )
 from domain.events import (
     Announced,
@@ -34,14 +44,18 @@ from domain.events import (
     Declared,
     GameTypeFixed,
     MarriageClarified,
+    SchweinchenShown,
+    Score,
     TrickWon,
 )
-from domain.game_types import CONTRACTS, SOLOS, GameType, order_of
+from domain.game_types import CONTRACTS, SOLOS, CardOrder, GameType
 from domain.parties import Party
 from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
+from domain.variants.bock import bock_triggers, doubled
+from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import second_heart_ten_wins
 
 TRICKS = 12
@@ -59,7 +73,8 @@ class Phase(StrEnum):
 
 class DealState(msgspec.Struct, frozen=True):
     """Everything true about a deal so far (hidden parts included), and the ``rules`` it is
-    played by (`domain.rule_set`)."""
+    played by (`domain.rule_set`). ``schweinchen``: the seat that showed both AD (V3.1);
+    ``bock``: whether it is a Bock deal, counted double (V5.6)."""
 
     deal_no: int
     dealer: Seat
@@ -81,6 +96,8 @@ class DealState(msgspec.Struct, frozen=True):
     announcements: tuple[Announced, ...] = ()
     score: DealScored | None = None
     rules: RuleSet = DEFAULT
+    schweinchen: Seat | None = None
+    bock: bool = False
 
     @property
     def first(self) -> Seat:
@@ -130,9 +147,17 @@ class DealState(msgspec.Struct, frozen=True):
         """R4.6: Re is a single player (a solo, or a marriage without partner)."""
         return sum(p is Party.RE for p in self.parties) == 1
 
+    @property
+    def order(self) -> CardOrder:
+        """The card order of the game type (R5.6), the AD highest once Schweinchen are
+        shown (V3.2). Only once the game type is fixed."""
+        assert self.game_type is not None
+        return deal_order(self.game_type, self.schweinchen is not None)
 
-def deal_started(event: DealDealt, rules: RuleSet = DEFAULT) -> DealState:
-    """The state right after the cards are dealt, played by ``rules``."""
+
+def deal_started(event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False) -> DealState:
+    """The state right after the cards are dealt, played by ``rules``; a Bock deal if
+    ``bock`` (V5.6)."""
     return DealState(
         deal_no=event.deal_no,
         dealer=event.dealer,
@@ -140,6 +165,7 @@ def deal_started(event: DealDealt, rules: RuleSet = DEFAULT) -> DealState:
         dealing=event.dealing,
         hands=event.hands,
         rules=rules,
+        bock=bock,
     )
 
 
@@ -151,6 +177,8 @@ def decide(state: DealState, command: DealCommand) -> tuple[DealEvent, ...]:
         return (_announce(state, command),)
     if isinstance(command, Declare):
         return _declare(state, command)
+    if isinstance(command, ShowSchweinchen):
+        return (_show_schweinchen(state, command.seat),)
     return _name_contract(state, command)
 
 
@@ -215,6 +243,37 @@ def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> 
     return GameTypeFixed(GameType.NORMAL, None)
 
 
+def schweinchen_refusal(state: DealState, seat: Seat) -> DomainError | None:
+    """V3.1, V3.3: why ``seat`` may not show Schweinchen now; None when it may: the table
+    plays them, the game type is fixed and AD a trump in it, it is the seat's turn to play,
+    it holds both AD and nobody has shown them yet."""
+    if not state.rules.schweinchen:
+        return SchweinchenNotAllowed("this table plays without Schweinchen", rule="V3.1")
+    if state.phase is not Phase.PLAY or state.game_type is None:
+        return PhaseClosed(
+            "Schweinchen are shown in the play, once the game type is fixed", rule="V3.1"
+        )
+    if not schweinchen_possible(state.game_type):
+        return SchweinchenNotAllowed(
+            f"AD is no trump in a {state.game_type.value}: no Schweinchen", rule="V3.3"
+        )
+    if state.turn is not seat:
+        return NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s", rule="V3.1")
+    if state.schweinchen is not None:
+        return SchweinchenNotAllowed("Schweinchen are shown already", rule="V3.1")
+    if state.hands[seat].count(Card.AD) < 2:
+        return SchweinchenNotAllowed("Schweinchen are both AD in one hand", rule="V3.1")
+    return None
+
+
+def _show_schweinchen(state: DealState, seat: Seat) -> SchweinchenShown:
+    """V3.1: the holder of both AD shows them on their turn (see `schweinchen_refusal`)."""
+    refusal = schweinchen_refusal(state, seat)
+    if refusal is not None:
+        raise refusal
+    return SchweinchenShown(seat)
+
+
 def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     """R3.3, R3.6: play on one's turn a card from one's hand, following if able."""
     current = state.trick
@@ -228,7 +287,7 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     hand = state.hands[seat]
     if played not in hand:
         raise CardNotInHand(f"{played.value} is not in seat {seat}'s hand", rule="R3.6")
-    order = order_of(state.game_type)
+    order = state.order
     if not follows(played, hand, current, order):
         led = current.cards[0]
         what = "a trump" if order.is_trump(led) else f"a card of suit {order.category[led]}"
@@ -250,8 +309,21 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
         final = state
         for event in events:
             final = evolve(final, event)
-        events.append(DealScored(state.deal_no, score(facts(final))))
+        events.append(DealScored(state.deal_no, final_score(final)))
     return tuple(events)
+
+
+def final_score(state: DealState) -> Score:
+    """R7-R10 for a deal whose 12 tricks are complete; with Bock rounds (V5) a Bock deal
+    doubled (V5.6) and the triggers the deal met named (V5.2-V5.5)."""
+    deal_facts = facts(state)
+    result = score(deal_facts)
+    if not state.rules.bock_rounds:
+        return result
+    if state.bock:
+        result = doubled(result, deal_facts.parties)
+    triggers = bock_triggers(result)
+    return msgspec.structs.replace(result, bock_triggers=triggers) if triggers else result
 
 
 def facts(state: DealState) -> DealFacts:
@@ -364,6 +436,8 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
             Party.RE if s is state.declarer or s is partner else Party.KONTRA for s in SEATS
         )
         return replace(state, clarified_in=event.trick_no, parties=parties)
+    if isinstance(event, SchweinchenShown):
+        return replace(state, schweinchen=event.seat)
     if isinstance(event, DealScored):
         return replace(state, phase=Phase.SCORED, score=event)
     return deal_started(event, state.rules)

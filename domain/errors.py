@@ -116,6 +116,13 @@ class IncludedLevelTooLate(DomainError):
     code = "included_level_too_late"
 
 
+class SchweinchenNotAllowed(DomainError):
+    """Schweinchen are shown only where the table plays them, AD is a trump and the player
+    holds both AD, once a deal (V3.1, V3.3)."""
+
+    code = "schweinchen_not_allowed"
+
+
 class SessionOver(DomainError):
     """All 12 deals of the session have been played (R1.1)."""
 

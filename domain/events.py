@@ -103,6 +103,13 @@ class Announced(msgspec.Struct, frozen=True, tag_field="type", tag="announced"):
     late_reply: bool = False
 
 
+class SchweinchenShown(msgspec.Struct, frozen=True, tag_field="type", tag="schweinchen_shown"):
+    """V3.1: ``seat`` showed both AD: from now on they are the highest trumps (V3.2).
+    Everyone sees it."""
+
+    seat: Seat
+
+
 class ScoreLine(msgspec.Struct, frozen=True):
     """One item of the game value (R8, R9): ``points`` to ``party``, for ``reason``."""
 
@@ -116,7 +123,9 @@ class Score(msgspec.Struct, frozen=True):
     """The result of a deal (R7-R10).
 
     ``value`` is the game value from Re's side (positive: Re won it); ``entries``
-    are the four scoresheet entries by seat and sum to 0.
+    are the four scoresheet entries by seat and sum to 0. With Bock rounds (V5):
+    ``bock`` true for a Bock deal, counted double (V5.6), and ``bock_triggers`` the
+    triggers the deal met (V5.2-V5.5), which bring a Bock round; each left out otherwise.
     """
 
     game_type: GameType
@@ -129,6 +138,8 @@ class Score(msgspec.Struct, frozen=True):
     lines: tuple[ScoreLine, ...]
     value: int
     entries: tuple[int, ...]
+    bock: bool | UnsetType = UNSET
+    bock_triggers: tuple[str, ...] | UnsetType = UNSET
 
 
 class DealScored(msgspec.Struct, frozen=True, tag_field="type", tag="deal_scored"):
@@ -154,6 +165,7 @@ DealEvent = (
     | TrickWon
     | MarriageClarified
     | Announced
+    | SchweinchenShown
     | DealScored
 )
 Event = (
@@ -166,6 +178,7 @@ Event = (
     | TrickWon
     | MarriageClarified
     | Announced
+    | SchweinchenShown
     | DealScored
     | SessionFinished
 )

@@ -93,8 +93,9 @@ class CardOrder(msgspec.Struct, frozen=True):
         return self.category[c] == TRUMP
 
 
-def _order(game_type: GameType) -> CardOrder:
-    trumps = _TRUMPS[game_type]
+def card_order(trumps: tuple[Card, ...]) -> CardOrder:
+    """The order with ``trumps`` (highest first) and every other card in its plain suit,
+    A 10 K Q J 9 (R3.1, R3.2)."""
     plain = {
         suit: tuple(card(r, suit) for r in _PLAIN_RANKS if card(r, suit) not in trumps)
         for suit in Suit
@@ -108,7 +109,7 @@ def _order(game_type: GameType) -> CardOrder:
     return CardOrder(trumps=trumps, plain=plain, category=category, strength=strength)
 
 
-ORDERS: dict[GameType, CardOrder] = {g: _order(g) for g in GameType}
+ORDERS: dict[GameType, CardOrder] = {g: card_order(_TRUMPS[g]) for g in GameType}
 """R3.1, R3.2, R5.2-R5.5: the card order of every game type."""
 
 
@@ -125,12 +126,12 @@ def trump_count(game_type: GameType) -> int:
 _SUIT_PLACES = {TRUMP: 0, "C": 1, "S": 2, "H": 3, "D": 4}
 
 
-def _sort_keys(order: CardOrder) -> dict[Card, int]:
+def sort_keys(order: CardOrder) -> dict[Card, int]:
     """Each card's place in a sorted hand: by category (trumps, C, S, H, D), then strongest."""
     return {c: 1000 * _SUIT_PLACES[order.category[c]] - order.strength[c] for c in Card}
 
 
-_SORT_KEYS: dict[GameType, dict[Card, int]] = {g: _sort_keys(o) for g, o in ORDERS.items()}
+_SORT_KEYS: dict[GameType, dict[Card, int]] = {g: sort_keys(o) for g, o in ORDERS.items()}
 
 
 def sort_hand(hand: tuple[Card, ...], game_type: GameType) -> tuple[Card, ...]:

@@ -16,13 +16,14 @@ from msgspec import UNSET, UnsetType
 from domain.announcements import Allowance, allowances
 from domain.cards import Card
 from domain.commands import Declaration
-from domain.deal import DealState, Phase
+from domain.deal import DealState, Phase, schweinchen_refusal
 from domain.events import Announced, Dealing, DealScored
-from domain.game_types import CONTRACTS, SOLOS, GameType, order_of, sort_hand
+from domain.game_types import CONTRACTS, SOLOS, GameType, sort_hand
 from domain.parties import Party
 from domain.rule_set import RuleSet, recorded
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, legal_cards
+from domain.variants.schweinchen import sort_shown
 
 
 class PlayedTrick(msgspec.Struct, frozen=True):
@@ -35,18 +36,22 @@ class PlayedTrick(msgspec.Struct, frozen=True):
 
 
 class Options(msgspec.Struct, frozen=True):
-    """What the viewing seat may do now."""
+    """What the viewing seat may do now; ``schweinchen`` true when it may show them (V3.1;
+    left out otherwise)."""
 
     declarations: tuple[Declaration, ...] = ()
     contracts: tuple[GameType, ...] = ()
     cards: tuple[Card, ...] = ()
     announcements: tuple[Allowance, ...] = ()
+    schweinchen: bool | UnsetType = UNSET
 
 
 class Observation(msgspec.Struct, frozen=True):
     """A deal as seen by ``viewer`` (None: a spectator). Holds nothing the viewer may not see.
     ``rules``: the house rules the deal is played by (`domain.rule_set`; left out for
-    RULES.md exactly)."""
+    RULES.md exactly); ``schweinchen``: the seat that showed both AD, seen by everyone (V3.1;
+    left out while nobody has); ``bock``: true for a Bock deal, counted double (V5.6; left
+    out otherwise)."""
 
     viewer: Seat | None
     deal_no: int
@@ -71,6 +76,8 @@ class Observation(msgspec.Struct, frozen=True):
     contracts: tuple[GameType | None, ...] | None = None
     score: DealScored | None = None
     rules: RuleSet | UnsetType = UNSET
+    schweinchen: Seat | UnsetType = UNSET
+    bock: bool | UnsetType = UNSET
 
 
 def _qc_players(trick: Trick) -> list[Seat]:
@@ -204,10 +211,12 @@ def _options(state: DealState, seat: Seat, turn: Seat | None) -> Options:
         return _MARRIAGE_OR_SOLO if state.hands[seat].count(Card.QC) == 2 else _SOLO
     cards: tuple[Card, ...] = ()
     if turn is seat and state.trick is not None and state.game_type is not None:
-        cards = legal_cards(state.hands[seat], state.trick, order_of(state.game_type))
+        cards = legal_cards(state.hands[seat], state.trick, state.order)
     announcements = allowed_announcements(state, seat)
     if not cards and not announcements:
         return _NO_OPTIONS
+    if state.rules.schweinchen and cards and schweinchen_refusal(state, seat) is None:
+        return Options(cards=cards, announcements=announcements, schweinchen=True)
     return Options(cards=cards, announcements=announcements)
 
 
@@ -223,7 +232,11 @@ def observe(state: DealState, viewer: Seat | None) -> Observation:
         own_contract = None
         seen = _NO_OPTIONS
     else:
-        hand = sort_hand(state.hands[viewer], game_type or GameType.NORMAL)
+        hand = (
+            sort_hand(state.hands[viewer], game_type or GameType.NORMAL)
+            if state.schweinchen is None or game_type is None
+            else sort_shown(state.hands[viewer], game_type)
+        )
         own_contract = state.contracts[viewer]
         seen = _options(state, viewer, turn)
     return Observation(  # positional, in field order: the fastest way to build it
@@ -250,4 +263,6 @@ def observe(state: DealState, viewer: Seat | None) -> Observation:
         state.contracts if scored else None,
         state.score,
         recorded(state.rules),
+        UNSET if state.schweinchen is None else state.schweinchen,
+        True if state.bock else UNSET,
     )

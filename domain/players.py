@@ -10,14 +10,24 @@ from __future__ import annotations
 from typing import Protocol
 
 import msgspec
+from msgspec import UNSET
 
 from domain.cards import CARD_POINTS, Card, Rank
-from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
+from domain.commands import (
+    Announce,
+    DealCommand,
+    Declaration,
+    Declare,
+    NameContract,
+    PlayCard,
+    ShowSchweinchen,
+)
 from domain.deal import TRICKS, Phase
-from domain.game_types import CardOrder, GameType, order_of
+from domain.game_types import CardOrder, GameType
 from domain.observations import Observation
 from domain.rule_set import in_force
 from domain.tricks import winning_index
+from domain.variants.schweinchen import deal_order
 from domain.variants.second_heart_ten import second_heart_ten_wins
 
 
@@ -38,8 +48,8 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     """A legal action for the viewing seat, or None when it has nothing to do now.
 
     On its turn it declares (sometimes `reservation`, often with both QC), names a random allowed
-    contract, or plays a random legal card; at any moment of play it sometimes
-    makes a random allowed announcement.
+    contract, or plays a random legal card (showing Schweinchen first, V3.1, half the
+    time); at any moment of play it sometimes makes a random allowed announcement.
     """
     seat = observation.viewer
     assert seat is not None
@@ -55,9 +65,18 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     if options.announcements and chooser.random() < ANNOUNCE_RATE:
         allowance = options.announcements[chooser.randrange(len(options.announcements))]
         return Announce(seat, allowance.word)
+    if options.schweinchen is True and chooser.random() < MARRIAGE_RATE:
+        return ShowSchweinchen(seat)
     if options.cards:
         return PlayCard(seat, options.cards[chooser.randrange(len(options.cards))])
     return None
+
+
+def observed_order(observation: Observation) -> CardOrder:
+    """The card order of the deal as the seat sees it: its game type's (R5.6), the AD
+    highest once Schweinchen are shown (V3.2)."""
+    game_type = observation.game_type or GameType.NORMAL
+    return deal_order(game_type, observation.schweinchen is not UNSET)
 
 
 STRONG_TRUMPS = 8
@@ -65,9 +84,10 @@ STRONG_TRUMPS = 8
 
 
 def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | None:
-    """A simple heuristic player: never reserves; announces with strong hands; in play
-    wins tricks holding many points as cheaply as it can, gives points to a partner
-    who is winning, and otherwise follows with its cheapest card.
+    """A simple heuristic player: never reserves; announces with strong hands; shows
+    Schweinchen when it may (V3.1); in play wins tricks holding many points as cheaply as it
+    can, gives points to a partner who is winning, and otherwise follows with its cheapest
+    card.
 
     ``chooser`` only breaks ties, so the player is deterministic for a given one.
     """
@@ -78,8 +98,9 @@ def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | N
         return Declare(seat, Declaration.HEALTHY)
     if options.contracts:
         return NameContract(seat, options.contracts[chooser.randrange(len(options.contracts))])
-    game_type = observation.game_type or GameType.NORMAL
-    order = order_of(game_type)
+    if options.schweinchen is True:
+        return ShowSchweinchen(seat)
+    order = observed_order(observation)
     own = [a for a in options.announcements if a.word.level == 1]
     if own and sum(order.is_trump(c) for c in observation.hand) >= STRONG_TRUMPS:
         return Announce(seat, own[0].word)
@@ -127,14 +148,16 @@ class FirstChoice:
 def stand_in_action(observation: Observation) -> Declare | NameContract | PlayCard | None:
     """T3.2: what the stand-in does for a seat whose turn timed out: the greedy player's
     choice among the turn's own actions (it declares `healthy`, names the first allowed
-    contract, or plays the greedy card), never an announcement; ties go to the first option,
-    so the choice is a function of the observation alone and replays exactly.
+    contract, or plays the greedy card), never an announcement nor Schweinchen; ties go to
+    the first option, so the choice is a function of the observation alone and replays
+    exactly.
 
     None when the seat has no turn action now.
     """
     quiet = msgspec.structs.replace(
-        observation, options=msgspec.structs.replace(observation.options, announcements=())
+        observation,
+        options=msgspec.structs.replace(observation.options, announcements=(), schweinchen=UNSET),
     )
     action = greedy_action(quiet, FirstChoice())
-    assert not isinstance(action, Announce)
+    assert not isinstance(action, Announce | ShowSchweinchen)
     return action

@@ -28,6 +28,7 @@ from domain.events import (
     Event,
     GameTypeFixed,
     MarriageClarified,
+    SchweinchenShown,
     Score,
     SessionFinished,
     SessionStarted,
@@ -36,7 +37,6 @@ from domain.events import (
 from domain.game_types import TRUMP, GameType, order_of, sort_hand
 from domain.parties import Party
 from domain.seats import SEATS, Seat
-from domain.tricks import winning_index
 
 INDENT = "  "
 _Out = Callable[[str], None]
@@ -159,7 +159,7 @@ def render_deal(log: Iterable[Event]) -> str:
         elif isinstance(event, TrickWon):
             trick = before.trick
             assert trick is not None and before.game_type is not None
-            best = trick.cards[winning_index(trick.cards, order_of(before.game_type))]
+            best = trick.cards[(event.winner - trick.leader) % 4]
             party = parties[event.winner]
             if party is not None:
                 points[party] += event.points
@@ -189,6 +189,12 @@ def render_deal(log: Iterable[Event]) -> str:
             out(
                 f"{INDENT}{INDENT}> {seat_name(event.seat)} ({event.party.value}) announces "
                 f"{event.word.value} [{said}] with {event.cards} cards in hand{late}"
+            )
+        elif isinstance(event, SchweinchenShown):
+            flush()
+            out(
+                f"{INDENT}{INDENT}> {seat_name(event.seat)} shows Schweinchen: both AD are "
+                "the highest trumps (V3.2)"
             )
         elif isinstance(event, DealScored):
             _score(event.score, out)
@@ -266,6 +272,10 @@ def _score(score: Score, out: _Out) -> None:
     out(f"{INDENT}value   {signed(score.value)} (from re's side)")
     entries = ", ".join(f"{seat_name(s)} {signed(score.entries[s])}" for s in SEATS)
     out(f"{INDENT}entries {entries}")
+    if score.bock is True:
+        out(f"{INDENT}a Bock deal: it counts double (V5.6)")
+    if isinstance(score.bock_triggers, tuple):
+        out(f"{INDENT}brings a Bock round (V5.1): {', '.join(score.bock_triggers)}")
 
 
 def render_session(events: Sequence[Event]) -> str:

@@ -19,6 +19,7 @@ from domain.commands import (
     Declare,
     NameContract,
     PlayCard,
+    ShowSchweinchen,
     StartSession,
 )
 from domain.errors import DomainError
@@ -28,6 +29,7 @@ from domain.events import (
     ContractNamed,
     DealDealt,
     Declared,
+    SchweinchenShown,
     SessionStarted,
 )
 from domain.rule_set import in_force
@@ -66,6 +68,8 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
         return PlayCard(event.seat, event.card)
     if isinstance(event, Announced):
         return Announce(event.seat, event.word)
+    if isinstance(event, SchweinchenShown):
+        return ShowSchweinchen(event.seat)
     if isinstance(event, Declared):
         return Declare(event.seat, event.declaration)
     if isinstance(event, ContractNamed):  # a contract the log does not name is no action

@@ -13,9 +13,12 @@ German in ``rules.de.json``).
 
 from __future__ import annotations
 
-import msgspec
-from msgspec import UNSET, UnsetType
+from typing import Annotated
 
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from domain.variants import schweinchen
 from domain.variants.second_heart_ten import SecondHeartTen
 
 
@@ -23,14 +26,34 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     """The house rules in force: every field's default is RULES.md's rule.
 
     ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
+    ``schweinchen``: whether both AD in one hand may be shown as the highest trumps (V3.1).
+    ``bock_rounds``: whether certain deals bring a round of deals that count double (V5.1).
     """
 
     second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
+    schweinchen: Annotated[
+        bool,
+        Meta(
+            description="V3.1-V3.3: the holder of both AD may show them on their turn in the "
+            "play; shown, they are the highest trumps where AD is a trump"
+        ),
+    ] = False
+    bock_rounds: Annotated[
+        bool,
+        Meta(
+            description="V5.1-V5.7: after a deal of value 0, 120 to 120, a lost solo or Kontra "
+            "winning against re, the next four deals count double (rounds queued)"
+        ),
+    ] = False
 
     @property
     def variants(self) -> tuple[str, ...]:
         """The ids of the variants in force, in order (none: RULES.md exactly)."""
-        ids = (self.second_heart_ten.rule,)
+        ids = (
+            self.second_heart_ten.rule,
+            schweinchen.RULE if self.schweinchen else None,
+            "V5.1" if self.bock_rounds else None,  # domain.variants.bock (it reads events)
+        )
         return tuple(i for i in ids if i is not None)
 
 

@@ -23,6 +23,7 @@ from domain.events import (
     Event,
     GameTypeFixed,
     MarriageClarified,
+    SchweinchenShown,
     SessionFinished,
     SessionStarted,
     TrickWon,
@@ -30,6 +31,7 @@ from domain.events import (
 from domain.game_types import GameType
 from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import SEATS, Seat
+from domain.variants.bock import marked, pending_after
 
 DEALS = 12
 IN_PLAY = (
@@ -40,24 +42,26 @@ IN_PLAY = (
     ContractNamed,
     GameTypeFixed,
     MarriageClarified,
+    SchweinchenShown,
 )
 """Deal events that change only the deal in progress (`evolve`'s fast path)."""
 
 
 class SheetGame(msgspec.Struct, frozen=True):
     """What the scoresheet marks of a scored deal (R10, public once scored: R4.3): its game
-    type, whether it was a solo, and the seats of the Re party (the soloist alone in a
-    solo)."""
+    type, whether it was a solo, the seats of the Re party (the soloist alone in a
+    solo), and whether it was a Bock deal (V5.6)."""
 
     game_type: GameType
     solo: bool
     re_seats: tuple[Seat, ...]
+    bock: bool = False
 
 
 class SessionState(msgspec.Struct, frozen=True):
     """A table's session: who dealt first, the deal in progress, the scoresheet, by deal
-    what it marks of the game (``games``), and the ``rules`` its deals are played by
-    (`domain.rule_set`)."""
+    what it marks of the game (``games``), the ``rules`` its deals are played by
+    (`domain.rule_set`) and the Bock deals still to come (``bock_pending``, V5.1, V5.7)."""
 
     first_dealer: Seat | None = None
     deals: int = DEALS
@@ -67,6 +71,7 @@ class SessionState(msgspec.Struct, frozen=True):
     winners: tuple[Seat, ...] | None = None
     games: tuple[SheetGame, ...] = ()
     rules: RuleSet = DEFAULT
+    bock_pending: int = 0
 
     @property
     def started(self) -> bool:
@@ -140,16 +145,19 @@ def evolve(state: SessionState, event: Event) -> SessionState:
     if isinstance(event, SessionFinished):
         return replace(state, winners=event.winners)
     if isinstance(event, DealDealt):
-        return replace(state, deal=deal.deal_started(event, state.rules))
+        bock = state.bock_pending > 0
+        return replace(state, deal=deal.deal_started(event, state.rules, bock))
     assert state.deal is not None
     score = event.score
     entries = score.entries
+    game = SheetGame(score.game_type, score.solo, score.re_seats, marked(score))
     return replace(
         state,
         deal=deal.evolve(state.deal, event),
         sheet=(*state.sheet, entries),
-        games=(*state.games, SheetGame(score.game_type, score.solo, score.re_seats)),
+        games=(*state.games, game),
         totals=_add(state.totals, entries),
+        bock_pending=pending_after(state.bock_pending, state.deal.bock, score),
     )
 
 

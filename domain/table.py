@@ -62,6 +62,7 @@ from domain.commands import (
     Declare,
     NameContract,
     PlayCard,
+    ShowSchweinchen,
     StartSession,
 )
 from domain.dealing import commitment, validate_preset
@@ -419,7 +420,7 @@ def decide(state: TableState, command: TableCommand) -> tuple[TableEvent, ...]:
     raise PhaseClosed("the table starts the session and deals by itself", rule="R1.2")
 
 
-_SEAT_ACTIONS = (PlayCard, Announce, Declare, NameContract)
+_SEAT_ACTIONS = (PlayCard, Announce, Declare, NameContract, ShowSchweinchen)
 
 
 def _seat_action(

@@ -47,7 +47,8 @@ def require_in_time(
 ) -> None:
     """T3.2: once a seat's time has run out its turn belongs to the stand-in, and the seat's
     own turn action (declaration, contract, card) is refused. An away seat's own action is
-    not: it brings its player back (T3.3). Announcements are never a turn's action.
+    not: it brings its player back (T3.3). Announcements and showing Schweinchen (V3.1) are
+    never a turn's action.
 
     The service calls this with its clock's reading before it executes a seat's command.
     """

@@ -4,7 +4,8 @@ A hand is an ``int`` whose bits ``2 * code`` and ``2 * code + 1`` are the two co
 the card ``CODES[code]`` (the order of `domain.cards.Card`). Each game type's order
 (R3.1, R3.2, R5.2-R5.5) is precomputed from `domain.game_types.ORDERS` into a `Tables`:
 one mask per category for following (R3.3) and one key per card for winning (R3.4), with
-the table's house rule for two 10H in a trick (V2, `domain.variants.second_heart_ten`).
+the table's house rule for two 10H in a trick (V2, `domain.variants.second_heart_ten`) and
+the AD highest once Schweinchen are shown (V3, `domain.variants.schweinchen`).
 Scoring (R7-R10) works on the tricks as codes. The property test
 ``tests/expert/test_core.py`` keeps all of it equal to `domain/` on random states.
 """
@@ -12,11 +13,13 @@ Scoring (R7-R10) works on the tricks as codes. The property test
 from __future__ import annotations
 
 import msgspec
-from msgspec import UnsetType
+from msgspec import UNSET, UnsetType
 
 from domain.cards import CARD_POINTS, Card, Suit
-from domain.game_types import TRUMP, GameType, order_of
+from domain.game_types import TRUMP, GameType
+from domain.observations import Observation
 from domain.rule_set import RuleSet, in_force
+from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import SecondHeartTen, second_heart_ten_wins
 
 CODES: tuple[Card, ...] = tuple(Card)
@@ -39,7 +42,8 @@ class Tables(msgspec.Struct, frozen=True):
     ``masks[category]`` (every bit of that category), ``key[code]`` (higher wins; trumps
     above every plain card) and ``cheap[code]`` (the rollout's "cheapest card" rank).
     ``second_ten`` is the table's V2 option; ``later_ten`` whether by it a 10H beats the
-    10H played before it in tricks 1-11, ``later_ten_last`` in the last trick too."""
+    10H played before it in tricks 1-11, ``later_ten_last`` in the last trick too;
+    ``schweinchen`` whether the AD rank highest (V3.2)."""
 
     game_type: GameType
     category: tuple[int, ...]
@@ -49,34 +53,59 @@ class Tables(msgspec.Struct, frozen=True):
     second_ten: SecondHeartTen = SecondHeartTen.FIRST
     later_ten: bool = False
     later_ten_last: bool = False
+    schweinchen: bool = False
 
 
-def _tables(game_type: GameType, second_ten: SecondHeartTen = SecondHeartTen.FIRST) -> Tables:
-    order = order_of(game_type)
+def _tables(
+    game_type: GameType,
+    second_ten: SecondHeartTen = SecondHeartTen.FIRST,
+    schweinchen: bool = False,
+) -> Tables:
+    order = deal_order(game_type, schweinchen)
     category = tuple(_CATEGORIES[order.category[c]] for c in CODES)
     key = tuple(order.strength[c] + (1000 if order.is_trump(c) else 0) for c in CODES)
     masks = tuple(sum(PAIR[i] for i in range(len(CODES)) if category[i] == cat) for cat in range(5))
     cheap = tuple(POINTS[i] * 10000 + key[i] for i in range(len(CODES)))
     later = second_heart_ten_wins(second_ten, order, 1, 12)
     later_last = second_heart_ten_wins(second_ten, order, 12, 12)
-    return Tables(game_type, category, masks, key, cheap, second_ten, later, later_last)
+    return Tables(
+        game_type, category, masks, key, cheap, second_ten, later, later_last, schweinchen
+    )
 
 
 TABLES: dict[GameType, Tables] = {g: _tables(g) for g in GameType}
 """R5.6: the precomputed order of every game type (RULES.md: no house rule)."""
-_VARIANT_TABLES: dict[tuple[GameType, SecondHeartTen], Tables] = {
-    (g, o): _tables(g, o) for g in GameType for o in SecondHeartTen
+_VARIANT_TABLES: dict[tuple[GameType, SecondHeartTen, bool], Tables] = {
+    (g, o, s): _tables(g, o, s)
+    for g in GameType
+    for o in SecondHeartTen
+    for s in (False, True)
+    if schweinchen_possible(g) or not s
 }
 
 
-def tables_of(game_type: GameType, second_ten: SecondHeartTen) -> Tables:
-    """The precomputed order of a game type at a table with the V2 option ``second_ten``."""
-    return _VARIANT_TABLES[game_type, second_ten]
+def tables_of(game_type: GameType, second_ten: SecondHeartTen, schweinchen: bool = False) -> Tables:
+    """The precomputed order of a game type at a table with the V2 option ``second_ten``,
+    with the AD highest if ``schweinchen`` (V3.2; only where AD is a trump, V3.3)."""
+    return _VARIANT_TABLES[game_type, second_ten, schweinchen and schweinchen_possible(game_type)]
 
 
-def observed_tables(game_type: GameType, rules: RuleSet | UnsetType) -> Tables:
+def observed_tables(
+    game_type: GameType, rules: RuleSet | UnsetType, schweinchen: bool = False
+) -> Tables:
     """The precomputed order of a game type under the rules an observation names."""
-    return _VARIANT_TABLES[game_type, in_force(rules).second_heart_ten]
+    return tables_of(game_type, in_force(rules).second_heart_ten, schweinchen)
+
+
+def schweinchen_rank(observation: Observation, game_type: GameType) -> bool:
+    """V3.2: whether the AD rank highest in a deal of ``game_type`` as the viewer plays it
+    out: they are shown, or the viewer holds both AD at a table with Schweinchen and shows
+    them at its first turn in the play (`expert.player`). Only where AD is a trump (V3.3)."""
+    if not schweinchen_possible(game_type):
+        return False
+    if observation.schweinchen is not UNSET:
+        return True
+    return in_force(observation.rules).schweinchen and observation.hand.count(Card.AD) == 2
 
 
 def mask_of(cards: tuple[Card, ...] | list[Card]) -> int:
@@ -138,7 +167,8 @@ def winning_index(cards: list[int] | tuple[int, ...], tables: Tables, last: bool
 class Facts(msgspec.Struct, frozen=True):
     """A finished deal in codes: ``tricks`` as (leader, four codes), ``re`` the Re seats
     (after a marriage's clarification), ``solo`` whether it is scored as a solo, and each
-    party's announced level (0-5), and the table's V2 option."""
+    party's announced level (0-5), the table's V2 option and whether the AD rank highest
+    (V3.2)."""
 
     game_type: GameType
     tricks: tuple[tuple[int, tuple[int, ...]], ...]
@@ -147,6 +177,7 @@ class Facts(msgspec.Struct, frozen=True):
     re_level: int
     kontra_level: int
     second_ten: SecondHeartTen = SecondHeartTen.FIRST
+    schweinchen: bool = False
 
 
 _OWN_TARGET = (0, 0, 151, 181, 211)
@@ -177,7 +208,7 @@ def outcome(facts: Facts) -> tuple[int | None, int]:
     """R7-R9: who won (1 Re, -1 Kontra, None: nobody, R7.5) and the game value from Re's
     side, as `domain.scoring.score` has them."""
     re_seats = facts.re
-    tables = tables_of(facts.game_type, facts.second_ten)
+    tables = tables_of(facts.game_type, facts.second_ten, facts.schweinchen)
     re_pts = re_tricks = extras = 0
     last = len(facts.tricks) - 1
     for n, (leader, cards) in enumerate(facts.tricks):

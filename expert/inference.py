@@ -19,12 +19,24 @@ from __future__ import annotations
 
 import random
 
+from msgspec import UNSET
+
 from domain.cards import DECK
 from domain.game_types import GameType
 from domain.observations import Observation
 from domain.parties import Party
 from domain.seats import SEATS
-from expert.core import CODE, CODES, PAIR, QC, Tables, mask_of, observed_tables
+from expert.core import (
+    AD,
+    CODE,
+    CODES,
+    PAIR,
+    QC,
+    Tables,
+    mask_of,
+    observed_tables,
+    schweinchen_rank,
+)
 from expert.soloist import FLOORS, Floor
 
 ATTEMPTS = 40
@@ -73,8 +85,9 @@ Needs = list[tuple[int, Floor]]
 
 def _rules(observation: Observation) -> tuple[set[int], Needs, Needs]:
     """The seats that may hold no QC (R4.4, R4.6), the cards a seat must still get (the
-    QC of a known Re or of the marriage's declarer), and those a soloist should get: what
-    his declaration says he holds (`expert.soloist`), less what he has played of them."""
+    QC of a known Re or of the marriage's declarer, the AD of a seat that showed
+    Schweinchen, V3.1), and those a soloist should get: what his declaration says he holds
+    (`expert.soloist`), less what he has played of them."""
     viewer = observation.viewer
     game_type = observation.game_type
     declarer = observation.declarer
@@ -103,6 +116,9 @@ def _rules(observation: Observation) -> tuple[set[int], Needs, Needs]:
         for floor in FLOORS[game_type]:
             shown = sum(c in floor.codes for c in played[declarer])
             wishes.append((int(declarer), Floor(floor.codes, floor.fewest - shown)))
+    holder = observation.schweinchen
+    if holder is not UNSET and holder is not viewer:  # V3.1: it showed both AD
+        needs.append((int(holder), Floor(frozenset({AD}), 2 - played[holder].count(AD))))
     return forbidden, needs, wishes
 
 
@@ -110,7 +126,8 @@ def sample(observation: Observation, rng: random.Random) -> tuple[int, ...]:
     """One deal of the unseen cards to the other seats: the four hands as bit sets."""
     viewer = observation.viewer
     assert viewer is not None
-    tables = observed_tables(observation.game_type or GameType.NORMAL, observation.rules)
+    game_type = observation.game_type or GameType.NORMAL
+    tables = observed_tables(game_type, observation.rules, schweinchen_rank(observation, game_type))
     shown = voids(observation, tables)
     forbidden, needs, wishes = _rules(observation)
     cards = unseen(observation)

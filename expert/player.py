@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import random
 
-from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
+from domain.commands import (
+    Announce,
+    DealCommand,
+    Declaration,
+    Declare,
+    NameContract,
+    PlayCard,
+    ShowSchweinchen,
+)
 from domain.observations import Observation
 from domain.players import Chooser
 from expert.core import CODES
@@ -38,7 +46,9 @@ def expert_action(
     """The expert's action for the viewing seat, or None when it has nothing to do now.
 
     It announces only on its own turn, before its card (R6.2's deadlines count its own
-    cards, so a turn is always early enough when the word is allowed at all).
+    cards, so a turn is always early enough when the word is allowed at all). It shows
+    Schweinchen at its first turn in the play (V3.1): the shown AD are never beaten, where
+    unshown a higher trump may catch them as foxes (R9.3), and its search ranks them so.
     """
     seat = observation.viewer
     assert seat is not None
@@ -54,6 +64,8 @@ def expert_action(
         return NameContract(seat, max(weighed or options.contracts, key=lambda g: means.get(g, 0)))
     if not acts_now(observation):
         return None
+    if options.schweinchen is True:
+        return ShowSchweinchen(seat)
     if len(options.cards) == 1 and not options.announcements:
         return PlayCard(seat, options.cards[0])
     rng = random.Random(chooser.randrange(1 << 30))

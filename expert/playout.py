@@ -142,4 +142,5 @@ def play_out(position: Position, first: int | None, rng: random.Random) -> Facts
         position.re_level,
         position.kontra_level,
         tables.second_ten,
+        tables.schweinchen,
     )

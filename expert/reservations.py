@@ -22,6 +22,7 @@ from expert.core import (
     mask_of,
     observed_tables,
     outcome,
+    schweinchen_rank,
 )
 from expert.inference import sample
 from expert.playout import Position, play_out
@@ -50,7 +51,7 @@ def _start(observation: Observation, game_type: GameType, hands: tuple[int, ...]
         return position(observation, hands)
     marriage = int(viewer) if game_type is GameType.MARRIAGE else None
     return Position(
-        observed_tables(game_type, observation.rules),
+        observed_tables(game_type, observation.rules, schweinchen_rank(observation, game_type)),
         game_type,
         hands,
         (),

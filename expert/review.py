@@ -85,7 +85,8 @@ Action = Declare | NameContract | PlayCard | Announce
 
 
 def action_of(event: DealEvent) -> Action | None:
-    """The seat's decision a deal event records; None for what the rules derive."""
+    """The seat's decision a deal event records; None for what the rules derive, and for
+    showing Schweinchen (V3.1: the expert always shows them, there is nothing to weigh)."""
     if isinstance(event, Declared):
         return Declare(event.seat, event.declaration)
     if isinstance(event, ContractNamed) and event.contract is not None:

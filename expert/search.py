@@ -37,7 +37,16 @@ from domain.game_types import SOLOS, GameType
 from domain.observations import Observation
 from domain.parties import Party
 from domain.seats import SEATS
-from expert.core import CODE, QC, Facts, count, entry, observed_tables, outcome
+from expert.core import (
+    CODE,
+    QC,
+    Facts,
+    count,
+    entry,
+    observed_tables,
+    outcome,
+    schweinchen_rank,
+)
 from expert.inference import played_cards, sample
 from expert.playout import Position, play_out
 
@@ -106,7 +115,7 @@ def position(observation: Observation, hands: tuple[int, ...]) -> Position:
     )
     re_level, kontra_level = levels(observation)
     return Position(
-        observed_tables(game_type, observation.rules),
+        observed_tables(game_type, observation.rules, schweinchen_rank(observation, game_type)),
         game_type,
         hands,
         complete,

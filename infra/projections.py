@@ -70,6 +70,7 @@ from domain.table import (
     Visibility,
 )
 from domain.table_view import SeatInfo, seat_infos, table_view
+from domain.variants.schweinchen import sort_shown
 from infra.event_store import APPEND_LOCK, EventStore, ProjectionRows
 from infra.tables import CODEC
 
@@ -84,8 +85,9 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     """One deal on the scoresheet: its entries by seat and the totals after it (R10), and
     by seat who played it (everyone who held the seat during the deal, T2.2); its
     ``game_type``, whether it was a ``solo`` and the ``re_seats`` (the soloist alone in a
-    solo), public once the deal is scored (R4.3); as served, also the version and chain
-    head of its `DealScored` (`infra.audit.witness`)."""
+    solo), public once the deal is scored (R4.3); ``bock`` marks a Bock deal, counted
+    double (V5.6); as served, also the version and chain head of its `DealScored`
+    (`infra.audit.witness`)."""
 
     deal_no: int
     dealer: Seat
@@ -97,6 +99,7 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     game_type: GameType | None = None
     solo: bool = False
     re_seats: tuple[Seat, ...] = ()
+    bock: bool = False
 
 
 class Scoresheet(msgspec.Struct, frozen=True):
@@ -156,8 +159,9 @@ class DealRecord(msgspec.Struct, frozen=True):
     the deal (T2.2). ``hands`` are as dealt (R2.2: in the order the seed deals them, so
     that anyone can recompute them); ``sorted_hands`` are the same cards sorted for the
     deal's game type (`domain.game_types.sort_hand`: trumps highest first, R3.1, R5.2-R5.5,
-    then the plain suits), for showing them. Records archived before it have it after
-    ``doko projections rebuild``.
+    then the plain suits; the AD first where Schweinchen were shown), for showing them.
+    Records archived before it have it after ``doko projections rebuild``.
+    ``schweinchen``: the seat that showed both AD (V3.1; left out where nobody did).
     """
 
     table: str
@@ -178,6 +182,7 @@ class DealRecord(msgspec.Struct, frozen=True):
     score: Score
     played_by: Lineup = ((), (), (), ())
     sorted_hands: tuple[tuple[Card, ...], ...] = ()
+    schweinchen: Seat | UnsetType = UNSET
 
 
 class RebuildResult(msgspec.Struct, frozen=True):
@@ -224,6 +229,7 @@ def scoresheet_of(state: TableState) -> Scoresheet:
                 game_type=game.game_type,
                 solo=game.solo,
                 re_seats=game.re_seats,
+                bock=game.bock,
             )
         )
     return Scoresheet(
@@ -318,7 +324,13 @@ def deal_record(deal: DealState, state: TableState) -> DealRecord:
         announcements=deal.announcements,
         score=scored.score,
         played_by=state.lineups[index],
-        sorted_hands=tuple(sort_hand(hand, deal.game_type) for hand in deal.dealt),
+        sorted_hands=tuple(
+            sort_hand(hand, deal.game_type)
+            if deal.schweinchen is None
+            else sort_shown(hand, deal.game_type)
+            for hand in deal.dealt
+        ),
+        schweinchen=UNSET if deal.schweinchen is None else deal.schweinchen,
     )
 
 

@@ -20,7 +20,8 @@ and for each deal:
                 preset ones of the table;
 ``replay``      the deal's events are inside the replay's valid prefix;
 ``score``       the recorded `Score` equals one recomputed from the deal's tricks
-                and announcements (`domain.scoring.score`);
+                and announcements (`domain.deal.final_score`: `domain.scoring.score`,
+                and by the table's Bock rounds, V5);
 ``chain``       no event of the deal breaks the hash chain.
 
 Every failed check names the version of the first bad event. A `TableReport`
@@ -38,11 +39,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain import table, turn_clock
-from domain.deal import DealState, facts
+from domain.deal import DealState, final_score
 from domain.dealing import verify_deal
 from domain.events import DealDealt, DealScored
 from domain.replay import Aggregate, Replay, replay
-from domain.scoring import score
 from domain.table import (
     TableEvent,
     TableState,
@@ -295,7 +295,7 @@ def _score_check(deal: _Deal, stored: Sequence[StoredEvent]) -> Check:
     state = deal.before_score
     try:
         assert state is not None
-        recomputed = score(facts(state))
+        recomputed = final_score(state)
     except Exception as error:
         return Check("score", False, f"cannot recompute the score: {error!r}", version)
     if recomputed != deal.scored.score:

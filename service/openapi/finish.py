@@ -57,8 +57,8 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("takeSeat", "seatBot", "getSeatView", "leaveSeat"),
     ),
     "play": (
-        "Play: reservations, contracts, cards and announcements (R3-R6)",
-        ("declare", "nameContract", "playCard", "announce"),
+        "Play: reservations, contracts, cards, announcements (R3-R6) and Schweinchen (V3.1)",
+        ("declare", "nameContract", "playCard", "announce", "showSchweinchen"),
     ),
     "life": (
         "The table's life: a new invitation, coming back after timeouts, closing, "

@@ -1,6 +1,6 @@
-"""Play: reservations, contracts, cards and announcements (R3-R6), each one command
-validated by the domain's table. Each answers the seat's new view, its hand with it: not to
-be stored (``Cache-Control: no-store``)."""
+"""Play: reservations, contracts, cards, announcements (R3-R6) and Schweinchen (V3.1), each
+one command validated by the domain's table. Each answers the seat's new view, its hand with
+it: not to be stored (``Cache-Control: no-store``)."""
 
 from typing import Any
 
@@ -8,7 +8,7 @@ from litestar import Request, Response, post
 from litestar.params import JSONBody
 
 from domain.cards import Card
-from domain.commands import Announce, Declare, NameContract, PlayCard
+from domain.commands import Announce, Declare, NameContract, PlayCard, ShowSchweinchen
 from domain.seats import Seat
 from service.bodies.tables import (
     AnnounceRequest,
@@ -113,4 +113,30 @@ async def announce(
     return await act(request, table_id, seat, command, if_match)
 
 
-PLAY_ROUTES = [declare, name_contract, play_card, announce]
+@post(
+    "/tables/{table_id:str}/seats/{seat:int}/schweinchen",
+    operation_id="showSchweinchen",
+    summary="Show both diamond aces as Schweinchen (house rule V3.1)",
+    description="At a table whose rule set has ``schweinchen``: the player holding both AD "
+    "shows them on their turn in the play, before their card, where AD is a trump (the "
+    "normal game, a marriage, a silent solo, the diamonds solo; V3.3). From then on both AD "
+    "are the highest trumps (V3.2), and every seat and spectator sees who showed them "
+    "(``schweinchen`` in the deal's view, the event ``schweinchen_shown``). The view's "
+    "``options.schweinchen`` says when the seat may. No body.",
+    security=AS_SEAT,
+    status_code=200,
+    cache_control=NO_STORE,
+    response_headers=[ETAG],
+    responses=COMMAND_RESPONSES,
+)
+async def show_schweinchen(
+    request: Request[Any, Any, Any],
+    table_id: TableId,
+    seat: SeatParam,
+    if_match: IfMatch = None,
+) -> Response[CommandResponse]:
+    command = ShowSchweinchen(Seat(seat))
+    return await act(request, table_id, seat, command, if_match)
+
+
+PLAY_ROUTES = [declare, name_contract, play_card, announce, show_schweinchen]

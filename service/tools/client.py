@@ -42,7 +42,14 @@ from typing import Any
 import httpx
 import msgspec
 
-from domain.commands import Announce, DealCommand, Declare, NameContract, PlayCard
+from domain.commands import (
+    Announce,
+    DealCommand,
+    Declare,
+    NameContract,
+    PlayCard,
+    ShowSchweinchen,
+)
 from domain.seats import Seat
 from domain.standings import Standings
 from domain.table_view import TableView
@@ -112,19 +119,21 @@ class _SeatTaken(msgspec.Struct):
     view: TableView
 
 
-_COMMAND_PATHS: dict[type, tuple[str, str]] = {
+_COMMAND_PATHS: dict[type, tuple[str, str | None]] = {
     Declare: ("reservation", "declaration"),
     NameContract: ("contract", "contract"),
     PlayCard: ("play", "card"),
     Announce: ("announce", "word"),
+    ShowSchweinchen: ("schweinchen", None),
 }
 
 
-def command_request(command: DealCommand) -> tuple[str, dict[str, str]]:
-    """The endpoint suffix and JSON body of a domain command."""
+def command_request(command: DealCommand) -> tuple[str, dict[str, str] | None]:
+    """The endpoint suffix and JSON body (None: none) of a domain command."""
     suffix, field = _COMMAND_PATHS[type(command)]
-    value = getattr(command, field)
-    return suffix, {field: str(value)}
+    if field is None:
+        return suffix, None
+    return suffix, {field: str(getattr(command, field))}
 
 
 def version_of(response: httpx.Response) -> int:
@@ -152,7 +161,7 @@ class DokoClient:
         presets: Sequence[Sequence[Sequence[str]]] | None = None,
         visibility: str | None = None,
         turn_seconds: int | None = None,
-        rules: Mapping[str, str] | None = None,
+        rules: Mapping[str, str | bool] | None = None,
     ) -> TableClient:
         """Open a table (private unless ``visibility="public"``; with a turn clock of
         ``turn_seconds``; playing the house ``rules``, e.g. ``{"second_heart_ten":
@@ -216,7 +225,7 @@ class DokoClient:
         presets: Sequence[Sequence[Sequence[Sequence[str]]]] | None = None,
         max_players: int | None = None,
         idempotency_key: str | None = None,
-        rules: Mapping[str, str] | None = None,
+        rules: Mapping[str, str | bool] | None = None,
     ) -> TournamentClient:
         """Open a tournament (E1); the returned client is the director's (the host token, and
         a private tournament's invitation code). ``presets``: every round's 12 deals;

@@ -110,7 +110,8 @@ function trickPanel(record, step) {
       h('p', {}, given(record.declarer)
         ? t('event.game_by', { game: term('game', record.game_type), declarer: names()[record.declarer] })
         : t('event.game', { game: term('game', record.game_type) }),
-      record.marriage_clarified_in ? `; ${t('viewer.clarified', { trick: record.marriage_clarified_in })}` : ''));
+      record.marriage_clarified_in ? `; ${t('viewer.clarified', { trick: record.marriage_clarified_in })}` : '',
+      given(record.schweinchen) ? `; ${t('viewer.schweinchen', { who: names()[record.schweinchen] })}` : ''));
   }
   const trick = record.tricks[step - 1];
   return h('section', {

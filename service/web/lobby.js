@@ -27,6 +27,8 @@ const LABELS = {
   turn_seconds: ['lobby.turn_seconds', 'lobby.turn_seconds_about'],
   first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about', 'lobby.first_dealer_empty'],
   second_heart_ten: ['lobby.second_heart_ten', 'lobby.second_heart_ten_about'],
+  schweinchen: ['lobby.schweinchen', 'lobby.schweinchen_about'],
+  bock_rounds: ['lobby.bock_rounds', 'lobby.bock_rounds_about'],
 };
 
 /** The simple options of a new table that the API takes (`CreateTableRequest`): each scalar

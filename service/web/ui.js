@@ -124,7 +124,9 @@ export function houseRules(rules) {
   const chosen = Object.entries(rules ?? {});
   if (!chosen.length) return null;
   const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
-    ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}` : `${option}: ${value}`));
+    ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}`
+    : ['schweinchen', 'bock_rounds'].includes(option) && value === true ? t(`rules.${option}`)
+      : `${option}: ${value}`));
   return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
     h('a', { href: '/rules#part-V' }, t('rules.house')), `: ${words.join(', ')}`);
 }
@@ -228,6 +230,7 @@ export function describe(event, seats, deal) {
     case 'marriage_clarified':
       return [!given(e.partner) ? t('event.marriage_alone', { trick: e.trick_no })
         : t('event.marriage_partner', { who: who(e.partner), trick: e.trick_no })];
+    case 'schweinchen_shown': return [t('event.schweinchen_shown', { who: who(e.seat) })];
     case 'announced':
       return [t(e.late_reply ? 'event.announced_late' : 'event.announced', {
         who: who(e.seat), words: saidFor(e.words, e.party), count: e.cards,

@@ -64,6 +64,7 @@ from domain.commands import (
     Declare,
     NameContract,
     PlayCard,
+    ShowSchweinchen,
     StartSession,
 )
 from domain.deal import DealState
@@ -75,6 +76,7 @@ from domain.events import (
     Event,
     GameTypeFixed,
     MarriageClarified,
+    SchweinchenShown,
     Score,
     SessionFinished,
     TrickWon,
@@ -143,12 +145,17 @@ _PLAIN_ORDER = ("A", "10", "K", "Q", "J", "9")
 
 
 def oracle_winner(
-    cards: tuple[Card, ...], game_type: GameType, second_ten_wins: bool = False
+    cards: tuple[Card, ...],
+    game_type: GameType,
+    second_ten_wins: bool = False,
+    schweinchen: bool = False,
 ) -> int:
     """R3.4 / R5: the index of the winning card, from the trump lists of RULES.md; with
     ``second_ten_wins`` (V2, docs/house-rules.md) a trick holding both 10H as trumps goes
-    to the second."""
+    to the second; with ``schweinchen`` shown (V3.2) an AD that is a trump to the AD."""
     trumps = _ORACLE_TRUMPS[game_type].split()
+    if schweinchen and "AD" in trumps and "AD" in [c.value for c in cards]:
+        return [c.value for c in cards].index("AD")
     tens = [i for i, c in enumerate(cards) if c.value == "10H"]
     if second_ten_wins and len(tens) == 2 and "10H" in trumps:
         return tens[1]
@@ -241,6 +248,7 @@ ALL_DEAL_COMMANDS: tuple[Command, ...] = tuple(
         *(Announce(seat, w) for w in Word),
         *(Declare(seat, d) for d in Declaration),
         *(NameContract(seat, g) for g in GameType),
+        ShowSchweinchen(seat),
     )
 )
 SESSION_COMMANDS: tuple[Command, ...] = (DealSeeded(bytes(32)), StartSession(Seat.NORTH))
@@ -259,6 +267,8 @@ def legal_commands(state: SessionState) -> list[Command]:
             legal.extend(NameContract(seat, g) for g in opts.contracts)
             legal.extend(PlayCard(seat, c) for c in opts.cards)
             legal.extend(Announce(seat, a.word) for a in opts.announcements)
+            if opts.schweinchen is True:
+                legal.append(ShowSchweinchen(seat))
     return legal
 
 
@@ -353,18 +363,23 @@ def check_deal(
     assert before.first_dealer is not None
     assert dealt.dealer == before.first_dealer.after(dealt.deal_no - 1)  # R1.2
 
-    state = deal.deal_started(dealt, before.rules)
+    state = deal.deal_started(dealt, before.rules, before.bock_pending > 0)
     tricks: list[tuple[tuple[Card, ...], Seat, Seat]] = []
     game_type: GameType | None = None
+    shown = False
     for event in events[1:]:
         if isinstance(event, GameTypeFixed):
             game_type = event.game_type
+        if isinstance(event, SchweinchenShown):
+            assert before.rules.schweinchen and not shown  # V3.1
+            assert state.hands[event.seat].count(Card.AD) == 2  # V3.1
+            shown = True
         if isinstance(event, TrickWon):
             trick = state.trick
             assert trick is not None and game_type is not None and trick.complete
             if event.trick_no == 1:
                 assert trick.leader == dealt.dealer.left()  # R3.5
-            best = oracle_winner(trick.cards, game_type, second_ten_wins(event.trick_no))
+            best = oracle_winner(trick.cards, game_type, second_ten_wins(event.trick_no), shown)
             assert event.winner == trick.leader.after(best), trick
             assert event.points == sum(CARD_POINTS[c] for c in trick.cards)
             tricks.append((trick.cards, trick.leader, event.winner))
@@ -382,9 +397,9 @@ def check_deal(
     assert len(tricks) == 12 and sum(score.tricks.values()) == 12
     assert sum(score.card_points.values()) == 240
     assert sum(sum(CARD_POINTS[c] for c in cards) for cards, _, _ in tricks) == 240
-    assert (score.winner, score.value) == oracle_value(
-        score.re_seats, tricks, score.levels, score.solo
-    ), score
+    winner, value = oracle_value(score.re_seats, tricks, score.levels, score.solo)
+    assert (score.winner, score.value) == (winner, 2 * value if score.bock is True else value)
+    assert score.bock is (True if before.bock_pending else msgspec.UNSET)  # V5.1, V5.6
     assert score.game_type is game_type
 
     entries, v = score.entries, score.value

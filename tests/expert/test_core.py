@@ -49,6 +49,7 @@ def core_facts(deal: DealState) -> core.Facts:
         deal.re.level,
         deal.kontra.level,
         deal.rules.second_heart_ten,
+        deal.schweinchen is not None,
     )
 
 
@@ -66,7 +67,11 @@ def check_sample(deal: DealState, seat: Seat, rng: random.Random) -> None:
         for _ in range(core.count(hands[s], c))
     )
     assert hidden == sorted(unseen(observation))
-    tables = core.tables_of(observation.game_type or deal.game_type, deal.rules.second_heart_ten)
+    tables = core.tables_of(
+        observation.game_type or deal.game_type,
+        deal.rules.second_heart_ten,
+        deal.schweinchen is not None,
+    )
     shown = voids(observation, tables)
     for s in SEATS:
         if s is not seat:
@@ -90,6 +95,14 @@ def test_core_agrees_with_the_domain_under_v2(seed: int, option: SecondHeartTen)
     check_core(seed, RuleSet(second_heart_ten=option))
 
 
+@settings(max_examples=DEALS // 2, deadline=None, derandomize=True)
+@given(st.integers(min_value=0, max_value=2**32), st.sampled_from(list(SecondHeartTen)))
+def test_core_agrees_with_the_domain_under_v3(seed: int, option: SecondHeartTen) -> None:
+    """V3.2 (with any V2 option): once Schweinchen are shown the core ranks the AD highest,
+    decides tricks and scores as the domain; a sample deals the shown AD to their holder."""
+    check_core(seed, RuleSet(second_heart_ten=option, schweinchen=True))
+
+
 def check_core(seed: int, rules: RuleSet) -> None:
     """One random deal played by ``rules``: the core agrees with the domain at every card,
     trick and score."""
@@ -101,7 +114,9 @@ def check_core(seed: int, rules: RuleSet) -> None:
     while deal.score is None:
         turn = deal.turn
         if deal.trick is not None and deal.game_type is not None and turn is not None:
-            tables = core.tables_of(deal.game_type, rules.second_heart_ten)
+            tables = core.tables_of(
+                deal.game_type, rules.second_heart_ten, deal.schweinchen is not None
+            )
             hand = core.mask_of(list(deal.hands[turn]))
             led = core.CODE[deal.trick.cards[0]] if deal.trick.cards else None
             expected = {
@@ -116,7 +131,11 @@ def check_core(seed: int, rules: RuleSet) -> None:
             if isinstance(event, TrickWon):
                 trick = step.after.deal.tricks[-1]  # type: ignore[union-attr]
                 codes = [core.CODE[c] for c in trick.cards]
-                tables = core.tables_of(deal.game_type, rules.second_heart_ten)  # type: ignore[arg-type]
+                tables = core.tables_of(
+                    deal.game_type,  # type: ignore[arg-type]
+                    rules.second_heart_ten,
+                    step.after.deal.schweinchen is not None,  # type: ignore[union-attr]
+                )
                 index = core.winning_index(codes, tables, event.trick_no == 12)
                 assert trick.leader.after(index) is event.winner
             if isinstance(event, DealScored):

@@ -13,7 +13,8 @@ import random
 import msgspec
 import pytest
 
-from domain.commands import Declaration, Declare, NameContract, PlayCard
+from domain.cards import Card
+from domain.commands import Declaration, Declare, NameContract, PlayCard, ShowSchweinchen
 from domain.deal import DealState
 from domain.game_types import SOLOS, GameType
 from domain.observations import observe
@@ -22,7 +23,7 @@ from domain.rule_set import RuleSet
 from domain.seats import Seat
 from domain.simulation import next_command
 from domain.variants.second_heart_ten import SecondHeartTen
-from expert.core import observed_tables
+from expert.core import AD, count, observed_tables, schweinchen_rank
 from expert.inference import sample
 from expert.player import decide, expert_action
 from expert.reservations import candidates
@@ -151,3 +152,28 @@ def test_it_plays_a_v2_deal_to_the_end_and_sees_the_rule(option: SecondHeartTen)
     assert tables.second_ten is option and tables.later_ten
     assert tables.later_ten_last is (option is SecondHeartTen.ALWAYS)
     assert len(experts_play_out(state, random.Random(7)).tricks) == 12
+
+
+def test_it_shows_schweinchen_and_plays_a_v3_deal_to_the_end() -> None:
+    """V3.1: holding both AD at a table with Schweinchen, the expert shows them at its first
+    turn in the play; the others' samples give both AD to it (they are in its hand), every
+    search ranks them highest (V3.2), and four experts play the deal to its score, each
+    trick holding an AD won by the holder."""
+    east, west = Seat(1), Seat(3)
+    rules = RuleSet(schweinchen=True)
+    state, _ = start_play(deal_state(fill({east: "AD AD QC", west: "QC"}), rules=rules))
+    assert state.turn is east
+    before = observe(state, east)
+    assert schweinchen_rank(before, GameType.NORMAL)
+    assert not schweinchen_rank(observe(state, west), GameType.NORMAL)
+    assert expert_action(before, random.Random(1), SMALL) == ShowSchweinchen(east)
+    state, _ = run(state, ShowSchweinchen(east))
+    seen = observe(state, west)
+    assert seen.schweinchen == east and schweinchen_rank(seen, GameType.NORMAL)
+    assert observed_tables(GameType.NORMAL, seen.rules, True).schweinchen
+    for n in range(5):
+        hands = sample(seen, random.Random(n))
+        assert count(hands[east], AD) == 2
+    ended = experts_play_out(state, random.Random(7))
+    won = [w for t, w in zip(ended.tricks, ended.winners, strict=True) if Card.AD in t.cards]
+    assert won == [east, east]

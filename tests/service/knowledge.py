@@ -16,11 +16,11 @@ and what the event adds to the table's facts (`fold`), from which the views are 
 * ``game_type_fixed`` of a silent solo is a normal game without declarer to all but the
   soloist (R4.5);
 * everything else (declarations, cards played, tricks, announcements (R6.8), marriage
-  clarification, scores (R4.3: a scored deal is public), the session's end, the table's
-  life: visibility and turn clock (T1.1, T3.1), that an invitation was replaced (T1.2: the
-  new code's hash is a secret like every other), seats left (T2), timeouts with their
-  declaration or card (T3.2), seats away and back (T3.3), closing and abandoning (T4)) is
-  public;
+  clarification, Schweinchen shown (V3.1), scores (R4.3: a scored deal is public), the
+  session's end, the table's life: visibility and turn clock (T1.1, T3.1), that an
+  invitation was replaced (T1.2: the new code's hash is a secret like every other), seats
+  left (T2), timeouts with their declaration or card (T3.2), seats away and back (T3.3),
+  closing and abandoning (T4)) is public;
 * every viewer's table stream carries every event (no version is left out); the messages of
   ``deal_scored`` and ``session_finished`` (`EventRule.witnessed`), and no other, carry the
   stored hash chain value of their version as ``chain_head`` (a witness,
@@ -82,6 +82,9 @@ class Deal:
     announcements: list[Json] = field(default_factory=list)
     clarified_in: int | None = None
     partner: int | None = None
+    schweinchen: int | None = None
+    bock: bool = False
+    rules: Json | None = None
     score: Json | None = None
     played_by: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
     """By seat, everyone who held the seat during the deal, in order (T2.2)."""
@@ -169,6 +172,10 @@ class Table:
     closed: bool = False
     abandoned: bool = False
     timeouts: list[int] = field(default_factory=lambda: [0] * 4)
+    rules: Json | None = None
+    bock_pending: int = 0
+    """V5.1, V5.7: the Bock deals still to come (a round of 4 per deal that met a trigger,
+    queued)."""
 
     @property
     def status(self) -> str:
@@ -285,10 +292,12 @@ def _abandoned(table: Table, event: Json) -> None:
 def _started(table: Table, event: Json) -> None:
     table.started = True
     table.first_dealer, table.deals = event["first_dealer"], event["deals"]
+    table.rules = event.get("rules")
 
 
 def _dealt(table: Table, event: Json) -> None:
     table.deal = Deal(event["deal_no"], event["dealer"], event["hands"], event["dealing"])
+    table.deal.rules, table.deal.bock = table.rules, table.bock_pending > 0
     table.deal.played_by = [[] if p is None else [p["name"]] for p in table.seats]
 
 
@@ -335,6 +344,10 @@ def _clarified(table: Table, event: Json) -> None:
     deal.clarified_in, deal.partner = event["trick_no"], event["partner"]
 
 
+def _schweinchen(table: Table, event: Json) -> None:
+    _deal(table).schweinchen = event["seat"]
+
+
 def _announced(table: Table, event: Json) -> None:
     _deal(table).announcements.append(event)
 
@@ -345,6 +358,9 @@ def _scored(table: Table, event: Json) -> None:
     table.sheet.append(event["score"]["entries"])
     re_seats = sorted(deal.re_seats())
     assert event["score"]["re_seats"] == re_seats, (event["score"]["re_seats"], re_seats)
+    assert event["score"].get("bock", False) is deal.bock, event  # V5.6
+    brought = 4 if event["score"].get("bock_triggers") else 0
+    table.bock_pending = table.bock_pending - deal.bock + brought  # V5.1, V5.7
 
 
 def _finished(table: Table, event: Json) -> None:
@@ -383,6 +399,7 @@ RULES: dict[str, EventRule] = {
     "trick_won": EventRule(public, fold=_won),
     "marriage_clarified": EventRule(public, fold=_clarified),
     "announced": EventRule(public, fold=_announced),
+    "schweinchen_shown": EventRule(public, fold=_schweinchen),  # V3.1: shown to everyone
     "deal_scored": EventRule(public, fold=_scored, witnessed=True),
     "session_finished": EventRule(public, fold=_finished, witnessed=True),
 }
@@ -621,6 +638,7 @@ def expected_view(
         "clock": expected_clock(table, turn, last_event_at),
         "actions": actions or [],
         "version": version,
+        **({"rules": created["rules"]} if "rules" in created else {}),
     }
 
 
@@ -646,6 +664,9 @@ def expected_deal(deal: Deal, viewer: Viewer) -> Json:
         "dealt": deal.dealt if scored else None,
         "contracts": deal.contracts if scored else None,
         "score": deal.score,
+        **({} if deal.rules is None else {"rules": deal.rules}),
+        **({} if deal.schweinchen is None else {"schweinchen": deal.schweinchen}),
+        **({"bock": True} if deal.bock else {}),
     }
 
 

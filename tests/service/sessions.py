@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -108,7 +108,7 @@ async def record_session(
     *,
     first_dealer: int | None = None,
     presets: list[list[list[str]]] | None = None,
-    rules: dict[str, str] | None = None,
+    rules: Mapping[str, str | bool] | None = None,
 ) -> Recorded:
     """Create a table, seat four clients (each its own HTTP client and token), stream
     every seat's events, the public events and the feed while the session is played."""
@@ -169,10 +169,10 @@ def _feed_done(message: SseMessage, table: dict[str, str]) -> bool:
     return message.event == "session_finished" and message.json().get("table_id") == table.get("id")
 
 
-def preset_deal() -> list[list[str]]:
-    """Deal 1 with the first dealer 0: seat 1 leads and holds QC and AS, seat 3 the
-    other QC (a normal game: Re is seats 1 and 3), seat 2 holds KS among other suits."""
-    fixed = {1: [Card.QC, Card.AS], 2: [Card.KS], 3: [Card.QC]}
+def preset_deal(lead: tuple[Card, ...] = ()) -> list[list[str]]:
+    """Deal 1 with the first dealer 0: seat 1 leads and holds QC and AS (and ``lead``), seat
+    3 the other QC (a normal game: Re is seats 1 and 3), seat 2 holds KS among other suits."""
+    fixed = {1: [Card.QC, Card.AS, *lead], 2: [Card.KS], 3: [Card.QC]}
     rest = list(DECK)
     for cards in fixed.values():
         for card in cards:

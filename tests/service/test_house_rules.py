@@ -1,11 +1,12 @@
-"""A table created with house rules (V2.1, the second 10H beats the first) plays a whole
-session over HTTP, shows its rule set in its view and in the lobby, replays exactly by it
-and verifies offline; a tournament's tables play by the tournament's rule set; a rule set
-that is none is refused with the variant's rule."""
+"""A table created with house rules (V2.1, the second 10H beats the first; V3 Schweinchen)
+plays a whole session over HTTP, shows its rule set in its view and in the lobby, replays
+exactly by it and verifies offline; a tournament's tables play by the tournament's rule set;
+a rule set that is none is refused with the variant's rule."""
 
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
 
 import asyncpg
@@ -14,18 +15,35 @@ import msgspec
 import pytest
 
 from domain.cards import Card
-from domain.events import CardPlayed, DealScored, GameTypeFixed, SessionStarted, TrickWon
+from domain.commands import Declaration, Declare
+from domain.events import (
+    CardPlayed,
+    DealScored,
+    GameTypeFixed,
+    SchweinchenShown,
+    SessionStarted,
+    TrickWon,
+)
 from domain.game_types import GameType, order_of
+from domain.players import greedy_action
 from domain.replay import TABLE, replay
 from domain.rule_set import RuleSet, in_force
+from domain.seats import SEATS, Seat
 from domain.table import TableCreated
 from domain.variants.second_heart_ten import SecondHeartTen
 from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.tools.cli import main
 from service.tools.client import DokoClient
-from service.tools.play import play_session, random_players
-from tests.service.sessions import Recorded, record_session, verified_by_the_service
+from service.tools.play import Player, play_session, random_players
+from tests.service.sessions import (
+    Recorded,
+    preset_deal,
+    presets_with_both_qc,
+    record_session,
+    verified_by_the_service,
+)
+from tests.service.test_session import audit, truth_of
 
 pytestmark = pytest.mark.xdist_group("house_rules")
 """Its tests share a fixture that plays a whole session: one worker runs them all."""
@@ -115,7 +133,8 @@ async def test_a_v2_session_decides_tricks_with_both_10h_by_v2(
     ("body", "code", "rule"),
     [
         ({"rules": {"second_heart_ten": "sometimes"}}, "invalid_table_option", "V2"),
-        ({"rules": {"schweinchen": True}}, "malformed_request", None),
+        ({"rules": {"schweinchen": "yes"}}, "malformed_request", None),
+        ({"rules": {"armut": True}}, "malformed_request", None),
     ],
 )
 async def test_a_rule_set_that_is_none_is_refused(
@@ -144,3 +163,207 @@ async def test_a_tournaments_tables_play_by_its_rule_set(
     assert sum(isinstance(e, DealScored) for e in events) >= 1
     result = replay(events, TABLE)
     assert result.ok and result.valid == len(events), result.error
+
+
+V3: dict[str, str | bool] = {"schweinchen": True}
+
+
+def _greedy(seat: int) -> Player:
+    """`domain.players.greedy_action` (it shows Schweinchen whenever it may, V3.1)."""
+    chooser = random.Random(seat)
+    return lambda observation: greedy_action(observation, chooser)
+
+
+@pytest.fixture(scope="module")
+async def v3_session(base_url: str) -> Recorded:
+    """Schweinchen (V3): in deal 1 seat 1 leads holding both AD; greedy players."""
+    presets = presets_with_both_qc("v3")
+    presets[0] = preset_deal((Card.AD, Card.AD))
+    return await record_session(
+        base_url, [_greedy(s) for s in range(4)], first_dealer=0, presets=presets, rules=V3
+    )
+
+
+async def test_a_v3_session_shows_schweinchen_to_all_and_replays_exactly(
+    v3_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+) -> None:
+    """Seat 1 showed Schweinchen in deal 1 (V3.1); every seat and the spectator received the
+    event; each trick holding an AD went to seat 1 (V3.2); the deal's record names the seat
+    and sorts its AD first; the stored log replays exactly and the service verifies every
+    deal."""
+    final = v3_session.final
+    assert final.rules == RuleSet(schweinchen=True)
+    assert len(final.scoresheet) == 12 and all(sum(row) == 0 for row in final.scoresheet)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v3_session.table_id)]
+    first_deal = events[: next(i for i, e in enumerate(events) if isinstance(e, DealScored))]
+    assert SchweinchenShown(Seat(1)) in first_deal
+    cards: list[CardPlayed] = []
+    won = []
+    for event in first_deal:
+        if isinstance(event, CardPlayed):
+            cards.append(event)
+        elif isinstance(event, TrickWon):
+            if any(c.card is Card.AD for c in cards):
+                won.append(event.winner)
+            cards = []
+    assert won == [Seat(1), Seat(1)]
+    receivers = {
+        r.viewer
+        for r in v3_session.transcript
+        if r.source == "sse" and r.event == "schweinchen_shown"
+    }
+    assert receivers == {*SEATS, None}
+    record = (await http.get(f"/tables/{v3_session.table_id}/deals/1")).json()
+    assert record["schweinchen"] == 1 and record["sorted_hands"][1][:2] == ["AD", "AD"]
+    result = replay(events, TABLE)
+    assert result.ok, result.error
+    assert result.valid == len(events)
+    await verified_by_the_service(http, v3_session.table_id)
+
+
+async def test_the_export_of_a_v3_session_verifies_offline(
+    v3_session: Recorded,
+    http: httpx.AsyncClient,
+    base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`doko verify --file` re-decides the showing from the exported log."""
+    response = await http.get(f"/tables/{v3_session.table_id}/export")
+    assert response.status_code == 200, response.text
+    export = tmp_path / "export.json"
+    export.write_bytes(response.content)
+    status = await asyncio.to_thread(
+        main, ["verify", "--file", str(export), "--public-key", base_url]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert f"{v3_session.table_id}: ok, 12 deals" in out
+    assert b'"schweinchen_shown"' in response.content
+
+
+@pytest.mark.parametrize(
+    ("rules", "lead", "seat", "code"),
+    [
+        pytest.param(None, 2, 1, "schweinchen_not_allowed", id="V3.1-not-at-this-table"),
+        pytest.param(V3, 1, 1, "schweinchen_not_allowed", id="V3.1-one-AD-only"),
+        pytest.param(V3, 2, 2, "not_your_turn", id="V3.1-on-its-turn-only"),
+    ],
+)
+async def test_showing_schweinchen_is_refused_with_its_rule(
+    api: DokoClient,
+    http: httpx.AsyncClient,
+    rules: dict[str, str | bool] | None,
+    lead: int,
+    seat: int,
+    code: str,
+) -> None:
+    """Refused as 409 with V3.1 and the log untouched: at a table without V3, by the seat to
+    lead holding one AD, by a seat that is not to play (seat 1 leads, with ``lead`` AD)."""
+    presets = presets_with_both_qc("v3 refused")
+    presets[0] = preset_deal((Card.AD,) * lead)
+    table = await api.create_table(
+        "v3", first_dealer=0, presets=presets, visibility="public", rules=rules
+    )
+    seats = [await table.take_seat(f"p{s}", seat=s) for s in SEATS]
+    for s in (1, 2, 3, 0):
+        await seats[s].send(Declare(Seat(s), Declaration.HEALTHY))
+    hand = (await seats[1].view()).deal
+    assert hand is not None and hand.hand.count(Card.AD) == lead
+    await table.view()
+    before = table.version
+    taken = seats[seat]
+    response = await http.post(f"{taken.path}/schweinchen", headers=taken.auth)
+    assert response.status_code == 409, response.text
+    problem = response.json()
+    assert (problem["code"], problem["rule"]) == (code, "V3.1"), problem
+    await table.view()
+    assert table.version == before
+
+
+V5: dict[str, str | bool] = {"bock_rounds": True}
+
+
+@pytest.fixture(scope="module")
+async def v5_session(base_url: str) -> Recorded:
+    """Bock rounds (V5), four random players."""
+    return await record_session(base_url, random_players(5), rules=V5)
+
+
+async def test_a_v5_session_marks_its_bock_deals_and_replays_exactly(
+    v5_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+) -> None:
+    """The scoresheet marks exactly the deals that the queue of V5.1 and V5.7 makes Bock
+    deals (kept here from the stored scores' triggers); a Bock deal's value is its lines'
+    sum, V5.6 included; the stored log replays exactly and the service verifies it."""
+    final = v5_session.final
+    assert final.rules == RuleSet(bock_rounds=True)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v5_session.table_id)]
+    pending, expected = 0, []
+    for event in events:
+        if isinstance(event, DealScored):
+            score = event.score
+            expected.append(pending > 0)
+            assert (score.bock is True) is (pending > 0)
+            lines = sum(ln.points if ln.party.value == "re" else -ln.points for ln in score.lines)
+            assert lines == score.value
+            pending = max(0, pending - 1) + (4 if score.bock_triggers else 0)
+    sheet = (await http.get(f"/tables/{v5_session.table_id}/scoresheet")).json()
+    assert [row.get("bock", False) for row in sheet["rows"]] == expected
+    assert any(expected)  # the session did have Bock deals
+    assert sum(sheet["totals"]) == 0
+    result = replay(events, TABLE)
+    assert result.ok, result.error
+    assert result.valid == len(events)
+    await verified_by_the_service(http, v5_session.table_id)
+
+
+async def test_the_export_of_a_v5_session_verifies_offline(
+    v5_session: Recorded,
+    http: httpx.AsyncClient,
+    base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    response = await http.get(f"/tables/{v5_session.table_id}/export")
+    assert response.status_code == 200, response.text
+    export = tmp_path / "export.json"
+    export.write_bytes(response.content)
+    status = await asyncio.to_thread(
+        main, ["verify", "--file", str(export), "--public-key", base_url]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert f"{v5_session.table_id}: ok, 12 deals" in out
+
+
+async def test_a_tournaments_tables_play_schweinchen_and_bock_rounds(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """A tournament created with V3 and V5 opens its tables with both: each seat's view
+    shows them, two deals are played by random players, and the table's log replays."""
+    rules = RuleSet(schweinchen=True, bock_rounds=True)
+    tournament = await api.create_tournament("Bock night", rounds=1, rules={**V3, **V5})
+    players = [await tournament.register(name) for name in ("ann", "bob", "cem", "dia")]
+    started = await tournament.start_round(1)
+    (table,) = started.tournament.tables
+    seats = [await player.seat() for player in players]
+    for seat in seats:
+        assert (await seat.view()).rules == rules
+    await play_session(seats, random_players(37), deals=2)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
+    assert sum(isinstance(e, DealScored) for e in events) >= 2
+    result = replay(events, TABLE)
+    assert result.ok and result.valid == len(events), result.error
+
+
+async def test_a_v3_session_leaks_nothing(v3_session: Recorded, pool: asyncpg.Pool) -> None:
+    """The oracle of what each viewer may know (`tests.service.knowledge`, Schweinchen shown
+    to everyone, V3.1) finds every view and stream message of the V3 session right."""
+    audit(v3_session, await truth_of(pool, v3_session.table_id))
+
+
+async def test_a_v5_session_leaks_nothing(v5_session: Recorded, pool: asyncpg.Pool) -> None:
+    """The oracle, keeping the Bock queue (V5.1, V5.7) itself, finds every view and stream
+    message of the V5 session right, a Bock deal's ``bock`` included."""
+    audit(v5_session, await truth_of(pool, v5_session.table_id))

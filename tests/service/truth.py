@@ -24,7 +24,8 @@
 * every view equals, field by field, the view expected of the log at its version
   (`knowledge.expected_view`); the fields that follow from the rules of play (phase, turn,
   the leader of an empty trick) are compared with the domain's fold of the log, the hand
-  as a multiset, and the options must lie within the viewer's hand and turn; the turn
+  as a multiset, and the options must lie within the viewer's hand and turn (Schweinchen
+  offered exactly to the holder of both AD on its turn where the table plays them); the turn
   clock's seat is that turn, its deadline the log's time of the last event plus the grace;
   the life actions are those the log's facts allow the asker (`knowledge.expected_actions`:
   a seat's player, the host, none for a spectator), with the seat to act from that fold;
@@ -121,6 +122,10 @@ class Truth:
     def feed_versions(self) -> list[int]:
         """The versions the feed must deliver (none of a private table)."""
         return [v for v in range(1, self.version + 1) if self.feed_item(v) is not None]
+
+
+AD_TRUMP = ("normal", "marriage", "silent_solo", "diamonds_solo")
+"""R3.1, R5.2: the game types where AD is a trump (V3.3: only there are Schweinchen)."""
 
 
 def strings_in(value: Any) -> set[str]:
@@ -433,11 +438,22 @@ class Auditor:
             f"hand {seen.get('hand')}, but {_who(viewer)} holds {sorted(hand)}",
         )
         options = seen.get("options", {})
+        may_show = (  # V3.1, V3.3: on its turn in the play, holding both AD where AD is trump
+            viewer is not None
+            and state.turn == viewer
+            and (deal.rules or {}).get("schweinchen") is True
+            and deal.game_type in AD_TRUMP
+            and deal.schweinchen is None
+            and hand.count("AD") == 2
+        )
         self.expect(
-            set(options) == {"declarations", "contracts", "cards", "announcements"},
+            set(options)
+            == {"declarations", "contracts", "cards", "announcements"}
+            | ({"schweinchen"} if may_show else set()),
             where,
             f"options {options}",
         )
+        self.expect(options.get("schweinchen", False) is may_show, where, f"options {options}")
         if viewer is None or state.turn != viewer:
             for kind in ("declarations", "contracts", "cards"):
                 self.expect(not options.get(kind), where, f"{kind} offered out of turn")

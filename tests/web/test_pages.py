@@ -16,6 +16,8 @@ import domain.seating
 import domain.standings
 import domain.table
 import domain.tournament
+import domain.variants.bock
+import domain.variants.schweinchen
 import domain.variants.second_heart_ten
 from service.routes.pages import WEB, rule_texts
 
@@ -127,11 +129,17 @@ def test_the_package_copy_of_the_tournament_rules_is_the_domains() -> None:
 def test_the_package_copy_of_the_house_rules_is_the_domains() -> None:
     """service/web/HOUSE_RULES.md (the rules page quotes it) says every house rule word for
     word as its module of domain/variants does, under its section's title."""
-    stated = bullets_of(domain.variants.second_heart_ten, "V2")
-    assert {"V2.1", "V2.2"} <= set(stated)
+    stated = (
+        bullets_of(domain.variants.second_heart_ten, "V2")
+        | bullets_of(domain.variants.schweinchen, "V3")
+        | bullets_of(domain.variants.bock, "V5")
+    )
+    assert {"V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V5.1", "V5.7"} <= set(stated)
     copied = rule_texts((WEB / "HOUSE_RULES.md").read_text(encoding="utf-8"))
     assert {k: v for k, v in copied.items() if "." in k} == stated
     assert copied["V2"] == "The second heart ten beats the first."
+    assert copied["V3"] == "Schweinchen."
+    assert copied["V5"] == "Bock rounds."
 
 
 def test_every_rule_text_is_read_from_its_bullet_and_continuation_lines() -> None:

@@ -500,6 +500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/{table_id}/seats/{seat}/schweinchen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Show both diamond aces as Schweinchen (house rule V3.1)
+         * @description At a table whose rule set has `schweinchen`: the player holding both AD shows them on their turn in the play, before their card, where AD is a trump (the normal game, a marriage, a silent solo, the diamonds solo; V3.3). From then on both AD are the highest trumps (V3.2), and every seat and spectator sees who showed them (`schweinchen` in the deal's view, the event `schweinchen_shown`). The view's `options.schweinchen` says when the seat may. No body.
+         */
+        post: operations["showSchweinchen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/{table_id}/stream-tickets": {
         parameters: {
             query?: never;
@@ -1036,6 +1056,7 @@ export interface components {
             played_by: string[][];
             players: (string | null)[];
             published_commitment: string | null;
+            schweinchen?: components["schemas"]["Seat"];
             score: components["schemas"]["Score"];
             /** @default [] */
             sorted_hands: components["schemas"]["Card"][][];
@@ -1045,7 +1066,7 @@ export interface components {
         /** DealReplay */
         DealReplay: {
             deal_no: number;
-            events: (components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"])[];
+            events: (components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["SchweinchenShown"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"])[];
             text: string;
         };
         /** DealReport */
@@ -1328,6 +1349,7 @@ export interface components {
         /** Observation */
         Observation: {
             announcements: components["schemas"]["Announced"][];
+            bock?: boolean;
             contracts: (components["schemas"]["GameType"] | null)[] | null;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
@@ -1344,6 +1366,7 @@ export interface components {
             parties: (components["schemas"]["Party"] | null)[];
             phase: components["schemas"]["Phase"];
             rules?: components["schemas"]["RuleSet"];
+            schweinchen?: components["schemas"]["Seat"];
             score: components["schemas"]["DealScored"] | null;
             trick: components["schemas"]["Card"][];
             trick_leader: components["schemas"]["Seat"] | null;
@@ -1361,6 +1384,7 @@ export interface components {
             contracts: components["schemas"]["GameType"][];
             /** @default [] */
             declarations: components["schemas"]["Declaration"][];
+            schweinchen?: boolean;
         };
         /**
          * ParameterError
@@ -1481,7 +1505,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "talk_text" | "talk_names_card" | "talk_muted" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "schweinchen_not_allowed" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "talk_text" | "talk_names_card" | "talk_muted" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1552,10 +1576,31 @@ export interface components {
         };
         /** RuleSet */
         RuleSet: {
+            /**
+             * @description V5.1-V5.7: after a deal of value 0, 120 to 120, a lost solo or Kontra winning against re, the next four deals count double (rounds queued)
+             * @default false
+             */
+            bock_rounds?: boolean;
+            /**
+             * @description V3.1-V3.3: the holder of both AD may show them on their turn in the play; shown, they are the highest trumps where AD is a trump
+             * @default false
+             */
+            schweinchen?: boolean;
             second_heart_ten?: components["schemas"]["SecondHeartTen"];
+        };
+        /** SchweinchenShown */
+        SchweinchenShown: {
+            seat: components["schemas"]["Seat"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "schweinchen_shown";
         };
         /** Score */
         Score: {
+            bock?: boolean;
+            bock_triggers?: string[];
             card_points: {
                 [key: string]: number;
             };
@@ -1723,6 +1768,8 @@ export interface components {
         };
         /** SheetRow */
         SheetRow: {
+            /** @default false */
+            bock?: boolean;
             chain_head?: string;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
@@ -1981,6 +2028,26 @@ export interface components {
              * @enum {string}
              */
             type: "marriage_clarified";
+        };
+        /** StreamedSchweinchenShown */
+        StreamedSchweinchenShown: {
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "schweinchen_shown";
         };
         /** StreamedSeatAway */
         StreamedSeatAway: {
@@ -2286,7 +2353,7 @@ export interface components {
             type: "table_ended";
         };
         /** TableEvent */
-        TableEvent: components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"];
+        TableEvent: components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["SchweinchenShown"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"];
         /**
          * TableFinished
          * @description Table `table_no` of round `round_no` finished its session at `version`; its
@@ -2389,12 +2456,12 @@ export interface components {
          * TableStreamData
          * @description The data of a table stream message: one table event as the viewer may see it, what the table asks once it happened (`turn`, `clock`, the stream's seat's `options`), and the `server_time` it was sent at (the message's `event` is its `type`, the `id` its table version: every version reaches every viewer).
          */
-        TableStreamData: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
+        TableStreamData: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["StreamedSchweinchenShown"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
         /**
          * TableStreamMessage
          * @description The data of a table stream message: a table event (`TableStreamData`), or beside the events a table talk message (`TalkMessage`, `event: talk`, T5), which has no `id` of its own and does not tell whose turn it is.
          */
-        TableStreamMessage: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"] | components["schemas"]["TalkMessage"];
+        TableStreamMessage: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["StreamedSchweinchenShown"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"] | components["schemas"]["TalkMessage"];
         /** TableView */
         TableView: {
             /** @default [] */
@@ -2983,6 +3050,7 @@ export type RoundSeated = components['schemas']['RoundSeated'];
 export type RoundStarted = components['schemas']['RoundStarted'];
 export type RoundStartedResponse = components['schemas']['RoundStartedResponse'];
 export type RuleSet = components['schemas']['RuleSet'];
+export type SchweinchenShown = components['schemas']['SchweinchenShown'];
 export type Score = components['schemas']['Score'];
 export type ScoreLine = components['schemas']['ScoreLine'];
 export type Scoresheet = components['schemas']['Scoresheet'];
@@ -3016,6 +3084,7 @@ export type StreamedDeclared = components['schemas']['StreamedDeclared'];
 export type StreamedGameTypeFixed = components['schemas']['StreamedGameTypeFixed'];
 export type StreamedInvitationRotated = components['schemas']['StreamedInvitationRotated'];
 export type StreamedMarriageClarified = components['schemas']['StreamedMarriageClarified'];
+export type StreamedSchweinchenShown = components['schemas']['StreamedSchweinchenShown'];
 export type StreamedSeatAway = components['schemas']['StreamedSeatAway'];
 export type StreamedSeatBack = components['schemas']['StreamedSeatBack'];
 export type StreamedSeatLeft = components['schemas']['StreamedSeatLeft'];
@@ -6274,6 +6343,174 @@ export interface operations {
             };
         };
     };
+    showSchweinchen: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the table version you expect */
+                "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the table's id */
+                table_id: string;
+                /** @description seat 0-3, clockwise */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the seat's new view and the table version */
+            200: {
+                headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getStreamTicket: {
         parameters: {
             query?: never;
@@ -8346,6 +8583,7 @@ export const pathsTablesTable_idSeatsSeatBackPostResponses200HeadersCacheControl
 export const pathsTablesTable_idSeatsSeatContractPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/contract"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idSeatsSeatPlayPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/play"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idSeatsSeatReservationPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/reservation"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatSchweinchenPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/schweinchen"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idStreamTicketsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/stream-tickets"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTournamentsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTournamentsTournament_idPlayersPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/players"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -8373,11 +8611,12 @@ export const partyValues: ReadonlyArray<FlattenedDeepRequired<components>["schem
 export const phaseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Phase"]> = ["reservations", "contracts", "play", "scored"];
 export const playerRegisteredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRegistered"]["type"]> = ["player_registered"];
 export const playerRemovedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRemoved"]["type"]> = ["player_removed"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "talk_text", "talk_names_card", "talk_muted", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "schweinchen_not_allowed", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "talk_text", "talk_names_card", "talk_muted", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
 export const registrationEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegistrationEnded"]["type"]> = ["registration_ended"];
 export const roundEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEnded"]["type"]> = ["round_ended"];
 export const roundSeatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundSeated"]["type"]> = ["round_seated"];
 export const roundStartedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStarted"]["type"]> = ["round_started"];
+export const schweinchenShownTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SchweinchenShown"]["type"]> = ["schweinchen_shown"];
 export const seatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Seat"]> = [0, 1, 2, 3];
 export const seatAwayTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatAway"]["type"]> = ["seat_away"];
 export const seatBackTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatBack"]["type"]> = ["seat_back"];
@@ -8398,6 +8637,7 @@ export const streamedDeclaredTypeValues: ReadonlyArray<FlattenedDeepRequired<com
 export const streamedGameTypeFixedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedGameTypeFixed"]["type"]> = ["game_type_fixed"];
 export const streamedInvitationRotatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedInvitationRotated"]["type"]> = ["invitation_rotated"];
 export const streamedMarriageClarifiedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedMarriageClarified"]["type"]> = ["marriage_clarified"];
+export const streamedSchweinchenShownTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedSchweinchenShown"]["type"]> = ["schweinchen_shown"];
 export const streamedSeatAwayTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedSeatAway"]["type"]> = ["seat_away"];
 export const streamedSeatBackTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedSeatBack"]["type"]> = ["seat_back"];
 export const streamedSeatLeftTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedSeatLeft"]["type"]> = ["seat_left"];

@@ -29,7 +29,7 @@ function partyBadge(party, said) {
 }
 
 /** A seat at the table: its name, whose turn it is with the clock, and what is known of it
- * (dealer, declaration, party, announcements) as badges. */
+ * (dealer, Schweinchen, declaration, party, announcements) as badges. */
 function seatBox(view, deal, seat, place, won) {
   const info = view.seats[seat];
   const party = deal.parties[seat];
@@ -45,6 +45,7 @@ function seatBox(view, deal, seat, place, won) {
     absent ? h('p', { class: `seat-status ${info.status}` }, t(info.status === 'away' ? 'seat.away' : 'seat.vacant')) : null,
     h('p', { class: 'badges' },
       deal.dealer === seat ? badge(t('seat.dealer'), 'dealer') : null,
+      deal.schweinchen === seat ? badge(t('seat.schweinchen'), 'schweinchen') : null,
       declaration && deal.phase !== 'play' ? badge(term('declaration', declaration), 'declaration') : null,
       party ? partyBadge(party, partySaid) : null,
       words.filter((word) => word !== party).map((word) => badge(term('word', word), 'said')),

@@ -11,7 +11,7 @@ function group(title, buttons) {
 }
 
 /** What this seat may do now besides playing a card: the view's `options` (declarations,
- * contracts, announcements) and `actions` (coming back), each a button; else whom it waits for. */
+ * contracts, Schweinchen, announcements) and `actions` (coming back), each a button; else whom it waits for. */
 export function moves(view, deal) {
   const options = deal.options;
   const cardsHeld = deal.hand.length;
@@ -31,6 +31,10 @@ export function moves(view, deal) {
     groups.push(group(t('move.contract'), options.contracts.map((c) => button(
       `contract-${c}`, term('game', c), () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/contract', { ...seat, body: { contract: c } }))))));
   }
+  if (options.schweinchen) { // V3.1: both AD, on one's turn in the play
+    groups.push(group(t('move.schweinchen'), [button('schweinchen', t('move.show_schweinchen'),
+      () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/schweinchen', seat)))]));
+  }
   if (options.announcements.length) {
     groups.push(group(t('move.announce', { count: cardsHeld }), options.announcements.map((a) => button(
       `announce-${a.word}`, [term('word', a.word), h('small', {}, ` ${t('move.until', { count: a.until_cards })}`)],
@@ -40,6 +44,7 @@ export function moves(view, deal) {
   const waiting = deal.phase !== 'scored' && given(deal.turn) && deal.turn !== state.mine.seat;
   const mine = view.clock?.seat === state.mine.seat ? view.clock : null;
   return h('section', { class: 'actions', id: 'actions', 'aria-label': t('move.label') },
+    deal.bock ? h('p', { class: 'bock' }, t('move.bock')) : null,
     mine ? h('p', { class: 'your-clock' }, t('move.clock'), ' ', timer(view, mine), ' ', t('move.clock_then'), ' ',
       rule('T3.2', state.rules, false)) : null,
     groups,

@@ -33,7 +33,7 @@ export function sheetSection(view) {
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('sheet.deal')), names.map((n) => h('th', { scope: 'col' }, n)))),
       h('tbody', {}, sheet.rows.map((row) => h('tr', { 'data-deal': row.deal_no },
         h('th', { scope: 'row' }, h('a', { href: `/t/${encodeURIComponent(table)}/deals/${row.deal_no}` }, `${row.deal_no}`),
-          gameMark(view, row)),
+          gameMark(view, row), row.bock ? h('small', { class: 'bock', 'data-bock': 'true' }, ` ${t('sheet.bock')}`) : null),
         row.entries.map((_, seat) => sheetCell(view, row, seat))))),
       h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, t('result.total')), sheet.totals.map((n) => h('td', { class: 'total' }, signed(n))))))),
     sheet.winners ? h('p', { class: 'winners' }, t('sheet.winners', { winners: sheet.winners.map((s) => names[s]).join(t('list.and')) }), ' ',

@@ -21,6 +21,7 @@ import msgspec
 import pytest
 from litestar import Litestar
 
+from domain.cards import Card
 from domain.seats import Seat
 from domain.table import TimeOut
 from service.app import create_app
@@ -30,7 +31,7 @@ from service.tools.client import (
     TableClient,
 )
 from tests.service.conftest import serve, settings
-from tests.service.sessions import Game, new_game
+from tests.service.sessions import Game, new_game, preset_deal, presets_with_both_qc
 
 
 class Request(msgspec.Struct, frozen=True):
@@ -135,6 +136,22 @@ async def _reserved(http: httpx.AsyncClient, game: Game) -> None:
         await _declare(http, game, seat, declaration)
 
 
+async def schweinchen(api: DokoClient, _app: Litestar) -> Prepared:
+    """At a table with Schweinchen (V3) seat 1 leads holding both AD: after four `healthy`
+    it shows them (a command without a body)."""
+    presets = presets_with_both_qc("idempotent")
+    presets[0] = preset_deal((Card.AD, Card.AD))
+    table = await _public(api, first_dealer=0, presets=presets, rules={"schweinchen": True})
+    game = Game(table, [await table.take_seat(f"p{s}", seat=s) for s in range(4)])
+    await _all_healthy(api.http, game)
+    seat = game.seats[1]
+    return Prepared(
+        Request("POST", f"{seat.path}/schweinchen", seat.token),
+        Request("POST", f"{seat.path}/play", seat.token, {"card": "AD"}),
+        table.table_id,
+    )
+
+
 async def back(api: DokoClient, app: Litestar) -> Prepared:
     """Seat 1's turn ran out (the table's clock, 600 s, is told so): it says it is back."""
     table = await _public(api, first_dealer=0, turn_seconds=600)
@@ -203,6 +220,7 @@ ROUTES: dict[tuple[str, str], Setup] = {
     ("post", "/tables/{table_id}/seats/{seat}/announce"): _seat_command(
         "announce", {"word": "re"}, {"word": "no90"}, _all_healthy
     ),
+    ("post", "/tables/{table_id}/seats/{seat}/schweinchen"): schweinchen,
     ("post", "/tables/{table_id}/seats/{seat}/back"): back,
     ("delete", "/tables/{table_id}/seats/{seat}"): leave,
     ("post", "/tables/{table_id}/close"): close,
