@@ -10,6 +10,7 @@ from itertools import count
 
 import pytest
 
+from bench.bench_expert import dealt
 from bench.freedoko_match import (
     BOTS,
     REMOTE,
@@ -63,8 +64,6 @@ def test_table_for(start: int, leader: int, table: int) -> None:
 def test_seats_and_hands(seed: int, start: int) -> None:
     """Each driver's player gets the hand of its seat; our bot sits at REMOTE; the first
     leader (R3.5) is FreeDoko's start player."""
-    from bench.bench_expert import dealt
-
     deal = dealt(seed).deal
     assert deal is not None
     table = table_for(start, deal.first)
@@ -136,8 +135,6 @@ def test_a_game_is_refereed_and_scored_by_our_rules(seed: int) -> None:
 
 
 def _first_game() -> Game:
-    from bench.bench_expert import dealt
-
     deal = dealt(3).deal
     assert deal is not None
     return Game(3, table_for(0, deal.first), 0, BOTS["greedy"])
