@@ -22,9 +22,11 @@ is void; its deal pair is left out and counted by reason. Each worker runs its o
 from __future__ import annotations
 
 import argparse
+import queue
 import random
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -277,6 +279,81 @@ class Outcome(msgspec.Struct):
     void: Counter[str] = msgspec.field(default_factory=Counter)
 
 
+STALL_SECONDS = 900.0
+"""A game whose driver says nothing this long (wall time, on a loaded machine) is given
+up and the driver started afresh: FreeDoko's AI can loop for ever (seen once in its
+`Heuristics::best_jabbing_card`)."""
+
+
+class Driver:
+    """One driver process, and a thread that reads its lines (so that a stall is seen)."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def line(self) -> str | None:
+        """The driver's next line, None once it ended; `queue.Empty` after a stall."""
+        return self.lines.get(timeout=STALL_SECONDS)
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def close(self) -> None:
+        """End the driver: the end of its input ends it, a stalled one is killed."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Tally:
+    """A worker's finished games: the tables of each deal so far, and the outcome."""
+
+    def __init__(self, log: Path | None) -> None:
+        self.log = log
+        self.outcome = Outcome()
+        self.tables: dict[int, dict[int, tuple[int, ...] | None]] = {}
+
+    def _note(self, line: str) -> None:
+        if self.log is not None:
+            with self.log.open("a") as out:
+                print(line, file=out)
+
+    def add(self, game: Game) -> None:
+        """Record a finished game (void: its entries None); a deal with both tables
+        scored becomes a deal pair."""
+        entries = game.entries()
+        if game.void is None and entries is None:
+            game.void = "not scored by our rules"
+        if game.void is not None:
+            self.outcome.void[game.void] += 1
+            self._note(f"void {game.seed} {game.void}")
+            entries = None
+        tables = self.tables.setdefault(game.seed, {})
+        tables[game.table] = entries
+        if len(tables) == 2:
+            first, second = tables[0], tables[1]
+            if first is not None and second is not None:
+                self.outcome.values.append(pair_value(first, second))
+                self._note(f"pair {game.seed} {self.outcome.values[-1]}")
+            del self.tables[game.seed]
+
+
 def play(
     driver: str, level: str, bot_name: str, seeds: list[int], pairs: int, log: Path | None = None
 ) -> Outcome:
@@ -285,77 +362,48 @@ def play(
     ``log`` as it completes, and each void game's seed and reason (`summarize` reads the
     logs of an interrupted match)."""
     bot = BOTS[bot_name]
-    outcome = Outcome()
-    done: dict[int, dict[int, tuple[int, ...] | None]] = {}
+    command = [driver, level, "".join(map(str, REMOTE))]
+    tally = Tally(log)
     schedule = Schedule(iter(seeds))
-    process = subprocess.Popen(
-        [driver, level, "".join(map(str, REMOTE))],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
-    assert process.stdin is not None and process.stdout is not None
+    process = Driver(command)
     game: Game | None = None
     try:
-        for line in process.stdout:
+        while len(tally.outcome.values) < pairs:
+            try:
+                line = process.line()
+            except queue.Empty:
+                process.process.kill()
+                process.close()
+                if game is not None:
+                    game.void = f"FreeDoko's AI stalled ({STALL_SECONDS:.0f} s without a word)"
+                    tally.add(game)
+                    game = None
+                process = Driver(command)
+                continue
+            if line is None:
+                break
             message = parse(line)
             if message is None:
                 continue
             if message.verb == "deal":
-                if len(outcome.values) >= pairs:
-                    break
                 try:
                     seed, table = schedule.take(message.player)
                 except StopIteration:
                     break
                 game = Game(seed, table, message.player, bot)
-                process.stdin.write(game.hands() + "\n")
+                process.send(game.hands())
             elif game is None:
                 raise RuntimeError(f"driver spoke before a deal: {line!r}")
             elif message.verb in QUESTIONS:
-                process.stdin.write(game.answer(message) + "\n")
+                process.send(game.answer(message))
             elif message.verb == "end":
-                seed = _finish(game, done, outcome, log)
-                tables = done.get(seed, {})
-                if len(tables) == 2:
-                    first, second = tables[0], tables[1]
-                    if first is not None and second is not None:
-                        outcome.values.append(pair_value(first, second))
-                        _log(log, f"pair {seed} {outcome.values[-1]}")
-                    del done[seed]
+                tally.add(game)
                 game = None
             else:
                 game.hear(message)
-            process.stdin.flush()
     finally:
-        process.stdin.close()
-        process.wait(timeout=60)
-    return outcome
-
-
-def _log(log: Path | None, line: str) -> None:
-    if log is not None:
-        with log.open("a") as out:
-            print(line, file=out)
-
-
-def _finish(
-    game: Game,
-    done: dict[int, dict[int, tuple[int, ...] | None]],
-    outcome: Outcome,
-    log: Path | None,
-) -> int:
-    """Record a finished game's entries (None when void) under its seed; the seed."""
-    entries = game.entries()
-    if game.void is None and entries is None:
-        game.void = "not scored by our rules"
-    if game.void is not None:
-        outcome.void[game.void] += 1
-        _log(log, f"void {game.seed} {game.void}")
-        entries = None
-    done.setdefault(game.seed, {})[game.table] = entries
-    return game.seed
+        process.close()
+    return tally.outcome
 
 
 def summarize(logs: list[Path]) -> Outcome:

@@ -6,10 +6,13 @@ them voiding the game. FreeDoko itself is not run here (it is never part of the 
 from __future__ import annotations
 
 import random
+import sys
 from itertools import count
+from pathlib import Path
 
 import pytest
 
+from bench import freedoko_match
 from bench.bench_expert import dealt
 from bench.freedoko_match import (
     BOTS,
@@ -169,3 +172,25 @@ def test_a_difference_from_our_rules_voids_the_game(lines: list[Message]) -> Non
         game.hear(message)
     assert game.void is not None
     assert game.answer(Message("reservation?", REMOTE[1])) == "ai"
+
+
+def test_a_stalled_driver_is_restarted_and_its_game_void(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A driver that starts a game and then says nothing (FreeDoko's AI looping) has that
+    game voided and is started afresh; the log keeps the void games."""
+    fake = tmp_path / "driver"
+    fake.write_text(
+        f"#!{sys.executable}\nimport time\nprint('deal 0', flush=True)\ntime.sleep(60)\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(freedoko_match, "STALL_SECONDS", 0.2)
+    log = tmp_path / "log"
+    outcome = freedoko_match.play(str(fake), "profi", "greedy", [7, 8], 1, log)
+    assert outcome.values == []
+    assert sum(outcome.void.values()) == 2
+    assert [line.split()[:2] for line in log.read_text().splitlines()] == [
+        ["void", "7"],
+        ["void", "8"],
+    ]
+    assert freedoko_match.summarize([log]).void == outcome.void
