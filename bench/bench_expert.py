@@ -100,14 +100,16 @@ def soloing(player: Player) -> Player:
     return act
 
 
-def _dealt(seed: int) -> SessionState:
+def dealt(seed: int) -> SessionState:
+    """The session of ``seed`` with its first deal dealt: dealer ``seed % 4``, the cards
+    from ``random.Random(seed)`` (the same deal for every bench that names the seed)."""
     state = apply(SessionState(), StartSession(Seat(seed % 4))).after
     return apply(state, DealSeeded(random.Random(seed).randbytes(32))).after
 
 
 def _solo_deal(seed: int) -> bool:
     """Whether some seat holds a solo hand in the deal of ``seed``."""
-    deal = _dealt(seed).deal
+    deal = dealt(seed).deal
     assert deal is not None
     return any(solo_of(deal.hands[s]) is not None for s in SEATS)
 
@@ -115,7 +117,7 @@ def _solo_deal(seed: int) -> bool:
 def _deal(seed: int, players: list[Player]) -> tuple[tuple[int, ...], bool]:
     """One deal from ``seed``, the players' chance apart from the deal's: the entries and
     whether it was a declared solo."""
-    state = _dealt(seed)
+    state = dealt(seed)
     chance = random.Random(seed + 1_000_003)
     deal = state.deal
     assert deal is not None
