@@ -87,15 +87,16 @@ async def test_the_lobby_lists_the_rule_set_of_each_table(
     assert "rules" not in default.json()["view"]  # RULES.md exactly: as before rule sets
 
 
-async def test_the_export_of_a_v2_session_verifies_offline(
-    v2_session: Recorded,
+async def verified_offline(
+    session: Recorded,
     http: httpx.AsyncClient,
     base_url: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-) -> None:
-    """`doko verify --file` re-plays the exported log by the rule set it records."""
-    response = await http.get(f"/tables/{v2_session.table_id}/export")
+) -> bytes:
+    """The session's export, once `doko verify --file` (with the service's public key) has
+    re-played all its 12 deals by the rule set the log records."""
+    response = await http.get(f"/tables/{session.table_id}/export")
     assert response.status_code == 200, response.text
     export = tmp_path / "export.json"
     export.write_bytes(response.content)
@@ -104,8 +105,20 @@ async def test_the_export_of_a_v2_session_verifies_offline(
     )
     out = capsys.readouterr().out
     assert status == 0, out
-    assert f"{v2_session.table_id}: ok, 12 deals" in out
-    document = msgspec.json.decode(response.content)
+    assert f"{session.table_id}: ok, 12 deals" in out
+    return response.content
+
+
+async def test_the_export_of_a_v2_session_verifies_offline(
+    v2_session: Recorded,
+    http: httpx.AsyncClient,
+    base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`doko verify --file` re-plays the exported log by the rule set it records."""
+    exported = await verified_offline(v2_session, http, base_url, tmp_path, capsys)
+    document = msgspec.json.decode(exported)
     assert '"second_heart_ten":"always"' in msgspec.json.encode(document).decode()
 
 
@@ -229,17 +242,8 @@ async def test_the_export_of_a_v3_session_verifies_offline(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """`doko verify --file` re-decides the showing from the exported log."""
-    response = await http.get(f"/tables/{v3_session.table_id}/export")
-    assert response.status_code == 200, response.text
-    export = tmp_path / "export.json"
-    export.write_bytes(response.content)
-    status = await asyncio.to_thread(
-        main, ["verify", "--file", str(export), "--public-key", base_url]
-    )
-    out = capsys.readouterr().out
-    assert status == 0, out
-    assert f"{v3_session.table_id}: ok, 12 deals" in out
-    assert b'"schweinchen_shown"' in response.content
+    exported = await verified_offline(v3_session, http, base_url, tmp_path, capsys)
+    assert b'"schweinchen_shown"' in exported
 
 
 @pytest.mark.parametrize(
@@ -325,16 +329,7 @@ async def test_the_export_of_a_v5_session_verifies_offline(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    response = await http.get(f"/tables/{v5_session.table_id}/export")
-    assert response.status_code == 200, response.text
-    export = tmp_path / "export.json"
-    export.write_bytes(response.content)
-    status = await asyncio.to_thread(
-        main, ["verify", "--file", str(export), "--public-key", base_url]
-    )
-    out = capsys.readouterr().out
-    assert status == 0, out
-    assert f"{v5_session.table_id}: ok, 12 deals" in out
+    await verified_offline(v5_session, http, base_url, tmp_path, capsys)
 
 
 async def test_a_tournaments_tables_play_schweinchen_and_bock_rounds(
