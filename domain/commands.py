@@ -54,7 +54,23 @@ class ShowSchweinchen(msgspec.Struct, frozen=True, tag_field="command", tag="sho
     seat: Seat
 
 
-DealCommand = Declare | NameContract | PlayCard | Announce | ShowSchweinchen
+class AnswerPoverty(msgspec.Struct, frozen=True, tag_field="command", tag="answer_poverty"):
+    """V4.3: accept (take the poor player's trumps) or refuse an Armut, in turn."""
+
+    seat: Seat
+    accept: bool
+
+
+class ReturnPoverty(msgspec.Struct, frozen=True, tag_field="command", tag="return_poverty"):
+    """V4.4: the Armut's partner gives back as many cards as it took."""
+
+    seat: Seat
+    cards: tuple[Card, ...]
+
+
+DealCommand = (
+    Declare | NameContract | PlayCard | Announce | ShowSchweinchen | AnswerPoverty | ReturnPoverty
+)
 
 
 class StartSession(msgspec.Struct, frozen=True, tag_field="command", tag="start_session"):
@@ -84,6 +100,8 @@ Command = (
     | PlayCard
     | Announce
     | ShowSchweinchen
+    | AnswerPoverty
+    | ReturnPoverty
     | StartSession
     | DealSeeded
     | DealPreset

@@ -16,11 +16,13 @@ from domain.announcements import PartyAnnouncements, check
 from domain.cards import Card
 from domain.commands import (
     Announce,
+    AnswerPoverty,
     DealCommand,
     Declaration,
     Declare,
     NameContract,
     PlayCard,
+    ReturnPoverty,
     ShowSchweinchen,
 )
 from domain.errors import (
@@ -31,6 +33,7 @@ from domain.errors import (
     MustFollow,
     NotYourTurn,
     PhaseClosed,
+    PovertyReturnInvalid,
     SchweinchenNotAllowed,
 )
 from domain.events import (
@@ -44,6 +47,8 @@ from domain.events import (
     Declared,
     GameTypeFixed,
     MarriageClarified,
+    PovertyAnswered,
+    PovertyReturned,
     SchweinchenShown,
     Score,
     TrickWon,
@@ -54,6 +59,7 @@ from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
+from domain.variants.armut import Poverty, holds, poor, taken, trumps_of
 from domain.variants.bock import bock_triggers, doubled
 from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import second_heart_ten_wins
@@ -63,10 +69,12 @@ T = TypeVar("T")
 
 
 class Phase(StrEnum):
-    """R4, R3: the phases of a deal, each with its own legal actions."""
+    """R4, R3: the phases of a deal, each with its own legal actions; ``poverty`` between
+    contracts and play while an Armut is offered and given back (V4.3, V4.4)."""
 
     RESERVATIONS = "reservations"
     CONTRACTS = "contracts"
+    POVERTY = "poverty"
     PLAY = "play"
     SCORED = "scored"
 
@@ -74,7 +82,8 @@ class Phase(StrEnum):
 class DealState(msgspec.Struct, frozen=True):
     """Everything true about a deal so far (hidden parts included), and the ``rules`` it is
     played by (`domain.rule_set`). ``schweinchen``: the seat that showed both AD (V3.1);
-    ``bock``: whether it is a Bock deal, counted double (V5.6)."""
+    ``bock``: whether it is a Bock deal, counted double (V5.6); ``poverty``: the Armut
+    offered, if any (V4.3-V4.7)."""
 
     deal_no: int
     dealer: Seat
@@ -98,6 +107,7 @@ class DealState(msgspec.Struct, frozen=True):
     rules: RuleSet = DEFAULT
     schweinchen: Seat | None = None
     bock: bool = False
+    poverty: Poverty | None = None
 
     @property
     def first(self) -> Seat:
@@ -120,6 +130,10 @@ class DealState(msgspec.Struct, frozen=True):
                 ),
                 None,  # between the last ContractNamed and its GameTypeFixed (a cut log)
             )
+        if self.phase is Phase.POVERTY:
+            assert self.poverty is not None
+            answer = self.poverty.to_answer
+            return self.poverty.partner if answer is None else answer
         if self.phase is Phase.PLAY and self.trick is not None and not self.trick.complete:
             return self.trick.to_play
         return None  # also between a trick's fourth card and its `TrickWon`
@@ -179,6 +193,10 @@ def decide(state: DealState, command: DealCommand) -> tuple[DealEvent, ...]:
         return _declare(state, command)
     if isinstance(command, ShowSchweinchen):
         return (_show_schweinchen(state, command.seat),)
+    if isinstance(command, AnswerPoverty):
+        return _answer_poverty(state, command)
+    if isinstance(command, ReturnPoverty):
+        return (_return_poverty(state, command),)
     return _name_contract(state, command)
 
 
@@ -207,7 +225,9 @@ def _name_contract(state: DealState, command: NameContract) -> tuple[DealEvent, 
         raise PhaseClosed("contracts are named only after all four reservations", rule="R4.2")
     _require_turn(state, command.seat, "R4.2")
     contract = command.contract
-    if contract not in CONTRACTS:
+    if contract is GameType.POVERTY:
+        _check_poverty(state, command.seat)
+    elif contract not in CONTRACTS:
         raise ContractNotAllowed(
             f"{contract.value} cannot be named: name a solo or a marriage", rule="R4.2"
         )
@@ -224,8 +244,20 @@ def _name_contract(state: DealState, command: NameContract) -> tuple[DealEvent, 
     return (named, _fix_game_type(state, contracts))
 
 
+def _check_poverty(state: DealState, seat: Seat) -> None:
+    """V4.1: Armut is named only at a table that plays it, with three trumps or fewer."""
+    if not state.rules.armut:
+        raise ContractNotAllowed("this table plays without Armut", rule="V4.1")
+    if not poor(state.hands[seat]):
+        raise ContractNotAllowed(
+            f"Armut needs three trumps or fewer, not {len(trumps_of(state.hands[seat]))}",
+            rule="V4.1",
+        )
+
+
 def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> GameTypeFixed:
-    """R4.3-R4.5: any solo beats a marriage; between solos the earlier player wins.
+    """R4.3-R4.5: any solo beats a marriage; between solos the earlier player wins. With
+    Armut (V4.2) a solo beats it and it beats a marriage; the earlier Armut stands.
 
     With no winning reservation the game is normal, or a silent solo for a player
     holding both QC.
@@ -234,13 +266,45 @@ def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> 
     for seat, contract in named:
         if contract in SOLOS:
             return GameTypeFixed(contract, seat)
-    for seat, contract in named:
-        if contract is GameType.MARRIAGE:
-            return GameTypeFixed(GameType.MARRIAGE, seat)
+    for kind in (GameType.POVERTY, GameType.MARRIAGE):
+        for seat, contract in named:
+            if contract is kind:
+                return GameTypeFixed(kind, seat)
     for seat in SEATS:
         if state.hands[seat].count(Card.QC) == 2:
             return GameTypeFixed(GameType.SILENT_SOLO, seat)
     return GameTypeFixed(GameType.NORMAL, None)
+
+
+def _answer_poverty(state: DealState, command: AnswerPoverty) -> tuple[DealEvent, ...]:
+    """V4.3: the seats asked accept or refuse the Armut in turn from the poor player's
+    left; V4.7: when the third refuses, the deal goes on without it."""
+    poverty = state.poverty
+    if state.phase is not Phase.POVERTY or poverty is None or poverty.to_answer is None:
+        raise PhaseClosed("no Armut is waiting for an answer", rule="V4.3")
+    _require_turn(state, command.seat, "V4.3")
+    answered = PovertyAnswered(command.seat, command.accept)
+    refused = msgspec.structs.replace(poverty, refused=(*poverty.refused, command.seat))
+    if command.accept or not refused.lapsed:
+        return (answered,)
+    lapsed = tuple(None if c is GameType.POVERTY else c for c in state.contracts)
+    return (answered, _fix_game_type(state, lapsed))
+
+
+def _return_poverty(state: DealState, command: ReturnPoverty) -> PovertyReturned:
+    """V4.4: the partner gives back as many cards as it took, from its hand."""
+    poverty = state.poverty
+    if state.phase is not Phase.POVERTY or poverty is None or poverty.partner is None:
+        raise PhaseClosed("cards are given back once an Armut is accepted", rule="V4.4")
+    _require_turn(state, command.seat, "V4.4")
+    cards, hand = command.cards, state.hands[command.seat]
+    if len(cards) != len(poverty.given):
+        raise PovertyReturnInvalid(
+            f"give back {len(poverty.given)} cards, not {len(cards)}", rule="V4.4"
+        )
+    if not holds(hand, cards):
+        raise PovertyReturnInvalid("give back only cards you hold", rule="V4.4")
+    return PovertyReturned(command.seat, poverty.poor, cards, len(cards), len(trumps_of(cards)))
 
 
 def schweinchen_refusal(state: DealState, seat: Seat) -> DomainError | None:
@@ -378,12 +442,40 @@ def _without(hand: tuple[Card, ...], played: Card) -> tuple[Card, ...]:
 def _parties(
     game_type: GameType, declarer: Seat | None, state: DealState
 ) -> tuple[Party | None, ...]:
-    """R4.4, R4.5, R4.6, R5.1: Re is the QC holders, the soloist, or the marriage declarer."""
+    """R4.4, R4.5, R4.6, R5.1: Re is the QC holders, the soloist, or the marriage declarer;
+    V4.5: the poor player (and its partner once the cards are given back)."""
     if game_type is GameType.NORMAL:
         return tuple(Party.RE if Card.QC in h else Party.KONTRA for h in state.hands)
-    if game_type is GameType.MARRIAGE:
+    if game_type in (GameType.MARRIAGE, GameType.POVERTY):
         return tuple(Party.RE if s is declarer else None for s in SEATS)
     return tuple(Party.RE if s is declarer else Party.KONTRA for s in SEATS)
+
+
+def _evolve_poverty(state: DealState, event: PovertyAnswered | PovertyReturned) -> DealState:
+    """V4.3: an accepted Armut's trumps move to the partner; V4.4: the cards given back
+    move to the poor player, and the play begins with the two as Re (V4.5)."""
+    poverty = state.poverty
+    assert poverty is not None
+    replace = msgspec.structs.replace
+    poor_seat, seat = poverty.poor, event.seat
+    if isinstance(event, PovertyAnswered) and not event.accepted:
+        return replace(state, poverty=replace(poverty, refused=(*poverty.refused, seat)))
+    moved = poverty.given if isinstance(event, PovertyAnswered) else event.cards
+    assert moved is not None  # the log holds the cards given back
+    source, target = (poor_seat, seat) if isinstance(event, PovertyAnswered) else (seat, poor_seat)
+    hands = _set(state.hands, source, taken(state.hands[source], moved))
+    hands = _set(hands, target, (*hands[target], *moved))
+    if isinstance(event, PovertyAnswered):
+        return replace(state, hands=hands, poverty=replace(poverty, partner=seat))
+    parties = tuple(Party.RE if s in (poor_seat, seat) else Party.KONTRA for s in SEATS)
+    return replace(
+        state,
+        hands=hands,
+        poverty=replace(poverty, returned=moved),
+        phase=Phase.PLAY,
+        parties=parties,
+        trick=Trick(state.first),
+    )
 
 
 def evolve(state: DealState, event: DealEvent) -> DealState:
@@ -421,6 +513,17 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
         return replace(state, declarations=declarations, phase=phase)
     if isinstance(event, ContractNamed):
         return replace(state, contracts=_set(state.contracts, event.seat, event.contract))
+    if isinstance(event, GameTypeFixed) and event.game_type is GameType.POVERTY:
+        assert event.declarer is not None
+        poverty = Poverty(event.declarer, trumps_of(state.hands[event.declarer]))
+        return replace(
+            state,
+            phase=Phase.POVERTY,
+            game_type=event.game_type,
+            declarer=event.declarer,
+            parties=_parties(event.game_type, event.declarer, state),
+            poverty=poverty,
+        )
     if isinstance(event, GameTypeFixed):
         return replace(
             state,
@@ -438,6 +541,8 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
         return replace(state, clarified_in=event.trick_no, parties=parties)
     if isinstance(event, SchweinchenShown):
         return replace(state, schweinchen=event.seat)
+    if isinstance(event, PovertyAnswered | PovertyReturned):
+        return _evolve_poverty(state, event)
     if isinstance(event, DealScored):
         return replace(state, phase=Phase.SCORED, score=event)
     return deal_started(event, state.rules)

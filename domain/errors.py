@@ -123,6 +123,13 @@ class SchweinchenNotAllowed(DomainError):
     code = "schweinchen_not_allowed"
 
 
+class PovertyReturnInvalid(DomainError):
+    """The Armut's partner gives back exactly as many cards as it took, from its own hand
+    (V4.4)."""
+
+    code = "poverty_return_invalid"
+
+
 class SessionOver(DomainError):
     """All 12 deals of the session have been played (R1.1)."""
 

@@ -110,6 +110,26 @@ class SchweinchenShown(msgspec.Struct, frozen=True, tag_field="type", tag="schwe
     seat: Seat
 
 
+class PovertyAnswered(msgspec.Struct, frozen=True, tag_field="type", tag="poverty_answered"):
+    """V4.3: ``seat`` accepted the Armut (and took the poor player's trumps) or refused it.
+    Everyone sees the answer, nobody but the two the cards (V4.6)."""
+
+    seat: Seat
+    accepted: bool
+
+
+class PovertyReturned(msgspec.Struct, frozen=True, tag_field="type", tag="poverty_returned"):
+    """V4.4: the partner ``seat`` gave ``count`` cards back to the ``poor`` seat, ``trumps``
+    of them trumps. V4.6: ``cards`` only to those two; the others see it null
+    (`domain.table_view.redact`); the log always holds it."""
+
+    seat: Seat
+    poor: Seat
+    cards: tuple[Card, ...] | None
+    count: int
+    trumps: int
+
+
 class ScoreLine(msgspec.Struct, frozen=True):
     """One item of the game value (R8, R9): ``points`` to ``party``, for ``reason``."""
 
@@ -166,6 +186,8 @@ DealEvent = (
     | MarriageClarified
     | Announced
     | SchweinchenShown
+    | PovertyAnswered
+    | PovertyReturned
     | DealScored
 )
 Event = (
@@ -179,6 +201,8 @@ Event = (
     | MarriageClarified
     | Announced
     | SchweinchenShown
+    | PovertyAnswered
+    | PovertyReturned
     | DealScored
     | SessionFinished
 )

@@ -29,6 +29,7 @@ class GameType(StrEnum):
     QUEEN_SOLO = "queen_solo"
     JACK_SOLO = "jack_solo"
     FLEISCHLOS = "fleischlos"
+    POVERTY = "poverty"
 
     @property
     def is_declared_solo(self) -> bool:
@@ -74,6 +75,7 @@ _TRUMPS: dict[GameType, tuple[Card, ...]] = {
     GameType.QUEEN_SOLO: _QUEENS,
     GameType.JACK_SOLO: _JACKS,
     GameType.FLEISCHLOS: (),
+    GameType.POVERTY: _suit_trumps(Suit.DIAMONDS),
 }
 
 

@@ -18,11 +18,12 @@ from domain.cards import Card
 from domain.commands import Declaration
 from domain.deal import DealState, Phase, schweinchen_refusal
 from domain.events import Announced, Dealing, DealScored
-from domain.game_types import CONTRACTS, SOLOS, GameType, sort_hand
+from domain.game_types import SOLOS, GameType, sort_hand
 from domain.parties import Party
 from domain.rule_set import RuleSet, recorded
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, legal_cards
+from domain.variants.armut import PovertyView, poor, poverty_view
 from domain.variants.schweinchen import sort_shown
 
 
@@ -37,13 +38,17 @@ class PlayedTrick(msgspec.Struct, frozen=True):
 
 class Options(msgspec.Struct, frozen=True):
     """What the viewing seat may do now; ``schweinchen`` true when it may show them (V3.1;
-    left out otherwise)."""
+    left out otherwise); ``answer_poverty`` true when it is to accept or refuse an Armut
+    (V4.3), ``return_cards`` how many cards it is to give back (V4.4; each left out
+    otherwise)."""
 
     declarations: tuple[Declaration, ...] = ()
     contracts: tuple[GameType, ...] = ()
     cards: tuple[Card, ...] = ()
     announcements: tuple[Allowance, ...] = ()
     schweinchen: bool | UnsetType = UNSET
+    answer_poverty: bool | UnsetType = UNSET
+    return_cards: int | UnsetType = UNSET
 
 
 class Observation(msgspec.Struct, frozen=True):
@@ -51,7 +56,8 @@ class Observation(msgspec.Struct, frozen=True):
     ``rules``: the house rules the deal is played by (`domain.rule_set`; left out for
     RULES.md exactly); ``schweinchen``: the seat that showed both AD, seen by everyone (V3.1;
     left out while nobody has); ``bock``: true for a Bock deal, counted double (V5.6; left
-    out otherwise)."""
+    out otherwise); ``poverty``: the Armut offered, as the viewer may know it (V4.6; left
+    out where none was)."""
 
     viewer: Seat | None
     deal_no: int
@@ -78,6 +84,7 @@ class Observation(msgspec.Struct, frozen=True):
     rules: RuleSet | UnsetType = UNSET
     schweinchen: Seat | UnsetType = UNSET
     bock: bool | UnsetType = UNSET
+    poverty: PovertyView | UnsetType = UNSET
 
 
 def _qc_players(trick: Trick) -> list[Seat]:
@@ -153,7 +160,7 @@ def _visible_parties(
     if (
         state.phase is Phase.SCORED
         or game_type in SOLOS
-        or game_type is GameType.SILENT_SOLO
+        or game_type in (GameType.SILENT_SOLO, GameType.POVERTY)
         or (game_type is GameType.MARRIAGE and state.clarified_in is not None)
     ):
         return state.parties
@@ -192,8 +199,21 @@ def allowed_announcements(state: DealState, seat: Seat) -> tuple[Allowance, ...]
 
 _NO_OPTIONS = Options()
 _DECLARE = Options(declarations=tuple(Declaration))
-_MARRIAGE_OR_SOLO = Options(contracts=tuple(c for c in GameType if c in CONTRACTS))
-_SOLO = Options(contracts=tuple(c for c in GameType if c in SOLOS))
+_CONTRACTS = {
+    (marriage, poverty): Options(
+        contracts=tuple(
+            c
+            for c in GameType
+            if c in SOLOS
+            or (marriage and c is GameType.MARRIAGE)
+            or (poverty and c is GameType.POVERTY)
+        )
+    )
+    for marriage in (False, True)
+    for poverty in (False, True)
+}
+"""R4.2, V4.1: the contracts a seat may name, with or without a marriage and Armut."""
+_ANSWER_POVERTY = Options(answer_poverty=True)
 
 
 def options(state: DealState, seat: Seat) -> Options:
@@ -202,13 +222,17 @@ def options(state: DealState, seat: Seat) -> Options:
 
 
 def _options(state: DealState, seat: Seat, turn: Seat | None) -> Options:
-    """`options`, given whose turn it is; a marriage needs both QC (R4.2)."""
+    """`options`, given whose turn it is; a marriage needs both QC (R4.2), Armut three
+    trumps or fewer (V4.1)."""
     if state.phase is Phase.RESERVATIONS:
         return _DECLARE if turn is seat else _NO_OPTIONS
     if state.phase is Phase.CONTRACTS:
         if turn is not seat:
             return _NO_OPTIONS
-        return _MARRIAGE_OR_SOLO if state.hands[seat].count(Card.QC) == 2 else _SOLO
+        hand = state.hands[seat]
+        return _CONTRACTS[hand.count(Card.QC) == 2, state.rules.armut and poor(hand)]
+    if state.phase is Phase.POVERTY:
+        return _poverty_options(state, seat, turn)
     cards: tuple[Card, ...] = ()
     if turn is seat and state.trick is not None and state.game_type is not None:
         cards = legal_cards(state.hands[seat], state.trick, state.order)
@@ -218,6 +242,16 @@ def _options(state: DealState, seat: Seat, turn: Seat | None) -> Options:
     if state.rules.schweinchen and cards and schweinchen_refusal(state, seat) is None:
         return Options(cards=cards, announcements=announcements, schweinchen=True)
     return Options(cards=cards, announcements=announcements)
+
+
+def _poverty_options(state: DealState, seat: Seat, turn: Seat | None) -> Options:
+    """V4.3, V4.4: the seat asked answers the Armut; its partner gives back cards."""
+    poverty = state.poverty
+    if turn is not seat or poverty is None:
+        return _NO_OPTIONS
+    if poverty.partner is None:
+        return _ANSWER_POVERTY
+    return Options(return_cards=len(poverty.given))
 
 
 def observe(state: DealState, viewer: Seat | None) -> Observation:
@@ -265,4 +299,5 @@ def observe(state: DealState, viewer: Seat | None) -> Observation:
         recorded(state.rules),
         UNSET if state.schweinchen is None else state.schweinchen,
         True if state.bock else UNSET,
+        UNSET if state.poverty is None else poverty_view(state.poverty, viewer, scored),
     )

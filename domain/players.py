@@ -15,11 +15,13 @@ from msgspec import UNSET
 from domain.cards import CARD_POINTS, Card, Rank
 from domain.commands import (
     Announce,
+    AnswerPoverty,
     DealCommand,
     Declaration,
     Declare,
     NameContract,
     PlayCard,
+    ReturnPoverty,
     ShowSchweinchen,
 )
 from domain.deal import TRICKS, Phase
@@ -49,7 +51,8 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
 
     On its turn it declares (sometimes `reservation`, often with both QC), names a random allowed
     contract, or plays a random legal card (showing Schweinchen first, V3.1, half the
-    time); at any moment of play it sometimes makes a random allowed announcement.
+    time), accepts an Armut half the time and gives back random cards (V4.3, V4.4); at
+    any moment of play it sometimes makes a random allowed announcement.
     """
     seat = observation.viewer
     assert seat is not None
@@ -69,6 +72,12 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
         return ShowSchweinchen(seat)
     if options.cards:
         return PlayCard(seat, options.cards[chooser.randrange(len(options.cards))])
+    if options.answer_poverty is True:
+        return AnswerPoverty(seat, chooser.random() < MARRIAGE_RATE)
+    if isinstance(options.return_cards, int):
+        rest = list(observation.hand)
+        cards = tuple(rest.pop(chooser.randrange(len(rest))) for _ in range(options.return_cards))
+        return ReturnPoverty(seat, cards)
     return None
 
 
@@ -85,9 +94,10 @@ STRONG_TRUMPS = 8
 
 def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | None:
     """A simple heuristic player: never reserves; announces with strong hands; shows
-    Schweinchen when it may (V3.1); in play wins tricks holding many points as cheaply as it
-    can, gives points to a partner who is winning, and otherwise follows with its cheapest
-    card.
+    Schweinchen when it may (V3.1); accepts an Armut holding many trumps and gives back its
+    least useful cards (V4.3, V4.4: `poverty_return`); in play wins tricks holding many
+    points as cheaply as it can, gives points to a partner who is winning, and otherwise
+    follows with its cheapest card.
 
     ``chooser`` only breaks ties, so the player is deterministic for a given one.
     """
@@ -101,12 +111,23 @@ def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     if options.schweinchen is True:
         return ShowSchweinchen(seat)
     order = observed_order(observation)
+    if options.answer_poverty is True:
+        return AnswerPoverty(seat, sum(map(order.is_trump, observation.hand)) >= STRONG_TRUMPS)
+    if isinstance(options.return_cards, int):
+        return ReturnPoverty(seat, poverty_return(observation.hand, options.return_cards, order))
     own = [a for a in options.announcements if a.word.level == 1]
     if own and sum(order.is_trump(c) for c in observation.hand) >= STRONG_TRUMPS:
         return Announce(seat, own[0].word)
     if not options.cards:
         return None
     return PlayCard(seat, _greedy_card(observation, options.cards, order))
+
+
+def poverty_return(hand: tuple[Card, ...], count: int, order: CardOrder) -> tuple[Card, ...]:
+    """V4.4: the ``count`` cards an Armut's partner gives back: its plain cards before its
+    trumps, the fewest card points first, the weakest first among equals."""
+    ranked = sorted(hand, key=lambda c: (order.is_trump(c), CARD_POINTS[c], order.strength[c]))
+    return tuple(ranked[:count])
 
 
 def _greedy_card(observation: Observation, legal: tuple[Card, ...], order: CardOrder) -> Card:
@@ -145,10 +166,13 @@ class FirstChoice:
         return 0
 
 
-def stand_in_action(observation: Observation) -> Declare | NameContract | PlayCard | None:
+def stand_in_action(
+    observation: Observation,
+) -> Declare | NameContract | PlayCard | AnswerPoverty | ReturnPoverty | None:
     """T3.2: what the stand-in does for a seat whose turn timed out: the greedy player's
     choice among the turn's own actions (it declares `healthy`, names the first allowed
-    contract, or plays the greedy card), never an announcement nor Schweinchen; ties go to
+    contract, answers an Armut and gives back cards as the greedy player does, V4.3, V4.4,
+    or plays the greedy card), never an announcement nor Schweinchen; ties go to
     the first option, so the choice is a function of the observation alone and replays
     exactly.
 

@@ -28,6 +28,8 @@ from domain.events import (
     Event,
     GameTypeFixed,
     MarriageClarified,
+    PovertyAnswered,
+    PovertyReturned,
     SchweinchenShown,
     Score,
     SessionFinished,
@@ -196,6 +198,16 @@ def render_deal(log: Iterable[Event]) -> str:
                 f"{INDENT}{INDENT}> {seat_name(event.seat)} shows Schweinchen: both AD are "
                 "the highest trumps (V3.2)"
             )
+        elif isinstance(event, PovertyAnswered):
+            answer = "takes the trumps" if event.accepted else "refuses"
+            out(f"{INDENT}Armut: {seat_name(event.seat)} {answer} (V4.3)")
+        elif isinstance(event, PovertyReturned):
+            cards = "?" if event.cards is None else " ".join(c.value for c in event.cards)
+            out(
+                f"{INDENT}Armut: {seat_name(event.seat)} gives back {event.count} cards, "
+                f"{event.trumps} trumps: {cards} (V4.4); re {seat_name(event.poor)} and "
+                f"{seat_name(event.seat)} (V4.5)"
+            )
         elif isinstance(event, DealScored):
             _score(event.score, out)
     if state is not None and state.score is None:
@@ -243,6 +255,11 @@ def _game_type(event: GameTypeFixed, state: DealState, out: _Out) -> None:
         out(f"Game type: {name}, declarer {seat_name(event.declarer)}")
     if event.game_type is GameType.MARRIAGE:
         out(f"{INDENT}re {seat_name(_declarer(state))}; the partner is found in tricks 1-3")
+        return
+    if event.game_type is GameType.POVERTY:
+        assert state.poverty is not None
+        given = " ".join(c.value for c in state.poverty.given) or "none"
+        out(f"{INDENT}Armut offered, the trumps: {given} (V4.3)")
         return
     re = [s for s in SEATS if state.parties[s] is Party.RE]
     kontra = [s for s in SEATS if state.parties[s] is Party.KONTRA]

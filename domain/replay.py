@@ -14,11 +14,13 @@ import msgspec
 from domain import session, table
 from domain.commands import (
     Announce,
+    AnswerPoverty,
     DealPreset,
     DealSeeded,
     Declare,
     NameContract,
     PlayCard,
+    ReturnPoverty,
     ShowSchweinchen,
     StartSession,
 )
@@ -29,6 +31,8 @@ from domain.events import (
     ContractNamed,
     DealDealt,
     Declared,
+    PovertyAnswered,
+    PovertyReturned,
     SchweinchenShown,
     SessionStarted,
 )
@@ -70,6 +74,10 @@ def command_of(event: table.TableEvent) -> table.TableCommand | None:
         return Announce(event.seat, event.word)
     if isinstance(event, SchweinchenShown):
         return ShowSchweinchen(event.seat)
+    if isinstance(event, PovertyAnswered):
+        return AnswerPoverty(event.seat, event.accepted)
+    if isinstance(event, PovertyReturned):  # cards the log does not name are no action
+        return None if event.cards is None else ReturnPoverty(event.seat, event.cards)
     if isinstance(event, Declared):
         return Declare(event.seat, event.declaration)
     if isinstance(event, ContractNamed):  # a contract the log does not name is no action

@@ -18,7 +18,7 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from domain.variants import schweinchen
+from domain.variants import armut, schweinchen
 from domain.variants.second_heart_ten import SecondHeartTen
 
 
@@ -28,6 +28,7 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
     ``schweinchen``: whether both AD in one hand may be shown as the highest trumps (V3.1).
     ``bock_rounds``: whether certain deals bring a round of deals that count double (V5.1).
+    ``armut``: whether a player with three trumps or fewer may offer them (V4.1).
     """
 
     second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
@@ -45,6 +46,16 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
             "winning against re, the next four deals count double (rounds queued)"
         ),
     ] = False
+    armut: Annotated[
+        bool,
+        Meta(
+            description="V4.1-V4.7: a player with three trumps or fewer (foxes count) may "
+            "name poverty (Armut; a solo beats it, it beats a marriage); the others in turn "
+            "accept or refuse; the first to accept takes the trumps, gives back as many "
+            "cards and plays with the poor player as Re; only the two see the cards; if "
+            "all refuse, the deal goes on without it"
+        ),
+    ] = False
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -52,6 +63,7 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
         ids = (
             self.second_heart_ten.rule,
             schweinchen.RULE if self.schweinchen else None,
+            armut.RULE if self.armut else None,
             "V5.1" if self.bock_rounds else None,  # domain.variants.bock (it reads events)
         )
         return tuple(i for i in ids if i is not None)

@@ -23,6 +23,8 @@ from domain.events import (
     Event,
     GameTypeFixed,
     MarriageClarified,
+    PovertyAnswered,
+    PovertyReturned,
     SchweinchenShown,
     SessionFinished,
     SessionStarted,
@@ -43,6 +45,8 @@ IN_PLAY = (
     GameTypeFixed,
     MarriageClarified,
     SchweinchenShown,
+    PovertyAnswered,
+    PovertyReturned,
 )
 """Deal events that change only the deal in progress (`evolve`'s fast path)."""
 

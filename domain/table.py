@@ -55,6 +55,7 @@ from domain import session
 from domain.cards import Card
 from domain.commands import (
     Announce,
+    AnswerPoverty,
     Command,
     DealCommand,
     DealPreset,
@@ -62,6 +63,7 @@ from domain.commands import (
     Declare,
     NameContract,
     PlayCard,
+    ReturnPoverty,
     ShowSchweinchen,
     StartSession,
 )
@@ -196,11 +198,12 @@ class InvitationRotated(msgspec.Struct, frozen=True, tag_field="type", tag="invi
 class TurnTimedOut(msgspec.Struct, frozen=True, tag_field="type", tag="turn_timed_out"):
     """T3.2: ``seat``'s time in deal ``deal_no`` ran out at ``deadline`` (UTC); the stand-in
     took ``action`` (its events follow) when the service's clock read ``at``. A named
-    contract is as secret as `ContractNamed`: others see ``action`` as null."""
+    contract is as secret as `ContractNamed`, cards given back in an Armut as
+    `domain.events.PovertyReturned`: others see ``action`` as null."""
 
     seat: Seat
     deal_no: int
-    action: Declare | NameContract | PlayCard | None
+    action: Declare | NameContract | PlayCard | AnswerPoverty | ReturnPoverty | None
     deadline: datetime
     at: datetime
 
@@ -420,7 +423,15 @@ def decide(state: TableState, command: TableCommand) -> tuple[TableEvent, ...]:
     raise PhaseClosed("the table starts the session and deals by itself", rule="R1.2")
 
 
-_SEAT_ACTIONS = (PlayCard, Announce, Declare, NameContract, ShowSchweinchen)
+_SEAT_ACTIONS = (
+    PlayCard,
+    Announce,
+    Declare,
+    NameContract,
+    ShowSchweinchen,
+    AnswerPoverty,
+    ReturnPoverty,
+)
 
 
 def _seat_action(

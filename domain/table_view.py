@@ -18,8 +18,8 @@ from enum import StrEnum
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from domain.commands import NameContract
-from domain.events import ContractNamed, DealDealt, GameTypeFixed
+from domain.commands import NameContract, ReturnPoverty
+from domain.events import ContractNamed, DealDealt, GameTypeFixed, PovertyReturned
 from domain.game_types import GameType
 from domain.life import Permission
 from domain.observations import Observation, Options, observe, options
@@ -162,16 +162,19 @@ def redact(event: TableEvent, viewer: Seat | None) -> TableEvent:
     deal shows only the viewer's hand and no seed; a named contract only to its namer, the
     others are told that the seat named one, with ``contract`` null (R4.3), and a contract
     the stand-in named is the null ``action`` of the timeout to them (T3.2); a silent solo
-    looks like a normal game to all but its soloist (R4.5).
+    looks like a normal game to all but its soloist (R4.5); the cards given back in an
+    Armut are null to all but its two players (V4.6), and so is the stand-in's giving back.
     """
     if isinstance(event, TableCreated | SeatTaken | InvitationRotated):
         return without_secrets(event)
     if (
         isinstance(event, TurnTimedOut)
-        and isinstance(event.action, NameContract)
+        and isinstance(event.action, NameContract | ReturnPoverty)
         and event.seat is not viewer
     ):
         return msgspec.structs.replace(event, action=None)
+    if isinstance(event, PovertyReturned) and viewer not in (event.seat, event.poor):
+        return msgspec.structs.replace(event, cards=None)
     if isinstance(event, DealDealt):
         hands = tuple(h if s is viewer else () for s, h in zip(SEATS, event.hands, strict=True))
         return msgspec.structs.replace(

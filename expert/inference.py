@@ -112,6 +112,8 @@ def _rules(observation: Observation) -> tuple[set[int], Needs, Needs]:
                 forbidden.add(int(s))
             elif party is Party.RE and QC not in played[s]:
                 needs.append((int(s), Floor(frozenset({QC}), 1)))
+    elif game_type is GameType.POVERTY:
+        needs.extend(_exchanged(observation, played))
     elif game_type is not None and declarer is not None and declarer is not viewer:
         for floor in FLOORS[game_type]:
             shown = sum(c in floor.codes for c in played[declarer])
@@ -120,6 +122,29 @@ def _rules(observation: Observation) -> tuple[set[int], Needs, Needs]:
     if holder is not UNSET and holder is not viewer:  # V3.1: it showed both AD
         needs.append((int(holder), Floor(frozenset({AD}), 2 - played[holder].count(AD))))
     return forbidden, needs, wishes
+
+
+def _exchanged(observation: Observation, played: list[list[int]]) -> Needs:
+    """V4.6: the cards of an Armut the viewer saw go to the other of the two: the trumps
+    the poor viewer gave stay with the partner (those it gave back aside), the cards the
+    partner gave back with the poor player; less what each has played of them."""
+    poverty, viewer = observation.poverty, observation.viewer
+    if poverty is UNSET or poverty.partner is None or viewer not in (poverty.poor, poverty.partner):
+        return []
+    back = poverty.returned_cards or ()
+    if viewer is poverty.poor:
+        holder, held = poverty.partner, list(poverty.given_cards or ())
+        for c in back:
+            if c in held:
+                held.remove(c)
+    else:
+        holder, held = poverty.poor, list(back)
+    codes = [CODE[c] for c in held]
+    return [
+        (int(holder), Floor(frozenset({c}), codes.count(c) - played[holder].count(c)))
+        for c in sorted(set(codes))
+        if codes.count(c) > played[holder].count(c)
+    ]
 
 
 def sample(observation: Observation, rng: random.Random) -> tuple[int, ...]:

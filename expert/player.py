@@ -19,8 +19,11 @@ from domain.commands import (
     PlayCard,
     ShowSchweinchen,
 )
+from domain.game_types import GameType
 from domain.observations import Observation
-from domain.players import Chooser
+from domain.players import Chooser, greedy_action
+from domain.rule_set import in_force
+from domain.variants.armut import poor
 from expert.core import CODES
 from expert.reservations import best_contract, contract_means
 from expert.search import Budget, announcement, evaluate
@@ -30,9 +33,16 @@ DEFAULT_BUDGET = Budget()
 
 def acts_now(observation: Observation) -> bool:
     """Whether the expert has something to decide now: only on its own turn (to declare,
-    name a contract or play; it announces before its card)."""
+    name a contract, answer an Armut, give back cards or play; it announces before its
+    card)."""
     options = observation.options
-    return bool(options.declarations or options.contracts or options.cards)
+    return bool(
+        options.declarations
+        or options.contracts
+        or options.cards
+        or options.answer_poverty is True
+        or isinstance(options.return_cards, int)
+    )
 
 
 def decide(observation: Observation, seed: str) -> DealCommand | None:
@@ -49,6 +59,8 @@ def expert_action(
     cards, so a turn is always early enough when the word is allowed at all). It shows
     Schweinchen at its first turn in the play (V3.1): the shown AD are never beaten, where
     unshown a higher trump may catch them as foxes (R9.3), and its search ranks them so.
+    With three trumps or fewer and no solo worth playing it offers an Armut (V4.1); asked,
+    it answers and gives back cards as the greedy player does (V4.3, V4.4).
     """
     seat = observation.viewer
     assert seat is not None
@@ -56,14 +68,20 @@ def expert_action(
     if options.declarations:
         rng = random.Random(chooser.randrange(1 << 30))
         contract = best_contract(contract_means(observation, rng, budget))
-        return Declare(seat, Declaration.HEALTHY if contract is None else Declaration.RESERVATION)
+        offer = in_force(observation.rules).armut and poor(observation.hand)
+        reserve = contract is not None or offer
+        return Declare(seat, Declaration.RESERVATION if reserve else Declaration.HEALTHY)
     if options.contracts:
         rng = random.Random(chooser.randrange(1 << 30))
         means = contract_means(observation, rng, budget)
         weighed = [g for g in options.contracts if g in means]  # those it reserved for
+        if best_contract(means) is None and GameType.POVERTY in options.contracts:
+            return NameContract(seat, GameType.POVERTY)
         return NameContract(seat, max(weighed or options.contracts, key=lambda g: means.get(g, 0)))
     if not acts_now(observation):
         return None
+    if options.answer_poverty is True or isinstance(options.return_cards, int):
+        return greedy_action(observation, chooser)
     if options.schweinchen is True:
         return ShowSchweinchen(seat)
     if len(options.cards) == 1 and not options.announcements:

@@ -100,7 +100,7 @@ def position(observation: Observation, hands: tuple[int, ...]) -> Position:
     elif game_type is GameType.MARRIAGE and observation.marriage_clarified_in is None:
         assert declarer is not None
         re, solo, marriage = frozenset({int(declarer)}), False, int(declarer)
-    elif game_type is GameType.MARRIAGE:
+    elif game_type in (GameType.MARRIAGE, GameType.POVERTY):  # V4.5: Armut's Re is known
         re = frozenset(int(s) for s in SEATS if observation.parties[s] is Party.RE)
         solo = len(re) == 1
     else:

@@ -70,6 +70,7 @@ from domain.table import (
     Visibility,
 )
 from domain.table_view import SeatInfo, seat_infos, table_view
+from domain.variants.armut import PovertyView, poverty_view
 from domain.variants.schweinchen import sort_shown
 from infra.event_store import APPEND_LOCK, EventStore, ProjectionRows
 from infra.tables import CODEC
@@ -162,6 +163,8 @@ class DealRecord(msgspec.Struct, frozen=True):
     then the plain suits; the AD first where Schweinchen were shown), for showing them.
     Records archived before it have it after ``doko projections rebuild``.
     ``schweinchen``: the seat that showed both AD (V3.1; left out where nobody did).
+    ``poverty``: the Armut offered, its answers and the cards exchanged, public once the
+    deal is scored (V4.6; left out where none was offered).
     """
 
     table: str
@@ -183,6 +186,7 @@ class DealRecord(msgspec.Struct, frozen=True):
     played_by: Lineup = ((), (), (), ())
     sorted_hands: tuple[tuple[Card, ...], ...] = ()
     schweinchen: Seat | UnsetType = UNSET
+    poverty: PovertyView | UnsetType = UNSET
 
 
 class RebuildResult(msgspec.Struct, frozen=True):
@@ -331,6 +335,7 @@ def deal_record(deal: DealState, state: TableState) -> DealRecord:
             for hand in deal.dealt
         ),
         schweinchen=UNSET if deal.schweinchen is None else deal.schweinchen,
+        poverty=UNSET if deal.poverty is None else poverty_view(deal.poverty, None, scored=True),
     )
 
 

@@ -13,8 +13,9 @@
   (R3.3), card points, the fox (R9.3: a shown AD is never captured) and scoring are
   unchanged.
 - V3.3 Where: wherever AD is a trump: the normal game, a marriage (before and after its
-  clarifying trick), a silent solo and the diamonds solo. In the other suit solos, a
-  queen solo, a jack solo and a Fleischloser AD is a plain card: no Schweinchen.
+  clarifying trick), an Armut (V4.5), a silent solo and the diamonds solo. In the other
+  suit solos, a queen solo, a jack solo and a Fleischloser AD is a plain card: no
+  Schweinchen.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """V2 The second heart ten beats the first (die zweite Dulle sticht die erste).
 
 - V2.1 Option second_heart_ten "always": where 10H is a trump (the normal game, a
-  marriage, a silent solo and the four suit solos: R3.1, R5.2), of the two 10H in one
-  trick the one played second ranks higher and wins it, in every trick. Only the 10H
-  changes: of any other two identical cards the first still ranks higher (R3.4). In a
-  queen solo, a jack solo and a Fleischloser 10H is a plain card and R3.4 stands.
+  marriage, an Armut (V4.5), a silent solo and the four suit solos: R3.1, R5.2), of the
+  two 10H in one trick the one played second ranks higher and wins it, in every trick.
+  Only the 10H changes: of any other two identical cards the first still ranks higher
+  (R3.4). In a queen solo, a jack solo and a Fleischloser 10H is a plain card and R3.4
+  stands.
   Following (R3.3), card points and scoring are unchanged. (FreeDoko: "dollen second
   over first".)
 - V2.2 Option second_heart_ten "except_last_trick": as V2.1 in every trick but the

@@ -142,6 +142,21 @@ class AnnounceRequest(msgspec.Struct, forbid_unknown_fields=True):
     word: Annotated[Word, Meta(examples=["re"])]
 
 
+class PovertyAnswerRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """V4.3: ``accept`` the Armut offered (take the poor player's trumps) or refuse it."""
+
+    accept: Annotated[bool, Meta(examples=[True])]
+
+
+class PovertyReturnRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """V4.4: the cards the Armut's partner gives back, as many as it took (a code that is
+    no card is ``invalid_card``, R2.1)."""
+
+    RULINGS: ClassVar[Rulings] = {"cards": ("invalid_card", "R2.1")}
+
+    cards: Annotated[tuple[Card, ...], Meta(examples=[["AC", "9S", "KH"]])]
+
+
 class CommandResponse(msgspec.Struct):
     """The acting seat's view after the command, and the table's new version."""
 

@@ -57,8 +57,17 @@ TAGS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("takeSeat", "seatBot", "getSeatView", "leaveSeat"),
     ),
     "play": (
-        "Play: reservations, contracts, cards, announcements (R3-R6) and Schweinchen (V3.1)",
-        ("declare", "nameContract", "playCard", "announce", "showSchweinchen"),
+        "Play: reservations, contracts, cards, announcements (R3-R6), Schweinchen (V3.1) "
+        "and Armut (V4.3, V4.4)",
+        (
+            "declare",
+            "nameContract",
+            "playCard",
+            "announce",
+            "showSchweinchen",
+            "answerPoverty",
+            "returnPoverty",
+        ),
     ),
     "life": (
         "The table's life: a new invitation, coming back after timeouts, closing, "

@@ -44,10 +44,12 @@ import msgspec
 
 from domain.commands import (
     Announce,
+    AnswerPoverty,
     DealCommand,
     Declare,
     NameContract,
     PlayCard,
+    ReturnPoverty,
     ShowSchweinchen,
 )
 from domain.seats import Seat
@@ -125,15 +127,17 @@ _COMMAND_PATHS: dict[type, tuple[str, str | None]] = {
     PlayCard: ("play", "card"),
     Announce: ("announce", "word"),
     ShowSchweinchen: ("schweinchen", None),
+    AnswerPoverty: ("poverty/answer", "accept"),
+    ReturnPoverty: ("poverty/return", "cards"),
 }
 
 
-def command_request(command: DealCommand) -> tuple[str, dict[str, str] | None]:
+def command_request(command: DealCommand) -> tuple[str, dict[str, Any] | None]:
     """The endpoint suffix and JSON body (None: none) of a domain command."""
     suffix, field = _COMMAND_PATHS[type(command)]
     if field is None:
         return suffix, None
-    return suffix, {field: str(getattr(command, field))}
+    return suffix, {field: msgspec.to_builtins(getattr(command, field))}
 
 
 def version_of(response: httpx.Response) -> int:

@@ -101,6 +101,17 @@ function hands(record, step) {
       })))))));
 }
 
+/** V4.6: the Armut of a scored deal, public in its record: who offered, who refused, who
+ * took the trumps and what came back. */
+function poverty(record) {
+  const p = record.poverty;
+  return h('p', { class: 'poverty' }, t('viewer.poverty', { who: names()[p.poor], count: p.given }), ' ',
+    (p.given_cards ?? []).map((c) => card(c, p.poor, record.deal_no)), ' ', rule('V4.3', state.rules, false),
+    (p.refused ?? []).map((s) => ` ${t('event.poverty_refused', { who: names()[s] })}.`),
+    given(p.partner) ? [` ${t('viewer.poverty_back', { who: names()[p.partner], count: p.returned })} `,
+      (p.returned_cards ?? []).map((c) => card(c, p.partner, record.deal_no))] : '');
+}
+
 function trickPanel(record, step) {
   if (!step) {
     return h('section', { class: 'panel', id: 'trick', 'aria-labelledby': 'trick-h' },
@@ -111,7 +122,8 @@ function trickPanel(record, step) {
         ? t('event.game_by', { game: term('game', record.game_type), declarer: names()[record.declarer] })
         : t('event.game', { game: term('game', record.game_type) }),
       record.marriage_clarified_in ? `; ${t('viewer.clarified', { trick: record.marriage_clarified_in })}` : '',
-      given(record.schweinchen) ? `; ${t('viewer.schweinchen', { who: names()[record.schweinchen] })}` : ''));
+      given(record.schweinchen) ? `; ${t('viewer.schweinchen', { who: names()[record.schweinchen] })}` : ''),
+      record.poverty ? poverty(record) : null);
   }
   const trick = record.tricks[step - 1];
   return h('section', {

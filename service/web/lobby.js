@@ -28,6 +28,7 @@ const LABELS = {
   first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about', 'lobby.first_dealer_empty'],
   second_heart_ten: ['lobby.second_heart_ten', 'lobby.second_heart_ten_about'],
   schweinchen: ['lobby.schweinchen', 'lobby.schweinchen_about'],
+  armut: ['lobby.armut', 'lobby.armut_about'],
   bock_rounds: ['lobby.bock_rounds', 'lobby.bock_rounds_about'],
 };
 

@@ -125,7 +125,7 @@ export function houseRules(rules) {
   if (!chosen.length) return null;
   const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
     ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}`
-    : ['schweinchen', 'bock_rounds'].includes(option) && value === true ? t(`rules.${option}`)
+    : ['schweinchen', 'armut', 'bock_rounds'].includes(option) && value === true ? t(`rules.${option}`)
       : `${option}: ${value}`));
   return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
     h('a', { href: '/rules#part-V' }, t('rules.house')), `: ${words.join(', ')}`);
@@ -231,6 +231,11 @@ export function describe(event, seats, deal) {
       return [!given(e.partner) ? t('event.marriage_alone', { trick: e.trick_no })
         : t('event.marriage_partner', { who: who(e.partner), trick: e.trick_no })];
     case 'schweinchen_shown': return [t('event.schweinchen_shown', { who: who(e.seat) })];
+    case 'poverty_answered': // V4.3
+      return [t(e.accepted ? 'event.poverty_accepted' : 'event.poverty_refused', { who: who(e.seat) })];
+    case 'poverty_returned': // V4.6: the cards only to the two of the Armut
+      return [t('event.poverty_returned', { who: who(e.seat), count: e.count, trumps: e.trumps }),
+        ...(e.cards ?? []).map((c) => [' ', card(c, e.seat, deal)])];
     case 'announced':
       return [t(e.late_reply ? 'event.announced_late' : 'event.announced', {
         who: who(e.seat), words: saidFor(e.words, e.party), count: e.cards,

@@ -57,6 +57,7 @@ from domain.announcements import Word
 from domain.cards import CARD_POINTS, Card
 from domain.commands import (
     Announce,
+    AnswerPoverty,
     Command,
     DealCommand,
     DealSeeded,
@@ -64,6 +65,7 @@ from domain.commands import (
     Declare,
     NameContract,
     PlayCard,
+    ReturnPoverty,
     ShowSchweinchen,
     StartSession,
 )
@@ -88,7 +90,16 @@ from domain.players import Chooser, random_action
 from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import SEATS, Seat
 from domain.session import SessionState
-from domain.simulation import Step, Stuck, next_command, play_deal, play_session, session_steps
+from domain.simulation import (
+    Players,
+    Step,
+    Stuck,
+    next_command,
+    play_deal,
+    play_session,
+    session_steps,
+)
+from domain.variants.armut import PovertyView
 
 SESSIONS = 84
 """Generated sessions (12 deals each); with the explicit examples over 1,000 deals."""
@@ -140,6 +151,7 @@ _ORACLE_TRUMPS = {
     GameType.QUEEN_SOLO: "QC QS QH QD",
     GameType.JACK_SOLO: "JC JS JH JD",
     GameType.FLEISCHLOS: "",
+    GameType.POVERTY: _NORMAL_TRUMPS,  # V4.5: a normal game
 }
 _PLAIN_ORDER = ("A", "10", "K", "Q", "J", "9")
 
@@ -249,6 +261,11 @@ ALL_DEAL_COMMANDS: tuple[Command, ...] = tuple(
         *(Declare(seat, d) for d in Declaration),
         *(NameContract(seat, g) for g in GameType),
         ShowSchweinchen(seat),
+        AnswerPoverty(seat, True),
+        AnswerPoverty(seat, False),
+        ReturnPoverty(seat, ()),
+        ReturnPoverty(seat, (Card.AD,)),
+        ReturnPoverty(seat, (Card.QC, Card.AH, Card.KS)),
     )
 )
 SESSION_COMMANDS: tuple[Command, ...] = (DealSeeded(bytes(32)), StartSession(Seat.NORTH))
@@ -269,6 +286,10 @@ def legal_commands(state: SessionState) -> list[Command]:
             legal.extend(Announce(seat, a.word) for a in opts.announcements)
             if opts.schweinchen is True:
                 legal.append(ShowSchweinchen(seat))
+            if opts.answer_poverty is True:
+                legal.extend(AnswerPoverty(seat, a) for a in (True, False))
+            if isinstance(opts.return_cards, int):
+                legal.append(ReturnPoverty(seat, current.hands[seat][: opts.return_cards]))
     return legal
 
 
@@ -311,6 +332,9 @@ def check_observations(current: DealState, rng: random.Random) -> None:
         own = current.hands[viewer] if viewer is not None else ()
         assert sorted(seen.hand) == sorted(own)
         assert set(seen.options.cards) <= set(own)
+        if current.poverty is not None and not current.poverty.sees_cards(viewer):  # V4.6
+            assert isinstance(seen.poverty, PovertyView)
+            assert seen.poverty.given_cards is None and seen.poverty.returned_cards is None
         if viewer is swap_for:  # one random viewer a step: the others' hands shuffled
             assert observe(swap_hidden(current, viewer, rng), viewer) == seen, (
                 f"seat {viewer} sees the others' cards"
@@ -441,15 +465,16 @@ def play_checked(
     seed: int,
     rules: RuleSet = DEFAULT,
     second_ten_wins: Callable[[int], bool] = lambda trick_no: False,
+    players: Players = random_action,
 ) -> None:
-    """A whole session played by ``rules``, every invariant checked (the module's text);
-    ``second_ten_wins`` as in `check_deal`."""
+    """A whole session played by ``rules`` and ``players``, every invariant checked (the
+    module's text); ``second_ten_wins`` as in `check_deal`."""
     rng = random.Random(f"checks {seed}")
     events: list[Event] = []
     deal_start = 0
     deal_before = SessionState()
     state = SessionState()
-    for step in session_steps(random.Random(seed), rules=rules):
+    for step in session_steps(random.Random(seed), players, rules):
         check_step(step, rng)
         if isinstance(step.events[0], DealDealt):
             deal_start, deal_before = len(events), step.before

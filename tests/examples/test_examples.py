@@ -53,10 +53,11 @@ async def test_a_view_asked_for_by_anyone_but_the_harness_is_seen(service: Servi
 
 
 def test_the_plan_covers_every_contract_kind() -> None:
-    """The plan names every contract but the silent solo (which nobody names, R4.5) and
-    normal; its presets are 12 decks (R2.2) with both QC where the plan puts them."""
+    """The plan names every contract of RULES.md but the silent solo (which nobody names,
+    R4.5) and normal (Armut is a house rule, V4.1); its presets are 12 decks (R2.2) with both
+    QC where the plan puts them."""
     named = {c for deal in PLAN for c in deal.contracts.values()}
-    assert named == set(GameType) - {GameType.NORMAL, GameType.SILENT_SOLO}
+    assert named == set(GameType) - {GameType.NORMAL, GameType.SILENT_SOLO, GameType.POVERTY}
     for plan, deal in zip(PLAN, presets(), strict=True):
         holders = [seat for seat, hand in enumerate(deal) if "QC" in hand]
         assert holders == ([plan.both_qc] if plan.both_qc is not None else holders)

@@ -14,7 +14,15 @@ import msgspec
 import pytest
 
 from domain.cards import Card
-from domain.commands import Declaration, Declare, NameContract, PlayCard, ShowSchweinchen
+from domain.commands import (
+    AnswerPoverty,
+    Declaration,
+    Declare,
+    NameContract,
+    PlayCard,
+    ReturnPoverty,
+    ShowSchweinchen,
+)
 from domain.deal import DealState
 from domain.game_types import SOLOS, GameType
 from domain.observations import observe
@@ -23,7 +31,7 @@ from domain.rule_set import RuleSet
 from domain.seats import Seat
 from domain.simulation import next_command
 from domain.variants.second_heart_ten import SecondHeartTen
-from expert.core import AD, count, observed_tables, schweinchen_rank
+from expert.core import AD, CODE, count, observed_tables, schweinchen_rank
 from expert.inference import sample
 from expert.player import decide, expert_action
 from expert.reservations import candidates
@@ -177,3 +185,41 @@ def test_it_shows_schweinchen_and_plays_a_v3_deal_to_the_end() -> None:
     ended = experts_play_out(state, random.Random(7))
     won = [w for t, w in zip(ended.tricks, ended.winners, strict=True) if Card.AD in t.cards]
     assert won == [east, east]
+
+
+POOR = "KD 10D 9D KC KC 9C 9C KS 9S 9S KH 9H"
+"""V4.1: three trumps and no ace: no solo to play."""
+RICH = "10H 10H QC QS QS QH QH QD JC JS JH JD"
+"""Twelve trumps: worth taking an Armut."""
+
+
+def test_it_offers_takes_and_plays_an_armut_to_the_end() -> None:
+    """V4: at a table with Armut the expert holding three trumps (and no solo worth
+    playing) reserves and names poverty; asked, the expert with twelve trumps takes it and
+    gives back three cards; the poor expert's samples leave the given trumps with the
+    partner; four experts play the deal to its score, Re the poor player and its partner."""
+    east, south = Seat(1), Seat(2)
+    state = deal_state(fill({east: POOR, south: RICH}), rules=RuleSet(armut=True))
+    assert expert_action(observe(state, east), random.Random(1), SMALL) == Declare(
+        east, Declaration.RESERVATION
+    )
+    state, _ = run(state, Declare(east, Declaration.RESERVATION))
+    state, _ = run(state, *(Declare(s, Declaration.HEALTHY) for s in (Seat(2), Seat(3), Seat(0))))
+    assert expert_action(observe(state, east), random.Random(1), SMALL) == NameContract(
+        east, GameType.POVERTY
+    )
+    state, _ = run(state, NameContract(east, GameType.POVERTY))
+    answer = expert_action(observe(state, south), random.Random(1), SMALL)
+    assert answer == AnswerPoverty(south, True)
+    state, _ = run(state, answer)
+    back = expert_action(observe(state, south), random.Random(1), SMALL)
+    assert isinstance(back, ReturnPoverty) and len(back.cards) == 3
+    state, _ = run(state, back)
+    seen = observe(state, east)
+    kept = [c for c in hand("KD 10D 9D") if c not in back.cards]
+    for n in range(5):
+        hands = sample(seen, random.Random(n))
+        for c in kept:
+            assert count(hands[south], CODE[c]) >= kept.count(c)
+    ended = experts_play_out(state, random.Random(7))
+    assert ended.score is not None and ended.score.score.re_seats == (east, south)

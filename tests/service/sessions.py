@@ -183,6 +183,29 @@ def preset_deal(lead: tuple[Card, ...] = ()) -> list[list[str]]:
     return [[c.value for c in hand] for hand in hands]
 
 
+POOR = "AD 10D 9D AC AC 10C KC AS AS 10S KS AH"
+"""Three trumps, a fox among them (V4.1)."""
+RICH = "10H 10H QC QS QS QH QH QD JC JS JH JD"
+"""Twelve trumps: the greedy player accepts an Armut holding at least eight (V4.3)."""
+
+
+def armut_deal() -> list[list[str]]:
+    """Deal 1 with the first dealer 0: seat 1 (to declare first) holds three trumps, seat 2
+    (asked first) twelve, seat 3 the other QC and seat 0 the rest."""
+    poor_hand, rich = [Card.parse(c) for c in POOR.split()], [Card.parse(c) for c in RICH.split()]
+    rest = _rest_of(list(DECK), [*poor_hand, *rich])
+    third = [Card.QC, *[c for c in rest if c is not Card.QC][:11]]
+    return [[c.value for c in h] for h in (_rest_of(rest, third), poor_hand, rich, third)]
+
+
+def _rest_of(cards: list[Card], taken: list[Card]) -> list[Card]:
+    """``cards`` without ``taken`` (each copy once)."""
+    rest = list(cards)
+    for card in taken:
+        rest.remove(card)
+    return rest
+
+
 class Game(msgspec.Struct):
     table: TableClient
     seats: list[SeatClient]

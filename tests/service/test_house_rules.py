@@ -1,7 +1,7 @@
-"""A table created with house rules (V2.1, the second 10H beats the first; V3 Schweinchen)
-plays a whole session over HTTP, shows its rule set in its view and in the lobby, replays
-exactly by it and verifies offline; a tournament's tables play by the tournament's rule set;
-a rule set that is none is refused with the variant's rule."""
+"""A table created with house rules (V2.1, the second 10H beats the first; V3 Schweinchen;
+V4 Armut; V5 Bock rounds) plays a whole session over HTTP, shows its rule set in its view
+and in the lobby, replays exactly by it and verifies offline; a tournament's tables play by
+the tournament's rule set; a rule set that is none is refused with the variant's rule."""
 
 from __future__ import annotations
 
@@ -15,21 +15,25 @@ import msgspec
 import pytest
 
 from domain.cards import Card
-from domain.commands import Declaration, Declare
+from domain.commands import DealCommand, Declaration, Declare, NameContract
 from domain.events import (
     CardPlayed,
     DealScored,
     GameTypeFixed,
+    PovertyAnswered,
+    PovertyReturned,
     SchweinchenShown,
     SessionStarted,
     TrickWon,
 )
 from domain.game_types import GameType, order_of
+from domain.observations import Observation
 from domain.players import greedy_action
 from domain.replay import TABLE, replay
 from domain.rule_set import RuleSet, in_force
 from domain.seats import SEATS, Seat
 from domain.table import TableCreated
+from domain.variants.armut import poor
 from domain.variants.second_heart_ten import SecondHeartTen
 from infra.event_store import EventStore
 from infra.tables import CODEC
@@ -38,6 +42,7 @@ from service.tools.client import DokoClient
 from service.tools.play import Player, play_session, random_players
 from tests.service.sessions import (
     Recorded,
+    armut_deal,
     preset_deal,
     presets_with_both_qc,
     record_session,
@@ -147,7 +152,8 @@ async def test_a_v2_session_decides_tricks_with_both_10h_by_v2(
     [
         ({"rules": {"second_heart_ten": "sometimes"}}, "invalid_table_option", "V2"),
         ({"rules": {"schweinchen": "yes"}}, "malformed_request", None),
-        ({"rules": {"armut": True}}, "malformed_request", None),
+        ({"rules": {"armut": "yes"}}, "malformed_request", None),
+        ({"rules": {"pflichtsolo": True}}, "malformed_request", None),
     ],
 )
 async def test_a_rule_set_that_is_none_is_refused(
@@ -362,3 +368,158 @@ async def test_a_v5_session_leaks_nothing(v5_session: Recorded, pool: asyncpg.Po
     """The oracle, keeping the Bock queue (V5.1, V5.7) itself, finds every view and stream
     message of the V5 session right, a Bock deal's ``bock`` included."""
     audit(v5_session, await truth_of(pool, v5_session.table_id))
+
+
+V4: dict[str, str | bool] = {"armut": True}
+
+
+def _armut(seat: int) -> Player:
+    """Offers Armut whenever its hand may (V4.1), else the greedy player (which accepts an
+    Armut holding many trumps and gives back its plain cards first)."""
+    chooser = random.Random(seat)
+
+    def act(observation: Observation) -> DealCommand | None:
+        options, viewer = observation.options, observation.viewer
+        assert viewer is not None
+        if options.declarations:
+            offer = poor(observation.hand)
+            return Declare(viewer, Declaration.RESERVATION if offer else Declaration.HEALTHY)
+        if GameType.POVERTY in options.contracts:
+            return NameContract(viewer, GameType.POVERTY)
+        return greedy_action(observation, chooser)
+
+    return act
+
+
+@pytest.fixture(scope="module")
+async def v4_session(base_url: str) -> Recorded:
+    """Armut (V4): in deal 1 seat 1 offers three trumps and seat 2 takes them."""
+    presets = presets_with_both_qc("v4")
+    presets[0] = armut_deal()
+    return await record_session(
+        base_url, [_armut(s) for s in range(4)], first_dealer=0, presets=presets, rules=V4
+    )
+
+
+async def test_a_v4_session_exchanges_in_secret_and_replays_exactly(
+    v4_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+) -> None:
+    """Deal 1: seat 1 names poverty, seat 2 (asked first) accepts, takes AD 10D 9D and gives
+    back three cards (V4.3, V4.4); seats 1 and 2 are Re and the deal is scored as a normal
+    game (V4.5). Only seats 1 and 2 received the cards given back (V4.6); the record shows
+    them once scored; the log replays exactly and the service verifies every deal."""
+    final = v4_session.final
+    assert final.rules == RuleSet(armut=True)
+    assert len(final.scoresheet) == 12 and all(sum(row) == 0 for row in final.scoresheet)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v4_session.table_id)]
+    first_deal = events[: next(i for i, e in enumerate(events) if isinstance(e, DealScored)) + 1]
+    assert GameTypeFixed(GameType.POVERTY, Seat(1)) in first_deal
+    assert PovertyAnswered(Seat(2), True) in first_deal
+    (returned,) = [e for e in first_deal if isinstance(e, PovertyReturned)]
+    assert (returned.seat, returned.poor, returned.count) == (Seat(2), Seat(1), 3)
+    assert returned.cards is not None and len(returned.cards) == 3
+    scored = first_deal[-1]
+    assert isinstance(scored, DealScored)
+    score = scored.score
+    assert score.game_type is GameType.POVERTY and not score.solo
+    assert score.re_seats == (Seat(1), Seat(2))
+    assert sum(score.card_points.values()) == 240 and sum(score.entries) == 0
+    seen: dict[Seat | None, dict[str, object]] = {}
+    for r in v4_session.transcript:  # each viewer's first: deal 1's
+        if r.source == "sse" and r.event == "poverty_returned" and r.viewer not in seen:
+            seen[r.viewer] = msgspec.json.decode(r.body)
+    assert set(seen) == {*SEATS, None}
+    for viewer, event in seen.items():
+        shown = viewer in (Seat(1), Seat(2))
+        expected = [c.value for c in returned.cards] if shown else None
+        assert event["cards"] == expected, (viewer, event)
+        assert event["trumps"] == returned.trumps
+    record = (await http.get(f"/tables/{v4_session.table_id}/deals/1")).json()
+    assert record["poverty"]["given_cards"] == ["AD", "10D", "9D"]
+    assert record["poverty"]["returned_cards"] == [c.value for c in returned.cards]
+    result = replay(events, TABLE)
+    assert result.ok, result.error
+    assert result.valid == len(events)
+    await verified_by_the_service(http, v4_session.table_id)
+
+
+async def test_the_export_of_a_v4_session_verifies_offline(
+    v4_session: Recorded,
+    http: httpx.AsyncClient,
+    base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`doko verify --file` re-decides the answers and the cards given back."""
+    exported = await verified_offline(v4_session, http, base_url, tmp_path, capsys)
+    assert b'"poverty_returned"' in exported
+
+
+@pytest.mark.parametrize(
+    ("cards", "status", "code", "rule"),
+    [
+        (["AC", "AC"], 409, "poverty_return_invalid", "V4.4"),
+        (["AC", "AC", "JD", "JD"], 409, "poverty_return_invalid", "V4.4"),
+        (["9H", "9H", "9H"], 409, "poverty_return_invalid", "V4.4"),
+        (["AC", "XX", "9D"], 400, "invalid_card", "R2.1"),
+    ],
+    ids=["V4.4-two-not-three", "V4.4-four-not-three", "V4.4-not-held", "R2.1-no-card"],
+)
+async def test_giving_back_the_wrong_cards_is_refused_with_its_rule(
+    api: DokoClient,
+    http: httpx.AsyncClient,
+    cards: list[str],
+    status: int,
+    code: str,
+    rule: str | None,
+) -> None:
+    """Seat 1 offers, seat 2 accepts; giving back another number of cards than three, or
+    cards it does not hold, is refused as problem+json with V4.4 and the log untouched."""
+    presets = presets_with_both_qc("v4 refused")
+    presets[0] = armut_deal()
+    table = await api.create_table(
+        "v4", first_dealer=0, presets=presets, visibility="public", rules=V4
+    )
+    seats = [await table.take_seat(f"p{s}", seat=s) for s in SEATS]
+    await seats[1].send(Declare(Seat(1), Declaration.RESERVATION))
+    for s in (2, 3, 0):
+        await seats[s].send(Declare(Seat(s), Declaration.HEALTHY))
+    await seats[1].send(NameContract(Seat(1), GameType.POVERTY))
+    asked = (await seats[2].view()).deal
+    assert asked is not None and asked.options.answer_poverty is True
+    response = await http.post(
+        f"{seats[2].path}/poverty/answer", json={"accept": True}, headers=seats[2].auth
+    )
+    assert response.status_code == 200, response.text
+    await table.view()
+    before = table.version
+    response = await http.post(
+        f"{seats[2].path}/poverty/return", json={"cards": cards}, headers=seats[2].auth
+    )
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert (problem["code"], problem.get("rule")) == (code, rule), problem
+    await table.view()
+    assert table.version == before
+
+
+async def test_a_tournaments_tables_play_armut(api: DokoClient, pool: asyncpg.Pool) -> None:
+    """A tournament created with V4 opens its tables with it: each seat's view shows it,
+    two deals are played by players who offer Armut whenever they may (deal 1 holds a hand
+    of three trumps: an Armut is offered and answered), and the table's log replays."""
+    presets = presets_with_both_qc("v4 tournament")
+    presets[0] = armut_deal()
+    tournament = await api.create_tournament("Armut night", rounds=1, rules=V4, presets=[presets])
+    players = [await tournament.register(name) for name in ("ann", "bob", "cem", "dia")]
+    started = await tournament.start_round(1)
+    (table,) = started.tournament.tables
+    seats = [await player.seat() for player in players]
+    for seat in seats:
+        assert (await seat.view()).rules == RuleSet(armut=True)
+    await play_session(seats, [_armut(s) for s in range(4)], deals=2)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
+    assert sum(isinstance(e, DealScored) for e in events) >= 2
+    assert any(isinstance(e, PovertyAnswered) for e in events)
+    result = replay(events, TABLE)
+    assert result.ok and result.valid == len(events), result.error

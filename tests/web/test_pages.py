@@ -16,6 +16,7 @@ import domain.seating
 import domain.standings
 import domain.table
 import domain.tournament
+import domain.variants.armut
 import domain.variants.bock
 import domain.variants.schweinchen
 import domain.variants.second_heart_ten
@@ -132,13 +133,15 @@ def test_the_package_copy_of_the_house_rules_is_the_domains() -> None:
     stated = (
         bullets_of(domain.variants.second_heart_ten, "V2")
         | bullets_of(domain.variants.schweinchen, "V3")
+        | bullets_of(domain.variants.armut, "V4")
         | bullets_of(domain.variants.bock, "V5")
     )
-    assert {"V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V5.1", "V5.7"} <= set(stated)
+    assert {"V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V4.1", "V4.7", "V5.1", "V5.7"} <= set(stated)
     copied = rule_texts((WEB / "HOUSE_RULES.md").read_text(encoding="utf-8"))
     assert {k: v for k, v in copied.items() if "." in k} == stated
     assert copied["V2"] == "The second heart ten beats the first."
     assert copied["V3"] == "Schweinchen."
+    assert copied["V4"] == "Armut."
     assert copied["V5"] == "Bock rounds."
 
 

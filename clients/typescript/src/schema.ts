@@ -483,6 +483,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/{table_id}/seats/{seat}/poverty/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept or refuse an Armut (house rule V4.3)
+         * @description At a table whose rule set has `armut`, once a player with three trumps or fewer named the contract `poverty` and it stands (V4.1, V4.2): the other seats in turn from the poor player's left accept or refuse. The first who accepts takes the poor player's trumps into its hand; if all three refuse, the deal goes on without the Armut (V4.7). The view's `options.answer_poverty` says when the seat is asked.
+         */
+        post: operations["answerPoverty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/{table_id}/seats/{seat}/poverty/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give back cards for an accepted Armut (house rule V4.4)
+         * @description The seat that accepted an Armut gives back exactly as many cards as it took (`options.return_cards`), any of its hand, trumps too (V4.4); then the play begins with the two as Re (V4.5). Only the two see the cards (V4.6): the others' `poverty_returned` event and view show how many cards and trumps came back.
+         */
+        post: operations["returnPoverty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/{table_id}/seats/{seat}/reservation": {
         parameters: {
             query?: never;
@@ -884,6 +924,13 @@ export interface components {
             word: components["schemas"]["Word"];
             words: components["schemas"]["Word"][];
         };
+        /** AnswerPoverty */
+        AnswerPoverty: {
+            accept: boolean;
+            /** @constant */
+            command: "answer_poverty";
+            seat: components["schemas"]["Seat"];
+        };
         /**
          * BodyError
          * @description What is wrong at one place of the request body (an item of a problem's `errors`,
@@ -1055,6 +1102,7 @@ export interface components {
              */
             played_by: string[][];
             players: (string | null)[];
+            poverty?: components["schemas"]["PovertyView"];
             published_commitment: string | null;
             schweinchen?: components["schemas"]["Seat"];
             score: components["schemas"]["Score"];
@@ -1066,7 +1114,7 @@ export interface components {
         /** DealReplay */
         DealReplay: {
             deal_no: number;
-            events: (components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["SchweinchenShown"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"])[];
+            events: (components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["SchweinchenShown"] | components["schemas"]["PovertyAnswered"] | components["schemas"]["PovertyReturned"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"])[];
             text: string;
         };
         /** DealReport */
@@ -1234,7 +1282,7 @@ export interface components {
          * @example queen_solo
          * @enum {string}
          */
-        GameType: "normal" | "marriage" | "silent_solo" | "diamonds_solo" | "hearts_solo" | "spades_solo" | "clubs_solo" | "queen_solo" | "jack_solo" | "fleischlos";
+        GameType: "normal" | "marriage" | "silent_solo" | "diamonds_solo" | "hearts_solo" | "spades_solo" | "clubs_solo" | "queen_solo" | "jack_solo" | "fleischlos" | "poverty";
         /** GameTypeFixed */
         GameTypeFixed: {
             declarer: components["schemas"]["Seat"] | null;
@@ -1365,6 +1413,7 @@ export interface components {
             own_contract: components["schemas"]["GameType"] | null;
             parties: (components["schemas"]["Party"] | null)[];
             phase: components["schemas"]["Phase"];
+            poverty?: components["schemas"]["PovertyView"];
             rules?: components["schemas"]["RuleSet"];
             schweinchen?: components["schemas"]["Seat"];
             score: components["schemas"]["DealScored"] | null;
@@ -1378,12 +1427,14 @@ export interface components {
         Options: {
             /** @default [] */
             announcements: components["schemas"]["Allowance"][];
+            answer_poverty?: boolean;
             /** @default [] */
             cards: components["schemas"]["Card"][];
             /** @default [] */
             contracts: components["schemas"]["GameType"][];
             /** @default [] */
             declarations: components["schemas"]["Declaration"][];
+            return_cards?: number;
             schweinchen?: boolean;
         };
         /**
@@ -1420,10 +1471,11 @@ export interface components {
         };
         /**
          * Phase
-         * @description R4, R3: the phases of a deal, each with its own legal actions.
+         * @description R4, R3: the phases of a deal, each with its own legal actions; `poverty` between
+         *         contracts and play while an Armut is offered and given back (V4.3, V4.4).
          * @enum {string}
          */
-        Phase: "reservations" | "contracts" | "play" | "scored";
+        Phase: "reservations" | "contracts" | "poverty" | "play" | "scored";
         /** PlayCard */
         PlayCard: {
             card: components["schemas"]["Card"];
@@ -1488,6 +1540,57 @@ export interface components {
             table_open: boolean;
             tournament_id: string;
         };
+        /** PovertyAnswerRequest */
+        PovertyAnswerRequest: {
+            /** @example true */
+            accept: boolean;
+        };
+        /** PovertyAnswered */
+        PovertyAnswered: {
+            accepted: boolean;
+            seat: components["schemas"]["Seat"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "poverty_answered";
+        };
+        /** PovertyReturnRequest */
+        PovertyReturnRequest: {
+            /**
+             * @example [
+             *       "AC",
+             *       "9S",
+             *       "KH"
+             *     ]
+             */
+            cards: components["schemas"]["Card"][];
+        };
+        /** PovertyReturned */
+        PovertyReturned: {
+            cards: components["schemas"]["Card"][] | null;
+            count: number;
+            poor: components["schemas"]["Seat"];
+            seat: components["schemas"]["Seat"];
+            trumps: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "poverty_returned";
+        };
+        /** PovertyView */
+        PovertyView: {
+            given: number;
+            given_cards?: components["schemas"]["Card"][];
+            partner?: components["schemas"]["Seat"];
+            poor: components["schemas"]["Seat"];
+            /** @default [] */
+            refused?: components["schemas"]["Seat"][];
+            returned?: number;
+            returned_cards?: components["schemas"]["Card"][];
+            returned_trumps?: number;
+        };
         /** Problem */
         Problem: {
             code: components["schemas"]["ProblemCode"];
@@ -1505,7 +1608,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "schweinchen_not_allowed" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "talk_text" | "talk_names_card" | "talk_muted" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "schweinchen_not_allowed" | "poverty_return_invalid" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "talk_text" | "talk_names_card" | "talk_muted" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1536,6 +1639,13 @@ export interface components {
         ReservationRequest: {
             /** @example healthy */
             declaration: components["schemas"]["Declaration"];
+        };
+        /** ReturnPoverty */
+        ReturnPoverty: {
+            cards: components["schemas"]["Card"][];
+            /** @constant */
+            command: "return_poverty";
+            seat: components["schemas"]["Seat"];
         };
         /**
          * RoundEnded
@@ -1576,6 +1686,11 @@ export interface components {
         };
         /** RuleSet */
         RuleSet: {
+            /**
+             * @description V4.1-V4.7: a player with three trumps or fewer (foxes count) may name poverty (Armut; a solo beats it, it beats a marriage); the others in turn accept or refuse; the first to accept takes the trumps, gives back as many cards and plays with the poor player as Re; only the two see the cards; if all refuse, the deal goes on without it
+             * @default false
+             */
+            armut?: boolean;
             /**
              * @description V5.1-V5.7: after a deal of value 0, 120 to 120, a lost solo or Kontra winning against re, the next four deals count double (rounds queued)
              * @default false
@@ -2029,6 +2144,51 @@ export interface components {
              */
             type: "marriage_clarified";
         };
+        /** StreamedPovertyAnswered */
+        StreamedPovertyAnswered: {
+            accepted: boolean;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "poverty_answered";
+        };
+        /** StreamedPovertyReturned */
+        StreamedPovertyReturned: {
+            cards: components["schemas"]["Card"][] | null;
+            /** @description that seat's turn clock (T3.2), as in views; null without one */
+            clock: components["schemas"]["Turn"] | null;
+            count: number;
+            /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
+            options: components["schemas"]["Options"] | null;
+            poor: components["schemas"]["Seat"];
+            seat: components["schemas"]["Seat"];
+            /**
+             * Format: date-time
+             * @description the service's time (UTC) when the stream sent the message
+             */
+            server_time: string;
+            trumps: number;
+            /** @description the seat to act once this event happened (declare R4.1, name a contract R4.2, play R3.6); null: nobody */
+            turn: components["schemas"]["Seat"] | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "poverty_returned";
+        };
         /** StreamedSchweinchenShown */
         StreamedSchweinchenShown: {
             /** @description that seat's turn clock (T3.2), as in views; null without one */
@@ -2263,7 +2423,7 @@ export interface components {
         };
         /** StreamedTurnTimedOut */
         StreamedTurnTimedOut: {
-            action: components["schemas"]["Declare"] | components["schemas"]["NameContract"] | components["schemas"]["PlayCard"] | null;
+            action: components["schemas"]["Declare"] | components["schemas"]["NameContract"] | components["schemas"]["PlayCard"] | components["schemas"]["AnswerPoverty"] | components["schemas"]["ReturnPoverty"] | null;
             /** Format: date-time */
             at: string;
             /** @description that seat's turn clock (T3.2), as in views; null without one */
@@ -2353,7 +2513,7 @@ export interface components {
             type: "table_ended";
         };
         /** TableEvent */
-        TableEvent: components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["SchweinchenShown"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"];
+        TableEvent: components["schemas"]["TableCreated"] | components["schemas"]["SeatTaken"] | components["schemas"]["SeatLeft"] | components["schemas"]["InvitationRotated"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["SeatAway"] | components["schemas"]["SeatBack"] | components["schemas"]["TableClosed"] | components["schemas"]["SessionAbandoned"] | components["schemas"]["SessionStarted"] | components["schemas"]["DealDealt"] | components["schemas"]["Declared"] | components["schemas"]["ContractNamed"] | components["schemas"]["GameTypeFixed"] | components["schemas"]["CardPlayed"] | components["schemas"]["TrickWon"] | components["schemas"]["MarriageClarified"] | components["schemas"]["Announced"] | components["schemas"]["SchweinchenShown"] | components["schemas"]["PovertyAnswered"] | components["schemas"]["PovertyReturned"] | components["schemas"]["DealScored"] | components["schemas"]["SessionFinished"];
         /**
          * TableFinished
          * @description Table `table_no` of round `round_no` finished its session at `version`; its
@@ -2456,12 +2616,12 @@ export interface components {
          * TableStreamData
          * @description The data of a table stream message: one table event as the viewer may see it, what the table asks once it happened (`turn`, `clock`, the stream's seat's `options`), and the `server_time` it was sent at (the message's `event` is its `type`, the `id` its table version: every version reaches every viewer).
          */
-        TableStreamData: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["StreamedSchweinchenShown"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
+        TableStreamData: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["StreamedSchweinchenShown"] | components["schemas"]["StreamedPovertyAnswered"] | components["schemas"]["StreamedPovertyReturned"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"];
         /**
          * TableStreamMessage
          * @description The data of a table stream message: a table event (`TableStreamData`), or beside the events a table talk message (`TalkMessage`, `event: talk`, T5), which has no `id` of its own and does not tell whose turn it is.
          */
-        TableStreamMessage: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["StreamedSchweinchenShown"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"] | components["schemas"]["TalkMessage"];
+        TableStreamMessage: components["schemas"]["StreamedTableCreated"] | components["schemas"]["StreamedSeatTaken"] | components["schemas"]["StreamedSeatLeft"] | components["schemas"]["StreamedInvitationRotated"] | components["schemas"]["StreamedTurnTimedOut"] | components["schemas"]["StreamedSeatAway"] | components["schemas"]["StreamedSeatBack"] | components["schemas"]["StreamedTableClosed"] | components["schemas"]["StreamedSessionAbandoned"] | components["schemas"]["StreamedSessionStarted"] | components["schemas"]["StreamedDealDealt"] | components["schemas"]["StreamedDeclared"] | components["schemas"]["StreamedContractNamed"] | components["schemas"]["StreamedGameTypeFixed"] | components["schemas"]["StreamedCardPlayed"] | components["schemas"]["StreamedTrickWon"] | components["schemas"]["StreamedMarriageClarified"] | components["schemas"]["StreamedAnnounced"] | components["schemas"]["StreamedSchweinchenShown"] | components["schemas"]["StreamedPovertyAnswered"] | components["schemas"]["StreamedPovertyReturned"] | components["schemas"]["WitnessedDealScored"] | components["schemas"]["WitnessedSessionFinished"] | components["schemas"]["TalkMessage"];
         /** TableView */
         TableView: {
             /** @default [] */
@@ -2707,7 +2867,7 @@ export interface components {
         };
         /** TurnTimedOut */
         TurnTimedOut: {
-            action: components["schemas"]["Declare"] | components["schemas"]["NameContract"] | components["schemas"]["PlayCard"] | null;
+            action: components["schemas"]["Declare"] | components["schemas"]["NameContract"] | components["schemas"]["PlayCard"] | components["schemas"]["AnswerPoverty"] | components["schemas"]["ReturnPoverty"] | null;
             /** Format: date-time */
             at: string;
             /** Format: date-time */
@@ -2979,6 +3139,7 @@ export type Allowance = components['schemas']['Allowance'];
 export type Alternative = components['schemas']['Alternative'];
 export type AnnounceRequest = components['schemas']['AnnounceRequest'];
 export type Announced = components['schemas']['Announced'];
+export type AnswerPoverty = components['schemas']['AnswerPoverty'];
 export type BodyError = components['schemas']['BodyError'];
 export type BotKind = components['schemas']['BotKind'];
 export type BotSeatedResponse = components['schemas']['BotSeatedResponse'];
@@ -3038,6 +3199,11 @@ export type PlayerRegistered = components['schemas']['PlayerRegistered'];
 export type PlayerRegisteredResponse = components['schemas']['PlayerRegisteredResponse'];
 export type PlayerRemoved = components['schemas']['PlayerRemoved'];
 export type PlayerTable = components['schemas']['PlayerTable'];
+export type PovertyAnswerRequest = components['schemas']['PovertyAnswerRequest'];
+export type PovertyAnswered = components['schemas']['PovertyAnswered'];
+export type PovertyReturnRequest = components['schemas']['PovertyReturnRequest'];
+export type PovertyReturned = components['schemas']['PovertyReturned'];
+export type PovertyView = components['schemas']['PovertyView'];
 export type Problem = components['schemas']['Problem'];
 export type ProblemCode = components['schemas']['ProblemCode'];
 export type Readiness = components['schemas']['Readiness'];
@@ -3045,6 +3211,7 @@ export type ReadinessCheck = components['schemas']['ReadinessCheck'];
 export type RegisterRequest = components['schemas']['RegisterRequest'];
 export type RegistrationEnded = components['schemas']['RegistrationEnded'];
 export type ReservationRequest = components['schemas']['ReservationRequest'];
+export type ReturnPoverty = components['schemas']['ReturnPoverty'];
 export type RoundEnded = components['schemas']['RoundEnded'];
 export type RoundSeated = components['schemas']['RoundSeated'];
 export type RoundStarted = components['schemas']['RoundStarted'];
@@ -3084,6 +3251,8 @@ export type StreamedDeclared = components['schemas']['StreamedDeclared'];
 export type StreamedGameTypeFixed = components['schemas']['StreamedGameTypeFixed'];
 export type StreamedInvitationRotated = components['schemas']['StreamedInvitationRotated'];
 export type StreamedMarriageClarified = components['schemas']['StreamedMarriageClarified'];
+export type StreamedPovertyAnswered = components['schemas']['StreamedPovertyAnswered'];
+export type StreamedPovertyReturned = components['schemas']['StreamedPovertyReturned'];
 export type StreamedSchweinchenShown = components['schemas']['StreamedSchweinchenShown'];
 export type StreamedSeatAway = components['schemas']['StreamedSeatAway'];
 export type StreamedSeatBack = components['schemas']['StreamedSeatBack'];
@@ -6160,6 +6329,372 @@ export interface operations {
             };
         };
     };
+    answerPoverty: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the table version you expect */
+                "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the table's id */
+                table_id: string;
+                /** @description seat 0-3, clockwise */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PovertyAnswerRequest"];
+            };
+        };
+        responses: {
+            /** @description the seat's new view and the table version */
+            200: {
+                headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    returnPoverty: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the table version you expect */
+                "If-Match"?: string;
+                /** @description a retry with the same key and the same request (same route, same body, same credential) within 24 hours returns the first answer and writes nothing; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_flight`. A key belongs to the credential sent with it; without one, to the client's address (a caller elsewhere with the same key and body makes a request of its own, and never gets the first caller's credential). 16-200 visible ASCII characters: use a random UUID */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description the table's id */
+                table_id: string;
+                /** @description seat 0-3, clockwise */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PovertyReturnRequest"];
+            };
+        };
+        responses: {
+            /** @description the seat's new view and the table version */
+            200: {
+                headers: {
+                    /** @description never stored by a cache: the answer carries a credential or a hand */
+                    "Cache-Control": "no-store";
+                    /**
+                     * @description the table version the answer shows (the view's `version`), as an entity tag: send it back in If-None-Match (views) or If-Match (commands)
+                     * @example "12"
+                     */
+                    ETag: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandResponse"];
+                };
+            };
+            /** @description problem */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description a Bearer challenge (RFC 6750 §3): `Bearer realm="doko"`, with `error="invalid_token"` when the token or ticket sent opens nothing here
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description with `forbidden`: `Bearer realm="doko", error="insufficient_scope"` (RFC 6750 §3.1)
+                     * @example Bearer realm="doko", error="invalid_token", error_description="this token belongs to no seat at this table"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            409: {
+                headers: {
+                    /**
+                     * @description the table version, as an entity tag
+                     * @example "12"
+                     */
+                    ETag?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description problem */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /**
+                     * @description seconds to wait before sending the request again
+                     * @example 1
+                     */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     declare: {
         parameters: {
             query?: never;
@@ -8582,6 +9117,8 @@ export const pathsTablesTable_idSeatsSeatAnnouncePostResponses200HeadersCacheCon
 export const pathsTablesTable_idSeatsSeatBackPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/back"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idSeatsSeatContractPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/contract"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idSeatsSeatPlayPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/play"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatPovertyAnswerPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/poverty/answer"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
+export const pathsTablesTable_idSeatsSeatPovertyReturnPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/poverty/return"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idSeatsSeatReservationPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/reservation"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idSeatsSeatSchweinchenPostResponses200HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/seats/{seat}/schweinchen"]["post"]["responses"]["200"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTablesTable_idStreamTicketsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tables/{table_id}/stream-tickets"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
@@ -8600,7 +9137,7 @@ export const dealingMethodValues: ReadonlyArray<FlattenedDeepRequired<components
 export const decisionKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DecisionKind"]> = ["declaration", "contract", "card", "word"];
 export const declarationValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Declaration"]> = ["healthy", "reservation"];
 export const declaredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Declared"]["type"]> = ["declared"];
-export const gameTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameType"]> = ["normal", "marriage", "silent_solo", "diamonds_solo", "hearts_solo", "spades_solo", "clubs_solo", "queen_solo", "jack_solo", "fleischlos"];
+export const gameTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameType"]> = ["normal", "marriage", "silent_solo", "diamonds_solo", "hearts_solo", "spades_solo", "clubs_solo", "queen_solo", "jack_solo", "fleischlos", "poverty"];
 export const gameTypeFixedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameTypeFixed"]["type"]> = ["game_type_fixed"];
 export const invitationRotatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InvitationRotated"]["type"]> = ["invitation_rotated"];
 export const keyStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeyStatus"]> = ["current", "retired", "revoked"];
@@ -8608,10 +9145,12 @@ export const lifeActionValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const marriageClarifiedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MarriageClarified"]["type"]> = ["marriage_clarified"];
 export const parameterInValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ParameterIn"]> = ["cookie", "header", "path", "query"];
 export const partyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Party"]> = ["re", "kontra"];
-export const phaseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Phase"]> = ["reservations", "contracts", "play", "scored"];
+export const phaseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Phase"]> = ["reservations", "contracts", "poverty", "play", "scored"];
 export const playerRegisteredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRegistered"]["type"]> = ["player_registered"];
 export const playerRemovedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRemoved"]["type"]> = ["player_removed"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "schweinchen_not_allowed", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "talk_text", "talk_names_card", "talk_muted", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
+export const povertyAnsweredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PovertyAnswered"]["type"]> = ["poverty_answered"];
+export const povertyReturnedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PovertyReturned"]["type"]> = ["poverty_returned"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "schweinchen_not_allowed", "poverty_return_invalid", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "talk_text", "talk_names_card", "talk_muted", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
 export const registrationEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegistrationEnded"]["type"]> = ["registration_ended"];
 export const roundEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEnded"]["type"]> = ["round_ended"];
 export const roundSeatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundSeated"]["type"]> = ["round_seated"];
@@ -8637,6 +9176,8 @@ export const streamedDeclaredTypeValues: ReadonlyArray<FlattenedDeepRequired<com
 export const streamedGameTypeFixedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedGameTypeFixed"]["type"]> = ["game_type_fixed"];
 export const streamedInvitationRotatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedInvitationRotated"]["type"]> = ["invitation_rotated"];
 export const streamedMarriageClarifiedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedMarriageClarified"]["type"]> = ["marriage_clarified"];
+export const streamedPovertyAnsweredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedPovertyAnswered"]["type"]> = ["poverty_answered"];
+export const streamedPovertyReturnedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedPovertyReturned"]["type"]> = ["poverty_returned"];
 export const streamedSchweinchenShownTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedSchweinchenShown"]["type"]> = ["schweinchen_shown"];
 export const streamedSeatAwayTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedSeatAway"]["type"]> = ["seat_away"];
 export const streamedSeatBackTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamedSeatBack"]["type"]> = ["seat_back"];

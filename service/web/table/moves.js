@@ -1,17 +1,22 @@
 // A seat's moves besides its cards: coming back (T3.3), declaring, naming a contract, announcing; its turn clock.
 import { call } from '../api.js';
 import { t, term } from '../i18n.js';
-import { given, h, rule, seatName } from '../ui.js';
+import { cardNames, given, h, rule, seatName } from '../ui.js';
 import { act } from './commands.js';
 import { button, timer } from './parts.js';
-import { permission, state } from './store.js';
+import { permission, state, update } from './store.js';
+
+/** V4.4: the places in the hand of the cards chosen to give back for an Armut (kept while the
+ * page redraws; emptied once they are given). */
+const giving = new Set();
 
 function group(title, buttons) {
   return h('div', { class: 'group', role: 'group', 'aria-label': title }, h('p', {}, title), buttons);
 }
 
 /** What this seat may do now besides playing a card: the view's `options` (declarations,
- * contracts, Schweinchen, announcements) and `actions` (coming back), each a button; else whom it waits for. */
+ * contracts, Schweinchen, answering an Armut and giving back cards, announcements) and
+ * `actions` (coming back), each a button; else whom it waits for. */
 export function moves(view, deal) {
   const options = deal.options;
   const cardsHeld = deal.hand.length;
@@ -34,6 +39,31 @@ export function moves(view, deal) {
   if (options.schweinchen) { // V3.1: both AD, on one's turn in the play
     groups.push(group(t('move.schweinchen'), [button('schweinchen', t('move.show_schweinchen'),
       () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/schweinchen', seat)))]));
+  }
+  if (options.answer_poverty) { // V4.3: asked in turn whether to take the Armut
+    const answer = (accept) => () => act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/poverty/answer', { ...seat, body: { accept } }));
+    groups.push(group(t('move.poverty', { who: seatName(view.seats, deal.poverty.poor), count: deal.poverty.given }), [
+      button('poverty-accept', t('move.poverty_accept'), answer(true)),
+      button('poverty-refuse', t('move.poverty_refuse'), answer(false)),
+      rule('V4.3', state.rules, false)]));
+  }
+  if (given(options.return_cards)) { // V4.4: as many cards back as taken, chosen in the hand
+    const count = options.return_cards;
+    const chosen = [...giving].filter((i) => i < deal.hand.length);
+    groups.push(group(t('move.return_cards', { count }), [
+      ...deal.hand.map((c, i) => h('button', {
+        type: 'button', 'data-key': `give-${i}`, 'data-card': c, 'aria-pressed': String(giving.has(i)),
+        onclick: () => { if (giving.has(i)) giving.delete(i); else giving.add(i); update(); },
+      }, cardNames(c).rank, cardNames(c).symbol)),
+      h('button', {
+        type: 'button', 'data-key': 'poverty-return', disabled: chosen.length !== count,
+        onclick: () => {
+          const cards = chosen.map((i) => deal.hand[i]);
+          giving.clear();
+          act((seat) => call('POST', '/tables/{table_id}/seats/{seat}/poverty/return', { ...seat, body: { cards } }));
+        },
+      }, t('move.give_back')),
+      rule('V4.4', state.rules, false)]));
   }
   if (options.announcements.length) {
     groups.push(group(t('move.announce', { count: cardsHeld }), options.announcements.map((a) => button(

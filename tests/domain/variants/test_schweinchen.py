@@ -50,6 +50,7 @@ DIAMOND_ACE_IS_TRUMP = {
     GameType.QUEEN_SOLO: False,
     GameType.JACK_SOLO: False,
     GameType.FLEISCHLOS: False,
+    GameType.POVERTY: True,  # V4.5: Armut is played as a normal game
 }
 """R3.1, R5.2-R5.5 by hand: where AD is a trump (V3.3: only there are Schweinchen)."""
 

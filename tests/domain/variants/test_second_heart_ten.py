@@ -46,6 +46,7 @@ HEART_TEN_IS_TRUMP = {
     GameType.QUEEN_SOLO: False,
     GameType.JACK_SOLO: False,
     GameType.FLEISCHLOS: False,
+    GameType.POVERTY: True,  # V4.5: Armut is played as a normal game
 }
 """R3.1, R5.2-R5.5 by hand: where 10H is a trump (V2.1 applies only there)."""
 

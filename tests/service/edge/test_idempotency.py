@@ -31,7 +31,13 @@ from service.tools.client import (
     TableClient,
 )
 from tests.service.conftest import serve, settings
-from tests.service.sessions import Game, new_game, preset_deal, presets_with_both_qc
+from tests.service.sessions import (
+    Game,
+    armut_deal,
+    new_game,
+    preset_deal,
+    presets_with_both_qc,
+)
 
 
 class Request(msgspec.Struct, frozen=True):
@@ -152,6 +158,48 @@ async def schweinchen(api: DokoClient, _app: Litestar) -> Prepared:
     )
 
 
+async def _armut_offered(api: DokoClient) -> Game:
+    """At a table with Armut (V4) seat 1 holds three trumps, says `reservation` and names
+    poverty; seat 2 is asked first."""
+    presets = presets_with_both_qc("idempotent")
+    presets[0] = armut_deal()
+    table = await _public(api, first_dealer=0, presets=presets, rules={"armut": True})
+    game = Game(table, [await table.take_seat(f"p{s}", seat=s) for s in range(4)])
+    await _reserved(api.http, game)
+    poor = game.seats[1]
+    named = await api.http.post(
+        f"{poor.path}/contract", json={"contract": "poverty"}, headers=poor.auth
+    )
+    assert named.status_code == 200, named.text
+    return game
+
+
+async def answer_poverty(api: DokoClient, _app: Litestar) -> Prepared:
+    """Seat 2 is asked to take the Armut (V4.3)."""
+    game = await _armut_offered(api)
+    seat = game.seats[2]
+    return Prepared(
+        Request("POST", f"{seat.path}/poverty/answer", seat.token, {"accept": True}),
+        Request("POST", f"{seat.path}/poverty/answer", seat.token, {"accept": False}),
+        game.table.table_id,
+    )
+
+
+async def return_poverty(api: DokoClient, _app: Litestar) -> Prepared:
+    """Seat 2 took the Armut and gives back three cards (V4.4)."""
+    game = await _armut_offered(api)
+    seat = game.seats[2]
+    taken = await api.http.post(
+        f"{seat.path}/poverty/answer", json={"accept": True}, headers=seat.auth
+    )
+    assert taken.status_code == 200, taken.text
+    return Prepared(
+        Request("POST", f"{seat.path}/poverty/return", seat.token, {"cards": ["AD", "10D", "9D"]}),
+        Request("POST", f"{seat.path}/poverty/return", seat.token, {"cards": ["QS", "QH", "QD"]}),
+        game.table.table_id,
+    )
+
+
 async def back(api: DokoClient, app: Litestar) -> Prepared:
     """Seat 1's turn ran out (the table's clock, 600 s, is told so): it says it is back."""
     table = await _public(api, first_dealer=0, turn_seconds=600)
@@ -221,6 +269,8 @@ ROUTES: dict[tuple[str, str], Setup] = {
         "announce", {"word": "re"}, {"word": "no90"}, _all_healthy
     ),
     ("post", "/tables/{table_id}/seats/{seat}/schweinchen"): schweinchen,
+    ("post", "/tables/{table_id}/seats/{seat}/poverty/answer"): answer_poverty,
+    ("post", "/tables/{table_id}/seats/{seat}/poverty/return"): return_poverty,
     ("post", "/tables/{table_id}/seats/{seat}/back"): back,
     ("delete", "/tables/{table_id}/seats/{seat}"): leave,
     ("post", "/tables/{table_id}/close"): close,

@@ -36,6 +36,8 @@ BODIES: dict[str, dict[str, Any]] = {
     "nameContract": {"contract": "queen_solo"},
     "playCard": {"card": "QC"},
     "announce": {"word": "re"},
+    "answerPoverty": {"accept": True},
+    "returnPoverty": {"cards": ["AC", "9S", "KH"]},
     "createTournament": {"name": "walked"},
     "registerPlayer": {"name": "walker"},
     "startRound": {"round_no": 1},

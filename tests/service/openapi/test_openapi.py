@@ -482,6 +482,8 @@ NO_STORE = {
     "playCard",
     "announce",
     "showSchweinchen",
+    "answerPoverty",
+    "returnPoverty",
     "comeBack",
     "replaceInvitation",
     "getStreamTicket",
@@ -500,6 +502,8 @@ ETAG = {
     "playCard",
     "announce",
     "showSchweinchen",
+    "answerPoverty",
+    "returnPoverty",
     "comeBack",
     "leaveSeat",
     "closeTable",
@@ -585,7 +589,7 @@ def test_what_the_service_always_sends_is_required() -> None:
     assert schemas["Problem"]["properties"]["rule"] == {"type": "string"}
     for name in ("CreateTableRequest", "TakeSeatRequest", "CreateTournamentRequest"):
         assert required[name] < set(schemas[name]["properties"]), name
-    leaving_out = {"Problem", "SheetRow", "FeedItem", "RuleSet"}  # msgspec's omit_defaults
+    leaving_out = {"Problem", "SheetRow", "FeedItem", "RuleSet", "PovertyView"}  # omit_defaults
     with_rules = {  # the house rules, left out for RULES.md exactly
         "TableView",
         "LobbyOptions",
@@ -594,10 +598,10 @@ def test_what_the_service_always_sends_is_required() -> None:
         "TableCreated",
         "TournamentCreated",
     }
-    house_rules = {  # V3.1, V5: left out where they do not apply
-        "Observation": {"schweinchen", "bock"},
-        "Options": {"schweinchen"},
-        "DealRecord": {"schweinchen"},
+    house_rules = {  # V3.1, V4, V5: left out where they do not apply
+        "Observation": {"schweinchen", "bock", "poverty"},
+        "Options": {"schweinchen", "answer_poverty", "return_cards"},
+        "DealRecord": {"schweinchen", "poverty"},
         "Score": {"bock", "bock_triggers"},
     }
     for name, schema in schemas.items():
