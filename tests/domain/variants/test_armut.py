@@ -9,6 +9,7 @@ hand; whole sessions with the option are checked by the property tests' invarian
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,20 +32,23 @@ from domain.errors import (
     PhaseClosed,
     PovertyReturnInvalid,
 )
-from domain.events import GameTypeFixed, PovertyAnswered, PovertyReturned
+from domain.events import DealDealt, Dealing, GameTypeFixed, PovertyAnswered, PovertyReturned
 from domain.game_types import GameType
 from domain.observations import Observation, observe
 from domain.parties import Party
-from domain.players import Chooser, random_action
+from domain.players import Chooser, random_action, stand_in_action
+from domain.render import render_deal
 from domain.rule_set import RuleSet
 from domain.seats import Seat
 from domain.simulation import session_steps
+from domain.table import TurnTimedOut
 from domain.table_view import redact
 from domain.variants.armut import PovertyView
 from tests.domain.builders import deal_state, hand, play_out, run
 from tests.domain.test_properties import play_checked
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 V4 = RuleSet(armut=True)
 
 # East (the dealer North's left) holds few trumps: the rest is plain cards.
@@ -270,3 +274,62 @@ def test_v4_armut_is_offered_and_played_in_random_sessions() -> None:
                 assert step.after.deal is not None
                 assert [len(h) for h in step.after.deal.hands] == [12] * 4
     assert seen == {True, False, "returned"}
+
+
+def test_x4_2_one_refuses_the_next_takes_the_last_is_not_asked() -> None:
+    """X4.2: D (North) deals; A (East) names poverty. B (South) refuses, C (West) accepts and
+    takes AD 10D 9D (C holds 15 cards, A 9); D is not asked. C gives back 9D and two plain
+    cards: every hand holds 12 again, A and C are Re. B and D see that C took three cards
+    and gave back three, one of them a trump, not which."""
+    a, b, c, d = E, S, W, N
+    state = run(_offered(), AnswerPoverty(b, False), AnswerPoverty(c, True))[0]
+    assert [len(state.hands[s]) for s in (a, c)] == [9, 15]
+    _rejects(state, AnswerPoverty(d, False), PhaseClosed, "V4.3")
+    plain = [x for x in state.hands[c] if x not in _TRUMPY][:2]
+    back = (Card.NINED, *plain)
+    state, events = run(state, ReturnPoverty(c, back))
+    assert [len(h) for h in state.hands] == [12, 12, 12, 12]
+    assert {s for s in (N, E, S, W) if state.parties[s] is Party.RE} == {a, c}
+    for viewer in (b, d):
+        assert _view(state, viewer) == PovertyView(
+            poor=a, given=3, refused=(b,), partner=c, returned=3, returned_trumps=1
+        )
+        assert redact(events[0], viewer) == PovertyReturned(c, a, None, 3, 1)
+
+
+def test_t3_2_the_stand_in_answers_and_gives_back_as_the_greedy_player() -> None:
+    """T3.2 with V4.3, V4.4: a timed-out seat asked refuses with few trumps, takes an Armut
+    with many; the partner's stand-in gives back its plain cards, the cheapest first. To the
+    others a stand-in's giving back is as secret as the event (V4.6)."""
+    state = _offered()
+    assert stand_in_action(observe(state, S)) == AnswerPoverty(S, False)  # S holds few trumps
+    rich = deal_state({E: THREE_TRUMPS, S: "10H 10H QC QS QS QH QH QD JC JS JH JD"}, rules=V4)
+    rich = _reserve(rich, {E: GameType.POVERTY})
+    assert stand_in_action(observe(rich, S)) == AnswerPoverty(S, True)
+    rich = run(rich, AnswerPoverty(S, True))[0]
+    back = stand_in_action(observe(rich, S))
+    assert isinstance(back, ReturnPoverty)
+    assert back.cards == (Card.NINED, Card.JD, Card.JH)  # only trumps: the fewest points
+    timed = TurnTimedOut(S, 1, back, T0, T0)
+    assert redact(timed, N).action is None and redact(timed, S) == timed
+
+
+def test_the_deal_rendered_names_the_exchange() -> None:
+    """The rendered deal (golden files, `doko deal`) tells the offer, the answers and the
+    cards given back with their rule ids."""
+    state = first = deal_state({E: THREE_TRUMPS}, rules=V4)
+    declares = [
+        Declare(s, Declaration.RESERVATION if s is E else Declaration.HEALTHY)
+        for s in state.first.round()
+    ]
+    state, events = run(state, *declares, NameContract(E, GameType.POVERTY))
+    state, more = run(state, AnswerPoverty(S, True))
+    back = state.hands[S][:3]
+    state, last = run(state, ReturnPoverty(S, back))
+    dealt = DealDealt(1, N, first.dealt, Dealing("preset"))
+    text = render_deal([dealt, *events, *more, *last])
+    assert "Armut offered, the trumps: AD 10D 9D (V4.3)" in text
+    assert "Armut: seat 2 takes the trumps (V4.3)" in text
+    trumps = sum(x in _TRUMPY for x in back)
+    assert f"Armut: seat 2 gives back 3 cards, {trumps} trumps: " in text
+    assert "(V4.4); re seat 1 and seat 2 (V4.5)" in text
