@@ -15,6 +15,11 @@ and what the event adds to the table's facts (`fold`), from which the views are 
   (T3.2);
 * ``game_type_fixed`` of a silent solo is a normal game without declarer to all but the
   soloist (R4.5);
+* an Armut (V4): the trumps offered move to the seat that accepts (``poverty_answered``,
+  public), and the cards it gives back (``poverty_returned``) are shown to the two of the
+  Armut only: the others see ``cards`` null (V4.6), and so is a timeout's giving back to
+  all but its seat; a deal's view names the exchanged cards to the two only (or once the
+  deal is scored), to the others how many went each way and how many trumps came back;
 * everything else (declarations, cards played, tricks, announcements (R6.8), marriage
   clarification, Schweinchen shown (V3.1), scores (R4.3: a scored deal is public), the
   session's end, the table's life: visibility and turn clock (T1.1, T3.1), that an
@@ -53,6 +58,10 @@ Json = dict[str, Any]
 Viewer = int | None
 
 QC = "QC"
+NORMAL_TRUMPS = frozenset(
+    ["10H", "QC", "QS", "QH", "QD", "JC", "JS", "JH", "JD", "AD", "10D", "KD", "9D"]
+)
+"""R3.1: the trumps of a normal game (V4.1: an Armut offers the hand's trumps)."""
 NOT_DECLARED_SOLOS = ("normal", "marriage", "silent_solo")
 """Game types that are not a solo declared for everyone to see (R4.2, R4.5)."""
 
@@ -86,16 +95,42 @@ class Deal:
     bock: bool = False
     rules: Json | None = None
     score: Json | None = None
+    poverty: Json | None = None
+    """V4: ``poor``, the trumps ``given``, who ``refused``, the ``partner`` and the cards
+    ``returned`` (None until given back)."""
     played_by: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
     """By seat, everyone who held the seat during the deal, in order (T2.2)."""
 
     def hand(self, seat: int) -> list[str]:
-        """What ``seat`` holds now: its dealt hand less the cards it played."""
+        """What ``seat`` holds now: its dealt hand, with an Armut's cards moved (V4.3,
+        V4.4), less the cards it played."""
         left = list(self.dealt[seat])
+        for source, target, cards in self.exchanged():
+            for card in cards:
+                if seat == source:
+                    left.remove(card)
+                elif seat == target:
+                    left.append(card)
         for who, card in self.played:
             if who == seat:
                 left.remove(card)
         return left
+
+    def exchanged(self) -> list[tuple[int, int, list[str]]]:
+        """V4.3, V4.4: the Armut's moves of cards so far, (from, to, cards)."""
+        p = self.poverty
+        if p is None or p["partner"] is None:
+            return []
+        moves = [(p["poor"], p["partner"], p["given"])]
+        if p["returned"] is not None:
+            moves.append((p["partner"], p["poor"], p["returned"]))
+        return moves
+
+    def sees_exchange(self, viewer: Viewer) -> bool:
+        """V4.6: the two of the Armut see its cards; everyone once the deal is scored."""
+        p = self.poverty
+        seat = viewer is not None and viewer in (p["poor"], p["partner"]) if p else False
+        return p is not None and (self.scored or seat)
 
     def qc_played_by(self, seat: int) -> int:
         return sum(1 for who, card in self.played if who == seat and card == QC)
@@ -106,6 +141,9 @@ class Deal:
         if self.game_type == "normal":
             return {s for s in range(4) if QC in self.dealt[s]}
         assert self.declarer is not None, self.game_type
+        if self.game_type == "poverty":  # V4.5: the poor player and its partner
+            assert self.poverty is not None
+            return {self.declarer, self.poverty["partner"]} - {None}
         partner = (
             {self.partner} if self.game_type == "marriage" and self.partner is not None else set()
         )
@@ -145,6 +183,9 @@ class Deal:
             return True
         if game is None:
             return False
+        if game == "poverty":  # V4.5: known to all once the cards are given back
+            assert self.poverty is not None
+            return self.poverty["returned"] is not None or seat == declarer
         if game not in NOT_DECLARED_SOLOS or game == "silent_solo":
             return True
         if game == "marriage":
@@ -229,12 +270,18 @@ def contract_to_its_namer(event: Json, viewer: Viewer) -> Json:
 
 
 def contract_action_to_its_seat(event: Json, viewer: Viewer) -> Json:
-    """T3.2, R4.3: a timeout's action is public, but a contract named for the seat reaches
-    that seat only (to the others the action is null)."""
+    """T3.2, R4.3, V4.6: a timeout's action is public, but a contract named, or cards given
+    back, for the seat reach that seat only (to the others the action is null)."""
     action = event["action"]
-    if action is not None and action["command"] == "name_contract" and event["seat"] != viewer:
+    secret = ("name_contract", "return_poverty")
+    if action is not None and action["command"] in secret and event["seat"] != viewer:
         return {**event, "action": None}
     return event
+
+
+def returned_to_the_two(event: Json, viewer: Viewer) -> Json:
+    """V4.6: the cards given back in an Armut reach its two players only."""
+    return event if viewer in (event["seat"], event["poor"]) else {**event, "cards": None}
 
 
 def silent_solo_as_normal(event: Json, viewer: Viewer) -> Json:
@@ -317,6 +364,32 @@ def _named(table: Table, event: Json) -> None:
 def _fixed(table: Table, event: Json) -> None:
     deal = _deal(table)
     deal.game_type, deal.declarer = event["game_type"], event["declarer"]
+    if deal.game_type == "poverty":  # V4.3: the poor player's trumps are offered
+        trumps = [c for c in deal.hand(deal.declarer) if c in NORMAL_TRUMPS]
+        deal.poverty = {
+            "poor": deal.declarer,
+            "given": trumps,
+            "refused": [],
+            "partner": None,
+            "returned": None,
+        }
+
+
+def _answered(table: Table, event: Json) -> None:
+    poverty = _deal(table).poverty
+    assert poverty is not None, "an answer to no Armut"
+    if event["accepted"]:
+        poverty["partner"] = event["seat"]
+    else:
+        poverty["refused"].append(event["seat"])
+
+
+def _returned(table: Table, event: Json) -> None:
+    poverty = _deal(table).poverty
+    assert poverty is not None and poverty["partner"] == event["seat"], event
+    assert event["poor"] == poverty["poor"] and event["count"] == len(poverty["given"]), event
+    assert event["trumps"] == sum(c in NORMAL_TRUMPS for c in event["cards"]), event
+    poverty["returned"] = event["cards"]
 
 
 def _played(table: Table, event: Json) -> None:
@@ -400,6 +473,8 @@ RULES: dict[str, EventRule] = {
     "marriage_clarified": EventRule(public, fold=_clarified),
     "announced": EventRule(public, fold=_announced),
     "schweinchen_shown": EventRule(public, fold=_schweinchen),  # V3.1: shown to everyone
+    "poverty_answered": EventRule(public, fold=_answered),  # V4.3
+    "poverty_returned": EventRule(returned_to_the_two, fold=_returned),  # V4.6
     "deal_scored": EventRule(public, fold=_scored, witnessed=True),
     "session_finished": EventRule(public, fold=_finished, witnessed=True),
 }
@@ -457,13 +532,17 @@ TURN_ACTIONS = {
     "declare": "declared",
     "name_contract": "contract_named",
     "play_card": "card_played",
+    "answer_poverty": "poverty_answered",
+    "return_poverty": "poverty_returned",
 }
 """A turn's action (the command's tag) and the event that records it being taken."""
+PAST = {"accept": "accepted"}
+"""A command's member that its event names in the past tense (V4.3)."""
 
 
 def takes(action: Json, event: Json) -> bool:
     """Whether ``event`` records the turn action ``action`` (same seat, same choice)."""
-    choice = {key: value for key, value in action.items() if key != "command"}
+    choice = {PAST.get(key, key): value for key, value in action.items() if key != "command"}
     return event.get("type") == TURN_ACTIONS[action["command"]] and all(
         event.get(key) == value for key, value in choice.items()
     )
@@ -667,7 +746,29 @@ def expected_deal(deal: Deal, viewer: Viewer) -> Json:
         **({} if deal.rules is None else {"rules": deal.rules}),
         **({} if deal.schweinchen is None else {"schweinchen": deal.schweinchen}),
         **({"bock": True} if deal.bock else {}),
+        **({} if deal.poverty is None else {"poverty": expected_poverty(deal, viewer)}),
     }
+
+
+def expected_poverty(deal: Deal, viewer: Viewer) -> Json:
+    """V4.6: an Armut as the viewer may see it: counts to all, the cards to the two (and to
+    all once scored); what is not (yet) there left out."""
+    p = deal.poverty
+    assert p is not None
+    seen: Json = {"poor": p["poor"], "given": len(p["given"])}
+    if p["refused"]:
+        seen["refused"] = p["refused"]
+    if p["partner"] is not None:
+        seen["partner"] = p["partner"]
+    back = p["returned"]
+    if back is not None:
+        seen["returned"] = len(back)
+        seen["returned_trumps"] = sum(c in NORMAL_TRUMPS for c in back)
+    if deal.sees_exchange(viewer):
+        seen["given_cards"] = p["given"]
+        if back is not None:
+            seen["returned_cards"] = back
+    return seen
 
 
 RULES_OF_PLAY = ("phase", "turn", "trick_leader", "options", "hand")

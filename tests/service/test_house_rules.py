@@ -523,3 +523,10 @@ async def test_a_tournaments_tables_play_armut(api: DokoClient, pool: asyncpg.Po
     assert any(isinstance(e, PovertyAnswered) for e in events)
     result = replay(events, TABLE)
     assert result.ok and result.valid == len(events), result.error
+
+
+async def test_a_v4_session_leaks_nothing(v4_session: Recorded, pool: asyncpg.Pool) -> None:
+    """The oracle of what each viewer may know (`tests.service.knowledge`: an Armut's cards
+    to its two players only, V4.6) finds every view and stream message of the V4 session
+    right: no seat but the two, and no spectator, received a card given back."""
+    audit(v4_session, await truth_of(pool, v4_session.table_id))

@@ -145,8 +145,11 @@ def strings_in(value: Any) -> set[str]:
 
 
 def known_cards(deal: Deal, viewer: Viewer) -> set[str]:
-    """The cards a viewer holds or held, and those played."""
+    """The cards a viewer holds or held, those played, and an Armut's cards to its two
+    (V4.6)."""
     known = {card for _, card in deal.played}
+    if deal.sees_exchange(viewer):
+        known |= {card for _, _, cards in deal.exchanged() for card in cards}
     return known | set(deal.dealt[viewer]) if viewer is not None else known
 
 
@@ -338,7 +341,10 @@ class Auditor:
             return
         deal = self.truth.deal(version)
         hand = deal.hand(viewer) if deal is not None else []
-        acts = any(options.get(k) for k in ("declarations", "contracts", "cards"))
+        acts = any(options.get(k) for k in ("declarations", "contracts", "cards")) or any(
+            k in options
+            for k in ("answer_poverty", "return_cards")  # V4.3, V4.4
+        )
         self.expect(acts == (turn == viewer), where, f"options {options} with turn {turn}")
         self.expect(
             set(options.get("cards", ())) <= set(hand),
@@ -446,14 +452,24 @@ class Auditor:
             and deal.schweinchen is None
             and hand.count("AD") == 2
         )
+        poverty = deal.poverty if state.phase.value == "poverty" else None
+        asked = (  # V4.3: the seat whose answer the Armut waits for
+            poverty is not None and poverty["partner"] is None and viewer == state.turn
+        )
+        giving = viewer is not None and poverty is not None and poverty["partner"] == viewer
         self.expect(
             set(options)
             == {"declarations", "contracts", "cards", "announcements"}
-            | ({"schweinchen"} if may_show else set()),
+            | ({"schweinchen"} if may_show else set())
+            | ({"answer_poverty"} if asked else set())
+            | ({"return_cards"} if giving else set()),
             where,
             f"options {options}",
         )
         self.expect(options.get("schweinchen", False) is may_show, where, f"options {options}")
+        if giving:
+            assert poverty is not None
+            self.expect(options.get("return_cards") == len(poverty["given"]), where, "return_cards")
         if viewer is None or state.turn != viewer:
             for kind in ("declarations", "contracts", "cards"):
                 self.expect(not options.get(kind), where, f"{kind} offered out of turn")
