@@ -10,6 +10,8 @@ Seat 1 is the person; seats 0, 2 and 3 act through the API. Deal 1 is preset (fi
 
 from __future__ import annotations
 
+import random
+
 import asyncpg
 from playwright.async_api import Browser
 
@@ -17,8 +19,10 @@ from domain.cards import Card
 from domain.commands import Declaration, Declare, NameContract
 from domain.events import PovertyAnswered, PovertyReturned, SchweinchenShown
 from domain.game_types import GameType
+from domain.players import greedy_action
 from domain.seats import Seat
 from service.tools.client import DokoClient
+from service.tools.play import Player, play_session
 from tests.service.sessions import armut_deal, preset_deal, presets_with_both_qc
 from tests.web.browsing import full_log, grave_violations, open_tab
 from tests.web.conftest import Service
@@ -125,5 +129,20 @@ async def test_an_armut_is_taken_and_cards_given_back_with_the_pages_buttons(
     assert PovertyAnswered(Seat(2), True) in log
     (returned,) = [e for e in log if isinstance(e, PovertyReturned)]
     assert returned.cards is not None and sorted(c.value for c in returned.cards) == sorted(chosen)
+    await play_session([seats[s] for s in Seat], [_greedy(s) for s in Seat], deals=1)
+    await page.goto(f"/t/{table.table_id}/deals/1")  # the deal viewer: the whole exchange
+    await page.wait_for_selector("#trick .poverty")
+    said = " ".join((await page.text_content("#trick .poverty") or "").split())
+    assert said.startswith("p1 offered an Armut of 3 trumps"), said
+    assert "p2 took it and gave back 3 cards" in said, said
+    shown = await page.eval_on_selector_all(
+        "#trick .poverty [data-card]", "l => l.map(e => e.dataset.card)"
+    )
+    assert shown == ["AD", "10D", "9D", *(c.value for c in returned.cards)]
     assert tab.errors == []
     await tab.close()
+
+
+def _greedy(seat: Seat) -> Player:
+    chooser = random.Random(int(seat))
+    return lambda observation: greedy_action(observation, chooser)
