@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 import msgspec
 
-from domain.commands import Declare, NameContract, PlayCard
+from domain.commands import AnswerPoverty, Declare, NameContract, PlayCard, ReturnPoverty
 from domain.errors import TurnExpired
 from domain.seats import Seat
 from domain.table import TableCommand, TableState
@@ -42,20 +42,24 @@ def turn_of(state: TableState, last_event_at: datetime | None = None) -> Turn | 
     return Turn(seat, seconds, last_event_at + timedelta(seconds=seconds))
 
 
+TURN_ACTIONS = (Declare, NameContract, PlayCard, AnswerPoverty, ReturnPoverty)
+"""T3.2: a seat's own actions on its turn, which the stand-in takes once its time ran out."""
+
+
 def require_in_time(
     state: TableState, command: TableCommand, last_event_at: datetime | None, now: datetime
 ) -> None:
     """T3.2: once a seat's time has run out its turn belongs to the stand-in, and the seat's
-    own turn action (declaration, contract, card) is refused. An away seat's own action is
-    not: it brings its player back (T3.3). Announcements and showing Schweinchen (V3.1) are
-    never a turn's action.
+    own turn action (declaration, contract, answering an Armut or giving back its cards
+    (V4.3, V4.4), card) is refused. An away seat's own action is not: it brings its player
+    back (T3.3). Announcements and showing Schweinchen (V3.1) are never a turn's action.
 
     The service calls this with its clock's reading before it executes a seat's command.
     """
     turn = turn_of(state, last_event_at)
     if turn is None or turn.deadline is None or state.away[turn.seat]:
         return
-    if not isinstance(command, Declare | NameContract | PlayCard) or command.seat is not turn.seat:
+    if not isinstance(command, TURN_ACTIONS) or command.seat is not turn.seat:
         return
     if now >= turn.deadline:
         raise TurnExpired(

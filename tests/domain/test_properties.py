@@ -23,7 +23,9 @@ After every step (one accepted command)
   * no observation shows hidden cards: before the score, each seat's and a
     spectator's observation shows only the viewer's own hand (no dealt hands,
     seed or hidden contracts), and one random viewer's observation is unchanged
-    when the other seats' hands are shuffled among them.
+    when the other seats' hands are shuffled among them;
+  * with Armut (V4.6): the cards exchanged are in no observation but the two players'
+    of the Armut, and the event of the cards given back shows them to those two only.
 At the end of each deal
   * 12 tricks, card points sum to 240 and match the tricks, each trick's winner
     and points agree with an independent oracle written from RULES.md;
@@ -78,6 +80,7 @@ from domain.events import (
     Event,
     GameTypeFixed,
     MarriageClarified,
+    PovertyReturned,
     SchweinchenShown,
     Score,
     SessionFinished,
@@ -99,6 +102,7 @@ from domain.simulation import (
     play_session,
     session_steps,
 )
+from domain.table_view import redact
 from domain.variants.armut import PovertyView
 
 SESSIONS = 84
@@ -357,6 +361,11 @@ def swap_hidden(current: DealState, viewer: Seat | None, rng: random.Random) -> 
 def check_step(step: Step, rng: random.Random) -> None:
     for event in step.events:
         assert msgspec.json.decode(ENCODE(event), type=Event) == event
+        if isinstance(event, PovertyReturned):  # V4.6: the cards to the two only
+            for viewer in (*SEATS, None):
+                seen = redact(event, viewer)
+                assert isinstance(seen, PovertyReturned)
+                assert (seen.cards is None) is (viewer not in (event.seat, event.poor))
     audit = replay.replay(
         step.events, replay.Aggregate(step.before, session.decide, session.evolve)
     )

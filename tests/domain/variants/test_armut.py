@@ -9,12 +9,13 @@ hand; whole sessions with the option are checked by the property tests' invarian
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from domain import table
 from domain.cards import Card
 from domain.commands import (
     AnswerPoverty,
@@ -31,6 +32,7 @@ from domain.errors import (
     NotYourTurn,
     PhaseClosed,
     PovertyReturnInvalid,
+    TurnExpired,
 )
 from domain.events import DealDealt, Dealing, GameTypeFixed, PovertyAnswered, PovertyReturned
 from domain.game_types import GameType
@@ -41,8 +43,9 @@ from domain.render import render_deal
 from domain.rule_set import RuleSet
 from domain.seats import Seat
 from domain.simulation import session_steps
-from domain.table import TurnTimedOut
+from domain.table import CreateTable, TableState, TakeSeat, TimeOut, TurnTimedOut
 from domain.table_view import redact
+from domain.turn_clock import require_in_time
 from domain.variants.armut import PovertyView
 from tests.domain.builders import deal_state, hand, play_out, run
 from tests.domain.test_properties import play_checked
@@ -333,3 +336,53 @@ def test_the_deal_rendered_names_the_exchange() -> None:
     trumps = sum(x in _TRUMPY for x in back)
     assert f"Armut: seat 2 gives back 3 cards, {trumps} trumps: " in text
     assert "(V4.4); re seat 1 and seat 2 (V4.5)" in text
+
+
+def _clocked_armut() -> TableState:
+    """A table with Armut and a 30-second clock, deal 1 preset: East (to declare first)
+    names poverty with three trumps; South is asked."""
+    hands = deal_state({E: THREE_TRUMPS}).dealt
+    create = CreateTable(
+        "t", N, presets=(hands,) * 12, first_dealer_fixed=True, turn_seconds=30, rules=V4
+    )
+    state = table.fold(table.decide(TableState(), create))
+    for s in Seat:
+        state = table.fold(table.decide(state, TakeSeat(f"p{s}", f"h{s}", s)), state)
+    for command in (
+        Declare(E, Declaration.RESERVATION),
+        *(Declare(s, Declaration.HEALTHY) for s in (S, W, N)),
+        NameContract(E, GameType.POVERTY),
+    ):
+        state = table.fold(table.decide(state, command), state)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("command", "refused"),
+    [
+        (AnswerPoverty(S, True), True),
+        (AnswerPoverty(W, True), False),  # not its turn: the deal refuses it, not the clock
+    ],
+    ids=["T3.2-answer-after-the-deadline", "T3.2-another-seat"],
+)
+def test_t3_2_answering_an_armut_is_a_turn_action(command: AnswerPoverty, refused: bool) -> None:
+    state = _clocked_armut()
+    assert state.turn is S
+    late = T0 + timedelta(seconds=30)
+    if refused:
+        with pytest.raises(TurnExpired) as caught:
+            require_in_time(state, command, T0, late)
+        assert caught.value.rule == "T3.2"
+    else:
+        require_in_time(state, command, T0, late)
+
+
+def test_t3_2_the_clock_answers_for_the_seat_asked() -> None:
+    """The stand-in answers for South when its time ran out (T3.2): the timeout names the
+    answer, public to everyone, and the next seat is asked."""
+    state = _clocked_armut()
+    events = table.decide(state, TimeOut(S, T0, T0))
+    timed = events[0]
+    assert isinstance(timed, TurnTimedOut) and timed.action == AnswerPoverty(S, False)
+    assert PovertyAnswered(S, False) in events
+    assert table.fold(events, state).turn is W
