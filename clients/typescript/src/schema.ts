@@ -773,7 +773,7 @@ export interface paths {
         };
         /**
          * The standings (E6)
-         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the tournament's method or by `method`, with the tie-break (E6.4): the stored standings, rebuilt from the tournament's and its tables' logs whenever a deal was scored or a table or round ended since (ranked by another method than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
+         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the tournament's method or by `method`, with the tie-break (E6.4): the standings the tournament stores with each of its events that changes them (a round started or ended, a table abandoned, a public deal recorded, E6.6), computed from the tournament's own records; ranked by another method than the tournament's, computed from the same records. A read: it records nothing, and costs the same whatever the number of players. Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
          */
         get: operations["getStandings"];
         put?: never;
