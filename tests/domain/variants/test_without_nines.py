@@ -264,13 +264,22 @@ def test_v1_3_the_options_name_the_shifted_deadlines(cards: int, allowed: bool) 
         assert offered == {}
 
 
-def test_v1_3_a_late_reply_still_blocks_refusals_by_r6_6() -> None:
-    """Kontra at 8 cards against re is a late reply (its own deadline is 9): allowed, and
-    no refusal after it (R6.6 keeps its id)."""
-    state = after_tricks(said(normal_deal(), (N, Word.RE)), 2)
-    state, (event,) = run(state, Announce(E, Word.KONTRA))
+def test_x1_1() -> None:
+    """X1.1 (V1.3, R6.6) Without nines, a normal game. North (Re) says `re` before the first
+    card. After two tricks every hand holds 8 cards: East (Kontra) may still reply `kontra`
+    (a reply to `re` needs 8), but late (its own deadline is 9), so Kontra may announce no
+    refusal after it; North may say `no90` (it needs 8). After three tricks (7 cards)
+    North's `no90` is refused, naming V1.3."""
+    start = said(normal_deal(), (N, Word.RE))
+    state = after_tricks(start, 2)
+    assert {len(h) for h in state.hands} == {8}
+    replied, (event,) = run(state, Announce(E, Word.KONTRA))
     assert isinstance(event, Announced) and event.late_reply and event.cards == 8
-    rejects(state, Announce(E, Word.NO90), LateReplyBlocksRefusals, "R6.6")
+    rejects(replied, Announce(E, Word.NO90), LateReplyBlocksRefusals, "R6.6")
+    (refusal,) = run(state, Announce(N, Word.NO90))[1]
+    assert isinstance(refusal, Announced) and refusal.words == (Word.NO90,)
+    later = after_tricks(start, 3)
+    rejects(later, Announce(N, Word.NO90), AnnouncementTooLate, "V1.3")
 
 
 MARRIAGE = hands(
@@ -292,9 +301,11 @@ def marriage_clarified_in_trick_3() -> DealState:
     return state
 
 
-def test_v1_4_a_marriage_clarified_in_trick_3_shifts_two_more() -> None:
-    """V1.4: the first 3 tricks decide the marriage; clarified in trick 3 (R6.7: two
-    cards) and without nines (V1.3: two more), re needs at least 7 cards."""
+def test_x1_2() -> None:
+    """X1.2 (V1.4) Without nines, East declares a marriage and wins the first two tricks;
+    South wins the third and is East's partner. Every hand holds 7 cards: South may say
+    `re` (9, two lower for trick 3). After the fourth trick (6 cards) it is refused, naming
+    V1.3."""
     state = marriage_clarified_in_trick_3()
     assert len(state.hands[S]) == 7
     (event,) = run(state, Announce(S, Word.RE))[1]
@@ -317,15 +328,15 @@ def _facts(tricks: tuple[Trick, ...], winners: tuple[Seat, ...]) -> DealFacts:
 
 
 @pytest.mark.parametrize(("trick_no", "karlchen"), [(10, True), (9, False)])
-def test_v1_5_karlchen_wins_trick_10(trick_no: int, karlchen: bool) -> None:
-    """R9.4 with V1.5: North's JC winning the last trick, trick 10, scores Karlchen; in
-    trick 9 of 10 it does not."""
+def test_x1_3(trick_no: int, karlchen: bool) -> None:
+    """X1.3 (V1.5, R9.4) Without nines, North (Re) leads JC in trick 10 and wins it:
+    Karlchen, 1 for Re. Won in trick 9 of 10 it scores nothing."""
     plain = Trick(E, hand("KH KH AH AH"))  # West's AH wins
     jc = Trick(N, hand("JC JD JD KD"))  # North leads JC, the highest of the trick
     tricks = tuple(jc if n == trick_no else plain for n in range(1, 11))
     winners = tuple(N if n == trick_no else W for n in range(1, 11))
-    lines = [line.rule for line in score(_facts(tricks, winners)).lines]
-    assert ("R9.4" in lines) is karlchen
+    lines = [(line.rule, line.party, line.points) for line in score(_facts(tricks, winners)).lines]
+    assert (("R9.4", Party.RE, 1) in lines) is karlchen
 
 
 # --- whole sessions ------------------------------------------------------------------
