@@ -1,10 +1,12 @@
 """The expert without nines (V1): its core agrees with the domain on 40-card deals (10
 tricks, the last trick 10 for V2.2, the score), its samples deal the unseen cards of the
-40-card deck, and four experts play a deal from its reservations to its score."""
+40-card deck, four experts play a deal from its reservations to its score, and the review
+prices a deal without nines by its rules."""
 
 from __future__ import annotations
 
 import random
+from typing import get_args
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,16 +14,20 @@ from hypothesis import strategies as st
 from domain.cards import Rank
 from domain.deal import deal_started
 from domain.dealing import deal_from_seed
-from domain.events import DealDealt, Dealing
+from domain.events import Announced, CardPlayed, DealDealt, DealEvent, Dealing, Declared
 from domain.observations import observe
+from domain.players import greedy_action
 from domain.rule_set import RuleSet
 from domain.seats import Seat
+from domain.simulation import next_command
 from domain.variants import without_nines
 from domain.variants.second_heart_ten import SecondHeartTen
 from expert import core
 from expert.inference import sample, unseen
+from expert.review import review_deal
+from tests.domain.builders import run
 from tests.expert.test_core import DEALS, check_core
-from tests.expert.test_player import experts_play_out
+from tests.expert.test_player import SMALL, experts_play_out
 
 V1 = RuleSet(without_nines=True)
 
@@ -56,3 +62,19 @@ def test_four_experts_play_a_deal_without_nines_to_its_score() -> None:
     score = ended.score.score
     assert len(ended.tricks) == 10 and sum(score.tricks.values()) == 10
     assert sum(score.card_points.values()) == 240 and sum(score.entries) == 0
+
+
+def test_a_deal_without_nines_is_reviewed_by_its_rules() -> None:
+    """The review sees the deal as the table plays it (V1.1): one entry per action (four
+    declarations, 40 cards, each word), each seat's samples of the 40-card deck."""
+    dealt = _dealt(6)
+    state, log = deal_started(dealt, V1), [dealt]
+    rng = random.Random(2)
+    while state.score is None:
+        command = next_command(state, rng, greedy_action)
+        assert command is not None
+        state, new = run(state, command)
+        log.extend(e for e in new if isinstance(e, get_args(DealEvent)))
+    decisions = review_deal(log, "v1", SMALL, V1)
+    actions = [e for e in log if isinstance(e, Declared | CardPlayed | Announced)]
+    assert len(decisions) == len(actions) == 4 + 40 + sum(isinstance(e, Announced) for e in log)

@@ -88,6 +88,18 @@ async def test_the_export_of_a_v1_session_verifies_offline(
     assert b'"without_nines":true' in compact and b'"doko-deal-v1-40"' in compact
 
 
+async def test_a_deal_without_nines_is_reviewed(
+    v1_session: Recorded, http: httpx.AsyncClient
+) -> None:
+    """The expert's review prices every action of a deal without nines by its rules: four
+    declarations, 40 cards and each word said."""
+    response = await http.get(f"/tables/{v1_session.table_id}/deals/1/review")
+    assert response.status_code == 200, response.text
+    decisions = response.json()["decisions"]
+    assert sum(d["kind"] == "card" for d in decisions) == 40
+    assert sum(d["kind"] == "declaration" for d in decisions) == 4
+
+
 async def test_a_v1_session_leaks_nothing(v1_session: Recorded, pool: asyncpg.Pool) -> None:
     """The oracle of what each viewer may know finds every view and stream message of the
     session without nines right."""
