@@ -67,7 +67,16 @@ from domain.simulation import Player, play_session
 from domain.tricks import Trick
 from domain.variants import without_nines
 from domain.variants.second_heart_ten import SecondHeartTen
-from tests.domain.builders import first_legal, hand, hands, play, rejects, run, start_play
+from tests.domain.builders import (
+    first_legal,
+    hand,
+    hands,
+    play,
+    play_out,
+    rejects,
+    run,
+    start_play,
+)
 from tests.domain.test_properties import play_checked
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
@@ -313,6 +322,26 @@ def test_x1_2() -> None:
     later, _ = play(state, "KS AH KH AS")
     assert len(later.hands[S]) == 6
     rejects(later, Announce(S, Word.RE), AnnouncementTooLate, "V1.3")
+
+
+def test_v1_4_a_marriage_played_alone_shifts_two_more() -> None:
+    """R4.6 with V1.4: East wins the first 3 tricks (both 10H, then QC) and plays alone, a
+    diamond solo; clarified in trick 3 every hand holds 7 cards and re needs 7 (V1.3 and
+    R6.7), one trick later it is refused; the deal ends after 10 tricks, scored as a solo."""
+    state = deal_started(DealDealt(1, N, MARRIAGE, Dealing("preset")), V1)
+    state, _ = start_play(state, {E: GameType.MARRIAGE})
+    state, events = play(state, "10H QS JC QD", "10H QS JC QD", "QC QH JS JD")
+    assert [e for e in events if isinstance(e, MarriageClarified)] == [MarriageClarified(3, None)]
+    assert state.alone and state.solo
+    (event,) = run(state, Announce(E, Word.RE))[1]
+    assert isinstance(event, Announced) and event.cards == 7
+    later = after_tricks(state, 1)
+    rejects(later, Announce(E, Word.RE), AnnouncementTooLate, "V1.3")
+    ended, _ = play_out(later)
+    assert ended.score is not None
+    result = ended.score.score
+    assert result.solo and sum(result.tricks.values()) == 10
+    assert sum(result.card_points.values()) == 240 and sum(result.entries) == 0
 
 
 def _facts(tricks: tuple[Trick, ...], winners: tuple[Seat, ...]) -> DealFacts:
