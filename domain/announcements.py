@@ -103,7 +103,7 @@ def check(
     R6.9 wrong party; R6.5 repeat; R6.2 / R6.6 the word's own deadline (as a
     reply where the opponents have announced); R6.6 a late reply blocks
     refusals; R6.3 an included level no longer timely. A refusal for a deadline names
-    ``deadline_rule`` instead where the deadlines are shifted by one (V1.3).
+    ``deadline_rule`` instead where a house rule shifts the deadlines (V1.3).
     """
     if word in (Word.RE, Word.KONTRA) and word is not party_word(party):
         raise WrongParty(
