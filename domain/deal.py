@@ -54,7 +54,6 @@ from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
-from domain.variants import without_nines
 from domain.variants.bock import bock_triggers, doubled
 from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import second_heart_ten_wins
@@ -369,7 +368,7 @@ def _announce(state: DealState, command: Announce) -> Announced:
         own=state.party_announcements(party),
         opponents=state.party_announcements(party.opponent),
         shift=state.deadline_shift,
-        deadline_rule=without_nines.DEADLINES if state.rules.without_nines else None,
+        deadline_rule=state.rules.deadline_rule,
     )
     return Announced(seat, party, command.word, words, cards, late)
 

@@ -82,6 +82,12 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
         return without_nines.ALGORITHM if self.without_nines else ALGORITHM
 
     @property
+    def deadline_rule(self) -> str | None:
+        """The rule a refusal for a shifted announcement deadline names (V1.3); None where
+        R6's deadlines stand, its refusals naming R6.2, R6.3 or R6.6."""
+        return without_nines.DEADLINES if self.without_nines else None
+
+    @property
     def deadline_shift(self) -> int:
         """How many cards lower every announcement deadline is (V1.3: two, else none)."""
         return without_nines.DEADLINE_SHIFT if self.without_nines else 0
