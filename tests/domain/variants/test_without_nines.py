@@ -56,9 +56,9 @@ from domain.events import (
     MarriageClarified,
 )
 from domain.game_types import SOLOS, GameType
-from domain.observations import Observation, options
+from domain.observations import Observation, observe, options
 from domain.parties import Party
-from domain.players import Chooser, random_action
+from domain.players import Chooser, greedy_action, random_action
 from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
@@ -366,6 +366,27 @@ def test_x1_3(trick_no: int, karlchen: bool) -> None:
     winners = tuple(N if n == trick_no else W for n in range(1, 11))
     lines = [(line.rule, line.party, line.points) for line in score(_facts(tricks, winners)).lines]
     assert (("R9.4", Party.RE, 1) in lines) is karlchen
+
+
+@pytest.mark.parametrize(
+    ("north", "announces"),
+    [
+        ("QC QS QH QD JC JS JH AC AS AH", True),  # 7 trumps of 10: two thirds of a hand
+        ("QC QS QH QD JC JS KH AC AS AH", False),  # 6
+    ],
+)
+def test_the_greedy_player_announces_on_two_thirds_of_a_hand_in_trumps(
+    north: str, announces: bool
+) -> None:
+    """The greedy player's threshold (8 trumps of 12) scaled to 10 cards: 7."""
+    rest = list(without_nines.DECK)
+    for card in hand(north):
+        rest.remove(card)
+    dealt = (hand(north), *(tuple(rest[10 * i : 10 * i + 10]) for i in range(3)))
+    state = deal_started(DealDealt(1, N, dealt, Dealing("preset")), V1)
+    state, _ = start_play(state)
+    action = greedy_action(observe(state, N), random.Random(0))
+    assert (action == Announce(N, Word.RE)) is announces
 
 
 # --- whole sessions ------------------------------------------------------------------
