@@ -58,7 +58,6 @@ from domain.variants.bock import bock_triggers, doubled
 from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import second_heart_ten_wins
 
-TRICKS = 12
 T = TypeVar("T")
 
 
@@ -131,6 +130,12 @@ class DealState(msgspec.Struct, frozen=True):
     def marriage_shift(self) -> int:
         """R6.7: deadlines are 0, 1 or 2 cards lower by the marriage's clarifying trick."""
         return 0 if self.clarified_in is None else self.clarified_in - 1
+
+    @property
+    def deadline_shift(self) -> int:
+        """R6.7, V1.3: how many cards lower every announcement deadline is: the marriage's
+        shift, and two more without nines."""
+        return self.marriage_shift + self.rules.deadline_shift
 
     @property
     def solo(self) -> bool:
@@ -279,7 +284,7 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     current = state.trick
     if state.phase is not Phase.PLAY or current is None or state.game_type is None:
         raise PhaseClosed(
-            "cards are played only once the game type is fixed and until the 12th trick",
+            "cards are played only once the game type is fixed and until the last trick",
             rule="R3.6",
         )
     seat, played = command.seat, command.card
@@ -297,7 +302,8 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     events: list[DealEvent] = [CardPlayed(seat, played)]
     trick = Trick(current.leader, (*current.cards, played))
     trick_no = len(state.tricks) + 1
-    later_ten = second_heart_ten_wins(state.rules.second_heart_ten, order, trick_no, TRICKS)
+    last = state.rules.tricks
+    later_ten = second_heart_ten_wins(state.rules.second_heart_ten, order, trick_no, last)
     winner = trick_winner(trick, order, later_ten)
     events.append(TrickWon(trick_no, winner, trick.points))
     if state.game_type is GameType.MARRIAGE and state.clarified_in is None:
@@ -305,7 +311,7 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
             events.append(MarriageClarified(trick_no, winner))
         elif trick_no == 3:
             events.append(MarriageClarified(trick_no, None))
-    if trick_no == TRICKS:
+    if trick_no == last:
         final = state
         for event in events:
             final = evolve(final, event)
@@ -314,7 +320,7 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
 
 
 def final_score(state: DealState) -> Score:
-    """R7-R10 for a deal whose 12 tricks are complete; with Bock rounds (V5) a Bock deal
+    """R7-R10 for a deal whose tricks are complete (12, V1.1: 10); with Bock rounds (V5) a Bock deal
     doubled (V5.6) and the triggers the deal met named (V5.2-V5.5)."""
     deal_facts = facts(state)
     result = score(deal_facts)
@@ -327,7 +333,7 @@ def final_score(state: DealState) -> Score:
 
 
 def facts(state: DealState) -> DealFacts:
-    """What scoring needs from a deal whose 12 tricks are complete."""
+    """What scoring needs from a deal whose tricks are complete."""
     assert state.game_type is not None
     return DealFacts(
         game_type=state.game_type,
@@ -343,7 +349,7 @@ def _announce(state: DealState, command: Announce) -> Announced:
     """R6: announce for one's own party, at any moment of play, within the deadlines."""
     if state.phase is not Phase.PLAY:
         raise PhaseClosed(
-            "announcements open once the game type is fixed and close with the 12th trick",
+            "announcements open once the game type is fixed and close with the last trick",
             rule="R6.1",
         )
     if state.game_type is GameType.MARRIAGE and state.clarified_in is None:
@@ -361,7 +367,8 @@ def _announce(state: DealState, command: Announce) -> Announced:
         cards=cards,
         own=state.party_announcements(party),
         opponents=state.party_announcements(party.opponent),
-        shift=state.marriage_shift,
+        shift=state.deadline_shift,
+        deadline_rule=state.rules.deadline_rule,
     )
     return Announced(seat, party, command.word, words, cards, late)
 
@@ -402,7 +409,7 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
             state,
             tricks=(*state.tricks, state.trick),
             winners=(*state.winners, event.winner),
-            trick=Trick(event.winner) if event.trick_no < TRICKS else None,
+            trick=Trick(event.winner) if event.trick_no < state.rules.tricks else None,
         )
     if isinstance(event, Announced):
         log = (*state.announcements, event)

@@ -186,7 +186,7 @@ def allowed_announcements(state: DealState, seat: Seat) -> tuple[Allowance, ...]
         cards=len(state.hands[seat]),
         own=state.party_announcements(party),
         opponents=state.party_announcements(party.opponent),
-        shift=state.marriage_shift,
+        shift=state.deadline_shift,
     )
 
 

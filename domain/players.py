@@ -22,10 +22,10 @@ from domain.commands import (
     PlayCard,
     ShowSchweinchen,
 )
-from domain.deal import TRICKS, Phase
+from domain.deal import Phase
 from domain.game_types import CardOrder, GameType
 from domain.observations import Observation
-from domain.rule_set import in_force
+from domain.rule_set import TRICKS, in_force
 from domain.tricks import winning_index
 from domain.variants.schweinchen import deal_order
 from domain.variants.second_heart_ten import second_heart_ten_wins
@@ -80,7 +80,8 @@ def observed_order(observation: Observation) -> CardOrder:
 
 
 STRONG_TRUMPS = 8
-"""The greedy player announces its party's word holding at least this many trumps."""
+"""The greedy player announces its party's word holding at least this many trumps of 12
+cards (two thirds of a hand: without nines, V1.1, 7 of 10)."""
 
 
 def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | None:
@@ -102,7 +103,8 @@ def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | N
         return ShowSchweinchen(seat)
     order = observed_order(observation)
     own = [a for a in options.announcements if a.word.level == 1]
-    if own and sum(order.is_trump(c) for c in observation.hand) >= STRONG_TRUMPS:
+    strong = -(-STRONG_TRUMPS * in_force(observation.rules).tricks // TRICKS)
+    if own and sum(order.is_trump(c) for c in observation.hand) >= strong:
         return Announce(seat, own[0].word)
     if not options.cards:
         return None
@@ -118,8 +120,9 @@ def _greedy_card(observation: Observation, legal: tuple[Card, ...], order: CardO
         return aces[0] if aces else cheapest
     leader = observation.trick_leader
     assert leader is not None
+    rules = in_force(observation.rules)
     later_ten = second_heart_ten_wins(
-        in_force(observation.rules).second_heart_ten, order, len(observation.tricks) + 1, TRICKS
+        rules.second_heart_ten, order, len(observation.tricks) + 1, rules.tricks
     )
     winner = leader.after(winning_index(trick, order, later_ten))
     seat = observation.viewer

@@ -18,18 +18,32 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from domain.variants import schweinchen
+from domain.decks import ALGORITHM
+from domain.variants import schweinchen, without_nines
 from domain.variants.second_heart_ten import SecondHeartTen
+
+TRICKS = 12
+"""R3.5: the tricks of a deal, 12 cards a hand (V1.1: 10)."""
 
 
 class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
     """The house rules in force: every field's default is RULES.md's rule.
 
+    ``without_nines``: whether the deck is 40 cards, 10 a hand, the deadlines two cards
+    lower (V1.1-V1.5).
     ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
     ``schweinchen``: whether both AD in one hand may be shown as the highest trumps (V3.1).
     ``bock_rounds``: whether certain deals bring a round of deals that count double (V5.1).
     """
 
+    without_nines: Annotated[
+        bool,
+        Meta(
+            description="V1.1-V1.5: 40 cards without the nines, 10 a hand and 10 tricks "
+            "(still 240 card points); dealt by doko-deal-v1-40; every announcement "
+            "deadline two cards lower (re/kontra with at least 9 cards)"
+        ),
+    ] = False
     second_heart_ten: SecondHeartTen = SecondHeartTen.FIRST
     schweinchen: Annotated[
         bool,
@@ -50,11 +64,33 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     def variants(self) -> tuple[str, ...]:
         """The ids of the variants in force, in order (none: RULES.md exactly)."""
         ids = (
+            without_nines.RULE if self.without_nines else None,
             self.second_heart_ten.rule,
             schweinchen.RULE if self.schweinchen else None,
             "V5.1" if self.bock_rounds else None,  # domain.variants.bock (it reads events)
         )
         return tuple(i for i in ids if i is not None)
+
+    @property
+    def tricks(self) -> int:
+        """The tricks of a deal, as many as the cards of a hand: 12 (R3.5), 10 (V1.1)."""
+        return without_nines.TRICKS if self.without_nines else TRICKS
+
+    @property
+    def algorithm(self) -> str:
+        """The dealing algorithm (R2.2; V1.2: the 40-card deck)."""
+        return without_nines.ALGORITHM if self.without_nines else ALGORITHM
+
+    @property
+    def deadline_rule(self) -> str | None:
+        """The rule a refusal for a shifted announcement deadline names (V1.3); None where
+        R6's deadlines stand, its refusals naming R6.2, R6.3 or R6.6."""
+        return without_nines.DEADLINES if self.without_nines else None
+
+    @property
+    def deadline_shift(self) -> int:
+        """How many cards lower every announcement deadline is (V1.3: two, else none)."""
+        return without_nines.DEADLINE_SHIFT if self.without_nines else 0
 
 
 DEFAULT = RuleSet()

@@ -122,10 +122,14 @@ def _deal(state: SessionState, command: DealSeeded | DealPreset) -> DealDealt:
         raise PhaseClosed("the current deal is not finished", rule="R2.2")
     dealer = state.next_dealer
     deal_no = len(state.sheet) + 1
+    algorithm = state.rules.algorithm  # R2.2; V1.2 without nines
     if isinstance(command, DealSeeded):
-        hands = deal_from_seed(deal_seed(command.seed, command.entropy, deal_no), dealer)
-        return DealDealt(deal_no, dealer, hands, seeded_dealing(command.seed, command.entropy))
-    return DealDealt(deal_no, dealer, validate_preset(command.hands), Dealing("preset"))
+        seed = deal_seed(command.seed, command.entropy, deal_no)
+        hands = deal_from_seed(seed, dealer, algorithm)
+        dealing = seeded_dealing(command.seed, command.entropy, algorithm)
+        return DealDealt(deal_no, dealer, hands, dealing)
+    hands = validate_preset(command.hands, algorithm)
+    return DealDealt(deal_no, dealer, hands, Dealing("preset"))
 
 
 def _add(totals: tuple[int, ...], entries: tuple[int, ...]) -> tuple[int, ...]:

@@ -452,7 +452,7 @@ def _create(state: TableState, command: CreateTable) -> TableCreated:
     if state.created is not None:
         raise PhaseClosed("the table exists already", rule="R1.1")
     for hands in command.presets:
-        validate_preset(hands)
+        validate_preset(hands, command.rules.algorithm)
     low, high = TURN_SECONDS
     if command.turn_seconds is not None and not low <= command.turn_seconds <= high:
         raise InvalidTableOption(

@@ -447,7 +447,7 @@ def _create(command: CreateTournament) -> TournamentCreated:
         raise InvalidTournamentOption(f"a deal seed has {SEED_BYTES} bytes", rule="E1.2")
     for deals in command.presets:
         for hands in deals:
-            validate_preset(hands)
+            validate_preset(hands, command.rules.algorithm)
     return TournamentCreated(
         name=name,
         rounds=command.rounds,

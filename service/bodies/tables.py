@@ -34,7 +34,10 @@ SeatNumber = Annotated[
     int, Meta(ge=0, le=3, examples=[2], extra_json_schema={"extra": ZERO_MINIMUM})
 ]
 """A seat, 0-3."""
-Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
+Hand = Annotated[
+    list[Card],
+    Meta(min_length=10, max_length=12, description="12 cards; 10 at a table without nines (V1.2)"),
+]
 Invitation = Annotated[
     str, Meta(min_length=1, max_length=100, description="a private table's invitation code")
 ]

@@ -141,7 +141,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.DEAL_NOT_SCORED: (409, "the deal stays hidden until it is scored"),
     C.SESSION_NOT_FINISHED: (409, "a session is exported once it is over"),
     C.INVALID_CARD: (400, "no such card"),
-    C.INVALID_DEAL: (400, "preset hands that are not a deck dealt 12 each"),
+    C.INVALID_DEAL: (400, "preset hands that are not a deck dealt 12 each (10 without nines)"),
     C.PHASE_CLOSED: (409, "the deal is not in the phase this action belongs to"),
     C.NOT_YOUR_TURN: (409, "another seat is to act"),
     C.CARD_NOT_IN_HAND: (409, "the card is not in the seat's hand"),

@@ -26,6 +26,7 @@ const LABELS = {
   visibility: ['lobby.visibility', 'lobby.visibility_about'],
   turn_seconds: ['lobby.turn_seconds', 'lobby.turn_seconds_about'],
   first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about', 'lobby.first_dealer_empty'],
+  without_nines: ['lobby.without_nines', 'lobby.without_nines_about'],
   second_heart_ten: ['lobby.second_heart_ten', 'lobby.second_heart_ten_about'],
   schweinchen: ['lobby.schweinchen', 'lobby.schweinchen_about'],
   bock_rounds: ['lobby.bock_rounds', 'lobby.bock_rounds_about'],

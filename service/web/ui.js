@@ -125,7 +125,7 @@ export function houseRules(rules) {
   if (!chosen.length) return null;
   const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
     ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}`
-    : ['schweinchen', 'bock_rounds'].includes(option) && value === true ? t(`rules.${option}`)
+    : ['without_nines', 'schweinchen', 'bock_rounds'].includes(option) && value === true ? t(`rules.${option}`)
       : `${option}: ${value}`));
   return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
     h('a', { href: '/rules#part-V' }, t('rules.house')), `: ${words.join(', ')}`);

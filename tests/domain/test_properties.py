@@ -25,8 +25,8 @@ After every step (one accepted command)
     seed or hidden contracts), and one random viewer's observation is unchanged
     when the other seats' hands are shuffled among them.
 At the end of each deal
-  * 12 tricks, card points sum to 240 and match the tricks, each trick's winner
-    and points agree with an independent oracle written from RULES.md;
+  * 12 tricks (10 without nines, V1.1), card points sum to 240 and match the tricks,
+    each trick's winner and points agree with an independent oracle written from RULES.md;
   * the winner and the game value agree with an independent scoring oracle;
   * entries sum to 0; a solo's soloist writes 3 x the value, each opponent its
     negation (soloist = -3 x opponent); otherwise each Re member writes the value
@@ -233,7 +233,8 @@ def oracle_value(
             for i, c in enumerate(cards):
                 if c is Card.AD and party(leader.after(i)) is not p:
                     gain[p] += 1
-            if number == 12 and cards[oracle_winner(cards, GameType.NORMAL)] is Card.JC:
+            last = number == len(tricks)  # R9.4: trick 12 (V1.5: trick 10)
+            if last and cards[oracle_winner(cards, GameType.NORMAL)] is Card.JC:
                 gain[p] += 1
     return winner, gain[re] - gain[ko]
 
@@ -394,7 +395,9 @@ def check_deal(
     assert state == after.deal
     assert state.clarified_in is not None or game_type is not GameType.MARRIAGE
 
-    assert len(tricks) == 12 and sum(score.tricks.values()) == 12
+    n = before.rules.tricks  # R3.5: 12 (V1.1: 10)
+    assert all(len(hand) == n for hand in dealt.hands)
+    assert len(tricks) == n and sum(score.tricks.values()) == n
     assert sum(score.card_points.values()) == 240
     assert sum(sum(CARD_POINTS[c] for c in cards) for cards, _, _ in tricks) == 240
     winner, value = oracle_value(score.re_seats, tricks, score.levels, score.solo)

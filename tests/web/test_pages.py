@@ -19,6 +19,7 @@ import domain.tournament
 import domain.variants.bock
 import domain.variants.schweinchen
 import domain.variants.second_heart_ten
+import domain.variants.without_nines
 from service.routes.pages import WEB, rule_texts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,13 +131,15 @@ def test_the_package_copy_of_the_house_rules_is_the_domains() -> None:
     """service/web/HOUSE_RULES.md (the rules page quotes it) says every house rule word for
     word as its module of domain/variants does, under its section's title."""
     stated = (
-        bullets_of(domain.variants.second_heart_ten, "V2")
+        bullets_of(domain.variants.without_nines, "V1")
+        | bullets_of(domain.variants.second_heart_ten, "V2")
         | bullets_of(domain.variants.schweinchen, "V3")
         | bullets_of(domain.variants.bock, "V5")
     )
-    assert {"V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V5.1", "V5.7"} <= set(stated)
+    assert {"V1.1", "V1.5", "V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V5.1", "V5.7"} <= set(stated)
     copied = rule_texts((WEB / "HOUSE_RULES.md").read_text(encoding="utf-8"))
     assert {k: v for k, v in copied.items() if "." in k} == stated
+    assert copied["V1"] == "Without nines."
     assert copied["V2"] == "The second heart ten beats the first."
     assert copied["V3"] == "Schweinchen."
     assert copied["V5"] == "Bock rounds."

@@ -1587,6 +1587,11 @@ export interface components {
              */
             schweinchen?: boolean;
             second_heart_ten?: components["schemas"]["SecondHeartTen"];
+            /**
+             * @description V1.1-V1.5: 40 cards without the nines, 10 a hand and 10 tricks (still 240 card points); dealt by doko-deal-v1-40; every announcement deadline two cards lower (re/kontra with at least 9 cards)
+             * @default false
+             */
+            without_nines?: boolean;
         };
         /** SchweinchenShown */
         SchweinchenShown: {
