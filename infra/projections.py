@@ -86,8 +86,8 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     by seat who played it (everyone who held the seat during the deal, T2.2); its
     ``game_type``, whether it was a ``solo`` and the ``re_seats`` (the soloist alone in a
     solo), public once the deal is scored (R4.3); ``bock`` marks a Bock deal, counted
-    double (V5.6); as served, also the version and chain head of its `DealScored`
-    (`infra.audit.witness`)."""
+    double (V5.6), ``duty_solo`` a duty solo (V6.8); as served, also the version and chain
+    head of its `DealScored` (`infra.audit.witness`)."""
 
     deal_no: int
     dealer: Seat
@@ -100,11 +100,14 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     solo: bool = False
     re_seats: tuple[Seat, ...] = ()
     bock: bool = False
+    duty_solo: bool = False
 
 
 class Scoresheet(msgspec.Struct, frozen=True):
     """A table's scoresheet: one row per deal played so far, 4 columns (seats 0-3).
-    ``players`` sit there now; an ``abandoned`` session has no winners (T4.2)."""
+    ``players`` sit there now; an ``abandoned`` session has no winners (T4.2). ``deals``:
+    the session's counted deals (R1.1, V6.1); with duty solos (V6.2) ``duty_owed``, the
+    seats that still owe theirs (left out otherwise)."""
 
     name: str
     players: tuple[str | None, ...]
@@ -114,6 +117,7 @@ class Scoresheet(msgspec.Struct, frozen=True):
     finished: bool
     winners: tuple[Seat, ...] | None
     abandoned: bool = False
+    duty_owed: tuple[Seat, ...] | UnsetType = UNSET
 
 
 class LobbyOptions(msgspec.Struct, frozen=True):
@@ -214,11 +218,13 @@ def scoresheet_of(state: TableState) -> Scoresheet:
     current = state.session
     rows: list[SheetRow] = []
     totals: tuple[int, ...] = (0, 0, 0, 0)
+    counted = 0  # R1.2, V6.6: the dealer moves on after a counted deal only
     for index, entries in enumerate(current.sheet):
         totals = tuple(t + e for t, e in zip(totals, entries, strict=True))
         assert current.first_dealer is not None
-        dealer = current.first_dealer.after(index)
+        dealer = current.first_dealer.after(counted)
         game = current.games[index]
+        counted += not game.duty_solo
         rows.append(
             SheetRow(
                 index + 1,
@@ -230,6 +236,7 @@ def scoresheet_of(state: TableState) -> Scoresheet:
                 solo=game.solo,
                 re_seats=game.re_seats,
                 bock=game.bock,
+                duty_solo=game.duty_solo,
             )
         )
     return Scoresheet(
@@ -241,6 +248,7 @@ def scoresheet_of(state: TableState) -> Scoresheet:
         finished=current.finished,
         winners=current.winners,
         abandoned=state.abandoned,
+        duty_owed=current.owed if current.rules.duty_solo else UNSET,
     )
 
 
