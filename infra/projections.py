@@ -165,7 +165,9 @@ class DealRecord(msgspec.Struct, frozen=True):
     deal's game type (`domain.game_types.sort_hand`: trumps highest first, R3.1, R5.2-R5.5,
     then the plain suits; the AD first where Schweinchen were shown), for showing them.
     Records archived before it have it after ``doko projections rebuild``.
-    ``schweinchen``: the seat that showed both AD (V3.1; left out where nobody did).
+    ``schweinchen``: the seat that showed both AD (V3.1; left out where nobody did);
+    ``forced``: the seat vorgeführt (V6.7; left out otherwise; a duty solo's score says
+    ``duty_solo``).
     """
 
     table: str
@@ -187,6 +189,7 @@ class DealRecord(msgspec.Struct, frozen=True):
     played_by: Lineup = ((), (), (), ())
     sorted_hands: tuple[tuple[Card, ...], ...] = ()
     schweinchen: Seat | UnsetType = UNSET
+    forced: Seat | UnsetType = UNSET
 
 
 class RebuildResult(msgspec.Struct, frozen=True):
@@ -339,6 +342,7 @@ def deal_record(deal: DealState, state: TableState) -> DealRecord:
             for hand in deal.dealt
         ),
         schweinchen=UNSET if deal.schweinchen is None else deal.schweinchen,
+        forced=UNSET if deal.duty.forced is None else deal.duty.forced,
     )
 
 
