@@ -22,6 +22,7 @@ from domain.errors import DutySoloForced, InvalidTableOption, SessionOver
 from domain.events import DealDealt, DealScored, Event, GameTypeFixed, SessionFinished
 from domain.game_types import SOLOS, GameType
 from domain.observations import observe
+from domain.players import FirstChoice, greedy_action, random_action, stand_in_action
 from domain.rule_set import RuleSet
 from domain.seats import SEATS, Seat
 from domain.session import SessionState
@@ -304,3 +305,39 @@ def test_v6_random_sessions_keep_every_invariant(seed: int, deals: int, bock: bo
     (240 card points, zero-sum entries, the dealer staying after a duty solo, its soloist
     leading, N + 4 deals, replay and fold equal the live state, hidden cards stay hidden)."""
     play_checked(seed, RuleSet(session_deals=deals, duty_solo=True, bock_rounds=bock))
+
+
+# --- the bots ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("east_hand", "solo"),
+    [
+        # trumps held: diamonds 1, hearts 4, spades 4, clubs 3, queens 0, jacks 0, none 0
+        ("9C 9C KC KS KS 9S 9S 9H 9H KH KH 9D", GameType.HEARTS_SOLO),
+        # diamonds 6, hearts 6, spades 8, clubs 10 (4 jacks, 2 queens, AC AC KC 9C),
+        # queens 2, jacks 4, none 0
+        ("JC JC JS JS QS QD AC AC KC 9C 9S 9S", GameType.CLUBS_SOLO),
+    ],
+)
+def test_v6_7_the_greedy_bot_vorgefuehrt_names_the_solo_with_most_trumps(
+    east_hand: str, solo: GameType
+) -> None:
+    """The greedy bot (and the stand-in, T3.2) says `reservation` when vorgeführt and names
+    the solo in which its hand holds the most trumps, the first of equals (counted by hand
+    in the table); the random bot says `reservation` too."""
+    state = started()
+    for _ in range(4):
+        state, _ = deal(state, {})
+    state, _ = run(state, DealPreset(fill({E: east_hand})))
+    assert state.deal is not None
+    seen = observe(state.deal, E)
+    assert greedy_action(seen, FirstChoice()) == Declare(E, Declaration.RESERVATION)
+    assert stand_in_action(seen) == Declare(E, Declaration.RESERVATION)
+    for seed in range(20):
+        assert random_action(seen, random.Random(seed)) == Declare(E, Declaration.RESERVATION)
+    state, _ = run(state, Declare(E, Declaration.RESERVATION))
+    for seat in (S, W, N):
+        state, _ = run(state, Declare(seat, Declaration.HEALTHY))
+    assert state.deal is not None
+    assert greedy_action(observe(state.deal, E), FirstChoice()) == NameContract(E, solo)
