@@ -106,8 +106,8 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
 class Scoresheet(msgspec.Struct, frozen=True):
     """A table's scoresheet: one row per deal played so far, 4 columns (seats 0-3).
     ``players`` sit there now; an ``abandoned`` session has no winners (T4.2). ``deals``:
-    the session's counted deals (R1.1, V6.1); with duty solos (V6.2) ``duty_owed``, the
-    seats that still owe theirs (left out otherwise)."""
+    the session's deals (R1.1: 12; V6.1, V6.6: the counted ones and the duty solos); with
+    duty solos (V6.2) ``duty_owed``, the seats that still owe theirs (left out otherwise)."""
 
     name: str
     players: tuple[str | None, ...]
@@ -132,7 +132,7 @@ class LobbyOptions(msgspec.Struct, frozen=True):
 class LobbyEntry(msgspec.Struct, frozen=True):
     """A table as the lobby shows it: its ``status``, who may join (T1.1), its seats (who
     sits, bot kinds, free, vacant or away), the deal in play (0 before the first) of
-    ``deals``, and its options."""
+    ``deals`` (its session's, V6.6 included), and its options."""
 
     name: str
     status: TableStatus
@@ -245,7 +245,7 @@ def scoresheet_of(state: TableState) -> Scoresheet:
     return Scoresheet(
         name=created.name,
         players=_names(state),
-        deals=current.deals,
+        deals=created.rule_set.all_deals,
         rows=tuple(rows),
         totals=current.totals,
         finished=current.finished,
@@ -265,7 +265,7 @@ def lobby_entry(state: TableState) -> LobbyEntry:
         visibility=created.visibility,
         seats=seat_infos(state),
         deal=current.deal.deal_no if current.deal is not None else 0,
-        deals=current.deals,
+        deals=created.rule_set.all_deals,
         options=LobbyOptions(created.turn_seconds, created.dealing_method, created.rules),
     )
 

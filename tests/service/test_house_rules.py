@@ -393,7 +393,7 @@ async def test_a_v6_session_plays_every_duty_solo_and_replays_exactly(
     assert len(scored) == 8 and all(sum(s.entries) == 0 for s in scored)
     assert sorted(s.re_seats[0] for s in scored if s.duty_solo is True) == list(SEATS)
     sheet = (await http.get(f"/tables/{v6_session.table_id}/scoresheet")).json()
-    assert sheet["deals"] == 4 and sheet["duty_owed"] == []
+    assert sheet["deals"] == 8 and sheet["duty_owed"] == []  # V6.6: 4 counted, 4 duty solos
     assert [row.get("duty_solo", False) for row in sheet["rows"]] == [
         s.duty_solo is True for s in scored
     ]
@@ -429,7 +429,7 @@ async def test_the_lobby_lists_the_session_length_and_duty_solos(
     assert response.status_code == 200, response.text
     listed = {t["table_id"]: t for t in response.json()["tables"]}
     entry = listed[v6_session.table_id]
-    assert entry["options"]["rules"] == V6 and entry["deals"] == 4
+    assert entry["options"]["rules"] == V6 and entry["deals"] == 8
 
 
 async def test_a_tournaments_tables_play_duty_solos(api: DokoClient, pool: asyncpg.Pool) -> None:
