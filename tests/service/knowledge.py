@@ -256,6 +256,8 @@ def _nothing(table: Table, event: Json) -> None:
 
 def _created(table: Table, event: Json) -> None:
     table.created = event
+    rules = event.get("rules", {})  # R1.1: 12 deals; V6.1, V6.6: N, and 4 duty solos
+    table.deals = rules.get("session_deals", 12) + (4 if rules.get("duty_solo") is True else 0)
 
 
 def _seated(table: Table, event: Json) -> None:
@@ -309,8 +311,9 @@ DECLARED_SOLOS = (
 
 def _started(table: Table, event: Json) -> None:
     table.started = True
-    table.first_dealer, table.deals = event["first_dealer"], event["deals"]
+    table.first_dealer = event["first_dealer"]
     table.rules = event.get("rules")
+    assert event["deals"] == (table.rules or {}).get("session_deals", 12), event  # V6.1
     table.owed = [0, 1, 2, 3] if (table.rules or {}).get("duty_solo") is True else []
 
 
