@@ -120,7 +120,7 @@ SCRIPTS = [
         "----ESWN",
         "----DDDD",
         "ESWNESWN",
-        id="no-solo-all-four-vorgefuehrt-in-seat-order-from-the-dealers-left",
+        id="X6.1-no-solo-all-four-vorgefuehrt-in-seat-order-from-the-dealers-left",
     ),
     pytest.param(
         [{E: JACKS}, {S: JACKS}, {W: JACKS}, {N: JACKS}, {}, {}, {}, {}],
@@ -144,7 +144,7 @@ SCRIPTS = [
         "------EN",
         "DD----DD",
         "SWESWNEN",
-        id="a-duty-solo-beats-nobody-owing-the-earlier-owing-seat-wins",
+        id="X6.2-of-two-duty-solos-the-earlier-seat-wins",
     ),
 ]
 
@@ -236,7 +236,7 @@ def test_v6_4_a_voluntary_solo_of_an_earlier_seat_loses_to_a_duty_solo() -> None
 
 
 def test_v6_3_a_solo_after_the_duty_solo_is_voluntary() -> None:
-    """E's second solo is voluntary: not marked, led from the dealer's left (R3.5), counted
+    """X6.3: E's second solo is voluntary: not marked, led from the dealer's left (R3.5), counted
     (the dealer moves on, V6.6), and E owes nothing again."""
     state = started()
     state, _ = deal(state, {E: JACKS})
