@@ -27,6 +27,7 @@ from domain.errors import (
     CardNotInHand,
     ContractNotAllowed,
     DomainError,
+    DutySoloForced,
     MarriageNotClarified,
     MustFollow,
     NotYourTurn,
@@ -55,6 +56,7 @@ from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
 from domain.variants.bock import bock_triggers, doubled
+from domain.variants.duty_solo import NO_DUTY, Duty, duty_solo_winner
 from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import second_heart_ten_wins
 
@@ -73,7 +75,9 @@ class Phase(StrEnum):
 class DealState(msgspec.Struct, frozen=True):
     """Everything true about a deal so far (hidden parts included), and the ``rules`` it is
     played by (`domain.rule_set`). ``schweinchen``: the seat that showed both AD (V3.1);
-    ``bock``: whether it is a Bock deal, counted double (V5.6)."""
+    ``bock``: whether it is a Bock deal, counted double (V5.6); ``duty``: who owes the duty
+    solo and who is vorgeführt (V6.2, V6.7); ``duty_solo``: whether the game is a duty solo
+    (V6.3)."""
 
     deal_no: int
     dealer: Seat
@@ -97,11 +101,22 @@ class DealState(msgspec.Struct, frozen=True):
     rules: RuleSet = DEFAULT
     schweinchen: Seat | None = None
     bock: bool = False
+    duty: Duty = NO_DUTY
+    duty_solo: bool = False
 
     @property
     def first(self) -> Seat:
         """R3.5, R4.1: the player on the dealer's left declares and leads first."""
         return self.dealer.left()
+
+    @property
+    def leader(self) -> Seat:
+        """R3.5: who leads the first trick: the player on the dealer's left; in a duty solo
+        the soloist (V6.5). Only once the game type is fixed."""
+        if self.duty_solo:
+            assert self.declarer is not None
+            return self.declarer
+        return self.first
 
     @property
     def turn(self) -> Seat | None:
@@ -160,9 +175,11 @@ class DealState(msgspec.Struct, frozen=True):
         return deal_order(self.game_type, self.schweinchen is not None)
 
 
-def deal_started(event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False) -> DealState:
+def deal_started(
+    event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False, duty: Duty = NO_DUTY
+) -> DealState:
     """The state right after the cards are dealt, played by ``rules``; a Bock deal if
-    ``bock`` (V5.6)."""
+    ``bock`` (V5.6); ``duty``: who owes the duty solo and who is vorgeführt (V6.2, V6.7)."""
     return DealState(
         deal_no=event.deal_no,
         dealer=event.dealer,
@@ -171,6 +188,7 @@ def deal_started(event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False)
         hands=event.hands,
         rules=rules,
         bock=bock,
+        duty=duty,
     )
 
 
@@ -193,10 +211,15 @@ def _require_turn(state: DealState, seat: Seat, rule: str) -> None:
 
 
 def _declare(state: DealState, command: Declare) -> tuple[DealEvent, ...]:
-    """R4.1: in turn from the dealer's left, each says `healthy` or `reservation`."""
+    """R4.1: in turn from the dealer's left, each says `healthy` or `reservation`; V6.7: the
+    seat vorgeführt says `reservation`."""
     if state.phase is not Phase.RESERVATIONS:
         raise PhaseClosed("reservations are over for this deal", rule="R4.1")
     _require_turn(state, command.seat, "R4.1")
+    if command.seat is state.duty.forced and command.declaration is Declaration.HEALTHY:
+        raise DutySoloForced(
+            "you are vorgeführt: your duty solo is due in this deal, say reservation", rule="V6.7"
+        )
     declared = Declared(command.seat, command.declaration)
     declarations = _set(state.declarations, command.seat, command.declaration)
     if None in declarations:
@@ -216,6 +239,8 @@ def _name_contract(state: DealState, command: NameContract) -> tuple[DealEvent, 
         raise ContractNotAllowed(
             f"{contract.value} cannot be named: name a solo or a marriage", rule="R4.2"
         )
+    if contract is GameType.MARRIAGE and command.seat is state.duty.forced:
+        raise DutySoloForced("you are vorgeführt: name a solo of your choice", rule="V6.7")
     if contract is GameType.MARRIAGE and state.hands[command.seat].count(Card.QC) < 2:
         raise ContractNotAllowed("a marriage needs both QC in hand", rule="R4.2")
     named = ContractNamed(command.seat, contract)
@@ -233,9 +258,13 @@ def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> 
     """R4.3-R4.5: any solo beats a marriage; between solos the earlier player wins.
 
     With no winning reservation the game is normal, or a silent solo for a player
-    holding both QC.
+    holding both QC. V6.4: a duty solo beats them all.
     """
-    named = [(s, contracts[s]) for s in state.first.round() if contracts[s] is not None]
+    named = [(s, c) for s in state.first.round() if (c := contracts[s]) is not None]
+    duty = duty_solo_winner(named, state.duty.owed)
+    if duty is not None:
+        seat, contract = duty
+        return GameTypeFixed(contract, seat, duty_solo=True)
     for seat, contract in named:
         if contract in SOLOS:
             return GameTypeFixed(contract, seat)
@@ -320,10 +349,13 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
 
 
 def final_score(state: DealState) -> Score:
-    """R7-R10 for a deal whose tricks are complete (12, V1.1: 10); with Bock rounds (V5) a Bock deal
-    doubled (V5.6) and the triggers the deal met named (V5.2-V5.5)."""
+    """R7-R10 for a deal whose tricks are complete (12, V1.1: 10); a duty solo marked (V6.8);
+    with Bock rounds (V5) a Bock deal doubled (V5.6) and the triggers the deal met named
+    (V5.2-V5.5)."""
     deal_facts = facts(state)
     result = score(deal_facts)
+    if state.duty_solo:
+        result = msgspec.structs.replace(result, duty_solo=True)
     if not state.rules.bock_rounds:
         return result
     if state.bock:
@@ -429,14 +461,15 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
     if isinstance(event, ContractNamed):
         return replace(state, contracts=_set(state.contracts, event.seat, event.contract))
     if isinstance(event, GameTypeFixed):
-        return replace(
+        fixed = replace(
             state,
             phase=Phase.PLAY,
             game_type=event.game_type,
             declarer=event.declarer,
             parties=_parties(event.game_type, event.declarer, state),
-            trick=Trick(state.first),
+            duty_solo=event.duty_solo is True,
         )
+        return replace(fixed, trick=Trick(fixed.leader))
     if isinstance(event, MarriageClarified):
         partner = event.partner
         parties = tuple(

@@ -123,6 +123,12 @@ class SchweinchenNotAllowed(DomainError):
     code = "schweinchen_not_allowed"
 
 
+class DutySoloForced(DomainError):
+    """The player vorgeführt must say `reservation` and name a solo (V6.7)."""
+
+    code = "duty_solo_forced"
+
+
 class SessionOver(DomainError):
     """All 12 deals of the session have been played (R1.1)."""
 

@@ -51,7 +51,9 @@ class Observation(msgspec.Struct, frozen=True):
     ``rules``: the house rules the deal is played by (`domain.rule_set`; left out for
     RULES.md exactly); ``schweinchen``: the seat that showed both AD, seen by everyone (V3.1;
     left out while nobody has); ``bock``: true for a Bock deal, counted double (V5.6; left
-    out otherwise)."""
+    out otherwise); with duty solos (V6.2, public): ``duty_owed``, the seats that owed their
+    duty solo when the deal began, ``forced``, the seat vorgeführt (V6.7), ``duty_solo``,
+    true once the game is fixed as a duty solo (V6.3); each left out otherwise."""
 
     viewer: Seat | None
     deal_no: int
@@ -78,6 +80,9 @@ class Observation(msgspec.Struct, frozen=True):
     rules: RuleSet | UnsetType = UNSET
     schweinchen: Seat | UnsetType = UNSET
     bock: bool | UnsetType = UNSET
+    duty_owed: tuple[Seat, ...] | UnsetType = UNSET
+    forced: Seat | UnsetType = UNSET
+    duty_solo: bool | UnsetType = UNSET
 
 
 def _qc_players(trick: Trick) -> list[Seat]:
@@ -194,6 +199,7 @@ _NO_OPTIONS = Options()
 _DECLARE = Options(declarations=tuple(Declaration))
 _MARRIAGE_OR_SOLO = Options(contracts=tuple(c for c in GameType if c in CONTRACTS))
 _SOLO = Options(contracts=tuple(c for c in GameType if c in SOLOS))
+_RESERVE = Options(declarations=(Declaration.RESERVATION,))
 
 
 def options(state: DealState, seat: Seat) -> Options:
@@ -202,13 +208,18 @@ def options(state: DealState, seat: Seat) -> Options:
 
 
 def _options(state: DealState, seat: Seat, turn: Seat | None) -> Options:
-    """`options`, given whose turn it is; a marriage needs both QC (R4.2)."""
+    """`options`, given whose turn it is; a marriage needs both QC (R4.2); the seat
+    vorgeführt says `reservation` and names a solo (V6.7)."""
+    forced = state.duty.forced is seat
     if state.phase is Phase.RESERVATIONS:
-        return _DECLARE if turn is seat else _NO_OPTIONS
+        if turn is not seat:
+            return _NO_OPTIONS
+        return _RESERVE if forced else _DECLARE
     if state.phase is Phase.CONTRACTS:
         if turn is not seat:
             return _NO_OPTIONS
-        return _MARRIAGE_OR_SOLO if state.hands[seat].count(Card.QC) == 2 else _SOLO
+        married = state.hands[seat].count(Card.QC) == 2
+        return _MARRIAGE_OR_SOLO if married and not forced else _SOLO
     cards: tuple[Card, ...] = ()
     if turn is seat and state.trick is not None and state.game_type is not None:
         cards = legal_cards(state.hands[seat], state.trick, state.order)
@@ -265,4 +276,7 @@ def observe(state: DealState, viewer: Seat | None) -> Observation:
         recorded(state.rules),
         UNSET if state.schweinchen is None else state.schweinchen,
         True if state.bock else UNSET,
+        state.duty.owed if state.rules.duty_solo else UNSET,
+        UNSET if state.duty.forced is None else state.duty.forced,
+        True if state.duty_solo else UNSET,
     )

@@ -23,7 +23,7 @@ from domain.commands import (
     ShowSchweinchen,
 )
 from domain.deal import Phase
-from domain.game_types import CardOrder, GameType
+from domain.game_types import CardOrder, GameType, order_of
 from domain.observations import Observation
 from domain.rule_set import TRICKS, in_force
 from domain.tricks import winning_index
@@ -57,7 +57,7 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     if observation.phase is Phase.RESERVATIONS and options.declarations:
         married = observation.hand.count(Card.QC) == 2
         reserve = chooser.random() < (MARRIAGE_RATE if married else RESERVATION_RATE)
-        return Declare(seat, Declaration.RESERVATION if reserve else Declaration.HEALTHY)
+        return Declare(seat, declaration(observation, reserve))
     if GameType.MARRIAGE in options.contracts and chooser.random() < MARRIAGE_RATE:
         return NameContract(seat, GameType.MARRIAGE)
     if options.contracts:
@@ -70,6 +70,19 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     if options.cards:
         return PlayCard(seat, options.cards[chooser.randrange(len(options.cards))])
     return None
+
+
+def declaration(observation: Observation, reserve: bool) -> Declaration:
+    """R4.1: `reservation` if the player wants one or it is the only word allowed (the seat
+    vorgeführt, V6.7), else `healthy`."""
+    allowed = observation.options.declarations
+    return Declaration.RESERVATION if reserve or len(allowed) == 1 else Declaration.HEALTHY
+
+
+def strongest(hand: tuple[Card, ...], contracts: tuple[GameType, ...]) -> GameType:
+    """The contract in which ``hand`` holds the most trumps, the first of equals: the greedy
+    player's choice, also of its solo when vorgeführt (V6.7)."""
+    return max(contracts, key=lambda g: sum(order_of(g).is_trump(c) for c in hand))
 
 
 def observed_order(observation: Observation) -> CardOrder:
@@ -85,7 +98,8 @@ cards (two thirds of a hand: without nines, V1.1, 7 of 10)."""
 
 
 def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | None:
-    """A simple heuristic player: never reserves; announces with strong hands; shows
+    """A simple heuristic player: never reserves unless vorgeführt (V6.7: then it names the
+    solo with the most trumps, `strongest`); announces with strong hands; shows
     Schweinchen when it may (V3.1); in play wins tricks holding many points as cheaply as it
     can, gives points to a partner who is winning, and otherwise follows with its cheapest
     card.
@@ -96,9 +110,9 @@ def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     assert seat is not None
     options = observation.options
     if options.declarations:
-        return Declare(seat, Declaration.HEALTHY)
+        return Declare(seat, declaration(observation, False))
     if options.contracts:
-        return NameContract(seat, options.contracts[chooser.randrange(len(options.contracts))])
+        return NameContract(seat, strongest(observation.hand, options.contracts))
     if options.schweinchen is True:
         return ShowSchweinchen(seat)
     order = observed_order(observation)
@@ -150,8 +164,9 @@ class FirstChoice:
 
 def stand_in_action(observation: Observation) -> Declare | NameContract | PlayCard | None:
     """T3.2: what the stand-in does for a seat whose turn timed out: the greedy player's
-    choice among the turn's own actions (it declares `healthy`, names the first allowed
-    contract, or plays the greedy card), never an announcement nor Schweinchen; ties go to
+    choice among the turn's own actions (it declares `healthy`, or `reservation` when
+    vorgeführt, V6.7; names the allowed contract with the most trumps, or plays the greedy
+    card), never an announcement nor Schweinchen; ties go to
     the first option, so the choice is a function of the observation alone and replays
     exactly.
 

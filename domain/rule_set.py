@@ -19,7 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from domain.decks import ALGORITHM
-from domain.variants import schweinchen, without_nines
+from domain.variants import duty_solo, schweinchen, without_nines
 from domain.variants.second_heart_ten import SecondHeartTen
 
 TRICKS = 12
@@ -34,6 +34,8 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     ``second_heart_ten``: which 10H wins a trick holding both (V2.1, V2.2; R3.4 by default).
     ``schweinchen``: whether both AD in one hand may be shown as the highest trumps (V3.1).
     ``bock_rounds``: whether certain deals bring a round of deals that count double (V5.1).
+    ``session_deals``: the counted deals of a session (V6.1; R1.1's 12 by default).
+    ``duty_solo``: whether each player must play one duty solo in the session (V6.2).
     """
 
     without_nines: Annotated[
@@ -59,6 +61,24 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
             "winning against re, the next four deals count double (rounds queued)"
         ),
     ] = False
+    session_deals: Annotated[
+        int,
+        Meta(
+            ge=duty_solo.ROUND,
+            le=duty_solo.LONGEST,
+            multiple_of=duty_solo.ROUND,
+            description="V6.1: the counted deals of a session, a multiple of 4 from 4 to 48 "
+            "(RULES.md: 12)",
+        ),
+    ] = duty_solo.DEALS
+    duty_solo: Annotated[
+        bool,
+        Meta(
+            description="V6.2-V6.8: each player must play one duty solo (Pflichtsolo): it "
+            "beats every other contract, its soloist leads, the same dealer deals again; who "
+            "still owes it once the counted deals are scored is vorgeführt in an extra deal"
+        ),
+    ] = False
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -68,6 +88,8 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
             self.second_heart_ten.rule,
             schweinchen.RULE if self.schweinchen else None,
             "V5.1" if self.bock_rounds else None,  # domain.variants.bock (it reads events)
+            "V6.1" if self.session_deals != duty_solo.DEALS else None,
+            "V6.2" if self.duty_solo else None,
         )
         return tuple(i for i in ids if i is not None)
 
@@ -91,6 +113,12 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     def deadline_shift(self) -> int:
         """How many cards lower every announcement deadline is (V1.3: two, else none)."""
         return without_nines.DEADLINE_SHIFT if self.without_nines else 0
+
+    @property
+    def all_deals(self) -> int:
+        """R1.1, V6.6: the deals a session has: its counted deals, and with duty solos one
+        more for each player."""
+        return duty_solo.all_deals(self.session_deals, self.duty_solo)
 
 
 DEFAULT = RuleSet()

@@ -87,6 +87,7 @@ from domain.observations import observe
 from domain.players import stand_in_action
 from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import SEATS, Seat
+from domain.variants.duty_solo import DEALS, check_session_deals
 
 Hands = tuple[tuple[Card, ...], ...]
 T = TypeVar("T")
@@ -440,7 +441,7 @@ def _session_step(
 ) -> tuple[TableEvent, ...]:
     """A deal command decided by the session; a scored deal is followed by the next one."""
     events = session.decide(state.session, command)
-    if isinstance(events[-1], DealScored) and len(state.session.sheet) + 1 < state.session.deals:
+    if isinstance(events[-1], DealScored):  # else the session finished with it
         after = session.fold(events, state.session)
         events = (*events, *session.decide(after, _next_deal(state, created, after)))
     return events
@@ -448,11 +449,22 @@ def _session_step(
 
 def _create(state: TableState, command: CreateTable) -> TableCreated:
     """R2.2: presets must be decks; T1.1: a private table has an invitation; T3.1: a turn
-    clock of 5-600 seconds; N1-N3: its name as `domain.names` keeps names."""
+    clock of 5-600 seconds; N1-N3: its name as `domain.names` keeps names; V6.1: a session
+    length of 4-48 deals, and seeds or presets for every deal of it (V6.6: N + 4 with duty
+    solos)."""
     if state.created is not None:
         raise PhaseClosed("the table exists already", rule="R1.1")
     for hands in command.presets:
         validate_preset(hands, command.rules.algorithm)
+    rules = command.rules
+    check_session_deals(rules.session_deals)
+    given = len(command.presets or command.server_seeds)
+    if given != rules.all_deals:
+        raise InvalidTableOption(
+            f"the session has {rules.all_deals} deals: give a seed or preset deal for each, "
+            f"not {given}",
+            rule="R1.1" if rules.all_deals == DEALS else "V6.1",
+        )
     low, high = TURN_SECONDS
     if command.turn_seconds is not None and not low <= command.turn_seconds <= high:
         raise InvalidTableOption(

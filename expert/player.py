@@ -22,7 +22,7 @@ from domain.commands import (
 from domain.observations import Observation
 from domain.players import Chooser
 from expert.core import CODES
-from expert.reservations import best_contract, contract_means
+from expert.reservations import best_contract, contract_means, forced_solos
 from expert.search import Budget, announcement, evaluate
 
 DEFAULT_BUDGET = Budget()
@@ -54,12 +54,14 @@ def expert_action(
     assert seat is not None
     options = observation.options
     if options.declarations:
+        if len(options.declarations) == 1:  # vorgeführt (V6.7): its solo is chosen next
+            return Declare(seat, options.declarations[0])
         rng = random.Random(chooser.randrange(1 << 30))
         contract = best_contract(contract_means(observation, rng, budget))
         return Declare(seat, Declaration.HEALTHY if contract is None else Declaration.RESERVATION)
     if options.contracts:
         rng = random.Random(chooser.randrange(1 << 30))
-        means = contract_means(observation, rng, budget)
+        means = contract_means(observation, rng, budget, forced_solos(observation))
         weighed = [g for g in options.contracts if g in means]  # those it reserved for
         return NameContract(seat, max(weighed or options.contracts, key=lambda g: means.get(g, 0)))
     if not acts_now(observation):

@@ -55,6 +55,7 @@ class ProblemCode(StrEnum):
     LATE_REPLY_BLOCKS_REFUSALS = "late_reply_blocks_refusals"
     INCLUDED_LEVEL_TOO_LATE = "included_level_too_late"
     SCHWEINCHEN_NOT_ALLOWED = "schweinchen_not_allowed"
+    DUTY_SOLO_FORCED = "duty_solo_forced"
     SESSION_OVER = "session_over"
     REPLAY_MISMATCH = "replay_mismatch"
     # the table's rules (domain.table)
@@ -154,6 +155,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.LATE_REPLY_BLOCKS_REFUSALS: (409, "a late reply blocks the party's refusals"),
     C.INCLUDED_LEVEL_TOO_LATE: (409, "a level the word includes is past its deadline"),
     C.SCHWEINCHEN_NOT_ALLOWED: (409, "Schweinchen may not be shown now"),
+    C.DUTY_SOLO_FORCED: (409, "the player vorgeführt must play a solo now"),
     C.SESSION_OVER: (409, "the session's 12 deals are played"),
     C.REPLAY_MISMATCH: (409, "a recorded event is not what the rules make of its command"),
     C.SEAT_UNAVAILABLE: (409, "the seat is taken"),

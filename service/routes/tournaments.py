@@ -21,7 +21,6 @@ from litestar.params import JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent
 
 from domain.dealing import SEED_BYTES
-from domain.session import DEALS
 from domain.standings import Standings
 from domain.table import Visibility
 from domain.tournament import (
@@ -169,7 +168,10 @@ async def create_tournament(
     seeds = (
         ()
         if presets
-        else tuple(tuple(fresh_bytes(SEED_BYTES) for _ in range(DEALS)) for _ in range(data.rounds))
+        else tuple(
+            tuple(fresh_bytes(SEED_BYTES) for _ in range(data.rules.all_deals))
+            for _ in range(data.rounds)
+        )
     )
     command = CreateTournament(
         name=data.name,

@@ -111,7 +111,9 @@ function trickPanel(record, step) {
         ? t('event.game_by', { game: term('game', record.game_type), declarer: names()[record.declarer] })
         : t('event.game', { game: term('game', record.game_type) }),
       record.marriage_clarified_in ? `; ${t('viewer.clarified', { trick: record.marriage_clarified_in })}` : '',
-      given(record.schweinchen) ? `; ${t('viewer.schweinchen', { who: names()[record.schweinchen] })}` : ''));
+      given(record.schweinchen) ? `; ${t('viewer.schweinchen', { who: names()[record.schweinchen] })}` : ''),
+      given(record.forced) ? h('p', { class: 'forced' }, t('move.forced', { who: names()[record.forced] }), ' ', rule('V6.7', state.rules, false)) : null,
+      record.score.duty_solo ? h('p', { class: 'duty-solo' }, t('move.duty_solo'), ' ', rule('V6.6', state.rules, false)) : null);
   }
   const trick = record.tricks[step - 1];
   return h('section', {

@@ -32,10 +32,11 @@ At the end of each deal
     negation (soloist = -3 x opponent); otherwise each Re member writes the value
     and each Kontra member its negation;
   * the dealer moves left each deal (R1.2), the dealer's left leads (R3.5), and a
-    marriage is clarified by trick 3 (R4.6).
+    marriage is clarified by trick 3 (R4.6); with duty solos (V6) the dealer stays after
+    one, its soloist leads, and a solo of a seat owing it is its duty solo.
 At the end of each session
-  * 12 deals; totals are the scoresheet's column sums; the winners hold the
-    maximal total (R1.3).
+  * 12 deals (V6: the rule set's counted deals, and 4 duty solos); totals are the
+    scoresheet's column sums; the winners hold the maximal total (R1.3).
 
 The last test checks every game type occurred: normal, marriage with a partner,
 marriage turned solo, silent solo and each of the 7 solos.
@@ -51,6 +52,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+from msgspec import UNSET
 
 from domain import deal, replay, session
 from domain.announcements import Word
@@ -81,7 +83,7 @@ from domain.events import (
     SessionFinished,
     TrickWon,
 )
-from domain.game_types import GameType
+from domain.game_types import SOLOS, GameType
 from domain.observations import Observation, observe, options
 from domain.parties import Party
 from domain.players import Chooser, random_action
@@ -89,6 +91,7 @@ from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import SEATS, Seat
 from domain.session import SessionState
 from domain.simulation import Step, Stuck, next_command, play_deal, play_session, session_steps
+from domain.variants.duty_solo import Duty
 
 SESSIONS = 84
 """Generated sessions (12 deals each); with the explicit examples over 1,000 deals."""
@@ -362,15 +365,23 @@ def check_deal(
     assert isinstance(scored, DealScored)
     score = scored.score
     assert before.first_dealer is not None
-    assert dealt.dealer == before.first_dealer.after(dealt.deal_no - 1)  # R1.2
-
-    state = deal.deal_started(dealt, before.rules, before.bock_pending > 0)
+    counted = sum(not g.duty_solo for g in before.games)  # V6.6: a duty solo is not counted
+    assert dealt.dealer == before.first_dealer.after(counted)  # R1.2
+    forced = None if dealt.forced is UNSET else dealt.forced
+    duty = Duty(before.owed, forced)
+    state = deal.deal_started(dealt, before.rules, before.bock_pending > 0, duty)
+    leader = dealt.dealer.left()  # R3.5
     tricks: list[tuple[tuple[Card, ...], Seat, Seat]] = []
     game_type: GameType | None = None
     shown = False
     for event in events[1:]:
         if isinstance(event, GameTypeFixed):
             game_type = event.game_type
+            if event.duty_solo is True:  # V6.3, V6.5: owed, the soloist leads
+                assert event.declarer in before.owed and game_type in SOLOS
+                leader = event.declarer
+            else:  # V6.4: a solo of a seat owing it would have been its duty solo
+                assert event.declarer not in before.owed or game_type not in SOLOS
         if isinstance(event, SchweinchenShown):
             assert before.rules.schweinchen and not shown  # V3.1
             assert state.hands[event.seat].count(Card.AD) == 2  # V3.1
@@ -379,7 +390,7 @@ def check_deal(
             trick = state.trick
             assert trick is not None and game_type is not None and trick.complete
             if event.trick_no == 1:
-                assert trick.leader == dealt.dealer.left()  # R3.5
+                assert trick.leader == leader  # R3.5, V6.5
             best = oracle_winner(trick.cards, game_type, second_ten_wins(event.trick_no), shown)
             assert event.winner == trick.leader.after(best), trick
             assert event.points == sum(CARD_POINTS[c] for c in trick.cards)
@@ -420,7 +431,7 @@ def check_deal(
 
 def check_session(events: list[Event], final: SessionState) -> None:
     sheet = [e.score.entries for e in events if isinstance(e, DealScored)]
-    assert len(sheet) == 12 and final.sheet == tuple(sheet)
+    assert len(sheet) == final.rules.all_deals and final.sheet == tuple(sheet)  # R1.1, V6.6
     columns = tuple(sum(row[s] for row in sheet) for s in SEATS)
     assert final.totals == columns
     finished = events[-1]

@@ -17,6 +17,7 @@ import domain.standings
 import domain.table
 import domain.tournament
 import domain.variants.bock
+import domain.variants.duty_solo
 import domain.variants.schweinchen
 import domain.variants.second_heart_ten
 import domain.variants.without_nines
@@ -135,6 +136,7 @@ def test_the_package_copy_of_the_house_rules_is_the_domains() -> None:
         | bullets_of(domain.variants.second_heart_ten, "V2")
         | bullets_of(domain.variants.schweinchen, "V3")
         | bullets_of(domain.variants.bock, "V5")
+        | bullets_of(domain.variants.duty_solo, "V6")
     )
     assert {"V1.1", "V1.5", "V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V5.1", "V5.7"} <= set(stated)
     copied = rule_texts((WEB / "HOUSE_RULES.md").read_text(encoding="utf-8"))

@@ -594,11 +594,14 @@ def test_what_the_service_always_sends_is_required() -> None:
         "TableCreated",
         "TournamentCreated",
     }
-    house_rules = {  # V3.1, V5: left out where they do not apply
-        "Observation": {"schweinchen", "bock"},
+    house_rules = {  # V3.1, V5, V6: left out where they do not apply
+        "Observation": {"schweinchen", "bock", "duty_owed", "forced", "duty_solo"},
         "Options": {"schweinchen"},
-        "DealRecord": {"schweinchen"},
-        "Score": {"bock", "bock_triggers"},
+        "DealRecord": {"schweinchen", "forced"},
+        "Score": {"bock", "bock_triggers", "duty_solo"},
+        "DealDealt": {"forced"},
+        "GameTypeFixed": {"duty_solo"},
+        "Scoresheet": {"duty_owed"},
     }
     for name, schema in schemas.items():
         if "properties" in schema and name not in leaving_out and not name.endswith("Request"):
