@@ -61,8 +61,9 @@ def words_of(party: Party, level: int) -> tuple[Word, ...]:
 def deadline(level: int, shift: int = 0) -> int:
     """R6.2: the fewest cards with which a level may still be announced.
 
-    re/kontra 11, no90 10, no60 9, no30 8, schwarz 7; in a marriage every
-    deadline is ``shift`` cards lower (R6.7: 0, 1 or 2 by the clarifying trick).
+    re/kontra 11, no90 10, no60 9, no30 8, schwarz 7; every deadline is ``shift``
+    cards lower in a marriage (R6.7: 0, 1 or 2 by the clarifying trick) and without nines
+    (V1.3: 2 more).
     """
     return 12 - level - shift
 
@@ -94,13 +95,15 @@ def check(
     own: PartyAnnouncements,
     opponents: PartyAnnouncements,
     shift: int = 0,
+    deadline_rule: str | None = None,
 ) -> tuple[tuple[Word, ...], bool]:
     """Validate an announcement; return the words it adds and whether it is a late reply.
 
     Checked in the order of R6.10 (R6.7 and the phase are checked by the deal):
     R6.9 wrong party; R6.5 repeat; R6.2 / R6.6 the word's own deadline (as a
     reply where the opponents have announced); R6.6 a late reply blocks
-    refusals; R6.3 an included level no longer timely.
+    refusals; R6.3 an included level no longer timely. A refusal for a deadline names
+    ``deadline_rule`` instead where a house rule shifts the deadlines (V1.3).
     """
     if word in (Word.RE, Word.KONTRA) and word is not party_word(party):
         raise WrongParty(
@@ -120,7 +123,7 @@ def check(
             if cards < normal:
                 raise AnnouncementTooLate(
                     f"{word.value} needs at least {normal} cards in hand; you hold {cards}",
-                    rule="R6.2",
+                    rule=deadline_rule or "R6.2",
                 )
         else:
             reply = reply_deadline(opponents.level, shift)
@@ -128,14 +131,14 @@ def check(
                 raise AnnouncementTooLate(
                     f"{word.value} as a reply needs at least {reply} cards in hand; "
                     f"you hold {cards}",
-                    rule="R6.6",
+                    rule=deadline_rule or "R6.6",
                 )
         return (word,), cards < normal
     own_deadline = deadline(level, shift)
     if cards < own_deadline:
         raise AnnouncementTooLate(
             f"{word.value} needs at least {own_deadline} cards in hand; you hold {cards}",
-            rule="R6.2",
+            rule=deadline_rule or "R6.2",
         )
     replying_late = (
         own.level == 0
@@ -154,7 +157,7 @@ def check(
         raise IncludedLevelTooLate(
             f"{word.value} includes {missing.value}, which needs at least "
             f"{deadline(lowest, shift)} cards in hand; you hold {cards}",
-            rule="R6.3",
+            rule=deadline_rule or "R6.3",
         )
     return words_of(party, level)[own.level :], False
 

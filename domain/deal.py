@@ -29,6 +29,7 @@ from domain.errors import (
     CardNotInHand,
     ContractNotAllowed,
     DomainError,
+    DutySoloForced,
     MarriageNotClarified,
     MustFollow,
     NotYourTurn,
@@ -61,10 +62,10 @@ from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
 from domain.variants.armut import Poverty, holds, poor, taken, trumps_of
 from domain.variants.bock import bock_triggers, doubled
+from domain.variants.duty_solo import NO_DUTY, Duty, duty_solo_winner
 from domain.variants.schweinchen import deal_order, schweinchen_possible
 from domain.variants.second_heart_ten import second_heart_ten_wins
 
-TRICKS = 12
 T = TypeVar("T")
 
 
@@ -83,7 +84,8 @@ class DealState(msgspec.Struct, frozen=True):
     """Everything true about a deal so far (hidden parts included), and the ``rules`` it is
     played by (`domain.rule_set`). ``schweinchen``: the seat that showed both AD (V3.1);
     ``bock``: whether it is a Bock deal, counted double (V5.6); ``poverty``: the Armut
-    offered, if any (V4.3-V4.7)."""
+    offered, if any (V4.3-V4.7); ``duty``: who owes the duty solo and who is vorgeführt
+    (V6.2, V6.7); ``duty_solo``: whether the game is a duty solo (V6.3)."""
 
     deal_no: int
     dealer: Seat
@@ -108,11 +110,22 @@ class DealState(msgspec.Struct, frozen=True):
     schweinchen: Seat | None = None
     bock: bool = False
     poverty: Poverty | None = None
+    duty: Duty = NO_DUTY
+    duty_solo: bool = False
 
     @property
     def first(self) -> Seat:
         """R3.5, R4.1: the player on the dealer's left declares and leads first."""
         return self.dealer.left()
+
+    @property
+    def leader(self) -> Seat:
+        """R3.5: who leads the first trick: the player on the dealer's left; in a duty solo
+        the soloist (V6.5). Only once the game type is fixed."""
+        if self.duty_solo:
+            assert self.declarer is not None
+            return self.declarer
+        return self.first
 
     @property
     def turn(self) -> Seat | None:
@@ -147,6 +160,12 @@ class DealState(msgspec.Struct, frozen=True):
         return 0 if self.clarified_in is None else self.clarified_in - 1
 
     @property
+    def deadline_shift(self) -> int:
+        """R6.7, V1.3: how many cards lower every announcement deadline is: the marriage's
+        shift, and two more without nines."""
+        return self.marriage_shift + self.rules.deadline_shift
+
+    @property
     def solo(self) -> bool:
         """Scored as a solo: a declared or silent solo, or a marriage turned diamond solo."""
         gt = self.game_type
@@ -169,9 +188,11 @@ class DealState(msgspec.Struct, frozen=True):
         return deal_order(self.game_type, self.schweinchen is not None)
 
 
-def deal_started(event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False) -> DealState:
+def deal_started(
+    event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False, duty: Duty = NO_DUTY
+) -> DealState:
     """The state right after the cards are dealt, played by ``rules``; a Bock deal if
-    ``bock`` (V5.6)."""
+    ``bock`` (V5.6); ``duty``: who owes the duty solo and who is vorgeführt (V6.2, V6.7)."""
     return DealState(
         deal_no=event.deal_no,
         dealer=event.dealer,
@@ -180,6 +201,7 @@ def deal_started(event: DealDealt, rules: RuleSet = DEFAULT, bock: bool = False)
         hands=event.hands,
         rules=rules,
         bock=bock,
+        duty=duty,
     )
 
 
@@ -206,10 +228,15 @@ def _require_turn(state: DealState, seat: Seat, rule: str) -> None:
 
 
 def _declare(state: DealState, command: Declare) -> tuple[DealEvent, ...]:
-    """R4.1: in turn from the dealer's left, each says `healthy` or `reservation`."""
+    """R4.1: in turn from the dealer's left, each says `healthy` or `reservation`; V6.7: the
+    seat vorgeführt says `reservation`."""
     if state.phase is not Phase.RESERVATIONS:
         raise PhaseClosed("reservations are over for this deal", rule="R4.1")
     _require_turn(state, command.seat, "R4.1")
+    if command.seat is state.duty.forced and command.declaration is Declaration.HEALTHY:
+        raise DutySoloForced(
+            "you are vorgeführt: your duty solo is due in this deal, say reservation", rule="V6.7"
+        )
     declared = Declared(command.seat, command.declaration)
     declarations = _set(state.declarations, command.seat, command.declaration)
     if None in declarations:
@@ -231,6 +258,8 @@ def _name_contract(state: DealState, command: NameContract) -> tuple[DealEvent, 
         raise ContractNotAllowed(
             f"{contract.value} cannot be named: name a solo or a marriage", rule="R4.2"
         )
+    if contract in _NOT_A_SOLO and command.seat is state.duty.forced:
+        raise DutySoloForced("you are vorgeführt: name a solo of your choice", rule="V6.7")
     if contract is GameType.MARRIAGE and state.hands[command.seat].count(Card.QC) < 2:
         raise ContractNotAllowed("a marriage needs both QC in hand", rule="R4.2")
     named = ContractNamed(command.seat, contract)
@@ -242,6 +271,10 @@ def _name_contract(state: DealState, command: NameContract) -> tuple[DealEvent, 
     if waiting:
         return (named,)
     return (named, _fix_game_type(state, contracts))
+
+
+_NOT_A_SOLO = (GameType.MARRIAGE, GameType.POVERTY)
+"""V6.7: the contracts the seat vorgeführt may not name."""
 
 
 def _check_poverty(state: DealState, seat: Seat) -> None:
@@ -260,9 +293,13 @@ def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> 
     Armut (V4.2) a solo beats it and it beats a marriage; the earlier Armut stands.
 
     With no winning reservation the game is normal, or a silent solo for a player
-    holding both QC.
+    holding both QC. V6.4: a duty solo beats them all.
     """
-    named = [(s, contracts[s]) for s in state.first.round() if contracts[s] is not None]
+    named = [(s, c) for s in state.first.round() if (c := contracts[s]) is not None]
+    duty = duty_solo_winner(named, state.duty.owed)
+    if duty is not None:
+        seat, contract = duty
+        return GameTypeFixed(contract, seat, duty_solo=True)
     for seat, contract in named:
         if contract in SOLOS:
             return GameTypeFixed(contract, seat)
@@ -343,7 +380,7 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     current = state.trick
     if state.phase is not Phase.PLAY or current is None or state.game_type is None:
         raise PhaseClosed(
-            "cards are played only once the game type is fixed and until the 12th trick",
+            "cards are played only once the game type is fixed and until the last trick",
             rule="R3.6",
         )
     seat, played = command.seat, command.card
@@ -361,7 +398,8 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
     events: list[DealEvent] = [CardPlayed(seat, played)]
     trick = Trick(current.leader, (*current.cards, played))
     trick_no = len(state.tricks) + 1
-    later_ten = second_heart_ten_wins(state.rules.second_heart_ten, order, trick_no, TRICKS)
+    last = state.rules.tricks
+    later_ten = second_heart_ten_wins(state.rules.second_heart_ten, order, trick_no, last)
     winner = trick_winner(trick, order, later_ten)
     events.append(TrickWon(trick_no, winner, trick.points))
     if state.game_type is GameType.MARRIAGE and state.clarified_in is None:
@@ -369,7 +407,7 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
             events.append(MarriageClarified(trick_no, winner))
         elif trick_no == 3:
             events.append(MarriageClarified(trick_no, None))
-    if trick_no == TRICKS:
+    if trick_no == last:
         final = state
         for event in events:
             final = evolve(final, event)
@@ -378,10 +416,13 @@ def _play(state: DealState, command: PlayCard) -> tuple[DealEvent, ...]:
 
 
 def final_score(state: DealState) -> Score:
-    """R7-R10 for a deal whose 12 tricks are complete; with Bock rounds (V5) a Bock deal
-    doubled (V5.6) and the triggers the deal met named (V5.2-V5.5)."""
+    """R7-R10 for a deal whose tricks are complete (12, V1.1: 10); a duty solo marked (V6.8);
+    with Bock rounds (V5) a Bock deal doubled (V5.6) and the triggers the deal met named
+    (V5.2-V5.5)."""
     deal_facts = facts(state)
     result = score(deal_facts)
+    if state.duty_solo:
+        result = msgspec.structs.replace(result, duty_solo=True)
     if not state.rules.bock_rounds:
         return result
     if state.bock:
@@ -391,7 +432,7 @@ def final_score(state: DealState) -> Score:
 
 
 def facts(state: DealState) -> DealFacts:
-    """What scoring needs from a deal whose 12 tricks are complete."""
+    """What scoring needs from a deal whose tricks are complete."""
     assert state.game_type is not None
     return DealFacts(
         game_type=state.game_type,
@@ -407,7 +448,7 @@ def _announce(state: DealState, command: Announce) -> Announced:
     """R6: announce for one's own party, at any moment of play, within the deadlines."""
     if state.phase is not Phase.PLAY:
         raise PhaseClosed(
-            "announcements open once the game type is fixed and close with the 12th trick",
+            "announcements open once the game type is fixed and close with the last trick",
             rule="R6.1",
         )
     if state.game_type is GameType.MARRIAGE and state.clarified_in is None:
@@ -425,7 +466,8 @@ def _announce(state: DealState, command: Announce) -> Announced:
         cards=cards,
         own=state.party_announcements(party),
         opponents=state.party_announcements(party.opponent),
-        shift=state.marriage_shift,
+        shift=state.deadline_shift,
+        deadline_rule=state.rules.deadline_rule,
     )
     return Announced(seat, party, command.word, words, cards, late)
 
@@ -494,7 +536,7 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
             state,
             tricks=(*state.tricks, state.trick),
             winners=(*state.winners, event.winner),
-            trick=Trick(event.winner) if event.trick_no < TRICKS else None,
+            trick=Trick(event.winner) if event.trick_no < state.rules.tricks else None,
         )
     if isinstance(event, Announced):
         log = (*state.announcements, event)
@@ -525,14 +567,15 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
             poverty=poverty,
         )
     if isinstance(event, GameTypeFixed):
-        return replace(
+        fixed = replace(
             state,
             phase=Phase.PLAY,
             game_type=event.game_type,
             declarer=event.declarer,
             parties=_parties(event.game_type, event.declarer, state),
-            trick=Trick(state.first),
+            duty_solo=event.duty_solo is True,
         )
+        return replace(fixed, trick=Trick(fixed.leader))
     if isinstance(event, MarriageClarified):
         partner = event.partner
         parties = tuple(

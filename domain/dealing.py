@@ -23,6 +23,10 @@ down and each player may add entropy when taking a seat; the deal is then
 shuffled from ``SHA-256(server seed || entropy of seats 0..3 || k as 4-byte
 big-endian)`` so that no single party controls it (`deal_seed`). Without
 entropy the server seed is the deal seed.
+
+Algorithm ``doko-deal-v1-40`` (V1.2, `domain.variants.without_nines`) deals the 40-card
+deck the same way: the same steps on the deck without the nines, three rounds of 3, 4
+and 3 cards. A deal's record names its algorithm, so it is verified without its rule set.
 """
 
 from __future__ import annotations
@@ -33,12 +37,12 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TypeVar
 
-from domain.cards import DECK, Card
+from domain.cards import Card
+from domain.decks import ALGORITHM, DECKS
 from domain.errors import InvalidDeal
 from domain.events import Dealing
 from domain.seats import Seat
 
-ALGORITHM = "doko-deal-v1"
 SEED_BYTES = 32
 T = TypeVar("T")
 
@@ -75,21 +79,25 @@ def _shuffle(stream: Iterator[int], items: list[T]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def deal_from_seed(seed: bytes, dealer: Seat) -> tuple[tuple[Card, ...], ...]:
-    """R2.2: shuffle, cut leaving >= 3 cards each side, deal 4 x 3 from the dealer's left."""
+def deal_from_seed(
+    seed: bytes, dealer: Seat, algorithm: str = ALGORITHM
+) -> tuple[tuple[Card, ...], ...]:
+    """R2.2: shuffle, cut leaving >= 3 cards each side, deal 4 x 3 from the dealer's left
+    (V1.2: the 40 cards, 3, 4 and 3)."""
     if len(seed) != SEED_BYTES:
         raise InvalidDeal(f"a deal seed has {SEED_BYTES} bytes, not {len(seed)}", rule="R2.2")
+    cards, packets = DECKS[algorithm]
     stream = _stream(seed)
-    deck = list(DECK)
+    deck = list(cards)
     _shuffle(stream, deck)
     cut = 3 + _below(stream, len(deck) - 5)
     deck = deck[cut:] + deck[:cut]
     hands: list[list[Card]] = [[], [], [], []]
     top = 0
-    for _ in range(4):
+    for packet in packets:
         for seat in dealer.left().round():
-            hands[seat].extend(deck[top : top + 3])
-            top += 3
+            hands[seat].extend(deck[top : top + packet])
+            top += packet
     return tuple(tuple(h) for h in hands)
 
 
@@ -109,10 +117,12 @@ def deal_seed(seed: bytes, entropy: tuple[bytes, ...], deal_no: int) -> bytes:
     return hashlib.sha256(b"".join((seed, *entropy, deal_no.to_bytes(4, "big")))).digest()
 
 
-def seeded_dealing(seed: bytes, entropy: tuple[bytes, ...] = ()) -> Dealing:
+def seeded_dealing(
+    seed: bytes, entropy: tuple[bytes, ...] = (), algorithm: str = ALGORITHM
+) -> Dealing:
     """The record of a seeded deal: algorithm, commitment, the (server) seed and entropy."""
     return Dealing(
-        "seeded", ALGORITHM, commitment(seed), seed.hex(), tuple(e.hex() for e in entropy)
+        "seeded", algorithm, commitment(seed), seed.hex(), tuple(e.hex() for e in entropy)
     )
 
 
@@ -123,26 +133,39 @@ def verify_deal(
 
     ``deal_no`` matters only for seeds mixed with entropy (`deal_seed`).
     """
-    if dealing.method != "seeded" or dealing.seed is None or dealing.algorithm != ALGORITHM:
+    algorithm = dealing.algorithm
+    if dealing.method != "seeded" or dealing.seed is None or algorithm is None:
+        return False
+    if algorithm not in DECKS:
         return False
     try:
         seed = bytes.fromhex(dealing.seed)
         entropy = tuple(bytes.fromhex(e) for e in dealing.entropy)
         mixed = deal_seed(seed, entropy, deal_no)
-        return commitment(seed) == dealing.commitment and deal_from_seed(mixed, dealer) == hands
+        reproduced = deal_from_seed(mixed, dealer, algorithm) == hands
+        return commitment(seed) == dealing.commitment and reproduced
     except (ValueError, InvalidDeal):  # a tampered record: not hex, or not a 32-byte seed
         return False
 
 
-def validate_preset(hands: tuple[tuple[Card, ...], ...]) -> tuple[tuple[Card, ...], ...]:
-    """R2.1, R2.2: preset hands must be 4 hands of 12 with every card code exactly twice."""
-    if len(hands) != 4 or any(len(h) != 12 for h in hands):
+def validate_preset(
+    hands: tuple[tuple[Card, ...], ...], algorithm: str = ALGORITHM
+) -> tuple[tuple[Card, ...], ...]:
+    """R2.1, R2.2: preset hands must be 4 hands of 12 with every card code exactly twice
+    (V1.2: of 10, the nines none)."""
+    deck = DECKS[algorithm][0]
+    size = len(deck) // 4
+    full = algorithm == ALGORITHM
+    if len(hands) != 4 or any(len(h) != size for h in hands):
         sizes = [len(h) for h in hands]
-        raise InvalidDeal(f"a deal is 4 hands of 12 cards, not {sizes}", rule="R2.2")
+        rule = "R2.2" if full else "V1.2"
+        raise InvalidDeal(f"a deal is 4 hands of {size} cards, not {sizes}", rule=rule)
     counts = Counter(c for h in hands for c in h)
-    wrong = sorted(c.value for c in Card if counts[c] != 2)
+    expected = Counter(deck)
+    wrong = sorted(c.value for c in Card if counts[c] != expected[c])
     if wrong:
+        what = "every card exists exactly twice" if full else "every card but the nines twice"
         raise InvalidDeal(
-            f"every card exists exactly twice; wrong count for {', '.join(wrong)}", rule="R2.1"
+            f"{what}; wrong count for {', '.join(wrong)}", rule="R2.1" if full else "V1.1"
         )
     return hands

@@ -130,6 +130,12 @@ class PovertyReturnInvalid(DomainError):
     code = "poverty_return_invalid"
 
 
+class DutySoloForced(DomainError):
+    """The player vorgeführt must say `reservation` and name a solo (V6.7)."""
+
+    code = "duty_solo_forced"
+
+
 class SessionOver(DomainError):
     """All 12 deals of the session have been played (R1.1)."""
 

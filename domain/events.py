@@ -39,12 +39,15 @@ class SessionStarted(msgspec.Struct, frozen=True, tag_field="type", tag="session
 
 
 class DealDealt(msgspec.Struct, frozen=True, tag_field="type", tag="deal_dealt"):
-    """R2.2: deal ``deal_no`` (1-based) was dealt by ``dealer``; ``hands`` by seat."""
+    """R2.2: deal ``deal_no`` (1-based) was dealt by ``dealer``; ``hands`` by seat.
+    ``forced``: the seat vorgeführt, which must play its duty solo in this deal (V6.7; left
+    out otherwise)."""
 
     deal_no: int
     dealer: Seat
     hands: tuple[tuple[Card, ...], ...]
     dealing: Dealing
+    forced: Seat | UnsetType = UNSET
 
 
 class Declared(msgspec.Struct, frozen=True, tag_field="type", tag="declared"):
@@ -64,10 +67,12 @@ class ContractNamed(msgspec.Struct, frozen=True, tag_field="type", tag="contract
 
 
 class GameTypeFixed(msgspec.Struct, frozen=True, tag_field="type", tag="game_type_fixed"):
-    """R4.3-R4.5: the game type and its declarer (soloist, marriage or silent soloist)."""
+    """R4.3-R4.5: the game type and its declarer (soloist, marriage or silent soloist);
+    ``duty_solo`` true when it is the declarer's duty solo (V6.3; left out otherwise)."""
 
     game_type: GameType
     declarer: Seat | None = None
+    duty_solo: bool | UnsetType = UNSET
 
 
 class CardPlayed(msgspec.Struct, frozen=True, tag_field="type", tag="card_played"):
@@ -146,6 +151,7 @@ class Score(msgspec.Struct, frozen=True):
     are the four scoresheet entries by seat and sum to 0. With Bock rounds (V5):
     ``bock`` true for a Bock deal, counted double (V5.6), and ``bock_triggers`` the
     triggers the deal met (V5.2-V5.5), which bring a Bock round; each left out otherwise.
+    ``duty_solo`` true for a duty solo (V6.3, V6.8; left out otherwise).
     """
 
     game_type: GameType
@@ -160,6 +166,7 @@ class Score(msgspec.Struct, frozen=True):
     entries: tuple[int, ...]
     bock: bool | UnsetType = UNSET
     bock_triggers: tuple[str, ...] | UnsetType = UNSET
+    duty_solo: bool | UnsetType = UNSET
 
 
 class DealScored(msgspec.Struct, frozen=True, tag_field="type", tag="deal_scored"):

@@ -57,7 +57,9 @@ class Observation(msgspec.Struct, frozen=True):
     RULES.md exactly); ``schweinchen``: the seat that showed both AD, seen by everyone (V3.1;
     left out while nobody has); ``bock``: true for a Bock deal, counted double (V5.6; left
     out otherwise); ``poverty``: the Armut offered, as the viewer may know it (V4.6; left
-    out where none was)."""
+    out where none was); with duty solos (V6.2, public): ``duty_owed``, the seats that owed
+    their duty solo when the deal began, ``forced``, the seat vorgeführt (V6.7), ``duty_solo``,
+    true once the game is fixed as a duty solo (V6.3); each left out otherwise."""
 
     viewer: Seat | None
     deal_no: int
@@ -85,6 +87,9 @@ class Observation(msgspec.Struct, frozen=True):
     schweinchen: Seat | UnsetType = UNSET
     bock: bool | UnsetType = UNSET
     poverty: PovertyView | UnsetType = UNSET
+    duty_owed: tuple[Seat, ...] | UnsetType = UNSET
+    forced: Seat | UnsetType = UNSET
+    duty_solo: bool | UnsetType = UNSET
 
 
 def _qc_players(trick: Trick) -> list[Seat]:
@@ -193,7 +198,7 @@ def allowed_announcements(state: DealState, seat: Seat) -> tuple[Allowance, ...]
         cards=len(state.hands[seat]),
         own=state.party_announcements(party),
         opponents=state.party_announcements(party.opponent),
-        shift=state.marriage_shift,
+        shift=state.deadline_shift,
     )
 
 
@@ -212,8 +217,10 @@ _CONTRACTS = {
     for marriage in (False, True)
     for poverty in (False, True)
 }
-"""R4.2, V4.1: the contracts a seat may name, with or without a marriage and Armut."""
+"""R4.2, V4.1: the contracts a seat may name, with or without a marriage and Armut (V6.7:
+the seat vorgeführt only the solos)."""
 _ANSWER_POVERTY = Options(answer_poverty=True)
+_RESERVE = Options(declarations=(Declaration.RESERVATION,))
 
 
 def options(state: DealState, seat: Seat) -> Options:
@@ -223,13 +230,18 @@ def options(state: DealState, seat: Seat) -> Options:
 
 def _options(state: DealState, seat: Seat, turn: Seat | None) -> Options:
     """`options`, given whose turn it is; a marriage needs both QC (R4.2), Armut three
-    trumps or fewer (V4.1)."""
+    trumps or fewer (V4.1); the seat vorgeführt says `reservation` and names a solo (V6.7)."""
+    forced = state.duty.forced is seat
     if state.phase is Phase.RESERVATIONS:
-        return _DECLARE if turn is seat else _NO_OPTIONS
+        if turn is not seat:
+            return _NO_OPTIONS
+        return _RESERVE if forced else _DECLARE
     if state.phase is Phase.CONTRACTS:
         if turn is not seat:
             return _NO_OPTIONS
         hand = state.hands[seat]
+        if forced:
+            return _CONTRACTS[False, False]
         return _CONTRACTS[hand.count(Card.QC) == 2, state.rules.armut and poor(hand)]
     if state.phase is Phase.POVERTY:
         return _poverty_options(state, seat, turn)
@@ -300,4 +312,7 @@ def observe(state: DealState, viewer: Seat | None) -> Observation:
         UNSET if state.schweinchen is None else state.schweinchen,
         True if state.bock else UNSET,
         UNSET if state.poverty is None else poverty_view(state.poverty, viewer, scored),
+        state.duty.owed if state.rules.duty_solo else UNSET,
+        UNSET if state.duty.forced is None else state.duty.forced,
+        True if state.duty_solo else UNSET,
     )

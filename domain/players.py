@@ -24,10 +24,10 @@ from domain.commands import (
     ReturnPoverty,
     ShowSchweinchen,
 )
-from domain.deal import TRICKS, Phase
-from domain.game_types import CardOrder, GameType
+from domain.deal import Phase
+from domain.game_types import CardOrder, GameType, order_of
 from domain.observations import Observation
-from domain.rule_set import in_force
+from domain.rule_set import TRICKS, in_force
 from domain.tricks import winning_index
 from domain.variants.schweinchen import deal_order
 from domain.variants.second_heart_ten import second_heart_ten_wins
@@ -60,7 +60,7 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     if observation.phase is Phase.RESERVATIONS and options.declarations:
         married = observation.hand.count(Card.QC) == 2
         reserve = chooser.random() < (MARRIAGE_RATE if married else RESERVATION_RATE)
-        return Declare(seat, Declaration.RESERVATION if reserve else Declaration.HEALTHY)
+        return Declare(seat, declaration(observation, reserve))
     if GameType.MARRIAGE in options.contracts and chooser.random() < MARRIAGE_RATE:
         return NameContract(seat, GameType.MARRIAGE)
     if options.contracts:
@@ -81,6 +81,19 @@ def random_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     return None
 
 
+def declaration(observation: Observation, reserve: bool) -> Declaration:
+    """R4.1: `reservation` if the player wants one or it is the only word allowed (the seat
+    vorgeführt, V6.7), else `healthy`."""
+    allowed = observation.options.declarations
+    return Declaration.RESERVATION if reserve or len(allowed) == 1 else Declaration.HEALTHY
+
+
+def strongest(hand: tuple[Card, ...], contracts: tuple[GameType, ...]) -> GameType:
+    """The contract in which ``hand`` holds the most trumps, the first of equals: the greedy
+    player's choice, also of its solo when vorgeführt (V6.7)."""
+    return max(contracts, key=lambda g: sum(order_of(g).is_trump(c) for c in hand))
+
+
 def observed_order(observation: Observation) -> CardOrder:
     """The card order of the deal as the seat sees it: its game type's (R5.6), the AD
     highest once Schweinchen are shown (V3.2)."""
@@ -89,15 +102,17 @@ def observed_order(observation: Observation) -> CardOrder:
 
 
 STRONG_TRUMPS = 8
-"""The greedy player announces its party's word holding at least this many trumps."""
+"""The greedy player announces its party's word holding at least this many trumps of 12
+cards (two thirds of a hand: without nines, V1.1, 7 of 10)."""
 
 
 def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | None:
-    """A simple heuristic player: never reserves; announces with strong hands; shows
-    Schweinchen when it may (V3.1); accepts an Armut holding many trumps and gives back its
-    least useful cards (V4.3, V4.4: `poverty_return`); in play wins tricks holding many
-    points as cheaply as it can, gives points to a partner who is winning, and otherwise
-    follows with its cheapest card.
+    """A simple heuristic player: never reserves unless vorgeführt (V6.7: then it names the
+    solo with the most trumps, `strongest`); announces with strong hands; shows Schweinchen
+    when it may (V3.1); accepts an Armut holding many trumps and gives back its least useful
+    cards (V4.3, V4.4: `poverty_return`); in play wins tricks holding many points as cheaply
+    as it can, gives points to a partner who is winning, and otherwise follows with its
+    cheapest card.
 
     ``chooser`` only breaks ties, so the player is deterministic for a given one.
     """
@@ -105,9 +120,9 @@ def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     assert seat is not None
     options = observation.options
     if options.declarations:
-        return Declare(seat, Declaration.HEALTHY)
+        return Declare(seat, declaration(observation, False))
     if options.contracts:
-        return NameContract(seat, options.contracts[chooser.randrange(len(options.contracts))])
+        return NameContract(seat, strongest(observation.hand, options.contracts))
     if options.schweinchen is True:
         return ShowSchweinchen(seat)
     order = observed_order(observation)
@@ -116,7 +131,8 @@ def greedy_action(observation: Observation, chooser: Chooser) -> DealCommand | N
     if isinstance(options.return_cards, int):
         return ReturnPoverty(seat, poverty_return(observation.hand, options.return_cards, order))
     own = [a for a in options.announcements if a.word.level == 1]
-    if own and sum(order.is_trump(c) for c in observation.hand) >= STRONG_TRUMPS:
+    strong = -(-STRONG_TRUMPS * in_force(observation.rules).tricks // TRICKS)
+    if own and sum(order.is_trump(c) for c in observation.hand) >= strong:
         return Announce(seat, own[0].word)
     if not options.cards:
         return None
@@ -139,8 +155,9 @@ def _greedy_card(observation: Observation, legal: tuple[Card, ...], order: CardO
         return aces[0] if aces else cheapest
     leader = observation.trick_leader
     assert leader is not None
+    rules = in_force(observation.rules)
     later_ten = second_heart_ten_wins(
-        in_force(observation.rules).second_heart_ten, order, len(observation.tricks) + 1, TRICKS
+        rules.second_heart_ten, order, len(observation.tricks) + 1, rules.tricks
     )
     winner = leader.after(winning_index(trick, order, later_ten))
     seat = observation.viewer
@@ -170,9 +187,10 @@ def stand_in_action(
     observation: Observation,
 ) -> Declare | NameContract | PlayCard | AnswerPoverty | ReturnPoverty | None:
     """T3.2: what the stand-in does for a seat whose turn timed out: the greedy player's
-    choice among the turn's own actions (it declares `healthy`, names the first allowed
-    contract, answers an Armut and gives back cards as the greedy player does, V4.3, V4.4,
-    or plays the greedy card), never an announcement nor Schweinchen; ties go to
+    choice among the turn's own actions (it declares `healthy`, or `reservation` when
+    vorgeführt, V6.7; names the allowed contract with the most trumps, answers an Armut and
+    gives back cards as the greedy player does, V4.3, V4.4, or plays the greedy card), never
+    an announcement nor Schweinchen; ties go to
     the first option, so the choice is a function of the observation alone and replays
     exactly.
 

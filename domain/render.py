@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from msgspec import UNSET
+
 from domain import deal
 from domain.announcements import words_of
 from domain.cards import Card, Suit
@@ -38,6 +40,7 @@ from domain.events import (
 )
 from domain.game_types import TRUMP, GameType, order_of, sort_hand
 from domain.parties import Party
+from domain.rule_set import in_force
 from domain.seats import SEATS, Seat
 
 INDENT = "  "
@@ -154,7 +157,7 @@ def render_deal(log: Iterable[Event]) -> str:
             out(f"{INDENT}{seat_name(event.seat)}  {named}")
         elif isinstance(event, GameTypeFixed):
             _game_type(event, state, out)
-            header.append(f"Trick 1, led by {seat_name(state.first)}")
+            header.append(f"Trick 1, led by {seat_name(state.leader)}")
         elif isinstance(event, CardPlayed):
             flush()
             out(f"{INDENT}{seat_name(event.seat)}  {event.card.value}")
@@ -229,6 +232,8 @@ def _dealt(event: DealDealt, state: DealState, shown: GameType, out: _Out) -> No
         f"Deal {event.deal_no}: dealer {seat_name(event.dealer)}, "
         f"{seat_name(state.first)} declares and leads first"
     )
+    if event.forced is not UNSET:
+        out(f"Vorführung (V6.7): {seat_name(event.forced)} must play the duty solo now")
     dealing = event.dealing
     if dealing.method == "seeded":
         out(f"Dealing: seeded, {dealing.algorithm}, seed {dealing.seed}")
@@ -253,6 +258,8 @@ def _game_type(event: GameTypeFixed, state: DealState, out: _Out) -> None:
         out(f"Game type: {name}")
     else:
         out(f"Game type: {name}, declarer {seat_name(event.declarer)}")
+    if event.duty_solo is True:
+        out(f"{INDENT}a duty solo (V6.3): the soloist leads (V6.5), the dealer deals again (V6.6)")
     if event.game_type is GameType.MARRIAGE:
         out(f"{INDENT}re {seat_name(_declarer(state))}; the partner is found in tricks 1-3")
         return
@@ -293,6 +300,8 @@ def _score(score: Score, out: _Out) -> None:
         out(f"{INDENT}a Bock deal: it counts double (V5.6)")
     if isinstance(score.bock_triggers, tuple):
         out(f"{INDENT}brings a Bock round (V5.1): {', '.join(score.bock_triggers)}")
+    if score.duty_solo is True:
+        out(f"{INDENT}a duty solo: not one of the session's counted deals (V6.6, V6.8)")
 
 
 def render_session(events: Sequence[Event]) -> str:
@@ -300,8 +309,10 @@ def render_session(events: Sequence[Event]) -> str:
     parts: list[str] = []
     for event in events:
         if isinstance(event, SessionStarted):
+            duty = " and a duty solo each (V6.2)" if in_force(event.rules).duty_solo else ""
             parts.append(
-                f"Session: {event.deals} deals, first dealer {seat_name(event.first_dealer)}\n"
+                f"Session: {event.deals} deals{duty}, "
+                f"first dealer {seat_name(event.first_dealer)}\n"
             )
     parts.extend(render_deal(d) for d in split_deals(events))
     for event in events:

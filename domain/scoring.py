@@ -15,7 +15,7 @@ from domain.seats import SEATS, Seat
 from domain.tricks import Trick
 
 _OWN_TARGET = {2: 151, 3: 181, 4: 211}
-"""R7.2: a party's own refusal sets its target (schwarz: all 12 tricks)."""
+"""R7.2: a party's own refusal sets its target (schwarz: all tricks, 12 or V1.5: 10)."""
 _AGAINST_TARGET = {2: 90, 3: 60, 4: 30}
 """R7.3: against an opposing refusal (schwarz: one trick)."""
 _REACHED = ((2, 120), (3, 90), (4, 60), (5, 30))
@@ -139,6 +139,7 @@ def _extra_lines(winner: Party | None, facts: DealFacts) -> list[ScoreLine]:
     lines: list[ScoreLine] = []
     if winner is Party.KONTRA:
         lines.append(ScoreLine("R9.1", Party.KONTRA, 1, "against the old ladies"))
+    last = len(facts.tricks)  # R9.4: trick 12 (V1.5: trick 10)
     for number, (trick, seat) in enumerate(zip(facts.tricks, facts.winners, strict=True), 1):
         party = facts.parties[seat]
         if trick.points >= 40:
@@ -146,7 +147,7 @@ def _extra_lines(winner: Party | None, facts: DealFacts) -> list[ScoreLine]:
         for i, c in enumerate(trick.cards):
             if c is Card.AD and facts.parties[trick.seat_of(i)] is not party:
                 lines.append(ScoreLine("R9.3", party, 1, f"fox caught in trick {number}"))
-        if number == 12 and trick.cards[(seat - trick.leader) % 4] is Card.JC:
+        if number == last and trick.cards[(seat - trick.leader) % 4] is Card.JC:
             lines.append(ScoreLine("R9.4", party, 1, "Karlchen wins the last trick"))
     return lines
 

@@ -1,4 +1,5 @@
-"""The session aggregate: 12 deals, the dealer moving left, running totals (R1).
+"""The session aggregate: 12 deals, the dealer moving left, running totals (R1); with
+house rules another length and the duty solos (V6, `domain.variants.duty_solo`).
 
 One table's event stream holds its session events and the events of every deal;
 `decide` and `evolve` here route deal commands and events to `domain.deal`.
@@ -7,11 +8,13 @@ One table's event stream holds its session events and the events of every deal;
 from __future__ import annotations
 
 import msgspec
+from msgspec import UNSET
 
 from domain import deal
+from domain.cards import Card
 from domain.commands import Command, DealPreset, DealSeeded, StartSession
 from domain.dealing import deal_from_seed, deal_seed, seeded_dealing, validate_preset
-from domain.errors import PhaseClosed, SessionOver
+from domain.errors import InvalidTableOption, PhaseClosed, SessionOver
 from domain.events import (
     Announced,
     CardPlayed,
@@ -33,9 +36,10 @@ from domain.events import (
 from domain.game_types import GameType
 from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import SEATS, Seat
+from domain.variants import duty_solo
 from domain.variants.bock import marked, pending_after
+from domain.variants.duty_solo import DEALS, Duty, check_session_deals
 
-DEALS = 12
 IN_PLAY = (
     CardPlayed,
     TrickWon,
@@ -54,18 +58,21 @@ IN_PLAY = (
 class SheetGame(msgspec.Struct, frozen=True):
     """What the scoresheet marks of a scored deal (R10, public once scored: R4.3): its game
     type, whether it was a solo, the seats of the Re party (the soloist alone in a
-    solo), and whether it was a Bock deal (V5.6)."""
+    solo), whether it was a Bock deal (V5.6) and whether a duty solo (V6.8)."""
 
     game_type: GameType
     solo: bool
     re_seats: tuple[Seat, ...]
     bock: bool = False
+    duty_solo: bool = False
 
 
 class SessionState(msgspec.Struct, frozen=True):
     """A table's session: who dealt first, the deal in progress, the scoresheet, by deal
     what it marks of the game (``games``), the ``rules`` its deals are played by
-    (`domain.rule_set`) and the Bock deals still to come (``bock_pending``, V5.1, V5.7)."""
+    (`domain.rule_set`), the Bock deals still to come (``bock_pending``, V5.1, V5.7), the
+    scored deals that count toward its ``deals`` (``counted``: all but the duty solos, V6.6)
+    and the seats that still owe their duty solo (``owed``, V6.2)."""
 
     first_dealer: Seat | None = None
     deals: int = DEALS
@@ -76,6 +83,8 @@ class SessionState(msgspec.Struct, frozen=True):
     games: tuple[SheetGame, ...] = ()
     rules: RuleSet = DEFAULT
     bock_pending: int = 0
+    counted: int = 0
+    owed: tuple[Seat, ...] = ()
 
     @property
     def started(self) -> bool:
@@ -86,10 +95,16 @@ class SessionState(msgspec.Struct, frozen=True):
         return self.winners is not None
 
     @property
+    def over(self) -> bool:
+        """R1.1, V6.8: every deal of the session is scored."""
+        return duty_solo.over(self.counted, self.deals, self.owed)
+
+    @property
     def next_dealer(self) -> Seat:
-        """R1.2: after each deal the dealer moves one seat to the left."""
+        """R1.2: after each deal the dealer moves one seat to the left; after a duty solo
+        the same dealer deals again (V6.6)."""
         assert self.first_dealer is not None
-        return self.first_dealer.after(len(self.sheet))
+        return self.first_dealer.after(self.counted)
 
 
 def session_winners(totals: tuple[int, ...]) -> tuple[Seat, ...]:
@@ -98,12 +113,32 @@ def session_winners(totals: tuple[int, ...]) -> tuple[Seat, ...]:
     return tuple(s for s in SEATS if totals[s] == best)
 
 
+def check_deals(
+    rules: RuleSet, presets: tuple[tuple[tuple[Card, ...], ...], ...], seeds: int
+) -> None:
+    """What a table is given to deal its session from: preset hands that are decks of its
+    rule set's dealing (R2.2; V1.2 without nines), a session length of 4-48 counted deals
+    (V6.1), and a seed or a preset deal for every deal of the session (R1.1; V6.6: N + 4
+    with duty solos)."""
+    for hands in presets:
+        validate_preset(hands, rules.algorithm)
+    check_session_deals(rules.session_deals)
+    given = len(presets) or seeds
+    if given != rules.all_deals:
+        raise InvalidTableOption(
+            f"the session has {rules.all_deals} deals: give a seed or preset deal for each, "
+            f"not {given}",
+            rule="R1.1" if rules.all_deals == DEALS else "V6.1",
+        )
+
+
 def decide(state: SessionState, command: Command) -> tuple[Event, ...]:
     """Validate a command against the session and its current deal."""
     if isinstance(command, StartSession):
         if state.started:
             raise PhaseClosed("the session has started already", rule="R1.2")
-        return (SessionStarted(command.first_dealer, DEALS, recorded(command.rules)),)
+        rules = command.rules
+        return (SessionStarted(command.first_dealer, rules.session_deals, recorded(rules)),)
     if not state.started:
         raise PhaseClosed("the session has not started: four players must sit", rule="R1.1")
     if isinstance(command, DealSeeded | DealPreset):
@@ -112,24 +147,32 @@ def decide(state: SessionState, command: Command) -> tuple[Event, ...]:
         raise PhaseClosed("no deal has been dealt yet", rule="R2.2")
     events: tuple[Event, ...] = deal.decide(state.deal, command)
     last = events[-1]
-    if isinstance(last, DealScored) and len(state.sheet) + 1 == state.deals:
-        totals = _add(state.totals, last.score.entries)
-        events = (*events, SessionFinished(totals, session_winners(totals)))
+    if isinstance(last, DealScored):
+        after = evolve(state, last)
+        if after.over:
+            events = (*events, SessionFinished(after.totals, session_winners(after.totals)))
     return events
 
 
 def _deal(state: SessionState, command: DealSeeded | DealPreset) -> DealDealt:
-    """R2.2: deal the next deal, once the previous one is scored."""
-    if state.finished or len(state.sheet) >= state.deals:
-        raise SessionOver(f"all {state.deals} deals of the session are played", rule="R1.1")
+    """R2.2: deal the next deal, once the previous one is scored; V6.7: name the seat
+    vorgeführt in it, if any."""
+    if state.finished or state.over:
+        raise SessionOver(f"all {len(state.sheet)} deals of the session are played", rule="R1.1")
     if state.deal is not None and state.deal.score is None:
         raise PhaseClosed("the current deal is not finished", rule="R2.2")
     dealer = state.next_dealer
     deal_no = len(state.sheet) + 1
+    algorithm = state.rules.algorithm  # R2.2; V1.2 without nines
+    forced = duty_solo.forced_seat(state.counted, state.deals, state.owed, dealer.left())
+    vorgefuehrt = UNSET if forced is None else forced
     if isinstance(command, DealSeeded):
-        hands = deal_from_seed(deal_seed(command.seed, command.entropy, deal_no), dealer)
-        return DealDealt(deal_no, dealer, hands, seeded_dealing(command.seed, command.entropy))
-    return DealDealt(deal_no, dealer, validate_preset(command.hands), Dealing("preset"))
+        seed = deal_seed(command.seed, command.entropy, deal_no)
+        hands = deal_from_seed(seed, dealer, algorithm)
+        dealing = seeded_dealing(command.seed, command.entropy, algorithm)
+        return DealDealt(deal_no, dealer, hands, dealing, vorgefuehrt)
+    hands = validate_preset(command.hands, algorithm)
+    return DealDealt(deal_no, dealer, hands, Dealing("preset"), vorgefuehrt)
 
 
 def _add(totals: tuple[int, ...], entries: tuple[int, ...]) -> tuple[int, ...]:
@@ -143,18 +186,26 @@ def evolve(state: SessionState, event: Event) -> SessionState:
         assert state.deal is not None
         return replace(state, deal=deal.evolve(state.deal, event))
     if isinstance(event, SessionStarted):
+        rules = in_force(event.rules)
         return replace(
-            state, first_dealer=event.first_dealer, deals=event.deals, rules=in_force(event.rules)
+            state,
+            first_dealer=event.first_dealer,
+            deals=event.deals,
+            rules=rules,
+            owed=duty_solo.owing_at_start(rules.duty_solo),
         )
     if isinstance(event, SessionFinished):
         return replace(state, winners=event.winners)
     if isinstance(event, DealDealt):
         bock = state.bock_pending > 0
-        return replace(state, deal=deal.deal_started(event, state.rules, bock))
+        forced = None if event.forced is UNSET else event.forced
+        duty = Duty(state.owed, forced)
+        return replace(state, deal=deal.deal_started(event, state.rules, bock, duty))
     assert state.deal is not None
     score = event.score
     entries = score.entries
-    game = SheetGame(score.game_type, score.solo, score.re_seats, marked(score))
+    duty_played = score.duty_solo is True
+    game = SheetGame(score.game_type, score.solo, score.re_seats, marked(score), duty_played)
     return replace(
         state,
         deal=deal.evolve(state.deal, event),
@@ -162,6 +213,8 @@ def evolve(state: SessionState, event: Event) -> SessionState:
         games=(*state.games, game),
         totals=_add(state.totals, entries),
         bock_pending=pending_after(state.bock_pending, state.deal.bock, score),
+        counted=state.counted + (0 if duty_played else 1),
+        owed=duty_solo.paid(state.owed, score.re_seats[0]) if duty_played else state.owed,
     )
 
 

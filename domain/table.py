@@ -67,7 +67,7 @@ from domain.commands import (
     ShowSchweinchen,
     StartSession,
 )
-from domain.dealing import commitment, validate_preset
+from domain.dealing import commitment
 from domain.errors import (
     ClockRunning,
     EntropyNotUsed,
@@ -451,7 +451,7 @@ def _session_step(
 ) -> tuple[TableEvent, ...]:
     """A deal command decided by the session; a scored deal is followed by the next one."""
     events = session.decide(state.session, command)
-    if isinstance(events[-1], DealScored) and len(state.session.sheet) + 1 < state.session.deals:
+    if isinstance(events[-1], DealScored):  # else the session finished with it
         after = session.fold(events, state.session)
         events = (*events, *session.decide(after, _next_deal(state, created, after)))
     return events
@@ -459,11 +459,12 @@ def _session_step(
 
 def _create(state: TableState, command: CreateTable) -> TableCreated:
     """R2.2: presets must be decks; T1.1: a private table has an invitation; T3.1: a turn
-    clock of 5-600 seconds; N1-N3: its name as `domain.names` keeps names."""
+    clock of 5-600 seconds; N1-N3: its name as `domain.names` keeps names; V6.1: a session
+    length of 4-48 deals, and seeds or presets for every deal of it (V6.6: N + 4 with duty
+    solos)."""
     if state.created is not None:
         raise PhaseClosed("the table exists already", rule="R1.1")
-    for hands in command.presets:
-        validate_preset(hands)
+    session.check_deals(command.rules, command.presets, len(command.server_seeds))
     low, high = TURN_SECONDS
     if command.turn_seconds is not None and not low <= command.turn_seconds <= high:
         raise InvalidTableOption(

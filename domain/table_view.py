@@ -72,7 +72,8 @@ class TableView(msgspec.Struct, frozen=True):
     stored projection); ``version`` is the table version it shows (the events of the table's
     log it folds: the service sends it as the view's ETag too; 0 where none was given, as in
     the stored projection). ``rules`` is the rule set the table plays by (`domain.rule_set`:
-    its house rules, V1-V6; left out for RULES.md exactly)."""
+    its house rules, V1-V6; left out for RULES.md exactly); ``deals`` the deals of its
+    session (R1.1: 12; V6.1, V6.6: the counted ones, and one duty solo each)."""
 
     name: str
     viewer: Seat | None
@@ -138,7 +139,7 @@ def table_view(
         bool(created.presets),
         created.dealing_method,
         current.first_dealer,
-        current.deals,
+        created.rule_set.all_deals,
         observe(current.deal, viewer) if current.deal is not None else None,
         current.sheet,
         current.totals,

@@ -20,8 +20,9 @@ The tournament rules (the platform's house rules around tables, as T1-T4 are aro
   E6) and a most players (`PLAYERS`: 1-4000, `DEFAULT_PLAYERS` unless said). Its name
   is a name as `domain.names` keeps them (N1-N3).
   E1.2 Its chance is fixed and committed when it is created: one 32-byte seating seed
-  (E3.1) and, for every round, 12 32-byte deal seeds, or 12 preset deals for every round
-  (R2.2). The SHA-256 commitments are public at once; the seating seed is revealed when
+  (E3.1) and, for every round, a 32-byte deal seed or a preset deal (R2.2) for each deal
+  of its tables' sessions: 12, or as the rule set says (V6.1; with duty solos N + 4,
+  V6.6). The SHA-256 commitments are public at once; the seating seed is revealed when
   the tournament finishes (E4.3), a deal's seed with the deal (E5.3).
 - E2 Registration. E2.1 A player registers under a name no other player has (names are
   kept and compared as `domain.names` says, N1-N4: normalised, no invisible characters,
@@ -39,11 +40,11 @@ The tournament rules (the platform's house rules around tables, as T1-T4 are aro
   and never enter the standings.
 - E4 Rounds. E4.1 The director starts the rounds in order (1, 2, ...): not while one runs,
   not before anyone registered, not once the tournament is finished. E4.2 Each table of the
-  running round ends once: finished (all 12 deals scored) or abandoned by the director
+  running round ends once: finished (all its deals scored, E1.2) or abandoned by the director
   (T4.2: its scored deals count, the rest do not). E4.3 A round ends when its last table
   ends; the tournament finishes when its last round ends, or when the director finishes it
   between rounds (the rounds not started are not played).
-- E5 Shared deals. E5.1 Every table of a round is created with the round's 12 seeds (or
+- E5 Shared deals. E5.1 Every table of a round is created with the round's seeds (or
   preset deals), used unmixed (R2.2, ``host_seeded``), and seat 0 deals first, so seat
   *s* of deal *n* holds the same cards at every table of the round. E5.2 A tournament table
   is private; its host is the director (the tournament's host token, which is also its
@@ -92,8 +93,8 @@ from domain.replay import Aggregate
 from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seating import Seating, UnknownPlayer
 from domain.seats import SEATS, Seat
-from domain.session import DEALS
 from domain.table import TURN_SECONDS, Hands, Visibility
+from domain.variants.duty_solo import check_session_deals
 
 ROUNDS = (1, 12)
 PLAYERS = (1, 4000)
@@ -389,7 +390,7 @@ def decide(state: TournamentState, command: TournamentCommand) -> tuple[Tourname
     if created is None:
         raise PhaseClosed("the tournament does not exist", rule="E1")
     if isinstance(command, PublishDeal):  # E6.6: also once finished (a record of the past)
-        return (_publish(state, command),)
+        return (_publish(state, created, command),)
     if state.finished:
         raise TournamentOver("the tournament is finished", rule="E4.3")
     if isinstance(command, RegisterPlayer):
@@ -435,19 +436,21 @@ def _create(command: CreateTournament) -> TournamentCreated:
         )
     if len(command.seating_seed) != SEED_BYTES:
         raise InvalidTournamentOption(f"the seating seed has {SEED_BYTES} bytes", rule="E1.2")
+    check_session_deals(command.rules.session_deals)
+    count = command.rules.all_deals
     chance = command.presets or command.round_seeds
     if bool(command.presets) == bool(command.round_seeds) or len(chance) != command.rounds:
         raise InvalidTournamentOption(
-            f"give {DEALS} seeds or {DEALS} preset deals for each of the {command.rounds} rounds",
+            f"give {count} seeds or {count} preset deals for each of the {command.rounds} rounds",
             rule="E1.2",
         )
-    if any(len(deals) != DEALS for deals in chance):
-        raise InvalidTournamentOption(f"every round has {DEALS} deals", rule="E1.2")
+    if any(len(deals) != count for deals in chance):
+        raise InvalidTournamentOption(f"every round has {count} deals", rule="E1.2")
     if any(len(seed) != SEED_BYTES for seeds in command.round_seeds for seed in seeds):
         raise InvalidTournamentOption(f"a deal seed has {SEED_BYTES} bytes", rule="E1.2")
     for deals in command.presets:
         for hands in deals:
-            validate_preset(hands)
+            validate_preset(hands, command.rules.algorithm)
     return TournamentCreated(
         name=name,
         rounds=command.rounds,
@@ -540,7 +543,8 @@ def _start(state: TournamentState, created: TournamentCreated, command: StartRou
 def _end_table(
     state: TournamentState, created: TournamentCreated, command: EndTable
 ) -> tuple[TournamentEvent, ...]:
-    """E4.2: a table of the running round ends once, finished after 12 deals or abandoned;
+    """E4.2: a table of the running round ends once, finished after its deals (E1.2) or
+    abandoned;
     E4.3: the last table's end ends the round, and the last round's the tournament."""
     if not state.running:
         raise NoRoundRunning("no round is running", rule="E4.2")
@@ -552,10 +556,11 @@ def _end_table(
         )
     if state.ends[command.table_no - 1] is not None:
         raise TableEndedAlready(f"table {command.table_no} has ended already", rule="E4.2")
-    most = DEALS - 1 if command.abandoned else DEALS
-    if not (0 <= command.deals <= most and (command.abandoned or command.deals == DEALS)):
+    deals = in_force(created.rules).all_deals
+    most = deals - 1 if command.abandoned else deals
+    if not (0 <= command.deals <= most and (command.abandoned or command.deals == deals)):
         raise TableNotOver(
-            f"a table finishes after {DEALS} scored deals, or is abandoned before", rule="E4.2"
+            f"a table finishes after {deals} scored deals, or is abandoned before", rule="E4.2"
         )
     ended = TableEnded(command.round_no, command.table_no, command.deals, command.abandoned)
     if sum(e is None for e in state.ends) > 1:
@@ -566,13 +571,16 @@ def _end_table(
     return (ended, RoundEnded(state.round_no), finished)
 
 
-def _publish(state: TournamentState, command: PublishDeal) -> DealPublished:
+def _publish(
+    state: TournamentState, created: TournamentCreated, command: PublishDeal
+) -> DealPublished:
     """E6.6: the next deal of a started round, with an entry (or None) for every table of
     it, four to a table."""
     round_no, deal_no = command.round_no, command.deal_no
     if not 1 <= round_no <= state.round_no:
         raise DealNotNext(f"round {round_no} has not started", rule="E6.6")
-    if deal_no != len(state.published[round_no - 1]) + 1 or deal_no > DEALS:
+    deals = in_force(created.rules).all_deals
+    if deal_no != len(state.published[round_no - 1]) + 1 or deal_no > deals:
         done = len(state.published[round_no - 1])
         raise DealNotNext(
             f"round {round_no} has {done} deals published: not deal {deal_no}", rule="E6.6"

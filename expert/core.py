@@ -1,4 +1,5 @@
-"""The lean simulation core of the search: bit sets over the 48 cards (R2.1).
+"""The lean simulation core of the search: bit sets over the 48 cards (R2.1; without nines
+the nines' bits stay empty, V1.1).
 
 A hand is an ``int`` whose bits ``2 * code`` and ``2 * code + 1`` are the two copies of
 the card ``CODES[code]`` (the order of `domain.cards.Card`). Each game type's order
@@ -227,7 +228,7 @@ def outcome(facts: Facts) -> tuple[int | None, int]:
                 extras += sign
         if n == last and cards[best] == JC:
             extras += sign
-    ko_pts, ko_tricks = 240 - re_pts, 12 - re_tricks
+    ko_pts, ko_tricks = 240 - re_pts, len(facts.tricks) - re_tricks  # 12 tricks, V1.1: 10
     rl, kl = facts.re_level, facts.kontra_level
     only_k = kl >= 1 and rl == 0
     if _reaches(rl, kl, re_pts, re_tricks, ko_tricks, True, only_k):

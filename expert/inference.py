@@ -1,7 +1,7 @@
 """Hand inference: deal the cards the viewer cannot see, consistently with what it saw.
 
-The unseen cards are the 48 less the viewer's hand and every card played. Each other
-seat gets exactly as many as it holds, and never a card it cannot hold:
+The unseen cards are the 48 (without nines 40, V1.1) less the viewer's hand and every card
+played. Each other seat gets exactly as many as it holds, and never a card it cannot hold:
 - a card of a category it failed to follow (R3.3: a void shown);
 - a QC when it is known Kontra in a normal game (R4.4: the QC holders are Re), or when
   another seat declared the marriage (R4.6: the declarer holds both QC);
@@ -21,10 +21,11 @@ import random
 
 from msgspec import UNSET
 
-from domain.cards import DECK
+from domain.decks import DECKS
 from domain.game_types import GameType
 from domain.observations import Observation
 from domain.parties import Party
+from domain.rule_set import in_force
 from domain.seats import SEATS
 from expert.core import (
     AD,
@@ -66,7 +67,7 @@ def voids(observation: Observation, tables: Tables) -> list[int]:
 
 def unseen(observation: Observation) -> list[int]:
     """The codes of the cards the viewer has not seen, one entry per copy."""
-    rest = mask_of(list(DECK))
+    rest = mask_of(list(DECKS[in_force(observation.rules).algorithm][0]))  # V1.1: 40 cards
     rest &= ~mask_of(list(observation.hand))
     seen = [c for _, cards in played_cards(observation) for c in cards]
     for c in seen:

@@ -25,7 +25,7 @@ from domain.players import Chooser, greedy_action
 from domain.rule_set import in_force
 from domain.variants.armut import poor
 from expert.core import CODES
-from expert.reservations import best_contract, contract_means
+from expert.reservations import best_contract, contract_means, forced_solos
 from expert.search import Budget, announcement, evaluate
 
 DEFAULT_BUDGET = Budget()
@@ -66,6 +66,8 @@ def expert_action(
     assert seat is not None
     options = observation.options
     if options.declarations:
+        if len(options.declarations) == 1:  # vorgeführt (V6.7): its solo is chosen next
+            return Declare(seat, options.declarations[0])
         rng = random.Random(chooser.randrange(1 << 30))
         contract = best_contract(contract_means(observation, rng, budget))
         offer = in_force(observation.rules).armut and poor(observation.hand)
@@ -73,7 +75,7 @@ def expert_action(
         return Declare(seat, Declaration.RESERVATION if reserve else Declaration.HEALTHY)
     if options.contracts:
         rng = random.Random(chooser.randrange(1 << 30))
-        means = contract_means(observation, rng, budget)
+        means = contract_means(observation, rng, budget, forced_solos(observation))
         weighed = [g for g in options.contracts if g in means]  # those it reserved for
         if best_contract(means) is None and GameType.POVERTY in options.contracts:
             return NameContract(seat, GameType.POVERTY)

@@ -114,7 +114,7 @@ def play_out(position: Position, first: int | None, rng: random.Random) -> Facts
     re = set(position.re)
     marriage = position.marriage
     solo = position.solo
-    while len(tricks) < 12:
+    while any(hands) or trick:  # every card played: 12 tricks, 10 without nines (V1.1)
         seat = (leader + len(trick)) % 4
         if first is not None:
             code, first = first, None
@@ -124,7 +124,7 @@ def play_out(position: Position, first: int | None, rng: random.Random) -> Facts
         trick.append(code)
         if len(trick) < 4:
             continue
-        winner = (leader + winning_index(trick, tables, len(tricks) == 11)) % 4
+        winner = (leader + winning_index(trick, tables, not any(hands))) % 4
         tricks.append((leader, tuple(trick)))
         if marriage is not None:
             if winner != marriage:

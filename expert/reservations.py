@@ -42,11 +42,22 @@ def candidates(hand: tuple[Card, ...]) -> list[GameType]:
     return found
 
 
+def forced_solos(observation: Observation) -> list[GameType] | None:
+    """V6.7: vorgeführt, the solos to play out: those the hand carries, or every solo if it
+    carries none (a solo must be named); None (the `candidates`) otherwise."""
+    if observation.forced is not observation.viewer:
+        return None
+    carried = [g for g in candidates(observation.hand) if g in SOLOS]
+    return carried or [g for g in GameType if g in SOLOS]
+
+
 def _start(observation: Observation, game_type: GameType, hands: tuple[int, ...]) -> Position:
     """The deal before its first lead, played as ``game_type`` by the viewer."""
     viewer = observation.viewer
     assert viewer is not None
-    first = int(observation.dealer.left())
+    owed = observation.duty_owed
+    duty = game_type in SOLOS and isinstance(owed, tuple) and viewer in owed
+    first = int(viewer if duty else observation.dealer.left())  # V6.5: a duty solo's soloist
     if game_type is GameType.NORMAL:
         return position(observation, hands)
     marriage = int(viewer) if game_type is GameType.MARRIAGE else None

@@ -38,6 +38,7 @@ from domain.events import (
 )
 from domain.game_types import SOLOS, GameType
 from domain.observations import Observation, observe
+from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import Seat
 from expert.core import CODES, QC, count, mask_of
 from expert.inference import sample
@@ -184,12 +185,16 @@ def _by_mean(item: tuple[str, float]) -> tuple[float, str]:
 
 
 def review_deal(
-    events: Sequence[DealEvent], seed: str, budget: Budget = REVIEW_BUDGET
+    events: Sequence[DealEvent],
+    seed: str,
+    budget: Budget = REVIEW_BUDGET,
+    rules: RuleSet = DEFAULT,
 ) -> tuple[Decision, ...]:
-    """Every decision of the deal whose events (its `DealDealt` first) are given, in order."""
+    """Every decision of the deal whose events (its `DealDealt` first) are given, in order,
+    each seat seeing the deal as played by the table's ``rules`` (V1: the 40 cards)."""
     dealt = events[0]
     assert isinstance(dealt, DealDealt)
-    state: DealState = deal_started(dealt)
+    state: DealState = deal_started(dealt, rules)
     decisions: list[Decision] = []
     for event in events[1:]:
         action = action_of(event)

@@ -87,8 +87,8 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     by seat who played it (everyone who held the seat during the deal, T2.2); its
     ``game_type``, whether it was a ``solo`` and the ``re_seats`` (the soloist alone in a
     solo), public once the deal is scored (R4.3); ``bock`` marks a Bock deal, counted
-    double (V5.6); as served, also the version and chain head of its `DealScored`
-    (`infra.audit.witness`)."""
+    double (V5.6), ``duty_solo`` a duty solo (V6.8); as served, also the version and chain
+    head of its `DealScored` (`infra.audit.witness`)."""
 
     deal_no: int
     dealer: Seat
@@ -101,11 +101,14 @@ class SheetRow(msgspec.Struct, frozen=True, omit_defaults=True):
     solo: bool = False
     re_seats: tuple[Seat, ...] = ()
     bock: bool = False
+    duty_solo: bool = False
 
 
 class Scoresheet(msgspec.Struct, frozen=True):
     """A table's scoresheet: one row per deal played so far, 4 columns (seats 0-3).
-    ``players`` sit there now; an ``abandoned`` session has no winners (T4.2)."""
+    ``players`` sit there now; an ``abandoned`` session has no winners (T4.2). ``deals``:
+    the session's deals (R1.1: 12; V6.1, V6.6: the counted ones and the duty solos); with
+    duty solos (V6.2) ``duty_owed``, the seats that still owe theirs (left out otherwise)."""
 
     name: str
     players: tuple[str | None, ...]
@@ -115,6 +118,7 @@ class Scoresheet(msgspec.Struct, frozen=True):
     finished: bool
     winners: tuple[Seat, ...] | None
     abandoned: bool = False
+    duty_owed: tuple[Seat, ...] | UnsetType = UNSET
 
 
 class LobbyOptions(msgspec.Struct, frozen=True):
@@ -129,7 +133,7 @@ class LobbyOptions(msgspec.Struct, frozen=True):
 class LobbyEntry(msgspec.Struct, frozen=True):
     """A table as the lobby shows it: its ``status``, who may join (T1.1), its seats (who
     sits, bot kinds, free, vacant or away), the deal in play (0 before the first) of
-    ``deals``, and its options."""
+    ``deals`` (its session's, V6.6 included), and its options."""
 
     name: str
     status: TableStatus
@@ -165,6 +169,8 @@ class DealRecord(msgspec.Struct, frozen=True):
     ``schweinchen``: the seat that showed both AD (V3.1; left out where nobody did).
     ``poverty``: the Armut offered, its answers and the cards exchanged, public once the
     deal is scored (V4.6; left out where none was offered).
+    ``forced``: the seat vorgeführt (V6.7; left out otherwise; a duty solo's score says
+    ``duty_solo``).
     """
 
     table: str
@@ -187,6 +193,7 @@ class DealRecord(msgspec.Struct, frozen=True):
     sorted_hands: tuple[tuple[Card, ...], ...] = ()
     schweinchen: Seat | UnsetType = UNSET
     poverty: PovertyView | UnsetType = UNSET
+    forced: Seat | UnsetType = UNSET
 
 
 class RebuildResult(msgspec.Struct, frozen=True):
@@ -218,11 +225,13 @@ def scoresheet_of(state: TableState) -> Scoresheet:
     current = state.session
     rows: list[SheetRow] = []
     totals: tuple[int, ...] = (0, 0, 0, 0)
+    counted = 0  # R1.2, V6.6: the dealer moves on after a counted deal only
     for index, entries in enumerate(current.sheet):
         totals = tuple(t + e for t, e in zip(totals, entries, strict=True))
         assert current.first_dealer is not None
-        dealer = current.first_dealer.after(index)
+        dealer = current.first_dealer.after(counted)
         game = current.games[index]
+        counted += not game.duty_solo
         rows.append(
             SheetRow(
                 index + 1,
@@ -234,17 +243,19 @@ def scoresheet_of(state: TableState) -> Scoresheet:
                 solo=game.solo,
                 re_seats=game.re_seats,
                 bock=game.bock,
+                duty_solo=game.duty_solo,
             )
         )
     return Scoresheet(
         name=created.name,
         players=_names(state),
-        deals=current.deals,
+        deals=created.rule_set.all_deals,
         rows=tuple(rows),
         totals=current.totals,
         finished=current.finished,
         winners=current.winners,
         abandoned=state.abandoned,
+        duty_owed=current.owed if current.rules.duty_solo else UNSET,
     )
 
 
@@ -258,7 +269,7 @@ def lobby_entry(state: TableState) -> LobbyEntry:
         visibility=created.visibility,
         seats=seat_infos(state),
         deal=current.deal.deal_no if current.deal is not None else 0,
-        deals=current.deals,
+        deals=created.rule_set.all_deals,
         options=LobbyOptions(created.turn_seconds, created.dealing_method, created.rules),
     )
 
@@ -336,6 +347,7 @@ def deal_record(deal: DealState, state: TableState) -> DealRecord:
         ),
         schweinchen=UNSET if deal.schweinchen is None else deal.schweinchen,
         poverty=UNSET if deal.poverty is None else poverty_view(deal.poverty, None, scored=True),
+        forced=UNSET if deal.duty.forced is None else deal.duty.forced,
     )
 
 

@@ -17,6 +17,7 @@ from domain.game_types import GameType
 from domain.rule_set import RuleSet
 from domain.table import TURN_SECONDS, Visibility
 from domain.table_view import TableView
+from domain.variants.duty_solo import MOST_DEALS, ROUND
 from infra.projections import LobbyEntry
 from service.edge.validation import Rulings
 from service.workers.bots import BotKind
@@ -34,24 +35,29 @@ SeatNumber = Annotated[
     int, Meta(ge=0, le=3, examples=[2], extra_json_schema={"extra": ZERO_MINIMUM})
 ]
 """A seat, 0-3."""
-Hand = Annotated[list[Card], Meta(min_length=12, max_length=12)]
+Hand = Annotated[
+    list[Card],
+    Meta(min_length=10, max_length=12, description="12 cards; 10 at a table without nines (V1.2)"),
+]
 Invitation = Annotated[
     str, Meta(min_length=1, max_length=100, description="a private table's invitation code")
 ]
 
 
 class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """A new table. Give ``seeds`` (12, shared with other tables so they play the same
-    hands) or ``presets`` (12 deals of 4 hands, from a tournament director), or neither
-    for fresh secret server seeds. ``first_dealer`` fixes the first dealer instead of a lot.
+    """A new table. Give ``seeds`` (one for each deal of the session: 12, or as ``rules``
+    say, V6.1, V6.6; shared with other tables so they play the same hands) or ``presets``
+    (as many deals of 4 hands, from a tournament director), or neither for fresh secret
+    server seeds. ``first_dealer`` fixes the first dealer instead of a lot.
     ``visibility``: a ``private`` table (the default) is joined with its invitation code
     and listed nowhere; a ``public`` one is in the lobby and open to anyone (T1.1).
     ``turn_seconds``: the turn clock, 5-600 seconds, or none (T3.1). ``rules``: the house
     rules the table plays by (V1-V6, the rules page; left out: RULES.md exactly).
 
     A value out of a rule's bounds is refused with the rule's code: a turn clock
-    of 3 s is ``invalid_table_option`` (T3.1), a preset card that is none ``invalid_card``
-    (R2.1), preset hands of the wrong shape ``invalid_deal`` (R2.2)."""
+    of 3 s is ``invalid_table_option`` (T3.1), as is a session of 10 deals (V6.1), a preset
+    card that is none ``invalid_card`` (R2.1), preset hands of the wrong shape
+    ``invalid_deal`` (R2.2)."""
 
     RULINGS: ClassVar[Rulings] = {
         "turn_seconds": ("invalid_table_option", "T3.1"),
@@ -59,17 +65,18 @@ class CreateTableRequest(msgspec.Struct, forbid_unknown_fields=True):
         "presets": ("invalid_deal", "R2.2"),
         "presets/*/*/*": ("invalid_card", "R2.1"),
         "rules/second_heart_ten": ("invalid_table_option", "V2"),
+        "rules/session_deals": ("invalid_table_option", "V6.1"),
     }
 
     name: Annotated[
         str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday league, table 3"])
     ] = ""
     first_dealer: SeatNumber | None = None
-    seeds: Annotated[list[Hex32], Meta(min_length=12, max_length=12)] | None = None
+    seeds: Annotated[list[Hex32], Meta(min_length=ROUND, max_length=MOST_DEALS)] | None = None
     presets: (
         Annotated[
             list[Annotated[list[Hand], Meta(min_length=4, max_length=4)]],
-            Meta(min_length=12, max_length=12),
+            Meta(min_length=ROUND, max_length=MOST_DEALS),
         ]
         | None
     ) = None

@@ -17,6 +17,7 @@ from domain.tournament import (
     TournamentStatus,
 )
 from domain.tournament_view import TournamentView
+from domain.variants.duty_solo import MOST_DEALS, ROUND
 from infra.projections import DealRecord
 from service.bodies.tables import NO_CONTROLS, ZERO_MINIMUM, Hand, Invitation, Name, SeatNumber
 from service.edge.validation import Rulings
@@ -35,7 +36,8 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
     its tables (5-600 seconds, or none, T3.1), the standings ``method`` (``total_points``,
     ``placement_points`` or ``duplicate``, E6), the most players that may register
     (``max_players``, 1-4000, 1000 unless said, E1.1, E2.3), optionally ``presets``: for
-    every round 12 deals of four hands (else the service draws every round's 12 seeds, E1.2),
+    every round a deal of four hands for each deal of a table's session (12, or as ``rules``
+    say, V6.1, V6.6; else the service draws every round's seeds, E1.2),
     and ``rules``: the house rules every table plays by (V1-V6, the rules page; left out:
     RULES.md exactly). The name is kept as names are (N1-N3: normalised; invisible
     characters, bidirectional controls and letters of several scripts refused).
@@ -54,6 +56,7 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         "presets/*/*": ("invalid_deal", "R2.2"),
         "presets/*/*/*/*": ("invalid_card", "R2.1"),
         "rules/second_heart_ten": ("invalid_tournament_option", "V2"),
+        "rules/session_deals": ("invalid_tournament_option", "V6.1"),
     }
 
     name: Annotated[str, Meta(max_length=100, pattern=NO_CONTROLS, examples=["Friday club"])]
@@ -66,7 +69,10 @@ class CreateTournamentRequest(msgspec.Struct, forbid_unknown_fields=True):
         StandingsMethod.TOTAL_POINTS.value
     )
     presets: (
-        Annotated[list[Annotated[Deals, Meta(min_length=12, max_length=12)]], Meta(max_length=12)]
+        Annotated[
+            list[Annotated[Deals, Meta(min_length=ROUND, max_length=MOST_DEALS)]],
+            Meta(max_length=12),
+        ]
         | None
     ) = None
     max_players: Annotated[int, Meta(ge=PLAYERS[0], le=PLAYERS[1], examples=[64])] = DEFAULT_PLAYERS

@@ -56,6 +56,7 @@ class ProblemCode(StrEnum):
     INCLUDED_LEVEL_TOO_LATE = "included_level_too_late"
     SCHWEINCHEN_NOT_ALLOWED = "schweinchen_not_allowed"
     POVERTY_RETURN_INVALID = "poverty_return_invalid"
+    DUTY_SOLO_FORCED = "duty_solo_forced"
     SESSION_OVER = "session_over"
     REPLAY_MISMATCH = "replay_mismatch"
     # the table's rules (domain.table)
@@ -142,7 +143,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.DEAL_NOT_SCORED: (409, "the deal stays hidden until it is scored"),
     C.SESSION_NOT_FINISHED: (409, "a session is exported once it is over"),
     C.INVALID_CARD: (400, "no such card"),
-    C.INVALID_DEAL: (400, "preset hands that are not a deck dealt 12 each"),
+    C.INVALID_DEAL: (400, "preset hands that are not a deck dealt 12 each (10 without nines)"),
     C.PHASE_CLOSED: (409, "the deal is not in the phase this action belongs to"),
     C.NOT_YOUR_TURN: (409, "another seat is to act"),
     C.CARD_NOT_IN_HAND: (409, "the card is not in the seat's hand"),
@@ -156,6 +157,7 @@ MEANINGS: dict[ProblemCode, tuple[int, str]] = {
     C.INCLUDED_LEVEL_TOO_LATE: (409, "a level the word includes is past its deadline"),
     C.SCHWEINCHEN_NOT_ALLOWED: (409, "Schweinchen may not be shown now"),
     C.POVERTY_RETURN_INVALID: (409, "give back as many cards as were taken, from your hand"),
+    C.DUTY_SOLO_FORCED: (409, "the player vorgeführt must play a solo now"),
     C.SESSION_OVER: (409, "the session's 12 deals are played"),
     C.REPLAY_MISMATCH: (409, "a recorded event is not what the rules make of its command"),
     C.SEAT_UNAVAILABLE: (409, "the seat is taken"),

@@ -103,6 +103,10 @@ _WORDING: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
         lambda m: f"must be {_COMPARED[m['op']]} {m['n']}",
     ),
     (
+        re.compile(r"Expected `[^`]+` that's a multiple of (?P<n>\d+)"),
+        lambda m: f"must be a multiple of {m['n']}",
+    ),
+    (
         re.compile(r"Expected `(?P<kind>[^`]+)`, got `(?P<got>[^`]+)`"),
         lambda m: f"must be {_kind(m['kind'])}, not {_kind(m['got'])}",
     ),
@@ -150,9 +154,12 @@ def reworded(error: Mapping[str, Any]) -> RequestError:
     return ParameterError(key, where or ParameterIn.QUERY, detail)
 
 
-_OUT_OF_BOUNDS = re.compile(r"Invalid enum value|Expected `[^`]+` (?:of length )?[<>]=?")
+_OUT_OF_BOUNDS = re.compile(
+    r"Invalid enum value|Expected `[^`]+` (?:of length )?[<>]=?|Expected `[^`]+` that's a multiple"
+)
 """msgspec's words for a value of the right type that the schema does not allow: not one of
-an enum's values, or beyond a bound (of a number, or of a string's or an array's length)."""
+an enum's values, beyond a bound (of a number, or of a string's or an array's length), or
+not a multiple of a number's step."""
 
 
 def _ruling_at(rulings: Rulings, at: str) -> Ruling | None:

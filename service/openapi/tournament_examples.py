@@ -14,7 +14,6 @@ import msgspec
 from litestar.openapi.spec import Example
 
 from domain import tournament
-from domain.session import DEALS
 from domain.standings import TableSheet, standings
 from domain.tournament import (
     CreateTournament,
@@ -24,6 +23,7 @@ from domain.tournament import (
     TournamentState,
 )
 from domain.tournament_view import player_seat, tournament_view
+from domain.variants.duty_solo import DEALS
 from service.bodies.tournaments import TableProgress, TournamentAnswer
 from service.edge.problems import example_problem
 

@@ -19,7 +19,9 @@ import msgspec
 from litestar import Request, get
 
 from domain.events import DealEvent
+from domain.rule_set import DEFAULT
 from domain.seats import SEATS, Seat
+from domain.table import TableCreated
 from expert.review import REVIEW_BUDGET, Decision
 from expert.search import Budget
 from infra.audit.deals import deal_events
@@ -72,8 +74,11 @@ def reviews(
     """The review of each deal asked for, computed in the pool at this budget and kept."""
 
     async def review(stored: Sequence[StoredEvent], table_id: str, deal_no: int) -> DealReview:
-        events = [e for e in deal_events(decoded(stored), deal_no) if isinstance(e, _DEAL_EVENTS)]
-        decisions = await thinking.review(events, f"review:{table_id}:{deal_no}", budget)
+        log = decoded(stored)
+        created = log[0]
+        rules = created.rule_set if isinstance(created, TableCreated) else DEFAULT
+        events = [e for e in deal_events(log, deal_no) if isinstance(e, _DEAL_EVENTS)]
+        decisions = await thinking.review(events, f"review:{table_id}:{deal_no}", budget, rules)
         return DealReview(table_id, deal_no, decisions, summary(decisions))
 
     return Kept(review, size)

@@ -58,7 +58,8 @@ from service.routes.shared import (
     operation_id="createTable",
     opt=limited(Limited.CREATES),
     summary="Create a table",
-    description="Draws 12 secret server seeds and publishes their SHA-256 commitments at once "
+    description="Draws a secret server seed for every deal of the session (12, or as `rules` "
+    "say: V6.1, V6.6) and publishes their SHA-256 commitments at once "
     "(or takes shared seeds, or a tournament director's preset deals). The host token and, "
     "for a private table (the default), the invitation code are shown once. A public table "
     "is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock "
@@ -85,7 +86,7 @@ async def create_table(
     elif presets:
         seeds = ()
     else:
-        seeds = tuple(secrets.token_bytes(32) for _ in range(12))
+        seeds = tuple(secrets.token_bytes(32) for _ in range(data.rules.all_deals))
     command = CreateTable(
         name=data.name,
         first_dealer=first,

@@ -21,7 +21,6 @@ from litestar.params import JSONBody, Parameter
 from litestar.response.sse import ServerSentEvent
 
 from domain.dealing import SEED_BYTES
-from domain.session import DEALS
 from domain.standings import Standings
 from domain.table import Visibility
 from domain.tournament import (
@@ -169,7 +168,10 @@ async def create_tournament(
     seeds = (
         ()
         if presets
-        else tuple(tuple(fresh_bytes(SEED_BYTES) for _ in range(DEALS)) for _ in range(data.rounds))
+        else tuple(
+            tuple(fresh_bytes(SEED_BYTES) for _ in range(data.rules.all_deals))
+            for _ in range(data.rounds)
+        )
     )
     command = CreateTournament(
         name=data.name,
@@ -429,9 +431,11 @@ async def start_round(
     summary="The standings (E6)",
     description="Every player's total points (E6.1), placement points (E6.2) and "
     "duplicate score (E6.3), ranked by the tournament's method or by `method`, with the "
-    "tie-break (E6.4): the stored standings, rebuilt from the tournament's and its tables' logs "
-    "whenever a deal was scored or a table or round ended since (ranked by another method "
-    "than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal "
+    "tie-break (E6.4): the standings the tournament stores with each of its events that "
+    "changes them (a round started or ended, a table abandoned, a public deal recorded, E6.6), "
+    "computed from the tournament's own records; ranked by another method than the "
+    "tournament's, computed from the same records. A read: it records nothing, and costs the "
+    "same whatever the number of players. Only what is final counts (E6.5): a deal "
     "once every table of its round has scored it, placement points once the round has ended; "
     "the abandoned tables are listed (T4.2).",
     security=AS_TOURNAMENT_VIEWER,

@@ -11,7 +11,7 @@ import { comparePage, heldTournament, tournamentPass } from './tournament_parts.
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { reviewPanel } from './review.js';
 import {
-  card, cardOfSeat, fill, given, h, problemBox, rule, saidFor, scoreLines, seatOfCard, signed,
+  card, cardOfSeat, fill, given, h, houseRules, problemBox, rule, saidFor, scoreLines, seatOfCard, signed,
 } from './ui.js';
 
 const [, , rawTable, , rawDeal] = location.pathname.split('/');
@@ -48,8 +48,8 @@ async function comparison() {
   }
 }
 
-/** When each announcement was made: the trick it was made in (1-12) and how many cards of
- * that trick had been played, read from the deal's events in their order. */
+/** When each announcement was made: the trick it was made in (1-12; 1-10 without nines) and
+ * how many cards of that trick had been played, read from the deal's events in their order. */
 function moments(events) {
   let completed = 0;
   let played = 0;
@@ -123,7 +123,9 @@ function trickPanel(record, step) {
         : t('event.game', { game: term('game', record.game_type) }),
       record.marriage_clarified_in ? `; ${t('viewer.clarified', { trick: record.marriage_clarified_in })}` : '',
       given(record.schweinchen) ? `; ${t('viewer.schweinchen', { who: names()[record.schweinchen] })}` : ''),
-      record.poverty ? poverty(record) : null);
+      record.poverty ? poverty(record) : null,
+      given(record.forced) ? h('p', { class: 'forced' }, t('move.forced', { who: names()[record.forced] }), ' ', rule('V6.7', state.rules, false)) : null,
+      record.score.duty_solo ? h('p', { class: 'duty-solo' }, t('move.duty_solo'), ' ', rule('V6.6', state.rules, false)) : null);
   }
   const trick = record.tricks[step - 1];
   return h('section', {
@@ -223,7 +225,8 @@ function render() {
     h('h1', {}, t('viewer.title', { deal: record.deal_no, table: state.view?.name || record.table })),
     h('p', {}, h('a', { href: `/t/${encodeURIComponent(table)}` }, t('mine.back')),
       record.deal_no > 1 ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no - 1}` }, t('viewer.previous_deal'))] : null,
-      state.view && record.deal_no < state.view.scoresheet.length ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no + 1}` }, t('viewer.next_deal'))] : null),
+      state.view && record.deal_no < state.view.scoresheet.length ? [' · ', h('a', { href: `/t/${encodeURIComponent(table)}/deals/${record.deal_no + 1}` }, t('viewer.next_deal'))] : null,
+      houseRules(state.view?.rules) ? [' · ', houseRules(state.view.rules)] : null),
     state.compare ? h('p', {}, h('a', { href: state.compare, id: 'compare-link' }, t('compare.from_viewer'))) : null,
     controls(record),
     h('div', { class: 'viewer' }, trickPanel(record, state.step), announcements(state.step)),

@@ -26,10 +26,13 @@ const LABELS = {
   visibility: ['lobby.visibility', 'lobby.visibility_about'],
   turn_seconds: ['lobby.turn_seconds', 'lobby.turn_seconds_about'],
   first_dealer: ['lobby.first_dealer', 'lobby.first_dealer_about', 'lobby.first_dealer_empty'],
+  without_nines: ['lobby.without_nines', 'lobby.without_nines_about'],
   second_heart_ten: ['lobby.second_heart_ten', 'lobby.second_heart_ten_about'],
   schweinchen: ['lobby.schweinchen', 'lobby.schweinchen_about'],
   armut: ['lobby.armut', 'lobby.armut_about'],
   bock_rounds: ['lobby.bock_rounds', 'lobby.bock_rounds_about'],
+  session_deals: ['lobby.session_deals', 'lobby.session_deals_about'],
+  duty_solo: ['lobby.duty_solo', 'lobby.duty_solo_about'],
 };
 
 /** The simple options of a new table that the API takes (`CreateTableRequest`): each scalar
@@ -48,6 +51,7 @@ function tableOptions(spec, properties = spec.components.schemas.CreateTableRequ
       name, type, values, default: property.default ?? resolved.default, within,
       description: property.description ?? resolved.description,
       minimum: property.minimum ?? resolved.minimum, maximum: property.maximum ?? resolved.maximum,
+      step: property.multipleOf ?? resolved.multipleOf,
       nullable: Boolean(property.oneOf?.some((p) => p.type === 'null')),
     }];
   });
@@ -71,7 +75,8 @@ function optionField(option) {
       option.values.map((value) => h('option', { value, selected: value === option.default }, term(option.name, value)))));
   }
   return h('p', {}, labelled, note, h('input', {
-    type: 'number', id, name: option.name, min: option.minimum, max: option.maximum,
+    type: 'number', id, name: option.name, min: option.minimum, max: option.maximum, step: option.step,
+    value: option.nullable ? null : option.default, // a required number starts at the API's default
     placeholder: option.nullable ? empty : null, required: !option.nullable, 'aria-describedby': described,
   }));
 }

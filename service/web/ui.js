@@ -125,8 +125,9 @@ export function houseRules(rules) {
   if (!chosen.length) return null;
   const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
     ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}`
-    : ['schweinchen', 'armut', 'bock_rounds'].includes(option) && value === true ? t(`rules.${option}`)
-      : `${option}: ${value}`));
+    : ['without_nines', 'schweinchen', 'armut', 'bock_rounds', 'duty_solo'].includes(option) && value === true ? t(`rules.${option}`)
+      : option === 'session_deals' ? t('rules.session_deals', { count: value })
+        : `${option}: ${value}`));
   return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
     h('a', { href: '/rules#part-V' }, t('rules.house')), `: ${words.join(', ')}`);
 }

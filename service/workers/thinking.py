@@ -31,6 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from domain.commands import DealCommand
 from domain.events import DealEvent
 from domain.observations import Observation
+from domain.rule_set import DEFAULT, RuleSet
 from expert.player import decide
 from expert.review import Decision, review_deal
 from expert.search import Budget
@@ -76,11 +77,14 @@ class Thinking:
         return await loop.run_in_executor(self._executor(), decide, observation, seed)
 
     async def review(
-        self, events: Sequence[DealEvent], seed: str, budget: Budget
+        self, events: Sequence[DealEvent], seed: str, budget: Budget, rules: RuleSet = DEFAULT
     ) -> tuple[Decision, ...]:
-        """`expert.review.review_deal` of a scored deal's events, in a worker process."""
+        """`expert.review.review_deal` of a scored deal's events played by ``rules``, in a
+        worker process."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), review_deal, events, seed, budget)
+        return await loop.run_in_executor(
+            self._executor(), review_deal, events, seed, budget, rules
+        )
 
     def close(self, timeout: float = STOP_SECONDS) -> None:
         """Stop the workers (pending decisions are dropped: the log drives the bots again);

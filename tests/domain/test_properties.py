@@ -27,17 +27,18 @@ After every step (one accepted command)
   * with Armut (V4.6): the cards exchanged are in no observation but the two players'
     of the Armut, and the event of the cards given back shows them to those two only.
 At the end of each deal
-  * 12 tricks, card points sum to 240 and match the tricks, each trick's winner
-    and points agree with an independent oracle written from RULES.md;
+  * 12 tricks (10 without nines, V1.1), card points sum to 240 and match the tricks,
+    each trick's winner and points agree with an independent oracle written from RULES.md;
   * the winner and the game value agree with an independent scoring oracle;
   * entries sum to 0; a solo's soloist writes 3 x the value, each opponent its
     negation (soloist = -3 x opponent); otherwise each Re member writes the value
     and each Kontra member its negation;
   * the dealer moves left each deal (R1.2), the dealer's left leads (R3.5), and a
-    marriage is clarified by trick 3 (R4.6).
+    marriage is clarified by trick 3 (R4.6); with duty solos (V6) the dealer stays after
+    one, its soloist leads, and a solo of a seat owing it is its duty solo.
 At the end of each session
-  * 12 deals; totals are the scoresheet's column sums; the winners hold the
-    maximal total (R1.3).
+  * 12 deals (V6: the rule set's counted deals, and 4 duty solos); totals are the
+    scoresheet's column sums; the winners hold the maximal total (R1.3).
 
 The last test checks every game type occurred: normal, marriage with a partner,
 marriage turned solo, silent solo and each of the 7 solos.
@@ -53,6 +54,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+from msgspec import UNSET
 
 from domain import deal, replay, session
 from domain.announcements import Word
@@ -86,7 +88,7 @@ from domain.events import (
     SessionFinished,
     TrickWon,
 )
-from domain.game_types import GameType
+from domain.game_types import SOLOS, GameType
 from domain.observations import Observation, observe, options
 from domain.parties import Party
 from domain.players import Chooser, random_action
@@ -104,6 +106,7 @@ from domain.simulation import (
 )
 from domain.table_view import redact
 from domain.variants.armut import PovertyView
+from domain.variants.duty_solo import Duty
 
 SESSIONS = 84
 """Generated sessions (12 deals each); with the explicit examples over 1,000 deals."""
@@ -249,7 +252,8 @@ def oracle_value(
             for i, c in enumerate(cards):
                 if c is Card.AD and party(leader.after(i)) is not p:
                     gain[p] += 1
-            if number == 12 and cards[oracle_winner(cards, GameType.NORMAL)] is Card.JC:
+            last = number == len(tricks)  # R9.4: trick 12 (V1.5: trick 10)
+            if last and cards[oracle_winner(cards, GameType.NORMAL)] is Card.JC:
                 gain[p] += 1
     return winner, gain[re] - gain[ko]
 
@@ -394,15 +398,23 @@ def check_deal(
     assert isinstance(scored, DealScored)
     score = scored.score
     assert before.first_dealer is not None
-    assert dealt.dealer == before.first_dealer.after(dealt.deal_no - 1)  # R1.2
-
-    state = deal.deal_started(dealt, before.rules, before.bock_pending > 0)
+    counted = sum(not g.duty_solo for g in before.games)  # V6.6: a duty solo is not counted
+    assert dealt.dealer == before.first_dealer.after(counted)  # R1.2
+    forced = None if dealt.forced is UNSET else dealt.forced
+    duty = Duty(before.owed, forced)
+    state = deal.deal_started(dealt, before.rules, before.bock_pending > 0, duty)
+    leader = dealt.dealer.left()  # R3.5
     tricks: list[tuple[tuple[Card, ...], Seat, Seat]] = []
     game_type: GameType | None = None
     shown = False
     for event in events[1:]:
         if isinstance(event, GameTypeFixed):
             game_type = event.game_type
+            if event.duty_solo is True:  # V6.3, V6.5: owed, the soloist leads
+                assert event.declarer in before.owed and game_type in SOLOS
+                leader = event.declarer
+            else:  # V6.4: a solo of a seat owing it would have been its duty solo
+                assert event.declarer not in before.owed or game_type not in SOLOS
         if isinstance(event, SchweinchenShown):
             assert before.rules.schweinchen and not shown  # V3.1
             assert state.hands[event.seat].count(Card.AD) == 2  # V3.1
@@ -411,7 +423,7 @@ def check_deal(
             trick = state.trick
             assert trick is not None and game_type is not None and trick.complete
             if event.trick_no == 1:
-                assert trick.leader == dealt.dealer.left()  # R3.5
+                assert trick.leader == leader  # R3.5, V6.5
             best = oracle_winner(trick.cards, game_type, second_ten_wins(event.trick_no), shown)
             assert event.winner == trick.leader.after(best), trick
             assert event.points == sum(CARD_POINTS[c] for c in trick.cards)
@@ -427,7 +439,9 @@ def check_deal(
     assert state == after.deal
     assert state.clarified_in is not None or game_type is not GameType.MARRIAGE
 
-    assert len(tricks) == 12 and sum(score.tricks.values()) == 12
+    n = before.rules.tricks  # R3.5: 12 (V1.1: 10)
+    assert all(len(hand) == n for hand in dealt.hands)
+    assert len(tricks) == n and sum(score.tricks.values()) == n
     assert sum(score.card_points.values()) == 240
     assert sum(sum(CARD_POINTS[c] for c in cards) for cards, _, _ in tricks) == 240
     winner, value = oracle_value(score.re_seats, tricks, score.levels, score.solo)
@@ -450,7 +464,7 @@ def check_deal(
 
 def check_session(events: list[Event], final: SessionState) -> None:
     sheet = [e.score.entries for e in events if isinstance(e, DealScored)]
-    assert len(sheet) == 12 and final.sheet == tuple(sheet)
+    assert len(sheet) == final.rules.all_deals and final.sheet == tuple(sheet)  # R1.1, V6.6
     columns = tuple(sum(row[s] for row in sheet) for s in SEATS)
     assert final.totals == columns
     finished = events[-1]

@@ -136,7 +136,7 @@ def check_core(seed: int, rules: RuleSet) -> None:
                     rules.second_heart_ten,
                     step.after.deal.schweinchen is not None,  # type: ignore[union-attr]
                 )
-                index = core.winning_index(codes, tables, event.trick_no == 12)
+                index = core.winning_index(codes, tables, event.trick_no == rules.tricks)
                 assert trick.leader.after(index) is event.winner
             if isinstance(event, DealScored):
                 ended = step.after.deal

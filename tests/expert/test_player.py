@@ -28,8 +28,9 @@ from domain.game_types import SOLOS, GameType
 from domain.observations import observe
 from domain.players import random_action
 from domain.rule_set import RuleSet
-from domain.seats import Seat
+from domain.seats import SEATS, Seat
 from domain.simulation import next_command
+from domain.variants.duty_solo import Duty
 from domain.variants.second_heart_ten import SecondHeartTen
 from expert.core import AD, CODE, count, observed_tables, schweinchen_rank
 from expert.inference import sample
@@ -223,3 +224,31 @@ def test_it_offers_takes_and_plays_an_armut_to_the_end() -> None:
             assert count(hands[south], CODE[c]) >= kept.count(c)
     ended = experts_play_out(state, random.Random(7))
     assert ended.score is not None and ended.score.score.re_seats == (east, south)
+
+
+def _vorgefuehrt(east_hand: str) -> DealState:
+    """V6.7: deal 5 of a session of 4 counted deals with duty solos, N dealing, nobody has
+    played the duty solo: E (the dealer's left) is vorgeführt."""
+    rules = RuleSet(session_deals=4, duty_solo=True)
+    state = deal_state(fill({Seat(1): east_hand}), rules=rules)
+    return msgspec.structs.replace(state, duty=Duty(SEATS, Seat(1)))
+
+
+def test_vorgefuehrt_it_names_a_solo_and_plays_it_to_the_end() -> None:
+    """V6.7: with a hand it would never reserve with, the expert vorgeführt says
+    `reservation`, names a solo (the one its rollouts of every solo rate best) and four
+    experts play the duty solo to its score, the soloist leading (V6.5)."""
+    east = Seat(1)
+    state = _vorgefuehrt("9C 9C KC KS KS 9S 9S 9H 9H KH KH 9D")
+    declared = expert_action(observe(state, east), random.Random(2), SMALL)
+    assert declared == Declare(east, Declaration.RESERVATION)
+    state, _ = run(state, declared)
+    for seat in (Seat(2), Seat(3), Seat(0)):
+        state, _ = run(state, Declare(seat, Declaration.HEALTHY))
+    named = expert_action(observe(state, east), random.Random(3), SMALL)
+    assert isinstance(named, NameContract) and named.contract in SOLOS
+    state, _ = run(state, named)
+    assert state.duty_solo and state.declarer is east
+    ended = experts_play_out(state, random.Random(4))
+    assert ended.tricks[0].leader is east and ended.score is not None
+    assert ended.score.score.duty_solo is True

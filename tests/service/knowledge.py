@@ -94,6 +94,10 @@ class Deal:
     schweinchen: int | None = None
     bock: bool = False
     rules: Json | None = None
+    duty_owed: list[int] | None = None
+    """V6.2: the seats owing their duty solo when the deal began (public; None without)."""
+    forced: int | None = None
+    duty_solo: bool = False
     score: Json | None = None
     poverty: Json | None = None
     """V4: ``poor``, the trumps ``given``, who ``refused``, the ``partner`` and the cards
@@ -217,6 +221,8 @@ class Table:
     bock_pending: int = 0
     """V5.1, V5.7: the Bock deals still to come (a round of 4 per deal that met a trigger,
     queued)."""
+    owed: list[int] = field(default_factory=list)
+    """V6.2, V6.3: the seats that have not yet played their duty solo."""
 
     @property
     def status(self) -> str:
@@ -297,6 +303,8 @@ def _nothing(table: Table, event: Json) -> None:
 
 def _created(table: Table, event: Json) -> None:
     table.created = event
+    rules = event.get("rules", {})  # R1.1: 12 deals; V6.1, V6.6: N, and 4 duty solos
+    table.deals = rules.get("session_deals", 12) + (4 if rules.get("duty_solo") is True else 0)
 
 
 def _seated(table: Table, event: Json) -> None:
@@ -336,15 +344,31 @@ def _abandoned(table: Table, event: Json) -> None:
     assert (event["deals"], event["totals"]) == (len(table.sheet), totals), event
 
 
+DECLARED_SOLOS = (
+    "diamonds_solo",
+    "hearts_solo",
+    "spades_solo",
+    "clubs_solo",
+    "queen_solo",
+    "jack_solo",
+    "fleischlos",
+)
+"""R5: the solos named after `reservation` (V6.3: only these are duty solos)."""
+
+
 def _started(table: Table, event: Json) -> None:
     table.started = True
-    table.first_dealer, table.deals = event["first_dealer"], event["deals"]
+    table.first_dealer = event["first_dealer"]
     table.rules = event.get("rules")
+    assert event["deals"] == (table.rules or {}).get("session_deals", 12), event  # V6.1
+    table.owed = [0, 1, 2, 3] if (table.rules or {}).get("duty_solo") is True else []
 
 
 def _dealt(table: Table, event: Json) -> None:
     table.deal = Deal(event["deal_no"], event["dealer"], event["hands"], event["dealing"])
     table.deal.rules, table.deal.bock = table.rules, table.bock_pending > 0
+    if (table.rules or {}).get("duty_solo") is True:  # V6.2, V6.7: public
+        table.deal.duty_owed, table.deal.forced = list(table.owed), event.get("forced")
     table.deal.played_by = [[] if p is None else [p["name"]] for p in table.seats]
 
 
@@ -364,6 +388,9 @@ def _named(table: Table, event: Json) -> None:
 def _fixed(table: Table, event: Json) -> None:
     deal = _deal(table)
     deal.game_type, deal.declarer = event["game_type"], event["declarer"]
+    deal.duty_solo = event.get("duty_solo", False) is True
+    owing = deal.declarer in (deal.duty_owed or []) and deal.game_type in DECLARED_SOLOS
+    assert deal.duty_solo is owing, event  # V6.3, V6.4
     if deal.game_type == "poverty":  # V4.3: the poor player's trumps are offered
         trumps = [c for c in deal.hand(deal.declarer) if c in NORMAL_TRUMPS]
         deal.poverty = {
@@ -434,6 +461,9 @@ def _scored(table: Table, event: Json) -> None:
     assert event["score"].get("bock", False) is deal.bock, event  # V5.6
     brought = 4 if event["score"].get("bock_triggers") else 0
     table.bock_pending = table.bock_pending - deal.bock + brought  # V5.1, V5.7
+    assert event["score"].get("duty_solo", False) is deal.duty_solo, event  # V6.8
+    if deal.duty_solo:
+        table.owed.remove(deal.declarer)
 
 
 def _finished(table: Table, event: Json) -> None:
@@ -747,6 +777,9 @@ def expected_deal(deal: Deal, viewer: Viewer) -> Json:
         **({} if deal.schweinchen is None else {"schweinchen": deal.schweinchen}),
         **({"bock": True} if deal.bock else {}),
         **({} if deal.poverty is None else {"poverty": expected_poverty(deal, viewer)}),
+        **({} if deal.duty_owed is None else {"duty_owed": deal.duty_owed}),
+        **({} if deal.forced is None else {"forced": deal.forced}),
+        **({"duty_solo": True} if deal.duty_solo else {}),
     }
 
 

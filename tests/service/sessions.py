@@ -80,9 +80,9 @@ def presets_with_both_qc(label: str) -> list[list[list[str]]]:
     return deals
 
 
-async def verified_by_the_service(http: httpx.AsyncClient, table_id: str) -> None:
-    """The service's own verification of each of the table's 12 scored deals agrees."""
-    for deal_no in range(1, 13):
+async def verified_by_the_service(http: httpx.AsyncClient, table_id: str, deals: int = 12) -> None:
+    """The service's own verification of each of the table's ``deals`` scored deals agrees."""
+    for deal_no in range(1, deals + 1):
         response = await http.get(f"/tables/{table_id}/deals/{deal_no}/verification")
         assert response.status_code == 200, response.text
         assert response.json()["ok"] is True, response.json()
@@ -108,7 +108,7 @@ async def record_session(
     *,
     first_dealer: int | None = None,
     presets: list[list[list[str]]] | None = None,
-    rules: Mapping[str, str | bool] | None = None,
+    rules: Mapping[str, str | bool | int] | None = None,
 ) -> Recorded:
     """Create a table, seat four clients (each its own HTTP client and token), stream
     every seat's events, the public events and the feed while the session is played."""

@@ -18,6 +18,7 @@ from domain.cards import Card
 from domain.commands import DealCommand, Declaration, Declare, NameContract
 from domain.events import (
     CardPlayed,
+    DealDealt,
     DealScored,
     GameTypeFixed,
     PovertyAnswered,
@@ -98,9 +99,10 @@ async def verified_offline(
     base_url: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    deals: int = 12,
 ) -> bytes:
     """The session's export, once `doko verify --file` (with the service's public key) has
-    re-played all its 12 deals by the rule set the log records."""
+    re-played all its ``deals`` deals by the rule set the log records."""
     response = await http.get(f"/tables/{session.table_id}/export")
     assert response.status_code == 200, response.text
     export = tmp_path / "export.json"
@@ -110,7 +112,7 @@ async def verified_offline(
     )
     out = capsys.readouterr().out
     assert status == 0, out
-    assert f"{session.table_id}: ok, 12 deals" in out
+    assert f"{session.table_id}: ok, {deals} deals" in out
     return response.content
 
 
@@ -154,11 +156,16 @@ async def test_a_v2_session_decides_tricks_with_both_10h_by_v2(
         ({"rules": {"schweinchen": "yes"}}, "malformed_request", None),
         ({"rules": {"armut": "yes"}}, "malformed_request", None),
         ({"rules": {"pflichtsolo": True}}, "malformed_request", None),
+        ({"rules": {"session_deals": 10}}, "invalid_table_option", "V6.1"),
+        ({"rules": {"session_deals": 52}}, "invalid_table_option", "V6.1"),
+        ({"rules": {"duty_solo": True}, "seeds": ["ab" * 32] * 12}, "invalid_table_option", "V6.1"),
     ],
 )
 async def test_a_rule_set_that_is_none_is_refused(
     http: httpx.AsyncClient, body: dict[str, object], code: str, rule: str | None
 ) -> None:
+    """Also a session length that is no multiple of 4 from 4 to 48, and seeds that do not
+    cover every deal of the session (V6.1: a duty solo session of 12 has 16 deals)."""
     response = await http.post("/tables", json={"name": "t", **body})
     assert response.status_code == 400, response.text
     problem = response.json()
@@ -530,3 +537,89 @@ async def test_a_v4_session_leaks_nothing(v4_session: Recorded, pool: asyncpg.Po
     to its two players only, V4.6) finds every view and stream message of the V4 session
     right: no seat but the two, and no spectator, received a card given back."""
     audit(v4_session, await truth_of(pool, v4_session.table_id))
+
+
+V6: dict[str, str | bool | int] = {"session_deals": 4, "duty_solo": True}
+
+
+@pytest.fixture(scope="module")
+async def v6_session(base_url: str) -> Recorded:
+    """A session of 4 counted deals with duty solos (V6), four random players."""
+    return await record_session(base_url, random_players(6), rules=V6)
+
+
+async def test_a_v6_session_plays_every_duty_solo_and_replays_exactly(
+    v6_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+) -> None:
+    """4 counted deals and 4 duty solos, one by each seat (V6.3, V6.6), marked on the
+    scoresheet, which shows the session length and nobody owing at the end; the dealer stays
+    after a duty solo and its soloist leads; the log replays and the service verifies it."""
+    final = v6_session.final
+    assert final.rules == RuleSet(session_deals=4, duty_solo=True)
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v6_session.table_id)]
+    scored = [e.score for e in events if isinstance(e, DealScored)]
+    assert len(scored) == 8 and all(sum(s.entries) == 0 for s in scored)
+    assert sorted(s.re_seats[0] for s in scored if s.duty_solo is True) == list(SEATS)
+    sheet = (await http.get(f"/tables/{v6_session.table_id}/scoresheet")).json()
+    assert sheet["deals"] == 8 and sheet["duty_owed"] == []  # V6.6: 4 counted, 4 duty solos
+    assert [row.get("duty_solo", False) for row in sheet["rows"]] == [
+        s.duty_solo is True for s in scored
+    ]
+    counted = 0
+    for row in sheet["rows"]:  # R1.2, V6.6: the dealer moves on after a counted deal only
+        assert row["dealer"] == (final.first_dealer + counted) % 4
+        counted += not row.get("duty_solo", False)
+    dealers = [e.dealer for e in events if isinstance(e, DealDealt)]
+    leads = [e for e in events if isinstance(e, GameTypeFixed)]
+    firsts = [e for e in events if isinstance(e, CardPlayed)][::48]
+    for dealer, fixed, first in zip(dealers, leads, firsts, strict=True):  # R3.5, V6.5
+        assert first.seat == (fixed.declarer if fixed.duty_solo is True else dealer.left())
+    assert sum(sheet["totals"]) == 0
+    result = replay(events, TABLE)
+    assert result.ok and result.valid == len(events), result.error
+    await verified_by_the_service(http, v6_session.table_id, deals=8)
+
+
+async def test_the_export_of_a_v6_session_verifies_offline(
+    v6_session: Recorded,
+    http: httpx.AsyncClient,
+    base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    await verified_offline(v6_session, http, base_url, tmp_path, capsys, deals=8)
+
+
+async def test_the_lobby_lists_the_session_length_and_duty_solos(
+    v6_session: Recorded, http: httpx.AsyncClient
+) -> None:
+    response = await http.get("/tables", params={"status": "finished"})
+    assert response.status_code == 200, response.text
+    listed = {t["table_id"]: t for t in response.json()["tables"]}
+    entry = listed[v6_session.table_id]
+    assert entry["options"]["rules"] == V6 and entry["deals"] == 8
+
+
+async def test_a_tournaments_tables_play_duty_solos(api: DokoClient, pool: asyncpg.Pool) -> None:
+    """A tournament created with V6 draws a seed for each of the 8 deals of a table's
+    session; its table plays the whole session (4 counted deals, 4 duty solos), its log
+    replays exactly and the tournament records the table's end after 8 deals."""
+    tournament = await api.create_tournament("Pflichtsolo night", rounds=1, rules=V6)
+    players = [await tournament.register(name) for name in ("ann", "bob", "cem", "dia")]
+    started = await tournament.start_round(1)
+    (table,) = started.tournament.tables
+    seats = [await player.seat() for player in players]
+    for seat in seats:
+        assert (await seat.view()).rules == RuleSet(session_deals=4, duty_solo=True)
+    await play_session(seats, random_players(41))
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
+    scored = [e.score for e in events if isinstance(e, DealScored)]
+    assert len(scored) == 8 and sum(s.duty_solo is True for s in scored) == 4
+    result = replay(events, TABLE)
+    assert result.ok and result.valid == len(events), result.error
+
+
+async def test_a_v6_session_leaks_nothing(v6_session: Recorded, pool: asyncpg.Pool) -> None:
+    """The oracle of what each viewer may know finds every view and stream message of the
+    V6 session right (who owes the duty solo and who is vorgeführt are public)."""
+    audit(v6_session, await truth_of(pool, v6_session.table_id), deals=8)

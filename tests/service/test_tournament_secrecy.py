@@ -130,6 +130,13 @@ async def b_ahead_of_a(api: DokoClient, http: httpx.AsyncClient) -> Round:
     return Round(tournament.tournament_id, api, tournament.host_token, a, b)
 
 
+def _progressed(message: SseMessage, table_no: int, deals: int) -> bool:
+    if message.event != "table_progress":
+        return False
+    data = msgspec.json.decode(message.data)
+    return bool(data["table_no"] == table_no and data["deals"] == deals)
+
+
 def _scored(message: SseMessage, table_no: int, deal_no: int) -> bool:
     if message.event != "table_scored":
         return False
@@ -281,8 +288,10 @@ async def a_round_where_b_plays_deal_1(
 ) -> tuple[list[Any], list[Any]]:
     """A one-round tournament of eight with fixed deals and seating: table B plays deal 1 (a
     seat of it announcing once, with ``word``), then table A does. What A's players received
-    of the tournament's stream until then (and what a new connection reads then), and what
-    they received once A scored deal 1 too, each as `same_for_both`."""
+    of the tournament's stream until then, once B's progress has reached each of them (the
+    stream delivers it when it does: collected earlier, the lists would differ by what had
+    arrived), and what a new connection reads then; and what they received once A scored
+    deal 1 too; each as `same_for_both`."""
     tournament = await api.create_tournament(
         "Side channel", rounds=1, presets=[presets_with_both_qc("side channel")]
     )
@@ -304,6 +313,9 @@ async def a_round_where_b_plays_deal_1(
             allowed = (await b[1].view()).deal.options.announcements  # type: ignore[union-attr]
             await b[1].send(Announce(Seat(1), allowed[0].word))
         await play_session(b, [plain] * 4, deals=1)
+        async with asyncio.timeout(WAIT):  # what B's deal makes, heard live by all of A
+            while not all(any(_progressed(m, 2, 1) for m in p.heard) for p in a):
+                await asyncio.sleep(0.02)
         before = [m for p in a for m in p.heard] + [m for p in a for m in await caught_up(p)]
         heard = len(a[0].heard)
         await play_session([p.seat for p in a], [plain] * 4, deals=1)

@@ -44,6 +44,30 @@ async def test_the_lobby_offers_schweinchen_and_bock_rounds(
     await tab.close()
 
 
+async def test_the_lobby_offers_the_session_length_and_duty_solos(
+    browser: Browser, service: Service, api: DokoClient
+) -> None:
+    """V6: the session length starts at RULES.md's 12, steps by 4 from 4 to 48; a table
+    opened with 8 deals and duty solos is listed with both."""
+    tab = await open_tab(browser, service.url)
+    page = tab.page
+    await page.goto("/")
+    await page.wait_for_selector("#create-button")
+    deals = page.locator("#option-session_deals")
+    assert await deals.input_value() == "12"
+    assert [await deals.get_attribute(a) for a in ("min", "max", "step")] == ["4", "48", "4"]
+    assert await page.locator("#option-duty_solo").count() == 1
+    assert "V6" in (await page.inner_text("#option-duty_solo-hint"))
+    await api.create_table(
+        "Pflichtsolo", visibility="public", rules={"session_deals": 8, "duty_solo": True}
+    )
+    await page.goto("/")
+    await page.wait_for_selector("[data-rules]")
+    assert "8" in await page.inner_text("[data-rules]")
+    assert tab.errors == []
+    await tab.close()
+
+
 async def test_schweinchen_are_shown_with_the_pages_button(
     browser: Browser, service: Service, api: DokoClient, pool: asyncpg.Pool
 ) -> None:

@@ -18,8 +18,10 @@ import domain.table
 import domain.tournament
 import domain.variants.armut
 import domain.variants.bock
+import domain.variants.duty_solo
 import domain.variants.schweinchen
 import domain.variants.second_heart_ten
+import domain.variants.without_nines
 from service.routes.pages import WEB, rule_texts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,14 +133,18 @@ def test_the_package_copy_of_the_house_rules_is_the_domains() -> None:
     """service/web/HOUSE_RULES.md (the rules page quotes it) says every house rule word for
     word as its module of domain/variants does, under its section's title."""
     stated = (
-        bullets_of(domain.variants.second_heart_ten, "V2")
+        bullets_of(domain.variants.without_nines, "V1")
+        | bullets_of(domain.variants.second_heart_ten, "V2")
         | bullets_of(domain.variants.schweinchen, "V3")
         | bullets_of(domain.variants.armut, "V4")
         | bullets_of(domain.variants.bock, "V5")
+        | bullets_of(domain.variants.duty_solo, "V6")
     )
-    assert {"V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V4.1", "V4.7", "V5.1", "V5.7"} <= set(stated)
+    ends = {"V1.1", "V1.5", "V2.1", "V2.2", "V3.1", "V3.2", "V3.3", "V4.1", "V4.7", "V5.1", "V5.7"}
+    assert ends <= set(stated)
     copied = rule_texts((WEB / "HOUSE_RULES.md").read_text(encoding="utf-8"))
     assert {k: v for k, v in copied.items() if "." in k} == stated
+    assert copied["V1"] == "Without nines."
     assert copied["V2"] == "The second heart ten beats the first."
     assert copied["V3"] == "Schweinchen."
     assert copied["V4"] == "Armut."

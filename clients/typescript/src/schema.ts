@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table
-         * @description Draws 12 secret server seeds and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1); `rules` the house rules it plays by (V1-V6 on the rules page; left out: RULES.md exactly). `Location` is the table's view.
+         * @description Draws a secret server seed for every deal of the session (12, or as `rules` say: V6.1, V6.6) and publishes their SHA-256 commitments at once (or takes shared seeds, or a tournament director's preset deals). The host token and, for a private table (the default), the invitation code are shown once. A public table is listed in the lobby and open to anyone (T1.1); `turn_seconds` sets the turn clock (5-600 s, T3.1); `rules` the house rules it plays by (V1-V6 on the rules page; left out: RULES.md exactly). `Location` is the table's view.
          */
         post: operations["createTable"];
         delete?: never;
@@ -813,7 +813,7 @@ export interface paths {
         };
         /**
          * The standings (E6)
-         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the tournament's method or by `method`, with the tie-break (E6.4): the stored standings, rebuilt from the tournament's and its tables' logs whenever a deal was scored or a table or round ended since (ranked by another method than the tournament's, recomputed from the logs). Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
+         * @description Every player's total points (E6.1), placement points (E6.2) and duplicate score (E6.3), ranked by the tournament's method or by `method`, with the tie-break (E6.4): the standings the tournament stores with each of its events that changes them (a round started or ended, a table abandoned, a public deal recorded, E6.6), computed from the tournament's own records; ranked by another method than the tournament's, computed from the same records. A read: it records nothing, and costs the same whatever the number of players. Only what is final counts (E6.5): a deal once every table of its round has scored it, placement points once the round has ended; the abandoned tables are listed (T4.2).
          */
         get: operations["getStandings"];
         put?: never;
@@ -1060,6 +1060,7 @@ export interface components {
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             dealing: components["schemas"]["Dealing"];
+            forced?: components["schemas"]["Seat"];
             hands: components["schemas"]["Card"][][];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1088,6 +1089,7 @@ export interface components {
             dealing: components["schemas"]["Dealing"];
             declarations: (components["schemas"]["Declaration"] | null)[];
             declarer: components["schemas"]["Seat"] | null;
+            forced?: components["schemas"]["Seat"];
             game_type: components["schemas"]["GameType"];
             hands: components["schemas"]["Card"][][];
             marriage_clarified_in: number | null;
@@ -1286,6 +1288,7 @@ export interface components {
         /** GameTypeFixed */
         GameTypeFixed: {
             declarer: components["schemas"]["Seat"] | null;
+            duty_solo?: boolean;
             game_type: components["schemas"]["GameType"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1405,6 +1408,9 @@ export interface components {
             dealt: components["schemas"]["Card"][][] | null;
             declarations: (components["schemas"]["Declaration"] | null)[];
             declarer: components["schemas"]["Seat"] | null;
+            duty_owed?: components["schemas"]["Seat"][];
+            duty_solo?: boolean;
+            forced?: components["schemas"]["Seat"];
             game_type: components["schemas"]["GameType"] | null;
             hand: components["schemas"]["Card"][];
             hand_sizes: number[];
@@ -1608,7 +1614,7 @@ export interface components {
          * @description The problem's stable code; `x-enum-descriptions` gives each one's meaning.
          * @enum {string}
          */
-        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "schweinchen_not_allowed" | "poverty_return_invalid" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "talk_text" | "talk_names_card" | "talk_muted" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
+        ProblemCode: "malformed_request" | "duplicate_member" | "unsupported_media_type" | "body_too_large" | "headers_too_large" | "request_timeout" | "method_not_allowed" | "not_found" | "unprocessable" | "http_error" | "unauthorized" | "forbidden" | "invitation_required" | "invitation_invalid" | "token_in_url" | "ticket_invalid" | "ticket_expired" | "table_not_found" | "version_mismatch" | "version_conflict" | "version_not_reached" | "idempotency_key_reused" | "idempotency_key_in_flight" | "deal_not_scored" | "session_not_finished" | "invalid_card" | "invalid_deal" | "phase_closed" | "not_your_turn" | "card_not_in_hand" | "must_follow" | "contract_not_allowed" | "marriage_not_clarified" | "wrong_party" | "already_announced" | "announcement_too_late" | "late_reply_blocks_refusals" | "included_level_too_late" | "schweinchen_not_allowed" | "poverty_return_invalid" | "duty_solo_forced" | "session_over" | "replay_mismatch" | "seat_unavailable" | "table_public" | "entropy_not_used" | "invalid_table_option" | "seat_vacant" | "seat_occupied" | "leave_on_turn" | "no_turn_clock" | "clock_running" | "turn_expired" | "not_away" | "name_unseen_characters" | "name_mixed_scripts" | "talk_text" | "talk_names_card" | "talk_muted" | "invalid_tournament_option" | "unknown_standings_method" | "invalid_player_name" | "name_taken" | "registration_closed" | "tournament_full" | "players_fixed" | "no_players" | "round_not_next" | "round_running" | "no_round_running" | "tournament_over" | "unknown_table" | "table_not_over" | "table_ended" | "deal_not_next" | "invalid_seating" | "unknown_player" | "seated_twice" | "left_out" | "tournament_not_found" | "deal_not_public" | "tournament_not_finished" | "rate_limited" | "too_many_connections" | "too_many_connections_from_address" | "too_many_streams" | "streams_busy" | "database_unavailable" | "signing_key_unavailable" | "not_ready" | "unavailable" | "internal_error";
         /** Readiness */
         Readiness: {
             checks: components["schemas"]["ReadinessCheck"][];
@@ -1697,11 +1703,26 @@ export interface components {
              */
             bock_rounds?: boolean;
             /**
+             * @description V6.2-V6.8: each player must play one duty solo (Pflichtsolo): it beats every other contract, its soloist leads, the same dealer deals again; who still owes it once the counted deals are scored is vorgeführt in an extra deal
+             * @default false
+             */
+            duty_solo?: boolean;
+            /**
              * @description V3.1-V3.3: the holder of both AD may show them on their turn in the play; shown, they are the highest trumps where AD is a trump
              * @default false
              */
             schweinchen?: boolean;
             second_heart_ten?: components["schemas"]["SecondHeartTen"];
+            /**
+             * @description V6.1: the counted deals of a session, a multiple of 4 from 4 to 48 (RULES.md: 12)
+             * @default 12
+             */
+            session_deals?: number;
+            /**
+             * @description V1.1-V1.5: 40 cards without the nines, 10 a hand and 10 tricks (still 240 card points); dealt by doko-deal-v1-40; every announcement deadline two cards lower (re/kontra with at least 9 cards)
+             * @default false
+             */
+            without_nines?: boolean;
         };
         /** SchweinchenShown */
         SchweinchenShown: {
@@ -1719,6 +1740,7 @@ export interface components {
             card_points: {
                 [key: string]: number;
             };
+            duty_solo?: boolean;
             entries: number[];
             game_type: components["schemas"]["GameType"];
             levels: {
@@ -1745,6 +1767,7 @@ export interface components {
             /** @default false */
             abandoned: boolean;
             deals: number;
+            duty_owed?: components["schemas"]["Seat"][];
             finished: boolean;
             name: string;
             players: (string | null)[];
@@ -1888,6 +1911,8 @@ export interface components {
             chain_head?: string;
             deal_no: number;
             dealer: components["schemas"]["Seat"];
+            /** @default false */
+            duty_solo?: boolean;
             entries: number[];
             game_type?: components["schemas"]["GameType"];
             /**
@@ -2045,6 +2070,7 @@ export interface components {
             deal_no: number;
             dealer: components["schemas"]["Seat"];
             dealing: components["schemas"]["Dealing"];
+            forced?: components["schemas"]["Seat"];
             hands: components["schemas"]["Card"][][];
             /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
             options: components["schemas"]["Options"] | null;
@@ -2087,6 +2113,7 @@ export interface components {
             /** @description that seat's turn clock (T3.2), as in views; null without one */
             clock: components["schemas"]["Turn"] | null;
             declarer: components["schemas"]["Seat"] | null;
+            duty_solo?: boolean;
             game_type: components["schemas"]["GameType"];
             /** @description what the stream's seat may do now (declarations, contracts, cards, and the words it may announce with their deadlines, R6); null on a spectator's stream */
             options: components["schemas"]["Options"] | null;
@@ -9150,7 +9177,7 @@ export const playerRegisteredTypeValues: ReadonlyArray<FlattenedDeepRequired<com
 export const playerRemovedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerRemoved"]["type"]> = ["player_removed"];
 export const povertyAnsweredTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PovertyAnswered"]["type"]> = ["poverty_answered"];
 export const povertyReturnedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PovertyReturned"]["type"]> = ["poverty_returned"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "schweinchen_not_allowed", "poverty_return_invalid", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "talk_text", "talk_names_card", "talk_muted", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["malformed_request", "duplicate_member", "unsupported_media_type", "body_too_large", "headers_too_large", "request_timeout", "method_not_allowed", "not_found", "unprocessable", "http_error", "unauthorized", "forbidden", "invitation_required", "invitation_invalid", "token_in_url", "ticket_invalid", "ticket_expired", "table_not_found", "version_mismatch", "version_conflict", "version_not_reached", "idempotency_key_reused", "idempotency_key_in_flight", "deal_not_scored", "session_not_finished", "invalid_card", "invalid_deal", "phase_closed", "not_your_turn", "card_not_in_hand", "must_follow", "contract_not_allowed", "marriage_not_clarified", "wrong_party", "already_announced", "announcement_too_late", "late_reply_blocks_refusals", "included_level_too_late", "schweinchen_not_allowed", "poverty_return_invalid", "duty_solo_forced", "session_over", "replay_mismatch", "seat_unavailable", "table_public", "entropy_not_used", "invalid_table_option", "seat_vacant", "seat_occupied", "leave_on_turn", "no_turn_clock", "clock_running", "turn_expired", "not_away", "name_unseen_characters", "name_mixed_scripts", "talk_text", "talk_names_card", "talk_muted", "invalid_tournament_option", "unknown_standings_method", "invalid_player_name", "name_taken", "registration_closed", "tournament_full", "players_fixed", "no_players", "round_not_next", "round_running", "no_round_running", "tournament_over", "unknown_table", "table_not_over", "table_ended", "deal_not_next", "invalid_seating", "unknown_player", "seated_twice", "left_out", "tournament_not_found", "deal_not_public", "tournament_not_finished", "rate_limited", "too_many_connections", "too_many_connections_from_address", "too_many_streams", "streams_busy", "database_unavailable", "signing_key_unavailable", "not_ready", "unavailable", "internal_error"];
 export const registrationEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RegistrationEnded"]["type"]> = ["registration_ended"];
 export const roundEndedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEnded"]["type"]> = ["round_ended"];
 export const roundSeatedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundSeated"]["type"]> = ["round_seated"];

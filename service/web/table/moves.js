@@ -75,6 +75,10 @@ export function moves(view, deal) {
   const mine = view.clock?.seat === state.mine.seat ? view.clock : null;
   return h('section', { class: 'actions', id: 'actions', 'aria-label': t('move.label') },
     deal.bock ? h('p', { class: 'bock' }, t('move.bock')) : null,
+    given(deal.forced) && deal.phase !== 'scored' ? h('p', { class: 'forced', 'data-forced': `${deal.forced}` },
+      deal.forced === state.mine.seat ? t('move.forced_you') : t('move.forced', { who: seatName(view.seats, deal.forced) }),
+      ' ', rule('V6.7', state.rules, false)) : null,
+    deal.duty_solo ? h('p', { class: 'duty-solo' }, t('move.duty_solo'), ' ', rule('V6.5', state.rules, false)) : null,
     mine ? h('p', { class: 'your-clock' }, t('move.clock'), ' ', timer(view, mine), ' ', t('move.clock_then'), ' ',
       rule('T3.2', state.rules, false)) : null,
     groups,

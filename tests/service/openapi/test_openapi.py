@@ -598,11 +598,14 @@ def test_what_the_service_always_sends_is_required() -> None:
         "TableCreated",
         "TournamentCreated",
     }
-    house_rules = {  # V3.1, V4, V5: left out where they do not apply
-        "Observation": {"schweinchen", "bock", "poverty"},
+    house_rules = {  # V3.1, V4, V5, V6: left out where they do not apply
+        "Observation": {"schweinchen", "bock", "poverty", "duty_owed", "forced", "duty_solo"},
         "Options": {"schweinchen", "answer_poverty", "return_cards"},
-        "DealRecord": {"schweinchen", "poverty"},
-        "Score": {"bock", "bock_triggers"},
+        "DealRecord": {"schweinchen", "poverty", "forced"},
+        "Score": {"bock", "bock_triggers", "duty_solo"},
+        "DealDealt": {"forced"},
+        "GameTypeFixed": {"duty_solo"},
+        "Scoresheet": {"duty_owed"},
     }
     for name, schema in schemas.items():
         if "properties" in schema and name not in leaving_out and not name.endswith("Request"):
