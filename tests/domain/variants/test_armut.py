@@ -12,7 +12,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from domain import table
@@ -49,6 +49,7 @@ from domain.turn_clock import require_in_time
 from domain.variants.armut import PovertyView
 from tests.domain.builders import deal_state, hand, play_out, run
 from tests.domain.test_properties import play_checked
+from tests.domain.variants import random_sessions
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -250,13 +251,7 @@ def _poor(cards: tuple[Card, ...]) -> bool:
     return sum(c in _TRUMPY for c in cards) <= 3
 
 
-@settings(
-    max_examples=12,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@random_sessions(12)
 @given(seed=st.integers(min_value=0, max_value=2**32))
 def test_v4_random_sessions_with_armut_keep_every_invariant(seed: int) -> None:
     """240 Augen, zero-sum entries, replay and the hidden cards (V4.6) in every step: the

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from msgspec import UNSET
 
@@ -22,6 +22,7 @@ from domain.seats import Seat
 from domain.simulation import play_session
 from domain.variants.bock import bock_triggers, doubled, pending_after
 from tests.domain.test_properties import play_checked
+from tests.domain.variants import random_sessions
 
 RE, KONTRA = Party.RE, Party.KONTRA
 V5 = RuleSet(bock_rounds=True)
@@ -190,15 +191,7 @@ def test_v5_random_sessions_follow_the_queue() -> None:
     assert bock_deals >= 4
 
 
-@pytest.mark.xdist_group("random_sessions")
-@settings(
-    max_examples=4,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=[Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@random_sessions(4)
 @given(seed=st.integers(min_value=0, max_value=2**64 - 1))
 def test_v5_random_sessions_keep_every_invariant(seed: int) -> None:
     """Whole random sessions by V5 (with V3 too): every invariant of the property tests

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from msgspec import UNSET
 
@@ -32,6 +32,7 @@ from domain.table import decide as table_decide
 from domain.variants.duty_solo import check_session_deals
 from tests.domain.builders import events_of, fill, play_out, rejects, run, start_play
 from tests.domain.test_properties import play_checked
+from tests.domain.variants import random_sessions
 
 N, E, S, W = SEATS
 JACKS = GameType.JACK_SOLO
@@ -286,15 +287,7 @@ def test_v6_random_sessions_play_every_duty_solo_once(deals: int) -> None:
         assert isinstance(events[-1], SessionFinished) and sum(state.totals) == 0
 
 
-@pytest.mark.xdist_group("random_sessions")
-@settings(
-    max_examples=4,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=[Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@random_sessions(4)
 @given(
     seed=st.integers(min_value=0, max_value=2**64 - 1),
     deals=st.sampled_from([4, 8]),

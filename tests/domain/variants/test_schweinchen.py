@@ -13,7 +13,7 @@ import random
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from msgspec import UNSET
 
@@ -35,6 +35,7 @@ from domain.variants.schweinchen import schweinchen_possible
 from domain.variants.second_heart_ten import SecondHeartTen
 from tests.domain.builders import deal_state, events_of, fill, hand, play, run, start_play
 from tests.domain.test_properties import play_checked
+from tests.domain.variants import random_sessions
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 V3 = RuleSet(schweinchen=True)
@@ -256,15 +257,7 @@ def test_v3_a_deal_with_schweinchen_replays_exactly() -> None:
     assert not bad.ok and bad.valid == at
 
 
-@pytest.mark.xdist_group("random_sessions")
-@settings(
-    max_examples=4,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=[Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@random_sessions(4)
 @given(seed=st.integers(min_value=0, max_value=2**64 - 1))
 def test_v3_random_sessions_keep_every_invariant(seed: int) -> None:
     """Whole random sessions played by V3: every invariant of the property tests (240 card

@@ -11,7 +11,7 @@ import random
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.cards import Card
@@ -27,6 +27,7 @@ from domain.tricks import Trick
 from domain.variants.second_heart_ten import SecondHeartTen, second_heart_ten_wins
 from tests.domain.builders import deal_state, events_of, hand, run
 from tests.domain.test_properties import play_checked
+from tests.domain.variants import random_sessions
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 FIRST, ALWAYS, EXCEPT_LAST = (
@@ -130,15 +131,7 @@ def test_v2_rule_ids_of_the_options() -> None:
     assert RuleSet(second_heart_ten=EXCEPT_LAST).variants == ("V2.2",)
 
 
-@pytest.mark.xdist_group("random_sessions")
-@settings(
-    max_examples=6,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=[Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@random_sessions(6)
 @given(
     seed=st.integers(min_value=0, max_value=2**64 - 1),
     option=st.sampled_from([ALWAYS, EXCEPT_LAST]),

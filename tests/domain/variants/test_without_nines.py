@@ -16,7 +16,7 @@ import random
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from domain import replay
@@ -78,6 +78,7 @@ from tests.domain.builders import (
     start_play,
 )
 from tests.domain.test_properties import play_checked
+from tests.domain.variants import random_sessions
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 V1 = RuleSet(without_nines=True)
@@ -415,15 +416,7 @@ def check_announcement_deadlines(events: list[Event]) -> None:
             shift = event.trick_no - 1
 
 
-@pytest.mark.xdist_group("random_sessions")
-@settings(
-    max_examples=6,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=[Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@random_sessions(6)
 @given(seed=st.integers(min_value=0, max_value=2**64 - 1))
 def test_v1_random_sessions_keep_every_invariant(seed: int) -> None:
     """Whole random sessions without nines: every invariant of the property tests (10
