@@ -41,7 +41,7 @@ from domain.announcements import Word
 from domain.cards import Card
 from domain.commands import Announce, DealCommand, Declaration, Declare, NameContract, PlayCard
 from domain.errors import DomainError
-from domain.game_types import GameType
+from domain.game_types import CONTRACTS, GameType
 from domain.observations import Observation, observe, options
 from domain.players import Chooser, greedy_action
 from domain.seats import SEATS, Seat
@@ -183,10 +183,11 @@ class Game:
         elif message.verb == "reserved":
             seat, said = self.seat(message.player), message.words[0]
             if said != GameType.NORMAL.value and seat not in self.bot_seats:
-                try:
-                    self.contracts[seat] = GameType(said)
-                except ValueError:
+                contract = next((g for g in CONTRACTS if g.value == said), None)
+                if contract is None:  # R4.2: e.g. FreeDoko's poverty, not played here
                     self.void = self.void or f"FreeDoko reserved for {said}"
+                else:
+                    self.contracts[seat] = contract
             healthy = said == GameType.NORMAL.value
             self._apply(Declare(seat, Declaration.HEALTHY if healthy else Declaration.RESERVATION))
             self._name_contracts()
@@ -301,9 +302,11 @@ class Driver:
             self.lines.put(line)
         self.lines.put(None)
 
-    def line(self) -> str | None:
-        """The driver's next line, None once it ended; `queue.Empty` after a stall."""
-        return self.lines.get(timeout=STALL_SECONDS)
+    def line(self, playing: bool) -> str | None:
+        """The driver's next line, None once it ended; `queue.Empty` after a stall: a game
+        (``playing``) without a word for `STALL_SECONDS`. Between games (a driver starting)
+        it waits as long as the driver takes: a slow start is no stall."""
+        return self.lines.get(timeout=STALL_SECONDS if playing else None)
 
     def send(self, line: str) -> None:
         assert self.process.stdin is not None
@@ -370,7 +373,7 @@ def play(
     try:
         while len(tally.outcome.values) < pairs:
             try:
-                line = process.line()
+                line = process.line(playing=game is not None)
             except queue.Empty:
                 process.process.kill()
                 process.close()

@@ -283,6 +283,8 @@ def legal_commands(state: SessionState) -> list[Command]:
     """Every command the rules accept now, from the seats' options."""
     legal: list[Command] = []
     current = state.deal
+    if not state.started:
+        legal.append(SESSION_COMMANDS[1])  # R1.2: any first dealer starts it
     if state.started and not state.finished and (current is None or current.score is not None):
         legal.append(SESSION_COMMANDS[0])
     if current is not None:
