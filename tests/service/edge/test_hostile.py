@@ -245,7 +245,7 @@ def _body_cases() -> list[Case]:
         ("first_dealer -1", b'{"first_dealer": -1}'),
         ("first_dealer true", b'{"first_dealer": true}'),
         ("first_dealer as a word", b'{"first_dealer": "one"}'),
-        ("11 seeds", json_body({"seeds": ["00" * 32] * 11})),
+        ("3 seeds", json_body({"seeds": ["00" * 32] * 3})),
         ("seeds with NUL", json_body({"seeds": ["\u0000" * 64] * 12})),
         (
             "seeds and presets",
@@ -258,6 +258,19 @@ def _body_cases() -> list[Case]:
         Case(f"new table: {label}", "POST", "/tables", 400, "malformed_request", JSON, body)
         for label, body in create
     ]
+    eleven = json_body({"seeds": ["00" * 32] * 11})  # a session has 12 deals (R1.1)
+    cases.append(
+        Case(
+            "new table: 11 seeds",
+            "POST",
+            "/tables",
+            400,
+            "invalid_table_option",
+            JSON,
+            eleven,
+            "R1.1",
+        )
+    )
     cases += [  # a string that is no card is refused as the rules refuse it (R2.1)
         Case(
             f"play: {label}",

@@ -134,7 +134,7 @@ def _presets(hand: list[str], hands: int = 4) -> list[list[list[str]]]:
         ({"turn_seconds": 601}, "invalid_table_option", "T3.1", "#/turn_seconds"),
         ({"visibility": "secret"}, "invalid_table_option", "T1.1", "#/visibility"),
         ({"presets": _presets(["QX", *DECK_HAND[1:]])}, "invalid_card", "R2.1", "#/presets/0/0/0"),
-        ({"presets": _presets(DECK_HAND[1:])}, "invalid_deal", "R2.2", "#/presets/0/0"),
+        ({"presets": _presets(DECK_HAND[3:])}, "invalid_deal", "R2.2", "#/presets/0/0"),
         ({"presets": _presets(DECK_HAND, hands=3)}, "invalid_deal", "R2.2", "#/presets/0"),
         ({"turn_seconds": "30s"}, "malformed_request", None, "#/turn_seconds"),
         ({"first_dealer": 4}, "malformed_request", None, "#/first_dealer"),
@@ -161,7 +161,7 @@ async def test_a_table_option_out_of_its_rule_carries_the_rules_code(
         ({"name": "t", "turn_seconds": 3}, "invalid_tournament_option", "E1.1", "#/turn_seconds"),
         ({"name": "t", "visibility": "x"}, "invalid_tournament_option", "E1.1", "#/visibility"),
         (
-            {"name": "t", "rounds": 1, "presets": [_presets(DECK_HAND)[:11]]},
+            {"name": "t", "rounds": 1, "presets": [_presets(DECK_HAND)[:3]]},
             "invalid_tournament_option",
             "E1.2",
             "#/presets/0",
