@@ -247,7 +247,8 @@ def _declare(state: DealState, command: Declare) -> tuple[DealEvent, ...]:
 
 
 def _name_contract(state: DealState, command: NameContract) -> tuple[DealEvent, ...]:
-    """R4.2: a player who said `reservation` names a solo, or a marriage holding both QC."""
+    """R4.2: a player who said `reservation` names a solo, or a marriage holding both QC;
+    V4.1: an Armut with three trumps or fewer; V6.7: the seat vorgeführt only a solo."""
     if state.phase is not Phase.CONTRACTS:
         raise PhaseClosed("contracts are named only after all four reservations", rule="R4.2")
     _require_turn(state, command.seat, "R4.2")

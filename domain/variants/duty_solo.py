@@ -24,8 +24,8 @@
   scored has had his last chance; the session goes on with one more deal for each such
   player, dealt by the dealer of the next counted deal (none is counted). In each, the
   first player in the order of R4.1 who still owes is vorgeführt: he must say
-  `reservation` (`healthy` is refused) and name a solo of his choice (a marriage is
-  refused); it is his duty solo (V6.3-V6.6).
+  `reservation` (`healthy` is refused) and name a solo of his choice (a marriage, and
+  with V4 an Armut, is refused); it is his duty solo (V6.3-V6.6).
 - V6.8 The session ends (R1.3) when the N counted deals are scored and nobody owes a duty
   solo. A duty solo is scored as every solo (R7-R10); its score and the scoresheet mark
   it.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -189,12 +190,13 @@ def test_v6_2_without_duty_solos_a_session_is_its_length() -> None:
     assert state.finished and len(state.sheet) == 8
 
 
-def vorgefuehrt() -> SessionState:
-    """Deal 5 of V6 with nobody's solo played: E is vorgeführt (V6.7)."""
-    state = started()
+def vorgefuehrt(rules: RuleSet = V6, east: str | None = None) -> SessionState:
+    """Deal 5 of V6 with nobody's solo played: E (holding ``east``, if given) is vorgeführt
+    (V6.7)."""
+    state = started(rules)
     for _ in range(4):
         state, _ = deal(state, {})
-    state, _ = run(state, DealPreset(fill()))
+    state, _ = run(state, DealPreset(fill({E: east} if east else None)))
     assert state.deal is not None and state.deal.duty.forced is E
     return state
 
@@ -212,12 +214,26 @@ def test_v6_7_the_seat_vorgefuehrt_may_not_say_healthy() -> None:
     assert observe(state.deal, S).options.declarations == tuple(Declaration)
 
 
-def test_v6_7_the_seat_vorgefuehrt_names_a_solo_not_a_marriage() -> None:
-    state = vorgefuehrt()
+POOR = "KD 10D 9D KC KC 9C 9C KS 9S 9S KH 9H"
+"""Three trumps (V4.1): E may offer an Armut at an Armut table, but not vorgeführt."""
+
+
+@pytest.mark.parametrize(
+    ("rules", "east", "contract"),
+    [
+        (V6, None, GameType.MARRIAGE),
+        (msgspec.structs.replace(V6, armut=True), POOR, GameType.POVERTY),
+    ],
+    ids=["marriage", "armut"],
+)
+def test_v6_7_the_seat_vorgefuehrt_names_a_solo_not_a_marriage_nor_an_armut(
+    rules: RuleSet, east: str | None, contract: GameType
+) -> None:
+    state = vorgefuehrt(rules, east)
     for seat in (E, S, W, N):
         word = Declaration.RESERVATION if seat is E else Declaration.HEALTHY
         state, _ = run(state, Declare(seat, word))
-    rejects(state, NameContract(E, GameType.MARRIAGE), DutySoloForced, "V6.7")
+    rejects(state, NameContract(E, contract), DutySoloForced, "V6.7")
     assert state.deal is not None
     assert set(observe(state.deal, E).options.contracts) == set(SOLOS)
     state, events = run(state, NameContract(E, GameType.FLEISCHLOS))
