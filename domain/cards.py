@@ -111,3 +111,12 @@ def card(rank: Rank, suit: Suit) -> Card:
 def points(cards: tuple[Card, ...] | list[Card]) -> int:
     """R2.1: the card points of some cards."""
     return sum(CARD_POINTS[c] for c in cards)
+
+
+def without(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """``hand`` less one copy of each card of ``cards`` (a card played, R3; an Armut's cards
+    passed on, V4.3, V4.4), every one of them in ``hand`` as often."""
+    rest = list(hand)
+    for c in cards:
+        rest.remove(c)
+    return tuple(rest)

@@ -13,7 +13,7 @@ from typing import TypeVar
 import msgspec
 
 from domain.announcements import PartyAnnouncements, check
-from domain.cards import Card
+from domain.cards import Card, without
 from domain.commands import (
     Announce,
     AnswerPoverty,
@@ -60,7 +60,7 @@ from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
-from domain.variants.armut import Poverty, holds, poor, taken, trumps_of
+from domain.variants.armut import Poverty, holds, poor, trumps_of
 from domain.variants.bock import bock_triggers, doubled
 from domain.variants.duty_solo import NO_DUTY, Duty, duty_solo_winner
 from domain.variants.schweinchen import deal_order, schweinchen_possible
@@ -477,11 +477,6 @@ def _set(values: tuple[T, ...], seat: Seat, value: T) -> tuple[T, ...]:
     return (*values[:seat], value, *values[seat + 1 :])
 
 
-def _without(hand: tuple[Card, ...], played: Card) -> tuple[Card, ...]:
-    i = hand.index(played)
-    return (*hand[:i], *hand[i + 1 :])
-
-
 def _parties(
     game_type: GameType, declarer: Seat | None, state: DealState
 ) -> tuple[Party | None, ...]:
@@ -506,7 +501,7 @@ def _evolve_poverty(state: DealState, event: PovertyAnswered | PovertyReturned) 
     moved = poverty.given if isinstance(event, PovertyAnswered) else event.cards
     assert moved is not None  # the log holds the cards given back
     source, target = (poor_seat, seat) if isinstance(event, PovertyAnswered) else (seat, poor_seat)
-    hands = _set(state.hands, source, taken(state.hands[source], moved))
+    hands = _set(state.hands, source, without(state.hands[source], moved))
     hands = _set(hands, target, (*hands[target], *moved))
     if isinstance(event, PovertyAnswered):
         return replace(state, hands=hands, poverty=replace(poverty, partner=seat))
@@ -528,7 +523,7 @@ def evolve(state: DealState, event: DealEvent) -> DealState:
         assert state.trick is not None
         return replace(
             state,
-            hands=_set(state.hands, event.seat, _without(state.hands[event.seat], event.card)),
+            hands=_set(state.hands, event.seat, without(state.hands[event.seat], (event.card,))),
             trick=Trick(state.trick.leader, (*state.trick.cards, event.card)),
         )
     if isinstance(event, TrickWon):

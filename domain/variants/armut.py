@@ -63,15 +63,6 @@ def asked(poor_seat: Seat) -> tuple[Seat, Seat, Seat]:
     return (poor_seat.after(1), poor_seat.after(2), poor_seat.after(3))
 
 
-def taken(hand: tuple[Card, ...], given: tuple[Card, ...]) -> tuple[Card, ...]:
-    """``hand`` without ``given`` (each card once per copy given); every card of ``given``
-    is in ``hand`` as often (see `holds`)."""
-    rest = list(hand)
-    for c in given:
-        rest.remove(c)
-    return tuple(rest)
-
-
 def holds(hand: tuple[Card, ...], cards: tuple[Card, ...]) -> bool:
     """V4.4: whether ``hand`` holds every card of ``cards`` as often as it is named."""
     return all(hand.count(c) >= cards.count(c) for c in set(cards))
@@ -91,7 +82,7 @@ class Poverty(msgspec.Struct, frozen=True):
     @property
     def to_answer(self) -> Seat | None:
         """V4.3: the seat to accept or refuse now; None once one accepted or all refused."""
-        if self.partner is not None or len(self.refused) == len(asked(self.poor)):
+        if self.partner is not None or self.lapsed:
             return None
         return asked(self.poor)[len(self.refused)]
 

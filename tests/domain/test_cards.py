@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from domain.cards import CARD_POINTS, DECK, Card, Rank, Suit, card, points
+from domain.cards import CARD_POINTS, DECK, Card, Rank, Suit, card, points, without
 from domain.errors import InvalidCard
 
 from .builders import hand
@@ -104,3 +104,19 @@ def test_builders_hand_parses_compact_text() -> None:
     """The test helper reads codes as R2.1 writes them."""
     assert hand("QC qc 10H 9d") == (Card.QC, Card.QC, Card.TENH, Card.NINED)
     assert hand("") == ()
+
+
+@pytest.mark.parametrize(
+    ("hand", "cards", "left"),
+    [
+        ((Card.QC, Card.AD, Card.QC), (Card.QC,), (Card.AD, Card.QC)),  # one copy only
+        ((Card.QC, Card.AD, Card.QC), (Card.QC, Card.QC), (Card.AD,)),
+        ((Card.AD, Card.TEND, Card.NINED), (Card.NINED, Card.AD), (Card.TEND,)),
+        ((Card.AD,), (), (Card.AD,)),
+    ],
+)
+def test_without_takes_one_copy_of_each_card_given(
+    hand: tuple[Card, ...], cards: tuple[Card, ...], left: tuple[Card, ...]
+) -> None:
+    """A card played (R3) or passed on in an Armut (V4.3, V4.4) leaves the hand once."""
+    assert without(hand, cards) == left

@@ -17,6 +17,7 @@ from domain.commands import Declaration, Declare
 from domain.deal import Phase
 from domain.dealing import deal_from_seed
 from domain.observations import Observation
+from domain.replay import TABLE, replay
 from domain.seats import SEATS, Seat
 from domain.table_view import TableView
 from service.tools.client import (
@@ -78,6 +79,13 @@ def presets_with_both_qc(label: str) -> list[list[list[str]]]:
         assert holder.count(Card.QC) == 2
         deals.append([[c.value for c in h] for h in hands])
     return deals
+
+
+def replays_exactly(events: Sequence[Any]) -> None:
+    """The table's log replays by its rules, every event valid (`domain.replay`)."""
+    result = replay(events, TABLE)
+    assert result.ok, result.error
+    assert result.valid == len(events)
 
 
 async def verified_by_the_service(http: httpx.AsyncClient, table_id: str, deals: int = 12) -> None:

@@ -30,7 +30,6 @@ from domain.events import (
 from domain.game_types import GameType, order_of
 from domain.observations import Observation
 from domain.players import greedy_action
-from domain.replay import TABLE, replay
 from domain.rule_set import RuleSet, in_force
 from domain.seats import SEATS, Seat
 from domain.table import TableCreated
@@ -47,6 +46,7 @@ from tests.service.sessions import (
     preset_deal,
     presets_with_both_qc,
     record_session,
+    replays_exactly,
     verified_by_the_service,
 )
 from tests.service.test_session import audit, truth_of
@@ -75,9 +75,7 @@ async def test_a_v2_session_is_played_by_its_rules_and_replays_exactly(
     assert isinstance(created, TableCreated) and created.rule_set == final.rules
     (started,) = [e for e in events if isinstance(e, SessionStarted)]
     assert in_force(started.rules) == final.rules
-    result = replay(events, TABLE)
-    assert result.ok, result.error
-    assert result.valid == len(events)
+    replays_exactly(events)
     await verified_by_the_service(http, v2_session.table_id)
 
 
@@ -187,8 +185,7 @@ async def test_a_tournaments_tables_play_by_its_rule_set(
     await play_session(seats, random_players(31), deals=1)
     events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
     assert sum(isinstance(e, DealScored) for e in events) >= 1
-    result = replay(events, TABLE)
-    assert result.ok and result.valid == len(events), result.error
+    replays_exactly(events)
 
 
 V3: dict[str, str | bool] = {"schweinchen": True}
@@ -241,9 +238,7 @@ async def test_a_v3_session_shows_schweinchen_to_all_and_replays_exactly(
     assert receivers == {*SEATS, None}
     record = (await http.get(f"/tables/{v3_session.table_id}/deals/1")).json()
     assert record["schweinchen"] == 1 and record["sorted_hands"][1][:2] == ["AD", "AD"]
-    result = replay(events, TABLE)
-    assert result.ok, result.error
-    assert result.valid == len(events)
+    replays_exactly(events)
     await verified_by_the_service(http, v3_session.table_id)
 
 
@@ -329,9 +324,7 @@ async def test_a_v5_session_marks_its_bock_deals_and_replays_exactly(
     assert [row.get("bock", False) for row in sheet["rows"]] == expected
     assert any(expected)  # the session did have Bock deals
     assert sum(sheet["totals"]) == 0
-    result = replay(events, TABLE)
-    assert result.ok, result.error
-    assert result.valid == len(events)
+    replays_exactly(events)
     await verified_by_the_service(http, v5_session.table_id)
 
 
@@ -361,8 +354,7 @@ async def test_a_tournaments_tables_play_schweinchen_and_bock_rounds(
     await play_session(seats, random_players(37), deals=2)
     events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
     assert sum(isinstance(e, DealScored) for e in events) >= 2
-    result = replay(events, TABLE)
-    assert result.ok and result.valid == len(events), result.error
+    replays_exactly(events)
 
 
 async def test_a_v3_session_leaks_nothing(v3_session: Recorded, pool: asyncpg.Pool) -> None:
@@ -444,9 +436,7 @@ async def test_a_v4_session_exchanges_in_secret_and_replays_exactly(
     record = (await http.get(f"/tables/{v4_session.table_id}/deals/1")).json()
     assert record["poverty"]["given_cards"] == ["AD", "10D", "9D"]
     assert record["poverty"]["returned_cards"] == [c.value for c in returned.cards]
-    result = replay(events, TABLE)
-    assert result.ok, result.error
-    assert result.valid == len(events)
+    replays_exactly(events)
     await verified_by_the_service(http, v4_session.table_id)
 
 
@@ -528,8 +518,7 @@ async def test_a_tournaments_tables_play_armut(api: DokoClient, pool: asyncpg.Po
     events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
     assert sum(isinstance(e, DealScored) for e in events) >= 2
     assert any(isinstance(e, PovertyAnswered) for e in events)
-    result = replay(events, TABLE)
-    assert result.ok and result.valid == len(events), result.error
+    replays_exactly(events)
 
 
 async def test_a_v4_session_leaks_nothing(v4_session: Recorded, pool: asyncpg.Pool) -> None:
@@ -575,8 +564,7 @@ async def test_a_v6_session_plays_every_duty_solo_and_replays_exactly(
     for dealer, fixed, first in zip(dealers, leads, firsts, strict=True):  # R3.5, V6.5
         assert first.seat == (fixed.declarer if fixed.duty_solo is True else dealer.left())
     assert sum(sheet["totals"]) == 0
-    result = replay(events, TABLE)
-    assert result.ok and result.valid == len(events), result.error
+    replays_exactly(events)
     await verified_by_the_service(http, v6_session.table_id, deals=8)
 
 
@@ -615,8 +603,7 @@ async def test_a_tournaments_tables_play_duty_solos(api: DokoClient, pool: async
     events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
     scored = [e.score for e in events if isinstance(e, DealScored)]
     assert len(scored) == 8 and sum(s.duty_solo is True for s in scored) == 4
-    result = replay(events, TABLE)
-    assert result.ok and result.valid == len(events), result.error
+    replays_exactly(events)
 
 
 async def test_a_v6_session_leaks_nothing(v6_session: Recorded, pool: asyncpg.Pool) -> None:

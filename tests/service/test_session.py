@@ -39,6 +39,7 @@ from tests.service.sessions import (
     presets_with_both_qc,
     quiet_soloist,
     record_session,
+    replays_exactly,
     verified_by_the_service,
 )
 from tests.service.stream_schemas import StreamSchemas
@@ -83,9 +84,7 @@ async def test_a_full_session_is_scored_and_verifiable(
 
     truth = await truth_of(pool, random_session.table_id)
     events = [CODEC.from_stored(s) for s in truth.stored]
-    result = replay(events, TABLE)
-    assert result.ok, result.error
-    assert result.valid == len(events)
+    replays_exactly(events)
     dealt = [e for e in events if isinstance(e, DealDealt)]
     scored = [e for e in events if isinstance(e, DealScored)]
     assert [d.deal_no for d in dealt] == list(range(1, 13))

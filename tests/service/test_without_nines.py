@@ -18,7 +18,6 @@ from domain.cards import Card
 from domain.commands import Announce, Declaration, Declare, PlayCard
 from domain.dealing import deal_from_seed
 from domain.events import DealDealt, DealScored
-from domain.replay import TABLE, replay
 from domain.rule_set import RuleSet
 from domain.seats import SEATS, Seat
 from domain.variants import without_nines
@@ -26,7 +25,12 @@ from infra.event_store import EventStore
 from infra.tables import CODEC
 from service.tools.client import DokoClient, SeatClient
 from service.tools.play import play_session, random_players
-from tests.service.sessions import Recorded, record_session, verified_by_the_service
+from tests.service.sessions import (
+    Recorded,
+    record_session,
+    replays_exactly,
+    verified_by_the_service,
+)
 from tests.service.test_house_rules import verified_offline
 from tests.service.test_session import audit, truth_of
 
@@ -65,9 +69,7 @@ async def test_a_v1_session_plays_ten_tricks_a_deal_and_replays_exactly(
     assert len(final.scoresheet) == 12 and all(sum(row) == 0 for row in final.scoresheet)
     events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v1_session.table_id)]
     _check_deals(events)
-    result = replay(events, TABLE)
-    assert result.ok, result.error
-    assert result.valid == len(events)
+    replays_exactly(events)
     await verified_by_the_service(http, v1_session.table_id)
     listed = await http.get("/tables", params={"status": "finished"})
     assert listed.status_code == 200, listed.text
@@ -217,5 +219,4 @@ async def test_a_tournaments_tables_play_without_nines(api: DokoClient, pool: as
     events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
     scored = [e.score for e in events if isinstance(e, DealScored)]
     assert len(scored) >= 2 and all(sum(s.tricks.values()) == 10 for s in scored)
-    result = replay(events, TABLE)
-    assert result.ok and result.valid == len(events), result.error
+    replays_exactly(events)
