@@ -24,7 +24,7 @@ from domain.seats import Seat
 from service.tools.client import DokoClient
 from service.tools.play import Player, play_session
 from tests.service.sessions import armut_deal, preset_deal, presets_with_both_qc
-from tests.web.browsing import full_log, grave_violations, open_tab
+from tests.web.browsing import full_log, grave_violations, open_tab, screenshot
 from tests.web.conftest import Service
 
 
@@ -143,6 +143,7 @@ async def test_an_armut_is_taken_and_cards_given_back_with_the_pages_buttons(
     chosen = await page.eval_on_selector_all(
         "[aria-pressed='true'][data-key^='give-']", "l => l.map(e => e.dataset.card)"
     )
+    await screenshot(page, "table-armut-give-back")
     assert await tab.move("poverty-return")
     told = "#log li[data-type='poverty_returned']"
     await page.wait_for_selector(told, state="attached")
