@@ -60,7 +60,7 @@ from domain.rule_set import DEFAULT, RuleSet
 from domain.scoring import DealFacts, score
 from domain.seats import SEATS, Seat
 from domain.tricks import Trick, follows, trick_winner
-from domain.variants.armut import Poverty, holds, poor, trumps_of
+from domain.variants.armut import ArmutRefused, Poverty, holds, poor, trumps_of
 from domain.variants.bock import bock_triggers, doubled
 from domain.variants.duty_solo import NO_DUTY, Duty, duty_solo_winner
 from domain.variants.schweinchen import deal_order, schweinchen_possible
@@ -117,6 +117,14 @@ class DealState(msgspec.Struct, frozen=True):
     def first(self) -> Seat:
         """R3.5, R4.1: the player on the dealer's left declares and leads first."""
         return self.dealer.left()
+
+    @property
+    def void(self) -> bool:
+        """V4.8: all three refused the Armut and the option deals again: the deal ends
+        unscored, and the same deal is dealt anew."""
+        poverty = self.poverty
+        redeal = self.rules.armut_refused is ArmutRefused.REDEAL
+        return redeal and self.phase is Phase.POVERTY and poverty is not None and poverty.lapsed
 
     @property
     def leader(self) -> Seat:
@@ -316,7 +324,8 @@ def _fix_game_type(state: DealState, contracts: tuple[GameType | None, ...]) -> 
 
 def _answer_poverty(state: DealState, command: AnswerPoverty) -> tuple[DealEvent, ...]:
     """V4.3: the seats asked accept or refuse the Armut in turn from the poor player's
-    left; V4.7: when the third refuses, the deal goes on without it."""
+    left; V4.7: when the third refuses, the deal goes on without it; V4.8: or it is void
+    (`DealState.void`), and the session deals it again."""
     poverty = state.poverty
     if state.phase is not Phase.POVERTY or poverty is None or poverty.to_answer is None:
         raise PhaseClosed("no Armut is waiting for an answer", rule="V4.3")
@@ -324,6 +333,8 @@ def _answer_poverty(state: DealState, command: AnswerPoverty) -> tuple[DealEvent
     answered = PovertyAnswered(command.seat, command.accept)
     refused = msgspec.structs.replace(poverty, refused=(*poverty.refused, command.seat))
     if command.accept or not refused.lapsed:
+        return (answered,)
+    if state.rules.armut_refused is ArmutRefused.REDEAL:
         return (answered,)
     lapsed = tuple(None if c is GameType.POVERTY else c for c in state.contracts)
     return (answered, _fix_game_type(state, lapsed))

@@ -24,6 +24,11 @@ shuffled from ``SHA-256(server seed || entropy of seats 0..3 || k as 4-byte
 big-endian)`` so that no single party controls it (`deal_seed`). Without
 entropy the server seed is the deal seed.
 
+A deal dealt again after an Armut all refused (V4.8, `domain.variants.armut`), its
+``r``-th redeal (r = 1, 2 ...), is shuffled from ``SHA-256(server seed || entropy of
+seats 0..3 || k as 4-byte big-endian || r as 4-byte big-endian)``, with or without
+entropy; its record names ``r`` (`domain.events.Dealing.redeal`).
+
 Algorithm ``doko-deal-v1-40`` (V1.2, `domain.variants.without_nines`) deals the 40-card
 deck the same way: the same steps on the deck without the nines, three rounds of 3, 4
 and 3 cards. A deal's record names its algorithm, so it is verified without its rule set.
@@ -36,6 +41,8 @@ import struct
 from collections import Counter
 from collections.abc import Iterator
 from typing import TypeVar
+
+from msgspec import UNSET
 
 from domain.cards import Card
 from domain.decks import ALGORITHM, DECKS
@@ -110,19 +117,27 @@ def permutation(seed: bytes, n: int) -> tuple[int, ...]:
     return tuple(order)
 
 
-def deal_seed(seed: bytes, entropy: tuple[bytes, ...], deal_no: int) -> bytes:
-    """The seed the deck is shuffled from: the server seed mixed with the players' entropy."""
-    if not entropy:
+def deal_seed(seed: bytes, entropy: tuple[bytes, ...], deal_no: int, redeal: int = 0) -> bytes:
+    """The seed the deck is shuffled from: the server seed mixed with the players' entropy,
+    and for a redeal (V4.8) with its number."""
+    if not entropy and not redeal:
         return seed
-    return hashlib.sha256(b"".join((seed, *entropy, deal_no.to_bytes(4, "big")))).digest()
+    again = redeal.to_bytes(4, "big") if redeal else b""
+    return hashlib.sha256(b"".join((seed, *entropy, deal_no.to_bytes(4, "big"), again))).digest()
 
 
 def seeded_dealing(
-    seed: bytes, entropy: tuple[bytes, ...] = (), algorithm: str = ALGORITHM
+    seed: bytes, entropy: tuple[bytes, ...] = (), algorithm: str = ALGORITHM, redeal: int = 0
 ) -> Dealing:
-    """The record of a seeded deal: algorithm, commitment, the (server) seed and entropy."""
+    """The record of a seeded deal: algorithm, commitment, the (server) seed and entropy,
+    and which redeal it is (V4.8; left out for the first dealing)."""
     return Dealing(
-        "seeded", algorithm, commitment(seed), seed.hex(), tuple(e.hex() for e in entropy)
+        "seeded",
+        algorithm,
+        commitment(seed),
+        seed.hex(),
+        tuple(e.hex() for e in entropy),
+        redeal or UNSET,
     )
 
 
@@ -131,7 +146,7 @@ def verify_deal(
 ) -> bool:
     """Whether a revealed seed matches its commitment and reproduces the hands.
 
-    ``deal_no`` matters only for seeds mixed with entropy (`deal_seed`).
+    ``deal_no`` matters only for seeds mixed with entropy or dealt again (`deal_seed`).
     """
     algorithm = dealing.algorithm
     if dealing.method != "seeded" or dealing.seed is None or algorithm is None:
@@ -141,7 +156,7 @@ def verify_deal(
     try:
         seed = bytes.fromhex(dealing.seed)
         entropy = tuple(bytes.fromhex(e) for e in dealing.entropy)
-        mixed = deal_seed(seed, entropy, deal_no)
+        mixed = deal_seed(seed, entropy, deal_no, dealing.redeals)
         reproduced = deal_from_seed(mixed, dealer, algorithm) == hands
         return commitment(seed) == dealing.commitment and reproduced
     except (ValueError, InvalidDeal):  # a tampered record: not hex, or not a 32-byte seed

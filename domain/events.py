@@ -19,7 +19,9 @@ class Dealing(msgspec.Struct, frozen=True):
 
     ``method`` is ``seeded`` (``algorithm``, ``commitment`` = SHA-256(seed) hex,
     ``seed`` hex, and the players' ``entropy`` mixed in, hex) or ``preset``
-    (hands supplied by a tournament director). See `domain.dealing`.
+    (hands supplied by a tournament director). See `domain.dealing`. ``redeal``: which
+    redeal of its deal this is after an Armut all refused (V4.8: 1, 2 ...; left out for
+    the first dealing).
     """
 
     method: str
@@ -27,6 +29,12 @@ class Dealing(msgspec.Struct, frozen=True):
     commitment: str | None = None
     seed: str | None = None
     entropy: tuple[str, ...] = ()
+    redeal: int | UnsetType = UNSET
+
+    @property
+    def redeals(self) -> int:
+        """V4.8: how many times the deal was dealt before this dealing (0: the first)."""
+        return 0 if self.redeal is UNSET else self.redeal
 
 
 class SessionStarted(msgspec.Struct, frozen=True, tag_field="type", tag="session_started"):

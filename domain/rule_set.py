@@ -20,6 +20,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from domain.decks import ALGORITHM
 from domain.variants import armut, duty_solo, schweinchen, without_nines
+from domain.variants.armut import ArmutRefused
 from domain.variants.second_heart_ten import SecondHeartTen
 
 TRICKS = 12
@@ -35,6 +36,8 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     ``schweinchen``: whether both AD in one hand may be shown as the highest trumps (V3.1).
     ``bock_rounds``: whether certain deals bring a round of deals that count double (V5.1).
     ``armut``: whether a player with three trumps or fewer may offer them (V4.1).
+    ``armut_refused``: what happens when all three refuse it: play on or deal again (V4.7,
+    V4.8).
     ``session_deals``: the counted deals of a session (V6.1; R1.1's 12 by default).
     ``duty_solo``: whether each player must play one duty solo in the session (V6.2).
     """
@@ -69,9 +72,18 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
             "name poverty (Armut; a solo beats it, it beats a marriage); the others in turn "
             "accept or refuse; the first to accept takes the trumps, gives back as many "
             "cards and plays with the poor player as Re; only the two see the cards; if "
-            "all refuse, the deal goes on without it"
+            "all refuse, armut_refused says what happens"
         ),
     ] = False
+    armut_refused: Annotated[
+        ArmutRefused,
+        Meta(
+            description="V4.7, V4.8 (only with armut): when all three refuse the Armut, "
+            "play_on (the deal goes on without it) or redeal (the deal is void, not scored "
+            "and not counted; the same dealer deals again from the same committed seed; not "
+            "at a table with preset hands)"
+        ),
+    ] = ArmutRefused.PLAY_ON
     session_deals: Annotated[
         int,
         Meta(
@@ -99,6 +111,7 @@ class RuleSet(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
             self.second_heart_ten.rule,
             schweinchen.RULE if self.schweinchen else None,
             armut.RULE if self.armut else None,
+            armut.REDEAL if self.armut_refused is ArmutRefused.REDEAL else None,
             "V5.1" if self.bock_rounds else None,  # domain.variants.bock (it reads events)
             "V6.1" if self.session_deals != duty_solo.DEALS else None,
             "V6.2" if self.duty_solo else None,

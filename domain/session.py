@@ -37,6 +37,7 @@ from domain.game_types import GameType
 from domain.rule_set import DEFAULT, RuleSet, in_force, recorded
 from domain.seats import SEATS, Seat
 from domain.variants import duty_solo
+from domain.variants.armut import check_refused
 from domain.variants.bock import marked, pending_after
 from domain.variants.duty_solo import DEALS, Duty, check_session_deals
 
@@ -118,11 +119,12 @@ def check_deals(
 ) -> None:
     """What a table is given to deal its session from: preset hands that are decks of its
     rule set's dealing (R2.2; V1.2 without nines), a session length of 4-48 counted deals
-    (V6.1), and a seed or a preset deal for every deal of the session (R1.1; V6.6: N + 4
-    with duty solos)."""
+    (V6.1), the redeal of a refused Armut only with armut and seeds (V4.8), and a seed or
+    a preset deal for every deal of the session (R1.1; V6.6: N + 4 with duty solos)."""
     for hands in presets:
         validate_preset(hands, rules.algorithm)
     check_session_deals(rules.session_deals)
+    check_refused(rules.armut, rules.armut_refused, bool(presets))
     given = len(presets) or seeds
     if given != rules.all_deals:
         raise InvalidTableOption(
@@ -155,24 +157,29 @@ def decide(state: SessionState, command: Command) -> tuple[Event, ...]:
 
 
 def _deal(state: SessionState, command: DealSeeded | DealPreset) -> DealDealt:
-    """R2.2: deal the next deal, once the previous one is scored; V6.7: name the seat
-    vorgeführt in it, if any."""
+    """R2.2: deal the next deal, once the previous one is scored; V4.8: deal the same deal
+    again, its next redeal, once an Armut lapsed; V6.7: name the seat vorgeführt in it, if
+    any."""
     if state.finished or state.over:
         raise SessionOver(f"all {len(state.sheet)} deals of the session are played", rule="R1.1")
-    if state.deal is not None and state.deal.score is None:
-        raise PhaseClosed("the current deal is not finished", rule="R2.2")
+    current = state.deal
+    redeal = 0
+    if current is not None and current.score is None:
+        if not current.void:
+            raise PhaseClosed("the current deal is not finished", rule="R2.2")
+        redeal = current.dealing.redeals + 1
     dealer = state.next_dealer
     deal_no = len(state.sheet) + 1
     algorithm = state.rules.algorithm  # R2.2; V1.2 without nines
     forced = duty_solo.forced_seat(state.counted, state.deals, state.owed, dealer.left())
     vorgefuehrt = UNSET if forced is None else forced
     if isinstance(command, DealSeeded):
-        seed = deal_seed(command.seed, command.entropy, deal_no)
+        seed = deal_seed(command.seed, command.entropy, deal_no, redeal)
         hands = deal_from_seed(seed, dealer, algorithm)
-        dealing = seeded_dealing(command.seed, command.entropy, algorithm)
+        dealing = seeded_dealing(command.seed, command.entropy, algorithm, redeal)
         return DealDealt(deal_no, dealer, hands, dealing, vorgefuehrt)
     hands = validate_preset(command.hands, algorithm)
-    return DealDealt(deal_no, dealer, hands, Dealing("preset"), vorgefuehrt)
+    return DealDealt(deal_no, dealer, hands, Dealing("preset", redeal=redeal or UNSET), vorgefuehrt)
 
 
 def _add(totals: tuple[int, ...], entries: tuple[int, ...]) -> tuple[int, ...]:

@@ -90,7 +90,8 @@ def next_command(
 def deal_steps(
     state: SessionState, chooser: Chance, players: Players = random_action
 ) -> Iterator[Step]:
-    """Play the current deal to its score, dealing the next one first if none is open.
+    """Play the current deal to its score, dealing the next one first if none is open, and
+    a void deal again from its own seed (V4.8).
 
     A new deal's seed is drawn from ``chooser`` (32 bytes). Yields every step.
     """
@@ -102,7 +103,7 @@ def deal_steps(
     deal = state.deal
     assert deal is not None
     while deal.score is None:
-        command = next_command(deal, chooser, by_seat)
+        command = _again(deal) if deal.void else next_command(deal, chooser, by_seat)
         if command is None:
             raise Stuck(f"deal {deal.deal_no}: nobody acts in phase {deal.phase.value}")
         step = apply(state, command)
@@ -110,6 +111,14 @@ def deal_steps(
         state = step.after
         assert state.deal is not None
         deal = state.deal
+
+
+def _again(deal: DealState) -> DealSeeded:
+    """V4.8: the command that deals a void deal again: its own seed and entropy."""
+    dealing = deal.dealing
+    assert dealing.seed is not None  # the simulation deals from seeds
+    entropy = tuple(bytes.fromhex(e) for e in dealing.entropy)
+    return DealSeeded(bytes.fromhex(dealing.seed), entropy)
 
 
 def session_steps(

@@ -449,10 +449,12 @@ def _seat_action(
 def _session_step(
     state: TableState, created: TableCreated, command: DealCommand
 ) -> tuple[TableEvent, ...]:
-    """A deal command decided by the session; a scored deal is followed by the next one."""
+    """A deal command decided by the session; a scored deal is followed by the next one, a
+    void deal (V4.8) by its redeal."""
     events = session.decide(state.session, command)
-    if isinstance(events[-1], DealScored):  # else the session finished with it
-        after = session.fold(events, state.session)
+    after = session.fold(events, state.session)
+    void = after.deal is not None and after.deal.void
+    if isinstance(events[-1], DealScored) or void:  # else the session finished with it
         events = (*events, *session.decide(after, _next_deal(state, created, after)))
     return events
 

@@ -24,28 +24,67 @@
   Everyone else (the other two, spectators) sees who offered, who refused and who
   accepted, how many cards went each way, and how many trumps came back (as FreeDoko
   tells the table). Once the deal is scored its record shows everything.
-- V4.7 Nobody accepts: the offer lapses and the deal goes on as if the poor player had
-  not named it: the other contracts stand (a marriage), else a normal game or a silent
-  solo (R4.3-R4.5); the poor player keeps their cards. A second Armut named in the same
-  deal lapses with it. (FreeDoko deals again; the service deals each deal from one
-  committed seed, so it plays on instead.)
+- V4.7 Nobody accepts (option armut_refused "play_on", the default): the offer lapses and
+  the deal goes on as if the poor player had not named it: the other contracts stand (a
+  marriage), else a normal game or a silent solo (R4.3-R4.5); the poor player keeps their
+  cards. A second Armut named in the same deal lapses with it.
+- V4.8 Option armut_refused "redeal" (FreeDoko's "poverty: redeal when nobody accepts"):
+  when the third refuses, the deal is void and the same dealer deals again. The void deal
+  is not scored and not counted: the session's deal number, the dealer, the Bock deals
+  still to come (V5: no Bock trigger) and who owes a duty solo (V6: not a chance, as no
+  solo was played; a vorgeführt player names a solo, which beats an Armut, so that deal
+  never lapses) are as before it. The new hands come from the same committed seed: the
+  r-th redeal of deal k is shuffled from SHA-256(server seed || entropy || k || r), k and
+  r as 4-byte big-endian (`domain.dealing.deal_seed`), so the audit recomputes every hand
+  dealt once the seed is revealed; the void hands are thus public when the deal of that
+  number is scored, as the record shows them, and secret before like any hand. Each
+  redeal is another Armut refused by all three: there is no cap, the seed decides. Only
+  with armut, and not at a table dealing preset hands (one preset deal per deal
+  number): both are refused (`invalid_table_option`). (The DDV tournament rules have no
+  Armut; FreeDoko deals again, here playing on stays the default, V4.7.)
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import msgspec
 
 from domain.cards import Card
+from domain.errors import InvalidTableOption
 from domain.game_types import GameType, order_of
 from domain.seats import Seat
 
 RULE = "V4.1"
 """The option's id, as `domain.rule_set.RuleSet.variants` lists it."""
 
+REDEAL = "V4.8"
+"""The id of the redeal when nobody accepts, as `domain.rule_set.RuleSet.variants` lists it."""
+
 MOST_TRUMPS = 3
 """V4.1: the most trumps a poor hand holds."""
 
 _NORMAL = order_of(GameType.NORMAL)
+
+
+class ArmutRefused(StrEnum):
+    """V4.7, V4.8: what happens when all three refuse the Armut: ``play_on`` or ``redeal``."""
+
+    PLAY_ON = "play_on"
+    REDEAL = "redeal"
+
+
+def check_refused(armut: bool, refused: ArmutRefused, preset: bool) -> None:
+    """V4.8: the redeal only with armut, and not at a table dealing preset hands."""
+    if refused is ArmutRefused.PLAY_ON:
+        return
+    if not armut:
+        raise InvalidTableOption("a redeal when the Armut is refused needs armut", rule=REDEAL)
+    if preset:
+        raise InvalidTableOption(
+            "a table dealing preset hands cannot deal again: play on when the Armut is refused",
+            rule=REDEAL,
+        )
 
 
 def trumps_of(hand: tuple[Card, ...]) -> tuple[Card, ...]:
@@ -88,7 +127,7 @@ class Poverty(msgspec.Struct, frozen=True):
 
     @property
     def lapsed(self) -> bool:
-        """V4.7: all three refused."""
+        """V4.7, V4.8: all three refused."""
         return len(self.refused) == len(asked(self.poor))
 
     def sees_cards(self, viewer: Seat | None) -> bool:

@@ -1,6 +1,6 @@
 """V4 Armut: three trumps or fewer offered (V4.1), its precedence (V4.2), the answers in
 turn (V4.3), the cards given back (V4.4), the game as a normal game (V4.5), what each
-viewer sees (V4.6) and an offer nobody takes (V4.7).
+viewer sees (V4.6) and an offer nobody takes: play on (V4.7) or deal again (V4.8).
 
 Expectations come from the rule text (service/web/HOUSE_RULES.md) and hands written out by
 hand; whole sessions with the option are checked by the property tests' invariants.
@@ -8,9 +8,11 @@ hand; whole sessions with the option are checked by the property tests' invarian
 
 from __future__ import annotations
 
+import hashlib
 import random
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,15 +22,19 @@ from domain.cards import Card
 from domain.commands import (
     AnswerPoverty,
     DealCommand,
+    DealPreset,
+    DealSeeded,
     Declaration,
     Declare,
     NameContract,
     ReturnPoverty,
 )
 from domain.deal import DealState, Phase
+from domain.dealing import deal_from_seed, verify_deal
 from domain.errors import (
     ContractNotAllowed,
     DomainError,
+    InvalidTableOption,
     NotYourTurn,
     PhaseClosed,
     PovertyReturnInvalid,
@@ -42,18 +48,20 @@ from domain.players import Chooser, random_action, stand_in_action
 from domain.render import render_deal
 from domain.rule_set import RuleSet
 from domain.seats import Seat
+from domain.session import SessionState
 from domain.simulation import session_steps
 from domain.table import CreateTable, TableState, TakeSeat, TimeOut, TurnTimedOut
 from domain.table_view import redact
 from domain.turn_clock import require_in_time
-from domain.variants.armut import PovertyView
-from tests.domain.builders import deal_state, hand, play_out, run
+from domain.variants.armut import ArmutRefused, PovertyView
+from tests.domain.builders import deal_state, fill, hand, play_out, run
 from tests.domain.test_properties import play_checked
 from tests.domain.variants import random_sessions
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 V4 = RuleSet(armut=True)
+V4_8 = RuleSet(armut=True, armut_refused=ArmutRefused.REDEAL)
 
 # East (the dealer North's left) holds few trumps: the rest is plain cards.
 THREE_TRUMPS = "AD 10D 9D AC AC 10C KC AS AS 10S KS AH"
@@ -234,6 +242,152 @@ def test_v4_7_a_marriage_behind_a_lapsed_armut_stands() -> None:
     assert (state.game_type, state.declarer) == (GameType.MARRIAGE, S)
 
 
+@pytest.mark.parametrize(
+    ("rules", "answers", "void", "partner"),
+    [
+        (V4_8, (False, False, False), True, None),
+        (V4_8, (False, False, True), False, N),
+        (V4_8, (True,), False, S),
+        (V4, (False, False, False), False, None),
+    ],
+    ids=["V4.8-all-refuse-redeal", "V4.8-the-last-accepts", "V4.8-the-first-accepts", "V4.7"],
+)
+def test_v4_8_only_three_refusals_under_the_option_void_the_deal(
+    rules: RuleSet, answers: tuple[bool, ...], void: bool, partner: Seat | None
+) -> None:
+    state = _offered(rules=rules)
+    state = run(state, *(AnswerPoverty(s, a) for s, a in zip((S, W, N), answers, strict=False)))[0]
+    assert state.void is void
+    assert state.poverty is not None and state.poverty.partner is partner
+    assert (state.turn is None) is void  # the void deal waits for nobody but its redeal
+    assert (state.phase is Phase.PLAY) is (not void and partner is None)  # V4.7 plays on
+
+
+def _session_at(deal_no: int, rules: RuleSet = V4_8) -> SessionState:
+    """A session where ``deal_no - 1`` deals are scored (each 0 to all) and North dealt
+    first, so that North deals deal 1, 5, 9 ...; two Bock deals still to come and everyone
+    owing the duty solo (as a session's state holds them)."""
+    return SessionState(
+        first_dealer=N,
+        rules=rules,
+        sheet=((0, 0, 0, 0),) * (deal_no - 1),
+        counted=deal_no - 1,
+        bock_pending=2,
+        owed=(N, E, S, W),
+    )
+
+
+def _refused_by_all(
+    state: SessionState, dealt: DealCommand, answers: tuple[bool, ...] = (False,) * 3
+) -> tuple[SessionState, DealDealt]:
+    """Deal ``dealt`` (North deals); East names poverty, South, West and North answer."""
+    declares = [
+        Declare(s, Declaration.RESERVATION if s is E else Declaration.HEALTHY) for s in (E, S, W, N)
+    ]
+    answered = (AnswerPoverty(s, a) for s, a in zip((S, W, N), answers, strict=False))
+    state, events = run(state, dealt, *declares, NameContract(E, GameType.POVERTY), *answered)
+    assert isinstance(events[0], DealDealt)
+    return state, events[0]
+
+
+POOR_EAST = deal_state({E: THREE_TRUMPS}).dealt
+POOR_EAST_AGAIN = deal_state({E: NO_TRUMPS}).dealt
+
+
+def test_x4_4_all_refuse_the_same_dealer_deals_the_deal_again() -> None:
+    """X4.4 (V4.8) armut_refused is redeal; D deals deal 5. A names poverty and B, C and D
+    refuse: deal 5 is void and not scored, the sheet holds 4 deals. D deals deal 5 again
+    (redeal 1, from the same committed seed). If all refuse again, D deals it a third time
+    (redeal 2). Had D accepted, the Armut would be played (V4.5) and nobody dealt again."""
+    d = N
+    state, first = _refused_by_all(_session_at(5), DealPreset(POOR_EAST))
+    assert (first.deal_no, first.dealer, first.dealing) == (5, d, Dealing("preset"))
+    assert state.deal is not None and state.deal.void and state.deal.score is None
+    assert len(state.sheet) == 4
+    state, again = _refused_by_all(state, DealPreset(POOR_EAST_AGAIN))
+    assert (again.deal_no, again.dealer, again.dealing) == (5, d, Dealing("preset", redeal=1))
+    state, third = _refused_by_all(state, DealPreset(POOR_EAST), (False, False, True))
+    assert (third.deal_no, third.dealer, third.dealing) == (5, d, Dealing("preset", redeal=2))
+    assert state.deal is not None and not state.deal.void and state.deal.poverty is not None
+    assert state.deal.poverty.partner is d  # D accepted: the Armut is played
+    # V5, V6: nothing of the void deals is scored or counted
+    assert (len(state.sheet), state.counted, state.bock_pending) == (4, 4, 2)
+    assert state.owed == (N, E, S, W) and state.deal.bock
+    with pytest.raises(PhaseClosed) as refused:  # no redeal once someone accepted
+        run(state, DealPreset(POOR_EAST))
+    assert refused.value.rule == "R2.2"
+
+
+def _poor_east_seed(deal_no: int, redeal: int) -> bytes:
+    """A server seed whose deal ``deal_no`` (North dealing, no entropy) gives East three
+    trumps or fewer, and whose redeal ``redeal`` as well: searched, not written by hand."""
+    for i in range(100_000):
+        seed = i.to_bytes(32, "big")
+        again = _rule_text_seed(seed, deal_no, redeal)
+        if all(_poor(deal_from_seed(s, N)[E]) for s in (seed, again)):
+            return seed
+    raise AssertionError("no seed found")
+
+
+def _rule_text_seed(seed: bytes, deal_no: int, redeal: int) -> bytes:
+    """V4.8 as its text says: SHA-256(server seed || entropy (none) || k || r)."""
+    return hashlib.sha256(seed + deal_no.to_bytes(4, "big") + redeal.to_bytes(4, "big")).digest()
+
+
+def test_v4_8_the_redeal_comes_from_the_committed_seed_and_verifies() -> None:
+    seed = _poor_east_seed(5, 1)
+    state, first = _refused_by_all(_session_at(5), DealSeeded(seed))
+    assert first.hands == deal_from_seed(seed, N)
+    state, again = _refused_by_all(state, DealSeeded(seed))
+    assert again.hands == deal_from_seed(_rule_text_seed(seed, 5, 1), N)
+    assert again.dealing.redeal == 1 and again.dealing.seed == first.dealing.seed
+    for dealt in (first, again):
+        assert verify_deal(dealt.dealing, dealt.dealer, dealt.hands, 5)
+    assert not verify_deal(first.dealing, N, again.hands, 5)  # each dealing its own hands
+
+
+@pytest.mark.parametrize(
+    ("rules", "presets"),
+    [
+        (RuleSet(armut_refused=ArmutRefused.REDEAL), ()),
+        (V4_8, (fill({}),) * 12),
+    ],
+    ids=["without-armut", "preset-hands"],
+)
+def test_v4_8_the_redeal_needs_armut_and_seeds(
+    rules: RuleSet, presets: tuple[tuple[tuple[Card, ...], ...], ...]
+) -> None:
+    seeds = () if presets else (b"s" * 32,) * 12
+    create = CreateTable("t", N, server_seeds=seeds, presets=presets, rules=rules)
+    with pytest.raises(InvalidTableOption) as refused:
+        table.decide(TableState(), create)
+    assert refused.value.rule == "V4.8"
+
+
+def test_v4_8_the_table_deals_again_by_itself() -> None:
+    """At a table the third refusal is followed by the redeal in the same step (bots and
+    clocks never wait for a deal nobody deals)."""
+    seed = _poor_east_seed(1, 1)
+    create = CreateTable(
+        "t", N, server_seeds=(seed,) * 12, first_dealer_fixed=True, shared_seeds=True, rules=V4_8
+    )
+    state = table.fold(table.decide(TableState(), create))
+    for s in Seat:
+        state = table.fold(table.decide(state, TakeSeat(f"p{s}", f"h{s}", s)), state)
+    events: tuple[object, ...] = ()
+    for command in (
+        Declare(E, Declaration.RESERVATION),
+        *(Declare(s, Declaration.HEALTHY) for s in (S, W, N)),
+        NameContract(E, GameType.POVERTY),
+        *(AnswerPoverty(s, False) for s in (S, W, N)),
+    ):
+        events = table.decide(state, command)
+        state = table.fold(events, state)
+    assert isinstance(events[-1], DealDealt) and events[-1].dealing.redeal == 1
+    assert events[-1].hands == deal_from_seed(_rule_text_seed(seed, 1, 1), N)
+    assert state.turn is E and len(state.session.sheet) == 0
+
+
 def armut_first(observation: Observation, chooser: Chooser) -> DealCommand | None:
     """The random player, but offering Armut whenever it may (V4.1) and else healthy, so
     that no solo takes precedence over it (V4.2)."""
@@ -257,6 +411,28 @@ def test_v4_random_sessions_with_armut_keep_every_invariant(seed: int) -> None:
     """240 Augen, zero-sum entries, replay and the hidden cards (V4.6) in every step: the
     property tests' invariants, with Armut offered whenever a hand may."""
     play_checked(seed, V4, players=armut_first)
+
+
+@random_sessions(3)
+@given(seed=st.integers(min_value=0, max_value=2**32))
+def test_v4_8_random_short_sessions_with_the_redeal_keep_every_invariant(seed: int) -> None:
+    """The same invariants with V4.8 in sessions of four counted deals (V6.1): a void deal
+    is dealt again from its seed, and the session still ends."""
+    play_checked(seed, msgspec.structs.replace(V4_8, session_deals=4), players=armut_first)
+
+
+def test_v4_8_random_sessions_do_deal_again() -> None:
+    """Random sessions with V4.8 do see all three refuse and the deal dealt again (twice in
+    a row: X4.4); each redeal verifies from its seed."""
+    rules = msgspec.structs.replace(V4_8, session_deals=4)
+    redeals: set[int] = set()
+    for seed in range(6):
+        for step in session_steps(random.Random(seed), armut_first, rules):
+            for event in step.events:
+                if isinstance(event, DealDealt) and event.dealing.redeal:
+                    redeals.add(event.dealing.redeals)
+                    assert verify_deal(event.dealing, event.dealer, event.hands, event.deal_no)
+    assert 1 in redeals
 
 
 def test_v4_armut_is_offered_and_played_in_random_sessions() -> None:
