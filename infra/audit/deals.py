@@ -28,12 +28,16 @@ def scored_numbers(events: Sequence[TableEvent]) -> list[int]:
 
 
 def deal_events(events: Sequence[TableEvent], deal_no: int) -> list[TableEvent]:
-    """The events of deal ``deal_no``: from its `DealDealt` to its `DealScored` (or the end)."""
+    """The events of deal ``deal_no``: from its `DealDealt` to its `DealScored` (or the end);
+    of a deal dealt again (V4.8) from its last `DealDealt`, the dealing played (the void
+    ones before it are in the log, their hands recomputed from the same seed)."""
     selected: list[TableEvent] = []
     inside = False
     for event in events:
         if isinstance(event, DealDealt):
             inside = event.deal_no == deal_no
+            if inside:
+                selected = []
         if isinstance(event, ENDS):
             inside = False
         if inside:
@@ -42,8 +46,8 @@ def deal_events(events: Sequence[TableEvent], deal_no: int) -> list[TableEvent]:
 
 
 def dealt_numbers(events: Sequence[TableEvent]) -> list[int]:
-    """The numbers of the deals dealt so far."""
-    return [e.deal_no for e in events if isinstance(e, DealDealt)]
+    """The numbers of the deals dealt so far (each once, also if dealt again: V4.8)."""
+    return list(dict.fromkeys(e.deal_no for e in events if isinstance(e, DealDealt)))
 
 
 def render_deal(events: Sequence[TableEvent], deal_no: int) -> str:

@@ -108,8 +108,11 @@ def summary(report: TableReport) -> list[str]:
     table_failures = [c for c in report.checks if not c.ok]
     if report.ok:
         verdict = "FLAGGED (verified, signed by a key revoked later)" if report.flagged else "ok"
+        deals = len({d.deal_no for d in report.deals})
+        again = len(report.deals) - deals  # V4.8: dealings of a deal dealt again
+        dealt_again = f" ({again} dealt again, V4.8)" if again else ""
         lines.append(
-            f"{label}: {verdict}, {len(report.deals)} deals, {report.events} events "
+            f"{label}: {verdict}, {deals} deals{dealt_again}, {report.events} events "
             f"({report.name or '?'})"
         )
     else:

@@ -167,6 +167,7 @@ class _Deal:
         self.scored: DealScored | None = None
         self.before_score: DealState | None = None
         self.unfoldable: Check | None = None
+        self.void = False
 
 
 def _split(
@@ -189,6 +190,8 @@ def _split(
             if clock.ok:
                 clock = _deadline_check(state, stored, index, event, timeouts)
         if isinstance(event, DealDealt):
+            if current is not None and event.dealing.redeals:
+                current.void = True  # V4.8: dealt again, never scored
             current = _Deal(event, index)
             deals.append(current)
         elif current is not None and not isinstance(event, ENDS):
@@ -290,7 +293,8 @@ def _score_check(deal: _Deal, stored: Sequence[StoredEvent]) -> Check:
     if deal.unfoldable is not None:
         return Check("score", False, "not recomputed: " + deal.unfoldable.detail, None)
     if deal.scored is None:
-        return Check("score", True, "deal in progress")
+        detail = "void: all refused the Armut, dealt again (V4.8)" if deal.void else None
+        return Check("score", True, detail or "deal in progress")
     version = _version(stored, deal.end)
     state = deal.before_score
     try:

@@ -20,6 +20,7 @@ from domain.observations import Observation
 from domain.replay import TABLE, replay
 from domain.seats import SEATS, Seat
 from domain.table_view import TableView
+from domain.variants.armut import poor
 from service.tools.client import (
     DokoClient,
     EventStream,
@@ -116,10 +117,12 @@ async def record_session(
     *,
     first_dealer: int | None = None,
     presets: list[list[list[str]]] | None = None,
+    seeds: list[str] | None = None,
     rules: Mapping[str, str | bool | int] | None = None,
 ) -> Recorded:
-    """Create a table, seat four clients (each its own HTTP client and token), stream
-    every seat's events, the public events and the feed while the session is played."""
+    """Create a table (with the host's ``seeds`` or ``presets``, else server seeds), seat
+    four clients (each its own HTTP client and token), stream every seat's events, the
+    public events and the feed while the session is played."""
     transcript: list[Received] = []
     async with AsyncExitStack() as stack:
 
@@ -139,7 +142,12 @@ async def record_session(
         feed_table: dict[str, str] = {}
         await start(host.feed(), lambda m: _feed_done(m, feed_table))
         table = await host.create_table(  # public: the feed shows it too
-            "recorded", first_dealer=first_dealer, presets=presets, visibility="public", rules=rules
+            "recorded",
+            first_dealer=first_dealer,
+            seeds=seeds,
+            presets=presets,
+            visibility="public",
+            rules=rules,
         )
         feed_table["id"] = table.table_id
         spectator: TableClient = (await client()).table(table.table_id)
@@ -147,7 +155,8 @@ async def record_session(
         seats = []
         for seat in SEATS:
             seat_api = await client()
-            entropy = b"" if presets else random.Random(seat).randbytes(16)  # R2.2
+            fixed = presets or seeds  # R2.2: no entropy where the deals are fixed
+            entropy = b"" if fixed else random.Random(seat).randbytes(16)
             taken = await seat_api.table(table.table_id).take_seat(
                 NAMES[seat], seat=seat, entropy=entropy
             )
@@ -204,6 +213,16 @@ def armut_deal() -> list[list[str]]:
     rest = _rest_of(list(DECK), [*poor_hand, *rich])
     third = [Card.QC, *[c for c in rest if c is not Card.QC][:11]]
     return [[c.value for c in h] for h in (_rest_of(rest, third), poor_hand, rich, third)]
+
+
+def poor_seed(first_dealer: Seat) -> str:
+    """A host seed (hex) whose deal 1, dealt by ``first_dealer`` without entropy, gives some
+    hand three trumps or fewer (V4.1): searched, not written by hand."""
+    for i in range(100_000):
+        seed = i.to_bytes(32, "big")
+        if any(map(poor, deal_from_seed(seed, first_dealer))):
+            return seed.hex()
+    raise AssertionError("no seed found")
 
 
 def _rest_of(cards: list[Card], taken: list[Card]) -> list[Card]:

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from domain.cards import Card
-from domain.commands import DealCommand, Declaration, Declare, NameContract
+from domain.commands import AnswerPoverty, DealCommand, Declaration, Declare, NameContract
 from domain.events import (
     CardPlayed,
     DealDealt,
@@ -33,7 +33,7 @@ from domain.players import greedy_action
 from domain.rule_set import RuleSet, in_force
 from domain.seats import SEATS, Seat
 from domain.table import TableCreated
-from domain.variants.armut import poor
+from domain.variants.armut import ArmutRefused, poor
 from domain.variants.second_heart_ten import SecondHeartTen
 from infra.event_store import EventStore
 from infra.tables import CODEC
@@ -43,6 +43,7 @@ from service.tools.play import Player, play_session, random_players
 from tests.service.sessions import (
     Recorded,
     armut_deal,
+    poor_seed,
     preset_deal,
     presets_with_both_qc,
     record_session,
@@ -157,6 +158,7 @@ async def test_a_v2_session_decides_tricks_with_both_10h_by_v2(
         ({"rules": {"session_deals": 10}}, "invalid_table_option", "V6.1"),
         ({"rules": {"session_deals": 52}}, "invalid_table_option", "V6.1"),
         ({"rules": {"duty_solo": True}, "seeds": ["ab" * 32] * 12}, "invalid_table_option", "V6.1"),
+        ({"rules": {"armut_refused": "redeal"}}, "invalid_table_option", "V4.8"),
     ],
 )
 async def test_a_rule_set_that_is_none_is_refused(
@@ -372,14 +374,17 @@ async def test_a_v5_session_leaks_nothing(v5_session: Recorded, pool: asyncpg.Po
 V4: dict[str, str | bool] = {"armut": True}
 
 
-def _armut(seat: int) -> Player:
+def _armut(seat: int, take: bool = True) -> Player:
     """Offers Armut whenever its hand may (V4.1), else the greedy player (which accepts an
-    Armut holding many trumps and gives back its plain cards first)."""
+    Armut holding many trumps and gives back its plain cards first); refusing every Armut
+    unless ``take``."""
     chooser = random.Random(seat)
 
     def act(observation: Observation) -> DealCommand | None:
         options, viewer = observation.options, observation.viewer
         assert viewer is not None
+        if options.answer_poverty and not take:
+            return AnswerPoverty(viewer, False)
         if options.declarations:
             offer = poor(observation.hand)
             return Declare(viewer, Declaration.RESERVATION if offer else Declaration.HEALTHY)
@@ -450,6 +455,50 @@ async def test_the_export_of_a_v4_session_verifies_offline(
     """`doko verify --file` re-decides the answers and the cards given back."""
     exported = await verified_offline(v4_session, http, base_url, tmp_path, capsys)
     assert b'"poverty_returned"' in exported
+
+
+V4_8: dict[str, str | bool | int] = {"armut": True, "armut_refused": "redeal", "session_deals": 4}
+
+
+@pytest.fixture(scope="module")
+async def v4_8_session(base_url: str) -> Recorded:
+    """Armut dealt again when all refuse (V4.8), a session of four deals (V6.1), the host's
+    seeds: deal 1's gives a hand three trumps or fewer; every Armut is offered and refused."""
+    seeds = [poor_seed(Seat(0)), *(bytes([n]).hex() * 32 for n in range(2, 5))]
+    players = [_armut(s, take=False) for s in range(4)]
+    return await record_session(base_url, players, first_dealer=0, seeds=seeds, rules=V4_8)
+
+
+async def test_a_v4_8_session_deals_again_and_replays_and_verifies_exactly(
+    v4_8_session: Recorded,
+    pool: asyncpg.Pool,
+    http: httpx.AsyncClient,
+    base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Deal 1 is offered, refused by all three and dealt again by the same dealer (V4.8),
+    not scored: the session still has four scored deals, each recorded once. The log
+    replays exactly, the service verifies each deal and `doko verify --file` every dealing
+    from the seeds, the redeals included; the views leak nothing (V4.6, R2.2)."""
+    final = v4_8_session.final
+    assert final.rules == RuleSet(armut=True, armut_refused=ArmutRefused.REDEAL, session_deals=4)
+    assert len(final.scoresheet) == 4 and all(sum(row) == 0 for row in final.scoresheet)
+    events = [
+        CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v4_8_session.table_id)
+    ]
+    first = [e for e in events if isinstance(e, DealDealt) and e.deal_no == 1]
+    assert len(first) >= 2 and {d.dealer for d in first} == {Seat(0)}
+    assert [d.dealing.redeals for d in first] == list(range(len(first)))
+    assert sum(isinstance(e, DealScored) for e in events) == 4
+    record = (await http.get(f"/tables/{v4_8_session.table_id}/deals/1")).json()
+    assert record["dealing"]["redeal"] == len(first) - 1 and record["hands"] == [
+        [c.value for c in hand] for hand in first[-1].hands
+    ]
+    replays_exactly(events)
+    await verified_by_the_service(http, v4_8_session.table_id, deals=4)
+    await verified_offline(v4_8_session, http, base_url, tmp_path, capsys, deals=4)
+    audit(v4_8_session, await truth_of(pool, v4_8_session.table_id), deals=4)
 
 
 @pytest.mark.parametrize(

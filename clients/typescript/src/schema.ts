@@ -932,6 +932,13 @@ export interface components {
             seat: components["schemas"]["Seat"];
         };
         /**
+         * ArmutRefused
+         * @description V4.7, V4.8 (only with armut): when all three refuse the Armut, play_on (the deal goes on without it) or redeal (the deal is void, not scored and not counted; the same dealer deals again from the same committed seed; not at a table with preset hands)
+         * @default play_on
+         * @enum {string}
+         */
+        ArmutRefused: "play_on" | "redeal";
+        /**
          * BodyError
          * @description What is wrong at one place of the request body (an item of a problem's `errors`,
          *     RFC 9457 §3).
@@ -1167,6 +1174,7 @@ export interface components {
             /** @default [] */
             entropy: string[];
             method: string;
+            redeal?: number;
             seed: string | null;
         };
         /**
@@ -1693,10 +1701,12 @@ export interface components {
         /** RuleSet */
         RuleSet: {
             /**
-             * @description V4.1-V4.7: a player with three trumps or fewer (foxes count) may name poverty (Armut; a solo beats it, it beats a marriage); the others in turn accept or refuse; the first to accept takes the trumps, gives back as many cards and plays with the poor player as Re; only the two see the cards; if all refuse, the deal goes on without it
+             * @description V4.1-V4.7: a player with three trumps or fewer (foxes count) may name poverty (Armut; a solo beats it, it beats a marriage); the others in turn accept or refuse; the first to accept takes the trumps, gives back as many cards and plays with the poor player as Re; only the two see the cards; if all refuse, armut_refused says what happens
              * @default false
              */
             armut?: boolean;
+            /** @description V4.7, V4.8 (only with armut): when all three refuse the Armut, play_on (the deal goes on without it) or redeal (the deal is void, not scored and not counted; the same dealer deals again from the same committed seed; not at a table with preset hands) */
+            armut_refused?: components["schemas"]["ArmutRefused"];
             /**
              * @description V5.1-V5.7: after a deal of value 0, 120 to 120, a lost solo or Kontra winning against re, the next four deals count double (rounds queued)
              * @default false
@@ -3167,6 +3177,7 @@ export type Alternative = components['schemas']['Alternative'];
 export type AnnounceRequest = components['schemas']['AnnounceRequest'];
 export type Announced = components['schemas']['Announced'];
 export type AnswerPoverty = components['schemas']['AnswerPoverty'];
+export type ArmutRefused = components['schemas']['ArmutRefused'];
 export type BodyError = components['schemas']['BodyError'];
 export type BotKind = components['schemas']['BotKind'];
 export type BotSeatedResponse = components['schemas']['BotSeatedResponse'];
@@ -9153,6 +9164,7 @@ export const pathsTournamentsPostResponses201HeadersCacheControlValues: Readonly
 export const pathsTournamentsTournament_idPlayersPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/players"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const pathsTournamentsTournament_idStreamTicketsPostResponses201HeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<paths>["/tournaments/{tournament_id}/stream-tickets"]["post"]["responses"]["201"]["headers"]["Cache-Control"]> = ["no-store"];
 export const announcedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Announced"]["type"]> = ["announced"];
+export const armutRefusedValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ArmutRefused"]> = ["play_on", "redeal"];
 export const botKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotKind"]> = ["random", "greedy", "expert"];
 export const cardValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Card"]> = ["AC", "10C", "KC", "QC", "JC", "9C", "AS", "10S", "KS", "QS", "JS", "9S", "AH", "10H", "KH", "QH", "JH", "9H", "AD", "10D", "KD", "QD", "JD", "9D"];
 export const cardPlayedTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlayed"]["type"]> = ["card_played"];

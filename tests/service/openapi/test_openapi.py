@@ -598,12 +598,13 @@ def test_what_the_service_always_sends_is_required() -> None:
         "TableCreated",
         "TournamentCreated",
     }
-    house_rules = {  # V3.1, V4, V5, V6: left out where they do not apply
+    house_rules = {  # V3.1, V4, V5, V6: left out where they do not apply (V4.8: a redeal's number)
         "Observation": {"schweinchen", "bock", "poverty", "duty_owed", "forced", "duty_solo"},
         "Options": {"schweinchen", "answer_poverty", "return_cards"},
         "DealRecord": {"schweinchen", "poverty", "forced"},
         "Score": {"bock", "bock_triggers", "duty_solo"},
         "DealDealt": {"forced"},
+        "Dealing": {"redeal"},
         "GameTypeFixed": {"duty_solo"},
         "Scoresheet": {"duty_owed"},
     }
