@@ -116,6 +116,8 @@ function trickPanel(record, step) {
   if (!step) {
     return h('section', { class: 'panel', id: 'trick', 'aria-labelledby': 'trick-h' },
       h('h2', { id: 'trick-h' }, t('viewer.before')),
+      record.dealing.redeal ? h('p', { class: 'redeal' }, t('viewer.dealt_again', { count: record.dealing.redeal + 1 }), ' ',
+        rule('V4.8', state.rules, false)) : null,
       h('p', {}, t('viewer.dealt', { dealer: names()[record.dealer] }), ' ', rule('R4.1', state.rules, false), ' ',
         record.declarations.map((d, seat) => `${names()[seat]} ${d ? term('declaration', d) : '—'}`).join(', ')),
       h('p', {}, given(record.declarer)

@@ -30,6 +30,7 @@ const LABELS = {
   second_heart_ten: ['lobby.second_heart_ten', 'lobby.second_heart_ten_about'],
   schweinchen: ['lobby.schweinchen', 'lobby.schweinchen_about'],
   armut: ['lobby.armut', 'lobby.armut_about'],
+  armut_refused: ['lobby.armut_refused', 'lobby.armut_refused_about'],
   bock_rounds: ['lobby.bock_rounds', 'lobby.bock_rounds_about'],
   session_deals: ['lobby.session_deals', 'lobby.session_deals_about'],
   duty_solo: ['lobby.duty_solo', 'lobby.duty_solo_about'],

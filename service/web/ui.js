@@ -126,6 +126,7 @@ export function houseRules(rules) {
   const words = chosen.map(([option, value]) => (option === 'second_heart_ten'
     ? `${t('lobby.second_heart_ten')} – ${term('second_heart_ten', value)}`
     : ['without_nines', 'schweinchen', 'armut', 'bock_rounds', 'duty_solo'].includes(option) && value === true ? t(`rules.${option}`)
+      : option === 'armut_refused' ? `${t('lobby.armut_refused')} – ${term('armut_refused', value)}` // V4.7, V4.8
       : option === 'session_deals' ? t('rules.session_deals', { count: value })
         : `${option}: ${value}`));
   return h('span', { class: 'house-rules', 'data-rules': JSON.stringify(rules) },
@@ -218,7 +219,9 @@ export function describe(event, seats, deal) {
       return [e.bot ? t('event.bot_taken', { name: e.name, seat: e.seat, kind: term('bot', e.bot) })
         : t('event.seat_taken', { name: e.name, seat: e.seat })];
     case 'session_started': return [t('event.session_started', { dealer: who(e.first_dealer) })];
-    case 'deal_dealt': return [t('event.deal_dealt', { deal: e.deal_no, dealer: who(e.dealer) })];
+    case 'deal_dealt': return [e.dealing?.redeal // V4.8: dealt again after an Armut all refused
+      ? t('event.deal_dealt_again', { deal: e.deal_no, dealer: who(e.dealer), count: e.dealing.redeal })
+      : t('event.deal_dealt', { deal: e.deal_no, dealer: who(e.dealer) })];
     case 'declared': return [t('event.declared', { who: who(e.seat), declaration: term('declaration', e.declaration) })];
     case 'contract_named': // another seat's contract stays hidden (R4.3): that it named one
       return [given(e.contract) ? t('event.contract_named', { who: who(e.seat), contract: term('game', e.contract) })

@@ -40,6 +40,13 @@ async def test_the_lobby_offers_schweinchen_and_bock_rounds(
     assert "V3" in (await page.inner_text("#option-schweinchen-hint"))
     assert "V4" in (await page.inner_text("#option-armut-hint"))
     assert "V5" in (await page.inner_text("#option-bock_rounds-hint"))
+    refused = page.locator("#option-armut_refused")  # V4.7 by default, V4.8 to choose
+    assert await refused.input_value() == "play_on"
+    assert await refused.locator("option").evaluate_all("o => o.map(x => x.value)") == [
+        "play_on",
+        "redeal",
+    ]
+    assert "V4.8" in (await page.inner_text("#option-armut_refused-hint"))
     assert tab.errors == []
     await tab.close()
 
