@@ -11,7 +11,13 @@ import msgspec
 import pytest
 
 from domain import table
+from domain.commands import AnswerPoverty, Declaration, Declare, NameContract
+from domain.dealing import deal_from_seed
+from domain.game_types import GameType
+from domain.rule_set import RuleSet
+from domain.seats import Seat
 from domain.table import Visibility
+from domain.variants.armut import ArmutRefused, asked, poor
 from infra.audit.disclosure import disclosed
 from infra.audit.export import export_session, verify_file
 from infra.event_store import EventStore, StoredEvent
@@ -21,6 +27,7 @@ from infra.tables import Tables
 from tests.infra.audit.forgery import rechain, resign, seal
 from tests.infra.test_projections import execute_all, play_table
 from tests.service.knowledge import Log
+from tests.service.sessions import poor_seed
 
 SIGNER = Signer.generate()
 KEYS = {SIGNER.kid: PublicKey(SIGNER.kid, SIGNER.public)}
@@ -72,6 +79,46 @@ def test_the_export_verifies(abandoned: tuple[bytes, Log]) -> None:
 
     assert report.ok, report.failures
     assert [d.deal_no for d in report.deals] == [1, 2, 3]
+
+
+async def test_an_export_of_a_session_abandoned_after_a_redeal_verifies(
+    pool: asyncpg.Pool,
+) -> None:
+    """V4.8: deal 1 is refused by all and dealt again, then the session is abandoned: both
+    dealings of deal 1 keep their seed withheld (R2.2) and the export still verifies."""
+    tables = Tables(EventStore(pool), project)
+    seed = bytes.fromhex(poor_seed(Seat.NORTH))
+    hands = deal_from_seed(seed, Seat.NORTH)
+    first = Seat.NORTH.left()
+    poor_seat = next(s for s in first.round() if poor(hands[s]))
+    rules = RuleSet(armut=True, armut_refused=ArmutRefused.REDEAL, session_deals=4)
+    seeds = (seed, *(bytes([n]) * 32 for n in range(2, 5)))
+    commands: list[table.TableCommand] = [
+        table.CreateTable(
+            "redealt",
+            Seat.NORTH,
+            server_seeds=seeds,
+            first_dealer_fixed=True,
+            shared_seeds=True,  # the host's seeds, unmixed: deal 1 is dealt from ``seed``
+            rules=rules,
+        ),
+        *(table.TakeSeat(f"p{s}", f"token-{s}", s) for s in Seat),
+        *(
+            Declare(s, Declaration.RESERVATION if s is poor_seat else Declaration.HEALTHY)
+            for s in first.round()
+        ),
+        NameContract(poor_seat, GameType.POVERTY),
+        *(AnswerPoverty(s, False) for s in asked(poor_seat)),
+        table.AbandonSession(),
+    ]
+    await execute_all(tables, "redealt", commands)
+    pairs = await tables.events("redealt")
+    stored, events = [s for s, _ in pairs], [e for _, e in pairs]
+    data = export_session(stored, events, signer=SIGNER)
+    assert seed.hex().encode() not in data
+    report = verify_file(data, KEYS)
+    assert report.ok, report.failures
+    assert [d.deal_no for d in report.deals] == [1, 1]
 
 
 def test_a_scored_deal_whose_seed_is_withheld_fails(abandoned: tuple[bytes, Log]) -> None:
