@@ -214,6 +214,11 @@ def render_deal(log: Iterable[Event]) -> str:
         elif isinstance(event, DealScored):
             _score(event.score, out)
     if state is not None and state.score is None:
+        poverty = state.poverty
+        if state.phase is deal.Phase.POVERTY and poverty is not None and poverty.lapsed:
+            out("")  # under V4.7 the game type follows at once: the deal is void
+            out("(void: all refused the Armut; the same dealer deals it again, V4.8)")
+            return "\n".join(lines) + "\n"
         flush()
         out("")
         turn = state.turn
@@ -245,6 +250,8 @@ def _dealt(event: DealDealt, state: DealState, shown: GameType, out: _Out) -> No
             out(f"{INDENT}mixed with the players' entropy: {mixed}")
     else:
         out(f"Dealing: {dealing.method}")
+    if dealing.redeals:
+        out(f"{INDENT}dealt again: redeal {dealing.redeals} (V4.8)")
     out("")
     out(f"Hands as dealt, sorted in the {game_type_name(shown)} order:")
     for seat in SEATS:

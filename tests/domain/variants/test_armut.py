@@ -40,7 +40,14 @@ from domain.errors import (
     PovertyReturnInvalid,
     TurnExpired,
 )
-from domain.events import DealDealt, Dealing, GameTypeFixed, PovertyAnswered, PovertyReturned
+from domain.events import (
+    DealDealt,
+    Dealing,
+    Event,
+    GameTypeFixed,
+    PovertyAnswered,
+    PovertyReturned,
+)
 from domain.game_types import GameType
 from domain.observations import Observation, observe
 from domain.parties import Party
@@ -279,15 +286,16 @@ def _session_at(deal_no: int, rules: RuleSet = V4_8) -> SessionState:
 
 def _refused_by_all(
     state: SessionState, dealt: DealCommand, answers: tuple[bool, ...] = (False,) * 3
-) -> tuple[SessionState, DealDealt]:
-    """Deal ``dealt`` (North deals); East names poverty, South, West and North answer."""
+) -> tuple[SessionState, DealDealt, tuple[Event, ...]]:
+    """Deal ``dealt`` (North deals); East names poverty, South, West and North answer: the
+    state, the deal dealt and every event."""
     declares = [
         Declare(s, Declaration.RESERVATION if s is E else Declaration.HEALTHY) for s in (E, S, W, N)
     ]
     answered = (AnswerPoverty(s, a) for s, a in zip((S, W, N), answers, strict=False))
     state, events = run(state, dealt, *declares, NameContract(E, GameType.POVERTY), *answered)
     assert isinstance(events[0], DealDealt)
-    return state, events[0]
+    return state, events[0], events
 
 
 POOR_EAST = deal_state({E: THREE_TRUMPS}).dealt
@@ -300,19 +308,22 @@ def test_x4_4_all_refuse_the_same_dealer_deals_the_deal_again() -> None:
     (redeal 1, from the same committed seed). If all refuse again, D deals it a third time
     (redeal 2). Had D accepted, the Armut would be played (V4.5) and nobody dealt again."""
     d = N
-    state, first = _refused_by_all(_session_at(5), DealPreset(POOR_EAST))
+    state, first, void = _refused_by_all(_session_at(5), DealPreset(POOR_EAST))
     assert (first.deal_no, first.dealer, first.dealing) == (5, d, Dealing("preset"))
     assert state.deal is not None and state.deal.void and state.deal.score is None
     assert len(state.sheet) == 4
-    state, again = _refused_by_all(state, DealPreset(POOR_EAST_AGAIN))
+    state, again, redealt = _refused_by_all(state, DealPreset(POOR_EAST_AGAIN))
     assert (again.deal_no, again.dealer, again.dealing) == (5, d, Dealing("preset", redeal=1))
-    state, third = _refused_by_all(state, DealPreset(POOR_EAST), (False, False, True))
+    state, third, _ = _refused_by_all(state, DealPreset(POOR_EAST), (False, False, True))
     assert (third.deal_no, third.dealer, third.dealing) == (5, d, Dealing("preset", redeal=2))
     assert state.deal is not None and not state.deal.void and state.deal.poverty is not None
     assert state.deal.poverty.partner is d  # D accepted: the Armut is played
     # V5, V6: nothing of the void deals is scored or counted
     assert (len(state.sheet), state.counted, state.bock_pending) == (4, 4, 2)
     assert state.owed == (N, E, S, W) and state.deal.bock
+    text = render_deal(void)  # the rendered void dealing, and its redeal
+    assert text.endswith("(void: all refused the Armut; the same dealer deals it again, V4.8)\n")
+    assert "  dealt again: redeal 1 (V4.8)" in render_deal(redealt)
     with pytest.raises(PhaseClosed) as refused:  # no redeal once someone accepted
         run(state, DealPreset(POOR_EAST))
     assert refused.value.rule == "R2.2"
@@ -336,9 +347,9 @@ def _rule_text_seed(seed: bytes, deal_no: int, redeal: int) -> bytes:
 
 def test_v4_8_the_redeal_comes_from_the_committed_seed_and_verifies() -> None:
     seed = _poor_east_seed(5, 1)
-    state, first = _refused_by_all(_session_at(5), DealSeeded(seed))
+    state, first, _ = _refused_by_all(_session_at(5), DealSeeded(seed))
     assert first.hands == deal_from_seed(seed, N)
-    state, again = _refused_by_all(state, DealSeeded(seed))
+    state, again, _ = _refused_by_all(state, DealSeeded(seed))
     assert again.hands == deal_from_seed(_rule_text_seed(seed, 5, 1), N)
     assert again.dealing.redeal == 1 and again.dealing.seed == first.dealing.seed
     for dealt in (first, again):
