@@ -157,7 +157,9 @@ async def show_schweinchen(
     "or fewer named the contract ``poverty`` and it stands (V4.1, V4.2): the other seats in "
     "turn from the poor player's left accept or refuse. The first who accepts takes the "
     "poor player's trumps into its hand; if all three refuse, the deal goes on without the "
-    "Armut (V4.7). The view's ``options.answer_poverty`` says when the seat is asked.",
+    "Armut (V4.7), or with ``armut_refused`` ``redeal`` the same dealer deals it again at "
+    "once (V4.8: a new ``deal_dealt`` of the same ``deal_no`` with ``dealing.redeal``). The "
+    "view's ``options.answer_poverty`` says when the seat is asked.",
     security=AS_SEAT,
     status_code=200,
     cache_control=NO_STORE,

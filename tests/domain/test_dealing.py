@@ -313,6 +313,27 @@ def test_r2_2_verify_deal_mixed_with_entropy(record: Dealing, deal_no: int, vali
     assert record.commitment == commitment(SEED)
 
 
+@pytest.mark.parametrize(
+    ("entropy", "redeal", "recorded", "valid"),
+    [
+        pytest.param(ENTROPY, 2, 2, True, id="V4.8-entropy-redeal-2"),
+        pytest.param((), 2, 2, True, id="V4.8-no-entropy-redeal-2"),
+        pytest.param(ENTROPY, 2, 1, False, id="V4.8-another-redeal-number"),
+        pytest.param(ENTROPY, 2, 0, False, id="V4.8-redeal-number-left-out"),
+    ],
+)
+def test_v4_8_a_redeal_is_shuffled_with_its_number(
+    entropy: tuple[bytes, ...], redeal: int, recorded: int, valid: bool
+) -> None:
+    """V4.8: the r-th redeal of deal k is shuffled from SHA-256(server seed || entropy || k
+    || r), with or without entropy; it verifies only with its own redeal number."""
+    k, r = (5).to_bytes(4, "big"), redeal.to_bytes(4, "big")
+    mixed = hashlib.sha256(SEED + b"".join(entropy) + k + r).digest()
+    dealt = reference_deal(mixed, Seat.NORTH)[0]
+    record = seeded_dealing(SEED, entropy, redeal=recorded)
+    assert verify_deal(record, Seat.NORTH, dealt, 5) is valid
+
+
 def test_r2_2_seed_without_entropy_is_the_deal_seed() -> None:
     """R2.2: without entropy the server seed is the deal seed (any deal number)."""
     assert dealing.deal_seed(SEED, (), 7) == SEED

@@ -17,6 +17,7 @@ from domain.table import CreateTable, TableCreated, TableState, TakeSeat
 from domain.table_view import table_view
 from domain.tournament import TOURNAMENT, RegisterPlayer, StartRound
 from domain.tournament_tables import table_commands
+from domain.variants.armut import ArmutRefused
 from domain.variants.second_heart_ten import SecondHeartTen
 from tests.domain.test_tournament import create, played_hands, run
 from tests.domain.test_tournament import recorded as tournament_log
@@ -47,6 +48,26 @@ def test_a_rule_set_is_recorded_with_its_options_only() -> None:
         msgspec.json.decode(b'{"second_heart_ten":"sometimes"}', type=RuleSet)
     with pytest.raises(msgspec.ValidationError):
         msgspec.json.decode(b'{"pflichtsolo":true}', type=RuleSet)
+
+
+@pytest.mark.parametrize(
+    ("rules", "encoded", "variants"),
+    [
+        (RuleSet(armut=True), b'{"armut":true}', ("V4.1",)),
+        (
+            RuleSet(armut=True, armut_refused=ArmutRefused.REDEAL),
+            b'{"armut":true,"armut_refused":"redeal"}',
+            ("V4.1", "V4.8"),
+        ),
+    ],
+    ids=["V4.7-play-on-is-the-default", "V4.8-redeal"],
+)
+def test_the_armut_refused_option_is_recorded_only_when_it_deals_again(
+    rules: RuleSet, encoded: bytes, variants: tuple[str, ...]
+) -> None:
+    assert msgspec.json.encode(rules) == encoded
+    assert rules.variants == variants
+    assert msgspec.json.decode(encoded, type=RuleSet) == rules
 
 
 def seated(command: CreateTable) -> tuple[TableState, list[table.TableEvent]]:

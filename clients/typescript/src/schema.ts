@@ -494,7 +494,7 @@ export interface paths {
         put?: never;
         /**
          * Accept or refuse an Armut (house rule V4.3)
-         * @description At a table whose rule set has `armut`, once a player with three trumps or fewer named the contract `poverty` and it stands (V4.1, V4.2): the other seats in turn from the poor player's left accept or refuse. The first who accepts takes the poor player's trumps into its hand; if all three refuse, the deal goes on without the Armut (V4.7). The view's `options.answer_poverty` says when the seat is asked.
+         * @description At a table whose rule set has `armut`, once a player with three trumps or fewer named the contract `poverty` and it stands (V4.1, V4.2): the other seats in turn from the poor player's left accept or refuse. The first who accepts takes the poor player's trumps into its hand; if all three refuse, the deal goes on without the Armut (V4.7), or with `armut_refused` `redeal` the same dealer deals it again at once (V4.8: a new `deal_dealt` of the same `deal_no` with `dealing.redeal`). The view's `options.answer_poverty` says when the seat is asked.
          */
         post: operations["answerPoverty"];
         delete?: never;
