@@ -17,10 +17,11 @@ from domain.commands import Declaration, Declare
 from domain.deal import Phase
 from domain.dealing import deal_from_seed
 from domain.observations import Observation
+from domain.players import STRONG_TRUMPS
 from domain.replay import TABLE, replay
 from domain.seats import SEATS, Seat
 from domain.table_view import TableView
-from domain.variants.armut import poor
+from domain.variants.armut import poor, trumps_of
 from service.tools.client import (
     DokoClient,
     EventStream,
@@ -215,12 +216,20 @@ def armut_deal() -> list[list[str]]:
     return [[c.value for c in h] for h in (_rest_of(rest, third), poor_hand, rich, third)]
 
 
-def poor_seed(first_dealer: Seat) -> str:
+def poor_seed(first_dealer: Seat, refusing: bool = False) -> str:
     """A host seed (hex) whose deal 1, dealt by ``first_dealer`` without entropy, gives some
-    hand three trumps or fewer (V4.1): searched, not written by hand."""
+    hand three trumps or fewer (V4.1); with ``refusing`` the hand of the first to declare
+    (the dealer's left), and the dealer's (asked last, V4.3) fewer trumps than the greedy
+    player takes an Armut with (`domain.players.STRONG_TRUMPS`; not all three asked can:
+    they hold 23 trumps or more). Searched, not written by hand."""
+    first = first_dealer.left()
     for i in range(100_000):
         seed = i.to_bytes(32, "big")
-        if any(map(poor, deal_from_seed(seed, first_dealer))):
+        hands = deal_from_seed(seed, first_dealer)
+        if not refusing and any(map(poor, hands)):
+            return seed.hex()
+        weak = len(trumps_of(hands[first_dealer])) < STRONG_TRUMPS
+        if refusing and poor(hands[first]) and weak:
             return seed.hex()
     raise AssertionError("no seed found")
 

@@ -1,5 +1,5 @@
 """A table created with house rules (V2.1, the second 10H beats the first; V3 Schweinchen;
-V4 Armut; V5 Bock rounds) plays a whole session over HTTP, shows its rule set in its view
+V4 Armut, V4.8 dealt again when all refuse; V5 Bock rounds) plays a whole session over HTTP, shows its rule set in its view
 and in the lobby, replays exactly by it and verifies offline; a tournament's tables play by
 the tournament's rule set; a rule set that is none is refused with the variant's rule."""
 
@@ -499,6 +499,26 @@ async def test_a_v4_8_session_deals_again_and_replays_and_verifies_exactly(
     await verified_by_the_service(http, v4_8_session.table_id, deals=4)
     await verified_offline(v4_8_session, http, base_url, tmp_path, capsys, deals=4)
     audit(v4_8_session, await truth_of(pool, v4_8_session.table_id), deals=4)
+
+
+async def test_a_server_bot_refuses_an_armut_and_plays_on_after_the_redeal(
+    api: DokoClient, pool: asyncpg.Pool
+) -> None:
+    """V4.8 with a greedy server bot at seat 0 (the dealer, asked last, holding fewer than
+    eight trumps): seat 1 offers its Armut, seats 2 and 3 refuse, the bot refuses too, the
+    same dealer deals again at once and the bot plays the redeal with the others to its
+    score: the table never waits for a deal nobody deals."""
+    seeds = [poor_seed(Seat(0), refusing=True), *(bytes([n]).hex() * 32 for n in range(2, 5))]
+    table = await api.create_table("bots", first_dealer=0, seeds=seeds, rules=V4_8)
+    seats = [await table.take_seat(f"p{s}", seat=s) for s in (1, 2, 3)]
+    assert await table.seat_bot("greedy", seat=0) == 0
+    view = await play_session(seats, [_armut(s, take=False) for s in (1, 2, 3)], deals=1)
+    assert len(view.scoresheet) >= 1
+    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(table.table_id)]
+    assert PovertyAnswered(Seat(0), False) in events
+    redealt = [e for e in events if isinstance(e, DealDealt) and e.dealing.redeals]
+    assert redealt and redealt[0].deal_no == 1 and redealt[0].dealer == Seat(0)
+    replays_exactly(events)
 
 
 @pytest.mark.parametrize(
