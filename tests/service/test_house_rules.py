@@ -1,7 +1,8 @@
 """A table created with house rules (V2.1, the second 10H beats the first; V3 Schweinchen;
-V4 Armut, V4.8 dealt again when all refuse; V5 Bock rounds) plays a whole session over HTTP, shows its rule set in its view
-and in the lobby, replays exactly by it and verifies offline; a tournament's tables play by
-the tournament's rule set; a rule set that is none is refused with the variant's rule."""
+V4 Armut, V4.8 dealt again when all refuse it; V5 Bock rounds) plays a session over HTTP,
+shows its rule set in its view and in the lobby, replays exactly by it and verifies
+offline; a tournament's tables play by the tournament's rule set; a rule set that is none
+is refused with the variant's rule."""
 
 from __future__ import annotations
 
