@@ -10,11 +10,11 @@ then holds (`expert.reservations.forced_solos` chooses it).
 The decision. Without the duty the expert declares a solo when its mean beats the game
 without reservation by `expert.reservations.SOLO_MARGIN`. Owing it, the solo must come
 anyway; the only question is whether this hand is the one. Let a hand's gain ``g`` be its
-best solo's mean entry less the best mean without a solo (`expert.reservations.
-contract_means`: the same playouts on both sides), ``k`` the counted deals left, this one
-included (`domain.variants.duty_solo.counted_left`: public, from the deal number and who
-owes), and take the game without a solo as worth 0 on a random hand (zero-sum, the seats
-alike). Then, for the rest of the session:
+best solo's mean entry less the best mean without a solo (both by `contract_means`, the
+same playouts: the forced solo's mean below is measured so too), ``k`` the counted deals
+left, this one included (`domain.variants.duty_solo.counted_left`: public, from the deal
+number and who owes), and take the game without a solo as worth 0 on a random hand
+(zero-sum, the seats alike). Then, for the rest of the session:
 
 - declaring now: ``g`` now; this deal does not count (V6.6), so all ``k`` counted deals
   still come, free of the duty: each worth `FREE` more than to a player who owes it (his
