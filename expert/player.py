@@ -25,7 +25,8 @@ from domain.players import Chooser, greedy_action
 from domain.rule_set import in_force
 from domain.variants.armut import poor
 from expert.core import CODES
-from expert.reservations import best_contract, contract_means, forced_solos
+from expert.duty_solo import bar
+from expert.reservations import best_contract, contract_means, duty_contract, forced_solos
 from expert.search import Budget, announcement, evaluate
 
 DEFAULT_BUDGET = Budget()
@@ -51,7 +52,10 @@ def decide(observation: Observation, seed: str) -> DealCommand | None:
 
 
 def expert_action(
-    observation: Observation, chooser: Chooser, budget: Budget = DEFAULT_BUDGET
+    observation: Observation,
+    chooser: Chooser,
+    budget: Budget = DEFAULT_BUDGET,
+    plan_duty: bool = True,
 ) -> DealCommand | None:
     """The expert's action for the viewing seat, or None when it has nothing to do now.
 
@@ -60,23 +64,29 @@ def expert_action(
     Schweinchen at its first turn in the play (V3.1): the shown AD are never beaten, where
     unshown a higher trump may catch them as foxes (R9.3), and its search ranks them so.
     With three trumps or fewer and no solo worth playing it offers an Armut (V4.1); asked,
-    it answers and gives back cards as the greedy player does (V4.3, V4.4).
+    it answers and gives back cards as the greedy player does (V4.3, V4.4). Owing its duty
+    solo (V6.2) it declares a solo by the bar of `expert.duty_solo` (``plan_duty`` false:
+    as if it owed none, until it is vorgeführt, V6.7).
     """
     seat = observation.viewer
     assert seat is not None
     options = observation.options
+    owing = bar(observation) if plan_duty else None  # V6.2: the duty solo's bar, if owed
     if options.declarations:
         if len(options.declarations) == 1:  # vorgeführt (V6.7): its solo is chosen next
             return Declare(seat, options.declarations[0])
         rng = random.Random(chooser.randrange(1 << 30))
-        contract = best_contract(contract_means(observation, rng, budget))
+        means = contract_means(observation, rng, budget)
+        named = best_contract(means) if owing is None else duty_contract(means, owing)
         offer = in_force(observation.rules).armut and poor(observation.hand)
-        reserve = contract is not None or offer
+        reserve = named is not None or offer
         return Declare(seat, Declaration.RESERVATION if reserve else Declaration.HEALTHY)
     if options.contracts:
         rng = random.Random(chooser.randrange(1 << 30))
         means = contract_means(observation, rng, budget, forced_solos(observation))
         weighed = [g for g in options.contracts if g in means]  # those it reserved for
+        if owing is not None and (named := duty_contract(means, owing)) in options.contracts:
+            return NameContract(seat, named)
         if best_contract(means) is None and GameType.POVERTY in options.contracts:
             return NameContract(seat, GameType.POVERTY)
         return NameContract(seat, max(weighed or options.contracts, key=lambda g: means.get(g, 0)))

@@ -112,3 +112,16 @@ def best_contract(means: dict[GameType, float]) -> GameType | None:
         if game_type is not GameType.NORMAL and mean > best_mean and mean > normal + margin:
             best, best_mean = game_type, mean
     return best
+
+
+def duty_contract(means: dict[GameType, float], bar: float) -> GameType | None:
+    """V6.3: owing the duty solo, the contract to name: the best solo if its mean beats the
+    best game without a solo by ``bar`` (`expert.duty_solo.bar`), else what `best_contract`
+    names without the solos (a solo declared now would be the duty solo, so it is weighed
+    against the best of the others, not with SOLO_MARGIN)."""
+    others = {g: m for g, m in means.items() if g not in SOLOS}
+    solos = [g for g in means if g in SOLOS]
+    solo = max(solos, key=means.__getitem__, default=None)
+    if solo is not None and means[solo] > max(others.values()) + bar:
+        return solo
+    return best_contract(others)

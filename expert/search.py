@@ -108,18 +108,16 @@ def position(observation: Observation, hands: tuple[int, ...]) -> Position:
         re, solo = frozenset({int(declarer)}), True
     complete = tuple(tricks[: len(observation.tricks)])
     current = tricks[len(observation.tricks)] if observation.trick else None
-    leader = (
-        current[0]
-        if current
-        else (observation.tricks[-1].winner if observation.tricks else observation.dealer.left())
-    )
+    first = current[0] if current else observation.trick_leader  # V6.5: a duty soloist
+    if first is None:  # no trick open yet
+        first = observation.tricks[-1].winner if observation.tricks else observation.dealer.left()
     re_level, kontra_level = levels(observation)
     return Position(
         observed_tables(game_type, observation.rules, schweinchen_rank(observation, game_type)),
         game_type,
         hands,
         complete,
-        int(leader),
+        int(first),
         current[1] if current else (),
         re,
         marriage,

@@ -98,6 +98,15 @@ def forced_seat(counted: int, deals: int, owed: tuple[Seat, ...], first: Seat) -
     return next((s for s in first.round() if s in owed), None)
 
 
+def counted_left(deal_no: int, deals: int, owed: tuple[Seat, ...]) -> int:
+    """V6.6, V6.7: the counted deals still to come in a session of ``deals`` counted deals,
+    deal ``deal_no`` (1-based) included, while ``owed`` still owe their duty solo: every
+    deal before it counted but the duty solos played, one for each seat that owes no more.
+    0: the deal is a Vorführung (V6.7). Public: the deal number and who owes (V6.2)."""
+    duty_solos = DUTY_SOLOS - len(owed)
+    return max(0, deals - (deal_no - 1 - duty_solos))
+
+
 def paid(owed: tuple[Seat, ...], soloist: Seat) -> tuple[Seat, ...]:
     """V6.3: the seats that still owe once ``soloist`` has played the duty solo."""
     return tuple(s for s in owed if s is not soloist)

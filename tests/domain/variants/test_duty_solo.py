@@ -30,7 +30,7 @@ from domain.session import SessionState
 from domain.simulation import play_session
 from domain.table import CreateTable, TableCreated, TableState
 from domain.table import decide as table_decide
-from domain.variants.duty_solo import check_session_deals
+from domain.variants.duty_solo import check_session_deals, counted_left
 from tests.domain.builders import events_of, fill, play_out, rejects, run, start_play
 from tests.domain.test_properties import play_checked
 from tests.domain.variants import random_sessions
@@ -159,6 +159,7 @@ def test_v6_scripted_sessions(
     state = started()
     for number, solos in enumerate(script, 1):
         assert not state.finished
+        assert counted_left(number, 4, state.owed) == 4 - state.counted  # V6.6, V6.7
         state, events = deal(state, solos)
         dealt = one(events, DealDealt)
         fixed = one(events, GameTypeFixed)
@@ -177,6 +178,25 @@ def test_v6_scripted_sessions(
     assert [g.duty_solo for g in state.games] == [d == "D" for d in duty]
     assert sum(state.totals) == 0
     rejects(state, DealPreset(fill()), SessionOver, "R1.1")
+
+
+@pytest.mark.parametrize(
+    ("deal_no", "deals", "owed", "left"),
+    [
+        (1, 12, SEATS, 12),  # the first deal: all to come
+        (4, 4, SEATS, 1),  # nobody's duty solo yet: the last counted deal
+        (5, 4, SEATS, 0),  # X6.1: deal 5 is a Vorführung
+        (3, 4, (N, S, W), 3),  # E's duty solo in deal 1 or 2: one counted deal before
+        (12, 12, (E, W), 3),  # two duty solos among deals 1-11: 9 counted
+        (16, 12, (), 1),  # all four played: deal 16 is the last of 12 + 4
+        (8, 4, (N,), 0),  # X6.1: deal 8, N vorgeführt
+    ],
+)
+def test_v6_6_counted_deals_left(
+    deal_no: int, deals: int, owed: tuple[Seat, ...], left: int
+) -> None:
+    """V6.6, V6.7: the counted deals to come, from the deal number and who owes (public)."""
+    assert counted_left(deal_no, deals, owed) == left
 
 
 def test_v6_2_without_duty_solos_a_session_is_its_length() -> None:
