@@ -46,9 +46,11 @@ def acts_now(observation: Observation) -> bool:
     )
 
 
-def decide(observation: Observation, seed: str) -> DealCommand | None:
+def decide(
+    observation: Observation, seed: str, budget: Budget = DEFAULT_BUDGET
+) -> DealCommand | None:
     """`expert_action` with chance from ``random.Random(seed)``: what a process pool runs."""
-    return expert_action(observation, random.Random(seed))
+    return expert_action(observation, random.Random(seed), budget)
 
 
 def expert_action(

@@ -20,6 +20,7 @@ from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
 from litestar.exceptions import ClientException, SerializationException
 
+from expert.player import DEFAULT_BUDGET
 from expert.review import REVIEW_BUDGET
 from expert.search import Budget
 from infra.audit.strict import duplicate
@@ -80,7 +81,9 @@ class Settings(msgspec.Struct, frozen=True):
     it then starts it again if it stops. ``turn_clock_tick`` and ``turn_clock_rescan``
     pace the turn clock (`service.workers.clock`). ``bot_delay`` is how long an `expert` bot
     waits before acting at a table with people (none at an all-bot table); ``bot_workers``
-    the processes its searches run in (none: one per core, `service.workers.thinking`).
+    the processes its searches run in (none: one per core, `service.workers.thinking`),
+    ``bot_budget`` each search's budget (`expert.search.Budget`; tests whose bots only need
+    to play make it small, as the expert's own tests and benchmarks do not).
     ``shutdown_seconds`` bounds `doko serve`'s stop, from the first SIGTERM or SIGINT to the
     exit (`service.edge.shutdown`). ``review_budget`` is the search budget of a deal's review
     (`expert.review`; tests make it small).
@@ -106,6 +109,7 @@ class Settings(msgspec.Struct, frozen=True):
     turn_clock_rescan: float = RESCAN_SECONDS
     bot_delay: float = HUMAN_PACE
     bot_workers: int | None = None
+    bot_budget: Budget = DEFAULT_BUDGET
     shutdown_seconds: float = SHUTDOWN_SECONDS
     review_budget: Budget = REVIEW_BUDGET
     talk_messages: int = TALK_MESSAGES
@@ -235,7 +239,10 @@ def create_app(
             visibilities = Visibilities(pool)
             hub = Hub(store, public=visibilities.public, readers=stream_share(settings))
             bots = Bots(
-                tables, pool, delay=settings.bot_delay, thinking=Thinking(settings.bot_workers)
+                tables,
+                pool,
+                delay=settings.bot_delay,
+                thinking=Thinking(settings.bot_workers, settings.bot_budget),
             )
             keys = Keyring(pool, signer, folder)
             await keys.start()

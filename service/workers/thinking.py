@@ -32,7 +32,7 @@ from domain.commands import DealCommand
 from domain.events import DealEvent
 from domain.observations import Observation
 from domain.rule_set import DEFAULT, RuleSet
-from expert.player import decide
+from expert.player import DEFAULT_BUDGET, decide
 from expert.review import Decision, review_deal
 from expert.search import Budget
 from service.workers.lifeline import watch_parent
@@ -55,10 +55,12 @@ def _start_worker(parent: int) -> None:
 
 
 class Thinking:
-    """The pool the searching bots' decisions run in (``workers`` processes)."""
+    """The pool the searching bots' decisions run in (``workers`` processes), each search
+    with ``budget`` (`expert.search.Budget`)."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, budget: Budget = DEFAULT_BUDGET) -> None:
         self.workers = workers or machine_workers()
+        self.budget = budget
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
@@ -74,7 +76,7 @@ class Thinking:
     async def decide(self, observation: Observation, seed: str) -> DealCommand | None:
         """The expert's decision for the observation, computed in a worker process."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), decide, observation, seed)
+        return await loop.run_in_executor(self._executor(), decide, observation, seed, self.budget)
 
     async def review(
         self, events: Sequence[DealEvent], seed: str, budget: Budget, rules: RuleSet = DEFAULT

@@ -178,10 +178,11 @@ def test_a_stalled_driver_is_restarted_and_its_game_void(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A driver that starts a game and then says nothing (FreeDoko's AI looping) has that
-    game voided and is started afresh; the log keeps the void games."""
+    game voided and is started afresh; the log keeps the void games. (The double stalls
+    until its input ends: the last one, never given a game, ends when the match closes it.)"""
     fake = tmp_path / "driver"
     fake.write_text(
-        f"#!{sys.executable}\nimport time\nprint('deal 0', flush=True)\ntime.sleep(60)\n"
+        f"#!{sys.executable}\nimport sys\nprint('deal 0', flush=True)\nsys.stdin.read()\n"
     )
     fake.chmod(0o755)
     monkeypatch.setattr(freedoko_match, "STALL_SECONDS", 0.2)

@@ -59,35 +59,42 @@ pytestmark = pytest.mark.xdist_group("house_rules")
 V2 = {"second_heart_ten": "always"}
 
 
+V5: dict[str, str | bool] = {"bock_rounds": True}
+V2_V5 = {**V2, **V5}
+"""V2.1 and V5 at one table: V2 decides tricks, V5 doubles scores, neither touches the
+other's part, so one session shows both (a whole session over HTTP is this module's cost)."""
+
+
 @pytest.fixture(scope="module")
-async def v2_session(base_url: str) -> Recorded:
-    """Server seeds, four random players, the second 10H beating the first (V2.1)."""
-    return await record_session(base_url, random_players(29), rules=V2)
+async def v2_v5_session(base_url: str) -> Recorded:
+    """Server seeds, four random players, the second 10H beating the first (V2.1) and Bock
+    rounds (V5)."""
+    return await record_session(base_url, random_players(29), rules=V2_V5)
 
 
 async def test_a_v2_session_is_played_by_its_rules_and_replays_exactly(
-    v2_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+    v2_v5_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
 ) -> None:
-    final = v2_session.final
-    assert final.rules == RuleSet(second_heart_ten=SecondHeartTen.ALWAYS)
+    final = v2_v5_session.final
+    assert final.rules == RuleSet(second_heart_ten=SecondHeartTen.ALWAYS, bock_rounds=True)
     assert len(final.scoresheet) == 12 and all(sum(row) == 0 for row in final.scoresheet)
-    stored = await EventStore(pool).read_stream(v2_session.table_id)
+    stored = await EventStore(pool).read_stream(v2_v5_session.table_id)
     events = [CODEC.from_stored(s) for s in stored]
     created = events[0]
     assert isinstance(created, TableCreated) and created.rule_set == final.rules
     (started,) = [e for e in events if isinstance(e, SessionStarted)]
     assert in_force(started.rules) == final.rules
     replays_exactly(events)
-    await verified_by_the_service(http, v2_session.table_id)
+    await verified_by_the_service(http, v2_v5_session.table_id)
 
 
 async def test_the_lobby_lists_the_rule_set_of_each_table(
-    v2_session: Recorded, http: httpx.AsyncClient
+    v2_v5_session: Recorded, http: httpx.AsyncClient
 ) -> None:
     response = await http.get("/tables", params={"status": "finished"})
     assert response.status_code == 200, response.text
     listed = {t["table_id"]: t for t in response.json()["tables"]}
-    assert listed[v2_session.table_id]["options"]["rules"] == V2
+    assert listed[v2_v5_session.table_id]["options"]["rules"] == V2_V5
     default = await http.post("/tables", json={"name": "plain", "visibility": "public"})
     assert default.status_code == 201, default.text
     assert "rules" not in default.json()["view"]  # RULES.md exactly: as before rule sets
@@ -117,23 +124,23 @@ async def verified_offline(
 
 
 async def test_the_export_of_a_v2_session_verifies_offline(
-    v2_session: Recorded,
+    v2_v5_session: Recorded,
     http: httpx.AsyncClient,
     base_url: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """`doko verify --file` re-plays the exported log by the rule set it records."""
-    exported = await verified_offline(v2_session, http, base_url, tmp_path, capsys)
+    exported = await verified_offline(v2_v5_session, http, base_url, tmp_path, capsys)
     document = msgspec.json.decode(exported)
     assert '"second_heart_ten":"always"' in msgspec.json.encode(document).decode()
 
 
 async def test_a_v2_session_decides_tricks_with_both_10h_by_v2(
-    v2_session: Recorded, pool: asyncpg.Pool
+    v2_v5_session: Recorded, pool: asyncpg.Pool
 ) -> None:
     """Where a trick of the stored log holds both 10H as trumps, the second won it."""
-    stored = await EventStore(pool).read_stream(v2_session.table_id)
+    stored = await EventStore(pool).read_stream(v2_v5_session.table_id)
     events = [CODEC.from_stored(s) for s in stored]
     game_type: GameType | None = None
     cards: list[CardPlayed] = []
@@ -296,24 +303,17 @@ async def test_showing_schweinchen_is_refused_with_its_rule(
     assert table.version == before
 
 
-V5: dict[str, str | bool] = {"bock_rounds": True}
-
-
-@pytest.fixture(scope="module")
-async def v5_session(base_url: str) -> Recorded:
-    """Bock rounds (V5), four random players."""
-    return await record_session(base_url, random_players(5), rules=V5)
-
-
 async def test_a_v5_session_marks_its_bock_deals_and_replays_exactly(
-    v5_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
+    v2_v5_session: Recorded, pool: asyncpg.Pool, http: httpx.AsyncClient
 ) -> None:
     """The scoresheet marks exactly the deals that the queue of V5.1 and V5.7 makes Bock
     deals (kept here from the stored scores' triggers); a Bock deal's value is its lines'
     sum, V5.6 included; the stored log replays exactly and the service verifies it."""
-    final = v5_session.final
-    assert final.rules == RuleSet(bock_rounds=True)
-    events = [CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v5_session.table_id)]
+    final = v2_v5_session.final
+    assert final.rules == RuleSet(second_heart_ten=SecondHeartTen.ALWAYS, bock_rounds=True)
+    events = [
+        CODEC.from_stored(s) for s in await EventStore(pool).read_stream(v2_v5_session.table_id)
+    ]
     pending, expected = 0, []
     for event in events:
         if isinstance(event, DealScored):
@@ -323,22 +323,22 @@ async def test_a_v5_session_marks_its_bock_deals_and_replays_exactly(
             lines = sum(ln.points if ln.party.value == "re" else -ln.points for ln in score.lines)
             assert lines == score.value
             pending = max(0, pending - 1) + (4 if score.bock_triggers else 0)
-    sheet = (await http.get(f"/tables/{v5_session.table_id}/scoresheet")).json()
+    sheet = (await http.get(f"/tables/{v2_v5_session.table_id}/scoresheet")).json()
     assert [row.get("bock", False) for row in sheet["rows"]] == expected
     assert any(expected)  # the session did have Bock deals
     assert sum(sheet["totals"]) == 0
     replays_exactly(events)
-    await verified_by_the_service(http, v5_session.table_id)
+    await verified_by_the_service(http, v2_v5_session.table_id)
 
 
 async def test_the_export_of_a_v5_session_verifies_offline(
-    v5_session: Recorded,
+    v2_v5_session: Recorded,
     http: httpx.AsyncClient,
     base_url: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    await verified_offline(v5_session, http, base_url, tmp_path, capsys)
+    await verified_offline(v2_v5_session, http, base_url, tmp_path, capsys)
 
 
 async def test_a_tournaments_tables_play_schweinchen_and_bock_rounds(
@@ -366,10 +366,10 @@ async def test_a_v3_session_leaks_nothing(v3_session: Recorded, pool: asyncpg.Po
     audit(v3_session, await truth_of(pool, v3_session.table_id))
 
 
-async def test_a_v5_session_leaks_nothing(v5_session: Recorded, pool: asyncpg.Pool) -> None:
+async def test_a_v5_session_leaks_nothing(v2_v5_session: Recorded, pool: asyncpg.Pool) -> None:
     """The oracle, keeping the Bock queue (V5.1, V5.7) itself, finds every view and stream
     message of the V5 session right, a Bock deal's ``bock`` included."""
-    audit(v5_session, await truth_of(pool, v5_session.table_id))
+    audit(v2_v5_session, await truth_of(pool, v2_v5_session.table_id))
 
 
 V4: dict[str, str | bool] = {"armut": True}
