@@ -47,9 +47,10 @@ async def _fresh_database(server_url: str) -> AsyncIterator[str]:
 @pytest.hookimpl(trylast=True)  # after pytest-xdist's own, which names the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The modules that stay on one worker (marked ``xdist_group``: their fixtures play whole
-    sessions) go first, each in its order: the workers start on the longest work and finish
-    on the short tests, instead of one worker playing a long module while the other waits.
-    Every worker collects the same order (the scheduler needs that).
+    sessions) go first, each in its order, then the single tests marked ``long``: the workers
+    start on the longest work and finish on the short tests, instead of one worker playing a
+    long test while the other waits. Every worker collects the same order (the scheduler
+    needs that).
 
     Under ``--dist loadgroup`` pytest-xdist keeps a group on one worker by the ``@group``
     suffix it gives the node ids; a pytest that ignores it (pytest 9 with pytest-xdist 3.8)
@@ -58,7 +59,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if getattr(config.option, "loadgroup", False):
         lost = [item.nodeid for item in grouped if "@" not in item.nodeid]
         assert not lost, f"pytest-xdist could not group these (check the versions): {lost[:3]}"
-    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("xdist_group") is None,
+            item.get_closest_marker("long") is None,
+        )
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

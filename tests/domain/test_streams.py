@@ -24,6 +24,7 @@ import random
 from collections import Counter
 
 import msgspec
+import pytest
 
 from domain import table
 from domain.commands import Declaration, Declare, NameContract
@@ -98,6 +99,7 @@ def check_session(seed: int, kinds: Counter[str]) -> None:
                 assert seen == GameTypeFixed(GameType.NORMAL, None), "R4.5"
 
 
+@pytest.mark.long
 def test_every_viewer_is_shown_every_event_and_told_every_turn() -> None:
     kinds: Counter[str] = Counter()
     for seed in SESSIONS:

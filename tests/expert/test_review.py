@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from typing import get_args
 
+import pytest
+
 from domain.commands import Announce, Declare, PlayCard
 from domain.deal import DealState
 from domain.events import Announced, CardPlayed, DealDealt, DealEvent, Dealing, Declared
@@ -81,6 +83,7 @@ def test_a_declaration_and_a_word_are_priced_on_what_their_seat_saw() -> None:
     assert review_decision(observe(playing, seat), word, 3, "s", Budget(1, 1)).alternatives
 
 
+@pytest.mark.long
 def test_every_decision_of_a_deal_is_reviewed() -> None:
     """One entry per action of the log, in order; the best alternative has the highest
     mean, the choice's loss is the difference, never negative."""

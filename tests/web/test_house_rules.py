@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 import asyncpg
+import pytest
 from playwright.async_api import Browser
 
 from domain.cards import Card
@@ -116,6 +117,7 @@ async def test_schweinchen_are_shown_with_the_pages_button(
     await tab.close()
 
 
+@pytest.mark.long
 async def test_an_armut_is_taken_and_cards_given_back_with_the_pages_buttons(
     browser: Browser, service: Service, api: DokoClient, pool: asyncpg.Pool
 ) -> None:

@@ -114,6 +114,7 @@ def stand_in_took(events: list[TableEvent], seat: Seat) -> list[bool]:
     return taken
 
 
+@pytest.mark.long
 async def test_one_seat_never_acts_and_the_session_still_finishes(
     db_url: str, pool: asyncpg.Pool
 ) -> None:

@@ -242,6 +242,7 @@ async def _acted(player: Player) -> bool:
     return len(player.acknowledged) >= 10
 
 
+@pytest.mark.long
 async def test_the_database_killed_mid_session_comes_back_and_nothing_is_lost(
     own_server: Server,
 ) -> None:
@@ -275,6 +276,7 @@ async def test_the_database_killed_mid_session_comes_back_and_nothing_is_lost(
     assert len([m for m in health if "had stopped: running again" in m]) == 1, health
 
 
+@pytest.mark.long
 async def test_a_stalled_database_answers_503_in_bounded_time_and_recovers(
     own_server: Server,
 ) -> None:
@@ -301,6 +303,7 @@ async def test_a_stalled_database_answers_503_in_bounded_time_and_recovers(
     assert len([m for m in health if m.startswith("database available again after ")]) == 1
 
 
+@pytest.mark.long
 async def test_a_dropped_listen_connection_is_taken_again_and_all_carries_on(
     db_url: str, pool: asyncpg.Pool
 ) -> None:
