@@ -19,6 +19,7 @@ import httpx
 import pytest
 from playwright.async_api import Browser, async_playwright
 
+from expert.player import DEFAULT_BUDGET
 from service.app import create_app
 from service.tools.client import (
     DokoClient,
@@ -110,7 +111,11 @@ class Service:
 
     async def start(self) -> None:
         running = contextlib.AsyncExitStack()
-        app = create_app(settings(self.db_url, turn_clock_tick=0.1), now=self.clock)
+        # the bots search as in a served table: what they say (badges at the seats) shapes
+        # the board whose fit in the window the browser tests check at every move
+        app = create_app(
+            settings(self.db_url, turn_clock_tick=0.1, bot_budget=DEFAULT_BUDGET), now=self.clock
+        )
         await running.enter_async_context(serve(app, self.port))
         self._running = running
 

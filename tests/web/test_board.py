@@ -163,7 +163,6 @@ SAID = {"announce-re": "Re", "announce-kontra": "Kontra"}
 """The badge of each announcement the person makes (`browsing.NEXT_MOVE`), in German."""
 
 
-@pytest.mark.long
 @pytest.mark.parametrize(
     ("size", "locale"),
     [("phone", "de-DE"), ("desktop", "de-DE"), ("phone", "en-US"), ("desktop", "en-US")],
@@ -269,7 +268,6 @@ async def test_the_end_of_the_session_shows_the_final_standings(
     await tab.close()
 
 
-@pytest.mark.long
 async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outlives_the_tab(
     browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
 ) -> None:
