@@ -215,6 +215,7 @@ async def snapshot(pool: asyncpg.Pool) -> dict[str, list[tuple[Any, ...]]]:
 
 
 @pytest.mark.long
+@pytest.mark.no_cover  # the projectors' lines the service tests reach; tracing slowed it
 async def test_rebuild_equals_live_after_50_random_sessions(pool: asyncpg.Pool) -> None:
     rng = random.Random(20251129)
     store = EventStore(pool)

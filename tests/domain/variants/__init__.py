@@ -12,7 +12,8 @@ Test = TypeVar("Test", bound=Callable[..., None])
 def random_sessions(examples: int) -> Callable[[Test], Test]:
     """How every variant's random sessions are drawn: ``examples`` of them, the same on
     every run (derandomized, no example database), bounded by their count and never by
-    time (no deadline), in the one xdist group of random sessions (they share a worker)."""
+    time (no deadline), in the one xdist group of random sessions (they share a worker), and
+    not traced for coverage (the rule tables reach their lines; tracing tripled their time)."""
 
     def decorate(test: Test) -> Test:
         drawn = settings(
@@ -23,7 +24,7 @@ def random_sessions(examples: int) -> Callable[[Test], Test]:
             phases=[Phase.generate],
             suppress_health_check=[HealthCheck.too_slow],
         )(test)
-        grouped: Test = pytest.mark.xdist_group("random_sessions")(drawn)
+        grouped: Test = pytest.mark.xdist_group("random_sessions")(pytest.mark.no_cover(drawn))
         return grouped
 
     return decorate
