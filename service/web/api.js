@@ -68,7 +68,8 @@ export function problemOf(error) {
 /**
  * How a page sends its commands: `commands(settle)` is the page's `command(work)`, which
  * runs `work` (the command's requests) unless another command of the page is on its way (one
- * at a time: `body[data-sending]` says one is), then calls `settle(problem)`: null when the
+ * at a time: `body[data-sending]` says one is; `body[data-sent]` counts those sent), then calls
+ * `settle(problem)`: null when the
  * service took the command, else its refusal (`problemOf`: code, status and rule) for the
  * page to show, and to fetch what the service says now.
  * @param {(problem: ReturnType<typeof problemOf> | null) => void} settle
@@ -80,6 +81,7 @@ export function commands(settle) {
     if (sending) return;
     sending = true;
     document.body.dataset.sending = 'true';
+    document.body.dataset.sent = String(Number(document.body.dataset.sent || 0) + 1);
     /** @type {ReturnType<typeof problemOf> | null} */
     let problem = null;
     try {

@@ -27,7 +27,30 @@ from infra.tables import CODEC
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 780}
 CLICKS = 3
-"""How often `Tab.move` clicks a button the page did not take (see `Tab.taken`)."""
+"""How often `Tab.move` and `click_until` click a button the page did not take (see
+`Tab.taken`)."""
+SENT = "Number(document.body.dataset.sent || 0)"
+"""How many commands the page has sent (api.js `commands`; counted in the click's handler)."""
+
+
+async def click_until(page: Page, selector: str, done: str) -> None:
+    """Click ``selector`` until the page shows it took the click: ``done``, a script read
+    at once after the click (its handler has run by then), holds. A page that redraws
+    between the button's mousedown and mouseup (a stream message came) never gets the
+    click: the button is clicked again."""
+    for _ in range(CLICKS):
+        await page.click(selector)
+        if await page.evaluate(done):
+            return
+    raise AssertionError(f"{selector}: {CLICKS} clicks, none taken")
+
+
+async def send(page: Page, selector: str) -> None:
+    """Click the button ``selector`` until the page sends its command (`SENT` grows)."""
+    sent = int(await page.evaluate(SENT))
+    await click_until(page, selector, f"{SENT} > {sent}")
+
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(os.environ.get("DOKO_SCREENSHOTS") or ROOT / "build" / "screenshots")
 """Where the tests save their screenshots (git ignores build/; the README shows copies

@@ -44,7 +44,16 @@ from domain.players import stand_in_action
 from service.tools.client import (
     DokoClient,
 )
-from tests.web.browsing import Log, Tab, full_log, grave_violations, open_tab, screenshot
+from tests.web.browsing import (
+    Log,
+    Tab,
+    click_until,
+    full_log,
+    grave_violations,
+    open_tab,
+    screenshot,
+    send,
+)
 from tests.web.conftest import Service
 from tests.web.test_board import LAYOUT_UNIT, SIZES
 from tests.web.test_table_life import LONG_AGO, urls_with
@@ -108,7 +117,7 @@ async def register(tab: Tab, link: str, name: str) -> str:
     """Register under ``name`` through the registration link; the credential the page keeps."""
     await tab.page.goto(link)
     await tab.page.fill("#name", name)
-    await tab.page.click("[data-key='register']")
+    await send(tab.page, "[data-key='register']")
     await tab.page.wait_for_selector("#you")
     tournament_id = link.rsplit("/", 1)[1]
     return str((await storage(tab, f"doko-tournament:{tournament_id}"))["token"])
@@ -117,8 +126,12 @@ async def register(tab: Tab, link: str, name: str) -> str:
 async def start_round(tab: Tab, round_no: int) -> None:
     """The director starts the round on the page: "Start round n", then "yes"."""
     page = tab.page
-    await page.click("[data-key='start']:not([disabled])")
-    await page.click("[data-key='start-yes']")
+    await click_until(
+        page,
+        "[data-key='start']:not([disabled])",
+        "!!document.querySelector(\"[data-key='start-yes']\")",
+    )
+    await send(page, "[data-key='start-yes']")
     await page.wait_for_selector(f"#rounds [data-round='{round_no}'][data-ended='false']")
 
 
@@ -147,8 +160,12 @@ async def abandon_round(service: Service, tab: Tab, round_no: int) -> None:
         "l => l.map((e) => [e.dataset.table, e.dataset.tableNo])",
     )
     for table, number in tables:
-        await page.click(f"[data-key='abandon-{table}']")
-        await page.click(f"[data-key='abandon-{table}-yes']")
+        await click_until(
+            page,
+            f"[data-key='abandon-{table}']",
+            f"!!document.querySelector(\"[data-key='abandon-{table}-yes']\")",
+        )
+        await send(page, f"[data-key='abandon-{table}-yes']")
         over = f"[data-round='{round_no}'] li[data-table-no='{number}'][data-over='true']"
         await page.wait_for_selector(over)
     await page.wait_for_selector(f"#rounds [data-round='{round_no}'][data-ended='true']")
@@ -204,7 +221,7 @@ async def evening(browser: Browser, service: Service, pool: asyncpg.Pool) -> Asy
     lived.grave["player registered, de"] = await grave_violations(anna.page)
     await page.wait_for_selector("#players li[data-player='0']")
     lived.typed = await page.input_value("#who")
-    await page.click("[data-key='register-for']")
+    await send(page, "[data-key='register-for']")
     await page.wait_for_selector("#personal-0")
     lived.personal = await page.input_value("#personal-0")
     # Bruno opens his personal link on a device of his own
