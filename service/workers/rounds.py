@@ -2,12 +2,15 @@
 its tournament (E4.2; the last one ends the round, E4.3), and the tournament's stream subscribers
 hear of every commit of its tables (`service.routes.tournaments`).
 
-Driven from the log like the bots: every committed append of a tournament's table (its stream
-id is `infra.command_ids.table_id`'s, ``<tournament id>-r<round>t<table>``) wakes the tournament's
-subscribers and, if the table is over, `infra.tournaments.Tournaments.settle` records its end (once,
-whoever notices it: several processes agree by command ids); if it has scored a deal, the
-deals that are public by now are recorded in the tournament (`Tournaments.publish`, E6.6:
-its standings follow from them). At start-up, and whenever
+Driven from the log like the bots: after a committed append of a tournament's table (its stream
+id is `infra.command_ids.table_id`'s, ``<tournament id>-r<round>t<table>``) the table is looked at;
+if the table is over, `infra.tournaments.Tournaments.settle` records its end (once, whoever
+notices it: several processes agree by command ids); if it has scored a deal, the deals that
+are public by now are recorded in the tournament (`Tournaments.publish`, E6.6: its standings
+follow from them). The tournament's subscribers are woken only when the table started its
+session, scored a deal or is over, the only events of a table its stream shows
+(`service.streams.tournaments`): the cards and words of a deal, most of a round's commits, wake
+none of them, however many they are. At start-up, and whenever
 notifications may have been lost, every tournament is settled: a round whose tables a crash
 left unopened or half-seated is opened, and a table that ended while no process listened
 is noticed. A database error ends `RoundWatch.run` (its supervisor starts it again, with a
@@ -35,7 +38,9 @@ class RoundWatch(Worker):
         self.tournaments = tournaments
         self.hub = hub
         self._due: dict[str, str] = {}  # table stream -> its tournament
-        self._scored: dict[str, int] = {}  # table stream -> the deals it had scored when seen
+        self._seen: dict[str, tuple[bool, int]] = {}
+        """Per table not yet over: whether its session had started, and the deals it had
+        scored, when last looked at."""
         self._scan = True
         self._wake = asyncio.Event()
 
@@ -43,7 +48,6 @@ class RoundWatch(Worker):
         """Called for each committed append (after the tables' cache heard of it)."""
         tournament_id = tournament_of(stream_id)
         if tournament_id is not None:
-            self.hub.notify(tournament_id)
             self._due[stream_id] = tournament_id
             self._wake.set()
 
@@ -66,13 +70,17 @@ class RoundWatch(Worker):
                     loaded = await self.tournaments.tables.load(stream_id)
                 except TableNotFound:
                     continue
-                scored = len(loaded.state.session.sheet)
+                session = loaded.state.session
+                seen = self._seen.get(stream_id)
+                now = (session.started, len(session.sheet))
                 if loaded.state.over:
-                    self._scored.pop(stream_id, None)
+                    self._seen.pop(stream_id, None)
                     await self._notice(tournament_id)
-                elif scored > self._scored.get(stream_id, 0):
-                    self._scored[stream_id] = scored
-                    await self._publish(tournament_id)
+                elif now != seen:
+                    self._seen[stream_id] = now
+                    self.hub.notify(tournament_id)
+                    if now[1] > (0 if seen is None else seen[1]):
+                        await self._publish(tournament_id)
 
     async def _publish(self, tournament_id: str) -> None:
         try:

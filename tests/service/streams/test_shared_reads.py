@@ -26,6 +26,7 @@ from service.tools.client import (
     SseMessage,
     read_sse,
 )
+from service.tools.play import Stuck, play_session, random_players
 from tests.service.conftest import serve, settings
 from tests.service.sessions import all_bot_tables
 
@@ -212,3 +213,67 @@ async def test_a_tournament_streams_subscribers_cost_one_read_per_commit(
 
 def _registered(messages: list[SseMessage]) -> int:
     return sum(m.event == "player_registered" for m in messages)
+
+
+PLAYED = 20
+"""Actions at a table that cannot end its deal (4 declarations and 48 cards do)."""
+
+
+async def test_a_tournaments_subscribers_sleep_through_the_cards_of_a_deal(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream of a tournament shows of its tables only that they opened, scored a deal or
+    ended (`service.streams.tournaments`): 20 actions at its table (declarations, cards,
+    perhaps words), none of which ends the deal, make its 40 subscribers read the log no time
+    at all (`TournamentFeed._read`, counted), and send them nothing; the deal's end then
+    reaches every one of them (`table_progress`)."""
+    reads = 0
+    read = TournamentFeed._read
+
+    async def counted(feed: TournamentFeed, position: int) -> Any:
+        nonlocal reads
+        reads += 1
+        return await read(feed, position)
+
+    app = create_app(settings(db_url))
+    limits = httpx.Limits(max_connections=TOURNAMENT_SUBSCRIBERS + 10)
+    async with (
+        serve(app) as url,
+        httpx.AsyncClient(base_url=url, timeout=10, limits=limits) as http,
+    ):
+        app.state.services.hub.heartbeat = 3600.0  # only the commits' reads are counted
+        tournament = await DokoClient(http).create_tournament("quiet", visibility="public")
+        players = [await tournament.register(name) for name in ("A", "B", "C", "D")]
+        await tournament.start_round(1)
+        seats = sorted([await p.seat() for p in players], key=lambda s: s.seat)
+        path = f"/tournaments/{tournament.tournament_id}/events"
+        received: list[list[SseMessage]] = [[] for _ in range(TOURNAMENT_SUBSCRIBERS)]
+        ready = [asyncio.Event() for _ in range(TOURNAMENT_SUBSCRIBERS)]
+        readers = [
+            asyncio.create_task(_subscribe(http, 0, into, up, path))
+            for into, up in zip(received, ready, strict=True)
+        ]
+
+        async def everyone_heard(kind: str) -> None:
+            async with asyncio.timeout(SAFETY):
+                while not all(any(m.event == kind for m in r) for r in received):
+                    await asyncio.sleep(0.005)
+
+        try:
+            async with asyncio.timeout(SAFETY):
+                await asyncio.gather(*(up.wait() for up in ready))
+            await everyone_heard("table_opened")
+            before = [len(r) for r in received]
+            monkeypatch.setattr(TournamentFeed, "_read", counted)
+            with pytest.raises(Stuck):  # PLAYED actions, then it stops
+                await play_session(seats, random_players(7), max_actions=PLAYED)
+            quiet = reads
+            await play_session(seats, random_players(8), deals=1)
+            await everyone_heard("table_progress")
+        finally:
+            await ended(readers)
+    assert quiet == 0, f"{quiet} reads for {PLAYED} actions that end no deal"
+    assert reads >= 1, "the deal's end was read"
+    for messages, seen in zip(received, before, strict=True):
+        progress = [m.json() for m in messages[seen:] if m.event == "table_progress"]
+        assert [p["deals"] for p in progress] == [1], "the deal's end once"
