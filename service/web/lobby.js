@@ -7,7 +7,7 @@
 import { call, forget, held, heldTables, hold, meta, problemOf, schema } from './api.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
 import { rememberName, rememberedName } from './name.js';
-import { fill, given, h, houseRules, problemBox } from './ui.js';
+import { fill, given, h, houseRules, problemBox, steady } from './ui.js';
 
 const PAGE_SIZE = 20;
 const content = h('div', { class: 'lobby' });
@@ -235,7 +235,7 @@ const mineArea = h('div');
 const listArea = h('div');
 
 /** Only the problem and the list are drawn again: what was typed in the forms stays. */
-function render() {
+function draw() {
   fill(problemArea, state.problem ? problemBox(state.problem, state.rules, () => {
     state.problem = null;
     render();
@@ -243,6 +243,9 @@ function render() {
   fill(mineArea, myTables());
   fill(listArea, tableList());
 }
+
+/** Draw again, not while a click is under way (ui.js `steady`). */
+const render = steady(draw);
 
 function forms() {
   return [

@@ -14,7 +14,7 @@ import {
   comparisons, forgetTournament, heldTournament, holdTournament, standingsPanel, takeFragment, toTable, tournamentLink, tournamentPass,
 } from './tournament_parts.js';
 import { loadLanguage, ruleTexts, t, term } from './i18n.js';
-import { fill, given, h, problemBox, rule } from './ui.js';
+import { fill, given, h, problemBox, rule, steady } from './ui.js';
 
 const tournament = decodeURIComponent(location.pathname.split('/')[2]);
 const at = { path: { tournament_id: tournament } };
@@ -350,7 +350,7 @@ function device() {
     })));
 }
 
-function render() {
+function draw() {
   if (!state.answer) return;
   const view = state.answer.tournament;
   document.title = `${view.name} · doko`;
@@ -366,6 +366,9 @@ function render() {
     standingsPanel(state.standings, state.rules), comparisons(tournament, state.standings),
     players(view), device());
 }
+
+/** Draw again, not while a click is under way (ui.js `steady`). */
+const render = steady(draw);
 
 /** The page of a tournament this browser may not see: a private tournament answers whoever
  * holds none of its credentials as an unknown tournament (404); its registration link (or a

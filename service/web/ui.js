@@ -29,6 +29,43 @@ export function fill(element, ...children) {
   if (again.tagName === 'INPUT' && again.type === 'text') again.setSelectionRange(again.value.length, again.value.length);
 }
 
+/** Whether a pointer is pressed on the page (a click under way). */
+let pressed = false;
+/** @type {Set<() => void>} */
+const waiting = new Set();
+
+/** The press is over: the redraws that waited for it, once its click (dispatched with the
+ * release, in the same task) has reached the element it began on. */
+function released() {
+  pressed = false;
+  setTimeout(() => {
+    const due = [...waiting];
+    waiting.clear();
+    delete document.body.dataset.held;
+    for (const draw of due) draw();
+  });
+}
+
+addEventListener('pointerdown', () => { pressed = true; }, true);
+addEventListener('pointerup', released, true);
+addEventListener('pointercancel', released, true);
+addEventListener('blur', released);
+
+/** A page's redraw: `draw` at once, but while a pointer is pressed, after its release. A
+ * redraw between press and release (news from the stream) would replace the element being
+ * clicked, and the browser would drop the click; the page marks a redraw that waits with
+ * `body[data-held]`. */
+export function steady(draw) {
+  return () => {
+    if (!pressed) {
+      draw();
+      return;
+    }
+    waiting.add(draw);
+    document.body.dataset.held = 'true';
+  };
+}
+
 import { t, term } from './i18n.js';
 
 const SUITS = { C: '♣', S: '♠', H: '♥', D: '♦' };

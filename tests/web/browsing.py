@@ -35,9 +35,11 @@ SENT = "Number(document.body.dataset.sent || 0)"
 
 async def click_until(page: Page, selector: str, done: str) -> None:
     """Click ``selector`` until the page shows it took the click: ``done``, a script read
-    at once after the click (its handler has run by then), holds. A page that redraws
-    between the button's mousedown and mouseup (a stream message came) never gets the
-    click: the button is clicked again."""
+    at once after the click (its handler has run by then), holds. The pages hold a redraw
+    back while a button is pressed (ui.js `steady`, `tests.web.test_clicks`), so news does
+    not take a click away between press and release; but Playwright aims at a button, then
+    presses: a redraw in between that moves the button (a new line above it) sends the
+    press elsewhere, and the button is clicked again."""
     for _ in range(CLICKS):
         await page.click(selector)
         if await page.evaluate(done):
@@ -183,9 +185,8 @@ class Tab:
 
     async def taken(self, version: int, problems: int) -> bool:
         """Whether the page took the click: it is sending the command (set in the click's
-        handler, until answered), or already past ``version`` or ``problems``. A page that
-        redraws between the button's mousedown and mouseup (a stream message came) never
-        gets the click, and shows nothing of it: the button is clicked again."""
+        handler, until answered), or already past ``version`` or ``problems``. If not, the
+        click went elsewhere (`click_until`): the button is clicked again."""
         try:
             await self.page.wait_for_function(
                 """([v, p]) => document.body.dataset.sending === 'true'

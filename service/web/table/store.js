@@ -1,6 +1,7 @@
 // The table page's one state (the last view, the events since, this tab's credentials), its update and subscribers.
 import { held, hold } from '../api.js';
 import { rememberedName } from '../name.js';
+import { steady } from '../ui.js';
 
 /** The table this page is of. */
 export const table = decodeURIComponent(location.pathname.split('/')[2]);
@@ -52,9 +53,10 @@ export const state = {
 /** @type {(() => void)[]} */
 const subscribers = [];
 
-/** Call `redraw` after every update. @param {() => void} redraw */
+/** Call `redraw` after every update (not while a click is under way: ui.js `steady`).
+ * @param {() => void} redraw */
 export function subscribe(redraw) {
-  subscribers.push(redraw);
+  subscribers.push(steady(redraw));
 }
 
 /** Change the state (`changes`, if any) and redraw: what is drawn comes from the state only.
