@@ -172,9 +172,10 @@ def _number_of(message: ServerSentEventMessage) -> int:
 class TournamentFeed:
     """The messages of one tournament's stream (module docstring), made once for all its
     subscribers: the hub keeps one while the tournament's stream has subscribers
-    (`service.streams.hub.Hub.shared`, told of every commit), which reads each commit once,
-    whatever the number of subscribers, and keeps every message it made (each subscriber
-    takes those it has not had, `since`)."""
+    (`service.streams.hub.Hub.shared`, told of every commit of the tournament and of each of
+    its tables' start, scored deals and end: `service.workers.rounds`), which reads each such
+    commit once, whatever the number of subscribers, and keeps every message it made (each
+    subscriber takes those it has not had, `since`)."""
 
     def __init__(self, tournaments: Tournaments, tournament_id: str) -> None:
         self.tournaments = tournaments
