@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import asyncpg
@@ -24,6 +24,7 @@ from service.streams.tournaments import TournamentFeed
 from service.tools.client import (
     DokoClient,
     SseMessage,
+    TournamentClient,
     read_sse,
 )
 from service.tools.play import Stuck, play_session, random_players
@@ -152,6 +153,70 @@ async def test_a_feed_subscriber_far_behind_gets_every_event_once(
 
 TOURNAMENT_SUBSCRIBERS = 40
 REGISTRATIONS = 6
+PLAYED = 20
+"""Actions at a table that cannot end its deal (4 declarations and 48 cards do)."""
+
+
+class FeedReads:
+    """The reads of the log that make a tournament stream's messages (`TournamentFeed._read`,
+    wrapped to count its calls), counted from `start` on."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        self._monkeypatch = monkeypatch
+
+    def start(self) -> None:
+        read = TournamentFeed._read
+
+        async def counted(feed: TournamentFeed, position: int) -> Any:
+            self.calls += 1
+            return await read(feed, position)
+
+        self._monkeypatch.setattr(TournamentFeed, "_read", counted)
+
+
+@contextlib.asynccontextmanager
+async def quiet_service(db_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A service with room for the subscribers, whose streams read the log only when told of
+    a commit (no heartbeat's read: only the commits' reads are counted)."""
+    app = create_app(settings(db_url))
+    limits = httpx.Limits(max_connections=TOURNAMENT_SUBSCRIBERS + 10)
+    async with (
+        serve(app) as url,
+        httpx.AsyncClient(base_url=url, timeout=10, limits=limits) as http,
+    ):
+        app.state.services.hub.heartbeat = 3600.0
+        yield http
+
+
+@contextlib.asynccontextmanager
+async def subscribed(
+    http: httpx.AsyncClient, tournament: TournamentClient
+) -> AsyncIterator[list[list[SseMessage]]]:
+    """`TOURNAMENT_SUBSCRIBERS` subscribers of the tournament's stream from its start, each
+    with the messages it received, once every one has the first."""
+    path = f"/tournaments/{tournament.tournament_id}/events"
+    received: list[list[SseMessage]] = [[] for _ in range(TOURNAMENT_SUBSCRIBERS)]
+    ready = [asyncio.Event() for _ in range(TOURNAMENT_SUBSCRIBERS)]
+    readers = [
+        asyncio.create_task(_subscribe(http, 0, into, up, path))
+        for into, up in zip(received, ready, strict=True)
+    ]
+    try:
+        async with asyncio.timeout(SAFETY):
+            await asyncio.gather(*(up.wait() for up in ready))
+            while min(len(r) for r in received) < 1:  # the tournament's creation
+                await asyncio.sleep(0.005)
+        yield received
+    finally:
+        await ended(readers)
+
+
+async def everyone_has(received: list[list[SseMessage]], kind: str, count: int) -> None:
+    """Until every subscriber has ``count`` messages of ``kind``."""
+    async with asyncio.timeout(SAFETY):
+        while min(sum(m.event == kind for m in r) for r in received) < count:
+            await asyncio.sleep(0.005)
 
 
 async def test_a_tournament_streams_subscribers_cost_one_read_per_commit(
@@ -160,63 +225,22 @@ async def test_a_tournament_streams_subscribers_cost_one_read_per_commit(
     """40 subscribers of a tournament's stream: each registration (a commit) is read from
     the log, and the tournament folded, a bounded number of times (one read, and one more
     to check that the standings read are current: 3 a commit at most, where one each would
-    be 40), counted on the reader of the stream's messages (`TournamentFeed._read`, wrapped
-    to count its calls); every subscriber gets every message once, the same ones in the same
-    order."""
-    reads = 0
-    read = TournamentFeed._read
-
-    async def counted(feed: TournamentFeed, position: int) -> Any:
-        nonlocal reads
-        reads += 1
-        return await read(feed, position)
-
-    app = create_app(settings(db_url))
-    limits = httpx.Limits(max_connections=TOURNAMENT_SUBSCRIBERS + 10)
-    async with (
-        serve(app) as url,
-        httpx.AsyncClient(base_url=url, timeout=10, limits=limits) as http,
-    ):
-        app.state.services.hub.heartbeat = 3600.0  # only the commits' reads are counted
+    be 40), counted on the reader of the stream's messages (`FeedReads`); every subscriber
+    gets every message once, the same ones in the same order."""
+    reads = FeedReads(monkeypatch)
+    async with quiet_service(db_url) as http:
         tournament = await DokoClient(http).create_tournament("shared", visibility="public")
-        path = f"/tournaments/{tournament.tournament_id}/events"
-        received: list[list[SseMessage]] = [[] for _ in range(TOURNAMENT_SUBSCRIBERS)]
-        ready = [asyncio.Event() for _ in range(TOURNAMENT_SUBSCRIBERS)]
-        readers = [
-            asyncio.create_task(_subscribe(http, 0, into, up, path))
-            for into, up in zip(received, ready, strict=True)
-        ]
-
-        async def everyone_has(registered: int) -> None:
-            async with asyncio.timeout(SAFETY):
-                while min(_registered(r) for r in received) < registered:
-                    await asyncio.sleep(0.005)
-
-        try:
-            async with asyncio.timeout(SAFETY):
-                await asyncio.gather(*(up.wait() for up in ready))
-                while min(len(r) for r in received) < 1:  # the tournament's creation
-                    await asyncio.sleep(0.005)
-            monkeypatch.setattr(TournamentFeed, "_read", counted)
+        async with subscribed(http, tournament) as received:
+            reads.start()
             for n in range(REGISTRATIONS):  # one commit each, one after the other
                 await tournament.register(f"player {n}")
-                await everyone_has(n + 1)
-        finally:
-            await ended(readers)
+                await everyone_has(received, "player_registered", n + 1)
     first = [(m.id, m.event, m.data) for m in received[0]]
     for messages in received:
         assert [(m.id, m.event, m.data) for m in messages] == first, "the same messages"
     names = [m.json()["name"] for m in received[0] if m.event == "player_registered"]
     assert names == [f"player {n}" for n in range(REGISTRATIONS)], "each once, in order"
-    assert 1 <= reads <= 3 * REGISTRATIONS, f"{reads} reads for {REGISTRATIONS} commits"
-
-
-def _registered(messages: list[SseMessage]) -> int:
-    return sum(m.event == "player_registered" for m in messages)
-
-
-PLAYED = 20
-"""Actions at a table that cannot end its deal (4 declarations and 48 cards do)."""
+    assert 1 <= reads.calls <= 3 * REGISTRATIONS, f"{reads.calls} reads, {REGISTRATIONS} commits"
 
 
 async def test_a_tournaments_subscribers_sleep_through_the_cards_of_a_deal(
@@ -225,55 +249,25 @@ async def test_a_tournaments_subscribers_sleep_through_the_cards_of_a_deal(
     """The stream of a tournament shows of its tables only that they opened, scored a deal or
     ended (`service.streams.tournaments`): 20 actions at its table (declarations, cards,
     perhaps words), none of which ends the deal, make its 40 subscribers read the log no time
-    at all (`TournamentFeed._read`, counted), and send them nothing; the deal's end then
-    reaches every one of them (`table_progress`)."""
-    reads = 0
-    read = TournamentFeed._read
-
-    async def counted(feed: TournamentFeed, position: int) -> Any:
-        nonlocal reads
-        reads += 1
-        return await read(feed, position)
-
-    app = create_app(settings(db_url))
-    limits = httpx.Limits(max_connections=TOURNAMENT_SUBSCRIBERS + 10)
-    async with (
-        serve(app) as url,
-        httpx.AsyncClient(base_url=url, timeout=10, limits=limits) as http,
-    ):
-        app.state.services.hub.heartbeat = 3600.0  # only the commits' reads are counted
+    at all (`FeedReads`), and send them nothing; the deal's end then reaches every one of
+    them (`table_progress`)."""
+    reads = FeedReads(monkeypatch)
+    async with quiet_service(db_url) as http:
         tournament = await DokoClient(http).create_tournament("quiet", visibility="public")
         players = [await tournament.register(name) for name in ("A", "B", "C", "D")]
         await tournament.start_round(1)
-        seats = sorted([await p.seat() for p in players], key=lambda s: s.seat)
-        path = f"/tournaments/{tournament.tournament_id}/events"
-        received: list[list[SseMessage]] = [[] for _ in range(TOURNAMENT_SUBSCRIBERS)]
-        ready = [asyncio.Event() for _ in range(TOURNAMENT_SUBSCRIBERS)]
-        readers = [
-            asyncio.create_task(_subscribe(http, 0, into, up, path))
-            for into, up in zip(received, ready, strict=True)
-        ]
-
-        async def everyone_heard(kind: str) -> None:
-            async with asyncio.timeout(SAFETY):
-                while not all(any(m.event == kind for m in r) for r in received):
-                    await asyncio.sleep(0.005)
-
-        try:
-            async with asyncio.timeout(SAFETY):
-                await asyncio.gather(*(up.wait() for up in ready))
-            await everyone_heard("table_opened")
+        seats = [await p.seat() for p in players]
+        async with subscribed(http, tournament) as received:
+            await everyone_has(received, "table_opened", 1)
             before = [len(r) for r in received]
-            monkeypatch.setattr(TournamentFeed, "_read", counted)
+            reads.start()
             with pytest.raises(Stuck):  # PLAYED actions, then it stops
                 await play_session(seats, random_players(7), max_actions=PLAYED)
-            quiet = reads
+            quiet = reads.calls
             await play_session(seats, random_players(8), deals=1)
-            await everyone_heard("table_progress")
-        finally:
-            await ended(readers)
+            await everyone_has(received, "table_progress", 1)
     assert quiet == 0, f"{quiet} reads for {PLAYED} actions that end no deal"
-    assert reads >= 1, "the deal's end was read"
+    assert reads.calls >= 1, "the deal's end was read"
     for messages, seen in zip(received, before, strict=True):
         progress = [m.json() for m in messages[seen:] if m.event == "table_progress"]
         assert [p["deals"] for p in progress] == [1], "the deal's end once"
