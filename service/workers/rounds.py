@@ -1,6 +1,6 @@
 """The rounds of tournaments, followed: a table of a running round that is over is recorded in
 its tournament (E4.2; the last one ends the round, E4.3), and the tournament's stream subscribers
-hear of every commit of its tables (`service.routes.tournaments`).
+hear of each of its tables' start, scored deals and end (`service.routes.tournaments`).
 
 Driven from the log like the bots: after a committed append of a tournament's table (its stream
 id is `infra.command_ids.table_id`'s, ``<tournament id>-r<round>t<table>``) the table is looked at;
