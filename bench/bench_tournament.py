@@ -13,8 +13,9 @@ legal players ("bots": `bench_service.drive_table`, one per seat, with the playe
 credential as the seat's token) play every table for a window of ``--seconds``, first with
 no subscriber of the tournament's stream, then with ``--subscribers`` (1,000, held open
 by a process of their own from 50 per loopback address, opened 50 at a time, a refused
-open tried again after a second); then `getTournament` and
-`getStandings`. The server is started with ``--max-connections`` players + subscribers + 100
+open tried again after a second; the window starts once every one has had the stream's
+history, so that it measures the commits, not the history's delivery); then `getTournament`
+and `getStandings`. The server is started with ``--max-connections`` players + subscribers + 100
 (its default of 1,000 would refuse the subscribers' connections with 503
 ``too_many_connections``). Prints, wall-clock from the client:
 
@@ -185,7 +186,11 @@ def subscriber_process(
     base_url: str, tournament_id: str, n: int, ready: Any, stop: Any, results: Any
 ) -> None:
     """``n`` subscribers of the tournament's stream, 50 per loopback address (127.3.x.y: a
-    per-address cap of streams holds them all), until ``stop``; reports opens and messages."""
+    per-address cap of streams holds them all), until ``stop``; reports opens and messages.
+    Ready once every one has caught up with the stream: a subscriber's first messages are
+    what was made before it opened, ended by the standings as of them
+    (`service.streams.tournaments.TournamentFeed.resume`), so the window that follows
+    measures what the commits cost, not the history's delivery."""
     asyncio.run(_subscribe(base_url, tournament_id, n, ready, stop, results))
 
 
@@ -210,6 +215,7 @@ async def _subscribe(
         for k in range((n + per_address - 1) // per_address)
     ]
     received = 0
+    caught_up = 0  # the subscribers that have had the history (its closing standings)
     refused: Counter[str] = Counter()  # opens refused (then tried again), by status and code
     lost: Counter[str] = Counter()  # streams that ended after they opened
     opened: set[int] = set()
@@ -217,16 +223,20 @@ async def _subscribe(
     async def listen(k: int, wave: asyncio.Event) -> None:
         """Open stream ``k``, trying again a second after a refusal (an open refused does not
         count as a subscriber), then count its messages."""
-        nonlocal received
+        nonlocal received, caught_up
         stream = DokoClient(clients[k // per_address]).tournament(tournament_id).events()
         while True:
             try:
                 async with stream as messages:
                     opened.add(k)
                     wave.set()
+                    behind = True
                     async for message in messages:
                         if message.id is not None:
                             received += 1
+                        if behind and message.event == "standings":
+                            behind = False
+                            caught_up += 1
                 lost["ended"] += 1
                 return
             except asyncio.CancelledError:
@@ -247,11 +257,13 @@ async def _subscribe(
         tasks += [asyncio.create_task(listen(first + i, w)) for i, w in enumerate(waves)]
         for wave in waves:
             await wave.wait()
-    while len(opened) < n and time.perf_counter() - began < 300:
+    while (len(opened) < n or caught_up < n) and time.perf_counter() - began < 300:
         await asyncio.sleep(0.2)
     ready.put(
         {
             "open": len(opened),
+            "caught_up": caught_up,
+            "history": received,
             "seconds": round(time.perf_counter() - began, 1),
             "refused": dict(refused),
         }
@@ -438,9 +450,11 @@ async def _scale(server: Any, pg: Any, players_n: int, subscribers: int, seconds
         ratio = busy["server_cpu_ms_per_command"] / quiet["server_cpu_ms_per_command"]
         print(f"subscribers   CPU per command ratio {ratio:.2f} (target <= 1.5)")
     print(
-        f"              {open_errors['open']} of {subscribers} subscribers open after "
-        f"{open_errors['seconds']} s (opens refused and tried again: {open_errors['refused']});"
-        f" {heard['messages']} messages received; streams lost {heard['lost']}"
+        f"              {open_errors['open']} of {subscribers} subscribers open and "
+        f"{open_errors['caught_up']} caught up after {open_errors['seconds']} s (opens refused "
+        f"and tried again: {open_errors['refused']}; {open_errors['history']} messages of "
+        f"history); {heard['messages'] - open_errors['history']} messages received in the "
+        f"window; streams lost {heard['lost']}"
     )
     status, took, answer = await _timed_get(director, f"/tournaments/{tid}")
     print(f"getTournament {took * 1000:8.1f} ms ({status}, {len(answer):,} bytes)")
