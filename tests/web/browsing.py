@@ -29,6 +29,10 @@ PHONE = {"width": 360, "height": 780}
 CLICKS = 3
 """How often `Tab.move` and `click_until` click a button the page did not take (see
 `Tab.taken`)."""
+WAIT_MS = 120_000
+"""How long a page may take to show what it will show (every wait's default, `open_tab`): a
+bound against a hang, not a measure. Pinned to one core beside other suites, three expert
+bots took more than Playwright's own 30 s to declare and lead."""
 SENT = "Number(document.body.dataset.sent || 0)"
 """How many commands the page has sent (api.js `commands`; counted in the click's handler)."""
 
@@ -146,7 +150,7 @@ class Tab:
         )
 
     async def next_move(self, deal: int) -> str:
-        handle = await self.page.wait_for_function(NEXT_MOVE, arg=deal, timeout=30_000)
+        handle = await self.page.wait_for_function(NEXT_MOVE, arg=deal, timeout=WAIT_MS)
         return str(await handle.json_value())
 
     async def problems(self) -> int:
@@ -179,7 +183,7 @@ class Tab:
                 && (Number(document.body.dataset.version) > v
                     || Number(document.body.dataset.problems) > p)""",
             arg=[version, problems],
-            timeout=30_000,
+            timeout=WAIT_MS,
         )
         return True
 
@@ -247,6 +251,7 @@ async def open_tab(
         once = f"localStorage.getItem({key}) ?? localStorage.setItem({key}, {value});"
         await context.add_init_script(f"try {{ {once} }} catch {{}}")
     await context.add_init_script(RECORD_CARDS)
+    context.set_default_timeout(WAIT_MS)
     return Tab(await context.new_page())
 
 
