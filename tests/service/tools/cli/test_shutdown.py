@@ -333,12 +333,15 @@ async def test_a_second_signal_during_a_slow_stop_ends_the_process_at_once(
 async def test_a_request_held_past_its_share_of_the_bound_does_not_hold_the_stop(
     folder: Path,
 ) -> None:
-    """With ``--shutdown-seconds 12`` a request in flight has 6 s: the test never lets it
+    """With ``--shutdown-seconds 24`` a request in flight has 12 s: the test never lets it
     go, yet the process stops by itself, cleanly (0): the request is cancelled and answered
     503 ``unavailable`` with ``Retry-After``, its write that still waits in the database is
-    cut off when the database pool is closed, and the embedded PostgreSQL is stopped."""
+    cut off when the database pool is closed (after a quarter of the bound, 6 s), and the
+    embedded PostgreSQL is stopped. The last quarter (6 s) is for the rest of the stop: with
+    a bound of 12, a machine busy with three other suites took longer, and the bound stopped
+    the process at once (1)."""
     async with (
-        serving(folder, "--shutdown-seconds", "12") as service,
+        serving(folder, "--shutdown-seconds", "24") as service,
         httpx.AsyncClient(base_url=service.url, timeout=SAFETY) as http,
     ):
         streams = await open_streams(http)
@@ -356,7 +359,7 @@ async def test_a_request_held_past_its_share_of_the_bound_does_not_hold_the_stop
     assert cut_off.headers["retry-after"] == "1"
     assert "Cancel 1 running task(s)" in " ".join(service.messages("uvicorn.error"))
     closed = service.messages("doko.shutdown")[-1]
-    assert closed.startswith("database connections still busy after 3.0 s: closed"), closed
+    assert closed.startswith("database connections still busy after 6.0 s: closed"), closed
 
 
 def _tracker(process: psutil.Process) -> bool:
