@@ -38,6 +38,7 @@ const waiting = new Set();
  * release, in the same task) has reached the element it began on. */
 function released() {
   pressed = false;
+  if (waiting.size === 0) return;
   setTimeout(() => {
     const due = [...waiting];
     waiting.clear();

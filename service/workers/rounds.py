@@ -72,14 +72,14 @@ class RoundWatch(Worker):
                     continue
                 session = loaded.state.session
                 seen = self._seen.get(stream_id)
-                now = (session.started, len(session.sheet))
+                scored = len(session.sheet)
                 if loaded.state.over:
                     self._seen.pop(stream_id, None)
                     await self._notice(tournament_id)
-                elif now != seen:
-                    self._seen[stream_id] = now
+                elif (session.started, scored) != seen:
+                    self._seen[stream_id] = (session.started, scored)
                     self.hub.notify(tournament_id)
-                    if now[1] > (0 if seen is None else seen[1]):
+                    if scored > (0 if seen is None else seen[1]):
                         await self._publish(tournament_id)
 
     async def _publish(self, tournament_id: str) -> None:

@@ -150,7 +150,7 @@ class Tab:
         )
 
     async def next_move(self, deal: int) -> str:
-        handle = await self.page.wait_for_function(NEXT_MOVE, arg=deal, timeout=WAIT_MS)
+        handle = await self.page.wait_for_function(NEXT_MOVE, arg=deal)
         return str(await handle.json_value())
 
     async def problems(self) -> int:
@@ -183,7 +183,6 @@ class Tab:
                 && (Number(document.body.dataset.version) > v
                     || Number(document.body.dataset.problems) > p)""",
             arg=[version, problems],
-            timeout=WAIT_MS,
         )
         return True
 

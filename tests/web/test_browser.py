@@ -364,7 +364,7 @@ async def test_the_deal_viewer_shows_the_review_the_api_gives(
     await page.goto(f"/t/{session.table_id}/deals/1")
     await page.wait_for_selector("#score")
     await page.click("[data-key='review']")
-    await page.wait_for_selector("#review [data-review-seat]", timeout=120_000)
+    await page.wait_for_selector("#review [data-review-seat]")
     review = (await api.http.get(f"/tables/{session.table_id}/deals/1/review")).json()
     for seat in review["seats"]:
         marked = await page.eval_on_selector_all(

@@ -20,7 +20,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from service.tools.client import DokoClient
-from tests.web.browsing import DESKTOP, PHONE, WAIT_MS, grave_violations, open_tab, screenshot
+from tests.web.browsing import DESKTOP, PHONE, grave_violations, open_tab, screenshot
 from tests.web.conftest import Service
 from tests.web.test_pages import PAGES
 from tests.web.test_tournament_pages import play_first_deal
@@ -75,12 +75,12 @@ Open = Callable[[Page, Evening], Awaitable[None]]
 
 async def shown(page: Page, path: str, selector: str) -> None:
     await page.goto(path)
-    await page.wait_for_selector(selector, timeout=WAIT_MS)
+    await page.wait_for_selector(selector)
 
 
 async def lobby(page: Page, _: Evening) -> None:
     await shown(page, "/", "#create-button")
-    await page.locator(".house-rules").scroll_into_view_if_needed(timeout=WAIT_MS)
+    await page.locator(".house-rules").scroll_into_view_if_needed()
 
 
 async def seated(page: Page, lived: Evening) -> None:
@@ -113,7 +113,7 @@ async def deal_viewer(page: Page, lived: Evening) -> None:
 async def review(page: Page, lived: Evening) -> None:
     await deal_viewer(page, lived)
     await page.click("[data-key='review']")
-    await page.wait_for_selector("#review [data-review-seat]", timeout=WAIT_MS)
+    await page.wait_for_selector("#review [data-review-seat]")
     await page.click("#review details summary")
 
 

@@ -25,7 +25,7 @@ from domain.seats import Seat
 from service.tools.client import DokoClient
 from service.tools.play import Player, play_session
 from tests.service.sessions import armut_deal, preset_deal, presets_with_both_qc
-from tests.web.browsing import WAIT_MS, full_log, grave_violations, open_tab, screenshot
+from tests.web.browsing import full_log, grave_violations, open_tab, screenshot
 from tests.web.conftest import Service
 
 
@@ -98,7 +98,7 @@ async def test_schweinchen_are_shown_with_the_pages_button(
     assert await tab.move("declare-healthy")
     for seat in (2, 3, 0):
         await seats[Seat(seat)].send(Declare(Seat(seat), Declaration.HEALTHY))
-    await page.wait_for_selector("[data-key='schweinchen']", timeout=WAIT_MS)
+    await page.wait_for_selector("[data-key='schweinchen']")
     assert await tab.move("schweinchen")
     shown = "#log li[data-type='schweinchen_shown']"
     await page.wait_for_selector(shown, state="attached")
@@ -142,9 +142,9 @@ async def test_an_armut_is_taken_and_cards_given_back_with_the_pages_buttons(
     for seat in (3, 0):
         await seats[Seat(seat)].send(Declare(Seat(seat), Declaration.HEALTHY))
     await seats[Seat(1)].send(NameContract(Seat(1), GameType.POVERTY))
-    await page.wait_for_selector("[data-key='poverty-accept']", timeout=WAIT_MS)
+    await page.wait_for_selector("[data-key='poverty-accept']")
     assert await tab.move("poverty-accept")
-    await page.wait_for_selector("[data-key='give-0']", timeout=WAIT_MS)
+    await page.wait_for_selector("[data-key='give-0']")
     assert await page.locator("[data-key='poverty-return']").is_disabled()
     for i in range(3):
         await page.click(f"[data-key='give-{i}']")

@@ -21,7 +21,7 @@ from domain.game_types import GameType
 from domain.seats import Seat
 from service.tools.client import DokoClient
 from tests.service.sessions import presets_with_both_qc
-from tests.web.browsing import WAIT_MS, full_log, open_tab
+from tests.web.browsing import full_log, open_tab
 from tests.web.conftest import Service
 
 QUIET_SECONDS = 2.0
@@ -56,7 +56,7 @@ async def test_the_page_learns_its_turn_to_name_a_contract_from_its_stream(
     assert await page.locator("[data-key^='contract-']").count() == 0  # seat 1 names first
 
     await seats[Seat(1)].send(NameContract(Seat(1), GameType.MARRIAGE))
-    await page.wait_for_selector("[data-key^='contract-']", timeout=WAIT_MS)
+    await page.wait_for_selector("[data-key^='contract-']")
     named = page.locator("#log li[data-id='12']")
     assert await named.get_attribute("data-type") == "contract_named"
     told = " ".join((await named.text_content() or "").split())  # the log is behind the menu

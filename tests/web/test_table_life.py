@@ -47,7 +47,6 @@ from service.tools.client import (
 from tests.web.browsing import (
     DESKTOP,
     PHONE,
-    WAIT_MS,
     Tab,
     fits,
     full_log,
@@ -527,7 +526,7 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
         # deadline: more than the turn's 30 s are left, as no browser clock would say
         minutes, seconds = first.split(":")
         assert 60 * int(minutes) + int(seconds) > 30, first
-        await page.wait_for_function(COUNTED_DOWN, arg=first, timeout=WAIT_MS)
+        await page.wait_for_function(COUNTED_DOWN, arg=first)
         assert await page.get_attribute("#clock [role=timer]", "data-clock-seat") == "0"
         for count in (1, 2, 3):
             deadline = await until_turn_of_seat_0(table, others)
@@ -536,7 +535,6 @@ async def test_the_turn_clock_counts_down_and_the_stand_in_plays_for_a_silent_se
             await tab.page.wait_for_function(
                 "(n) => document.querySelectorAll('#log li[data-type=turn_timed_out]').length >= n",
                 arg=count,
-                timeout=WAIT_MS,
             )
             if count < 3:  # the third makes the seat away: its next turns go at once (T3.3)
                 assert len(await timeouts(pool, table_id)) == count

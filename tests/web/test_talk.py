@@ -10,7 +10,7 @@ from playwright.async_api import Browser
 
 from domain.seats import Seat
 from service.tools.client import DokoClient
-from tests.web.browsing import WAIT_MS, grave_violations, open_tab, screenshot
+from tests.web.browsing import grave_violations, open_tab, screenshot
 from tests.web.conftest import Service
 
 pytestmark = pytest.mark.xdist_group("web_talk")
@@ -43,13 +43,13 @@ async def test_a_message_typed_by_one_seat_appears_at_another_seats_page(
     await anna.page.fill("#talk-text", "See you on Friday")
     await anna.page.click("[data-key='talk-send']")
     heard = ben.page.locator("#talk li[data-seat='0']")
-    await heard.wait_for(timeout=WAIT_MS)
+    await heard.wait_for()
     assert " ".join((await heard.inner_text()).split()) == "A: See you on Friday"
     assert await anna.page.input_value("#talk-text") == ""
 
     await ben.page.click("[data-key='talk-talk.phrase.well_played']")  # "Gut gespielt!"
     phrase = anna.page.locator("#talk li[data-seat='1']")
-    await phrase.wait_for(timeout=WAIT_MS)
+    await phrase.wait_for()
     assert " ".join((await phrase.inner_text()).split()) == "B: Gut gespielt!"
 
     await anna.page.fill("#talk-text", "I have the queen of clubs")
@@ -61,7 +61,7 @@ async def test_a_message_typed_by_one_seat_appears_at_another_seats_page(
     assert await ben.page.locator("#talk li[data-seat='0']").count() == 1
 
     await anna.page.click("[data-key='talk-mute-1']")  # the host mutes B
-    await ben.page.locator("[data-muted='true']").wait_for(timeout=WAIT_MS)
+    await ben.page.locator("[data-muted='true']").wait_for()
     assert "stummgeschaltet" in await ben.page.inner_text("#talk")
     assert await ben.page.locator("#talk-text").count() == 0
     for tab, name in ((ben, "talk-phone-de"), (anna, "talk-desktop-en")):
