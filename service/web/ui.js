@@ -29,7 +29,8 @@ export function fill(element, ...children) {
   if (again.tagName === 'INPUT' && again.type === 'text') again.setSelectionRange(again.value.length, again.value.length);
 }
 
-/** Whether a pointer is pressed on the page (a click under way). */
+/** Whether a pointer or an activation key (Enter, Space) is pressed on the page (a click
+ * under way: Space clicks on its release). */
 let pressed = false;
 /** @type {Set<() => void>} */
 const waiting = new Set();
@@ -47,15 +48,20 @@ function released() {
   });
 }
 
+/** @param {KeyboardEvent} event */
+const activating = (event) => event.key === 'Enter' || event.key === ' ';
+
 addEventListener('pointerdown', () => { pressed = true; }, true);
 addEventListener('pointerup', released, true);
 addEventListener('pointercancel', released, true);
+addEventListener('keydown', (event) => { if (activating(event)) pressed = true; }, true);
+addEventListener('keyup', (event) => { if (activating(event)) released(); }, true);
 addEventListener('blur', released);
 
-/** A page's redraw: `draw` at once, but while a pointer is pressed, after its release. A
- * redraw between press and release (news from the stream) would replace the element being
- * clicked, and the browser would drop the click; the page marks a redraw that waits with
- * `body[data-held]`. */
+/** A page's redraw: `draw` at once, but while a pointer or an activation key is pressed,
+ * after its release. A redraw between press and release (news from the stream) would
+ * replace the element being clicked, and the browser would drop the click; the page marks
+ * a redraw that waits with `body[data-held]`. */
 export function steady(draw) {
   return () => {
     if (!pressed) {

@@ -164,9 +164,15 @@ class Tab:
         False when the element went away first (a newer view no longer offers it)."""
         version, problems = await self.version(), await self.problems()
         if keyboard:
-            if not await self.press_until_focused(key):
-                return False
-            await self.page.keyboard.press("Enter" if key.startswith("card-") else " ")
+            sent = int(await self.page.evaluate(SENT))
+            for _ in range(CLICKS):
+                if not await self.press_until_focused(key):
+                    return False
+                await self.page.keyboard.press("Enter" if key.startswith("card-") else " ")
+                if int(await self.page.evaluate(SENT)) > sent:
+                    break
+            else:
+                raise AssertionError(f"{key}: {CLICKS} key presses, none taken")
         else:
             for _ in range(CLICKS):
                 try:

@@ -3,14 +3,15 @@ page draws it after the release (ui.js `steady`), so the press and the release l
 button and the browser delivers the click. Drawn at once, the news would replace the button
 under the pointer, and the click would be dropped: the player clicks, nothing happens.
 
-Each test presses a button with the mouse (`mouse.down`), has someone else act through the API
-meanwhile, waits until the page holds back the redraw that news asked for
-(``body[data-held]``), releases the button (`mouse.up`) and checks that the page sent its
+Each test presses a button with the mouse (`mouse.down`) or the Space key, has someone else
+act through the API meanwhile, waits until the page holds back the redraw that news asked for
+(``body[data-held]``), releases the button and checks that the page sent its
 command once and the service took it; then that the news is drawn.
 """
 
 from __future__ import annotations
 
+import pytest
 from playwright.async_api import Browser, Page
 
 from service.tools.client import DokoClient
@@ -53,20 +54,26 @@ async def test_registering_on_a_tournaments_page_survives_another_registration(
     await tab.close()
 
 
+@pytest.mark.parametrize("hand", ["mouse", "space"])
 async def test_seating_a_bot_survives_a_player_sitting_down(
-    browser: Browser, service: Service, api: DokoClient
+    browser: Browser, service: Service, api: DokoClient, hand: str
 ) -> None:
-    """The host presses "bot on seat 3" while Ben takes seat 1 (T1.1); the bot sits on seat 3
-    once the button is released, and the page then shows both."""
+    """The host presses "bot on seat 3" (with the mouse, or with the Space key, which clicks
+    on its release) while Ben takes seat 1 (T1.1); the bot sits on seat 3 once the button is
+    released, and the page then shows both."""
     tab = await open_tab(browser, service.url)
     page = tab.page
     table_id = await open_table(tab, "Rita", 0, visibility="public")
     await page.wait_for_selector("#status[data-connection='live']")
-    await press(page, "[data-key='bot-3']")
+    if hand == "mouse":
+        await press(page, "[data-key='bot-3']")
+    else:
+        await page.focus("[data-key='bot-3']")
+        await page.keyboard.down(" ")
     await api.table(table_id).take_seat("Ben", 1)
     await page.wait_for_selector("body[data-held]", state="attached")
     assert await page.evaluate(SENT) == 0
-    await page.mouse.up()
+    await (page.mouse.up() if hand == "mouse" else page.keyboard.up(" "))
     await page.wait_for_selector("#seats >> text=Ben")
     await page.wait_for_selector("[data-key='bot-3']", state="detached")
     assert await page.evaluate(SENT) == 1, "one command for one click"
