@@ -167,6 +167,7 @@ SAID = {"announce-re": "Re", "announce-kontra": "Kontra"}
     ("size", "locale"),
     [("phone", "de-DE"), ("desktop", "de-DE"), ("phone", "en-US"), ("desktop", "en-US")],
 )
+@pytest.mark.long
 async def test_a_deal_is_played_on_the_board_without_scrolling(
     size: str, locale: str, browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
 ) -> None:
@@ -268,6 +269,7 @@ async def test_the_end_of_the_session_shows_the_final_standings(
     await tab.close()
 
 
+@pytest.mark.long
 async def test_a_whole_session_is_played_on_a_phone_in_german_and_the_seat_outlives_the_tab(
     browser: Browser, service: Service, pool: asyncpg.Pool, api: Any
 ) -> None:

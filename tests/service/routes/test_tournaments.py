@@ -446,6 +446,7 @@ async def test_a_round_ends_with_its_tables_and_the_stream_tells_it(
     assert schemas.failures([planted]), "a member the document does not name"
 
 
+@pytest.mark.long
 async def test_the_tournament_demo_plays_two_rounds_and_verifies_the_tournament(
     db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

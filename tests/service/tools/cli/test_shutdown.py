@@ -330,6 +330,7 @@ async def test_a_second_signal_during_a_slow_stop_ends_the_process_at_once(
     assert "SIGTERM again: stopping at once" in service.messages("doko.shutdown")
 
 
+@pytest.mark.long
 async def test_a_request_held_past_its_share_of_the_bound_does_not_hold_the_stop(
     folder: Path,
 ) -> None:
