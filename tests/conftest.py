@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import asyncpg
+import coverage
 import pytest
 
 from infra.database import server_url_for_tests, with_database
@@ -65,6 +66,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.get_closest_marker("long") is None,
         )
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In a pytest-xdist worker, coverage is pytest-cov's worker collector alone, started after
+    this: the collectors already running are stopped. A worker had two more (one that
+    pytest-cov starts from the worker's command line, one that coverage's ``patch =
+    ["subprocess"]`` starts in every Python subprocess), and pausing pytest-cov's collector
+    for a test marked ``no_cover`` handed the tracing to them: the test ran traced anyway
+    (`tests/service/test_house_rules.py` marked so: 53 s alone, 150 s in one worker)."""
+    if not hasattr(session.config, "workerinput"):
+        return
+    while (running := coverage.Coverage.current()) is not None:
+        running.stop()
 
 
 @pytest.fixture(scope="session", autouse=True)
