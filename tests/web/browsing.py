@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from infra.tables import CODEC
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 780}
 CLICKS = 3
-"""How often `Tab.move` and `click_until` click a button the page did not take (see
+"""How often `Tab.move` and `until_taken` press a button the page did not take (see
 `Tab.taken`)."""
 WAIT_MS = 120_000
 """How long a page may take to show what it will show (every wait's default, `open_tab`): a
@@ -37,18 +37,30 @@ SENT = "Number(document.body.dataset.sent || 0)"
 """How many commands the page has sent (api.js `commands`; counted in the click's handler)."""
 
 
-async def click_until(page: Page, selector: str, done: str) -> None:
-    """Click ``selector`` until the page shows it took the click: ``done``, a script read
-    at once after the click (its handler has run by then), holds. The pages hold a redraw
-    back while a button is pressed (ui.js `steady`, `tests.web.test_clicks`), so news does
-    not take a click away between press and release; but Playwright aims at a button, then
-    presses: a redraw in between that moves the button (a new line above it) sends the
-    press elsewhere, and the button is clicked again."""
+async def until_taken(page: Page, act: Callable[[], Awaitable[bool]], done: str, what: str) -> bool:
+    """Do ``act`` (a click, a key press) until the page shows it took it: ``done``, a script
+    read at once after it (its handler has run by then), holds; at most `CLICKS` times. False
+    when ``act`` found nothing to act on (it returned False). The pages hold a redraw back
+    while a button is pressed (ui.js `steady`, `tests.web.test_clicks`), so news does not take
+    a press away between press and release; but Playwright aims (or focuses), then presses: a
+    redraw in between that moves the button (a new line above it) sends the press elsewhere,
+    and the button is pressed again."""
     for _ in range(CLICKS):
-        await page.click(selector)
+        if not await act():
+            return False
         if await page.evaluate(done):
-            return
-    raise AssertionError(f"{selector}: {CLICKS} clicks, none taken")
+            return True
+    raise AssertionError(f"{what}: {CLICKS} presses, none taken")
+
+
+async def click_until(page: Page, selector: str, done: str) -> None:
+    """Click ``selector`` until ``done`` holds (`until_taken`)."""
+
+    async def click() -> bool:
+        await page.click(selector)
+        return True
+
+    await until_taken(page, click, done, selector)
 
 
 async def send(page: Page, selector: str) -> None:
@@ -164,15 +176,16 @@ class Tab:
         False when the element went away first (a newer view no longer offers it)."""
         version, problems = await self.version(), await self.problems()
         if keyboard:
-            sent = int(await self.page.evaluate(SENT))
-            for _ in range(CLICKS):
+
+            async def press() -> bool:
                 if not await self.press_until_focused(key):
                     return False
                 await self.page.keyboard.press("Enter" if key.startswith("card-") else " ")
-                if int(await self.page.evaluate(SENT)) > sent:
-                    break
-            else:
-                raise AssertionError(f"{key}: {CLICKS} key presses, none taken")
+                return True
+
+            sent = int(await self.page.evaluate(SENT))
+            if not await until_taken(self.page, press, f"{SENT} > {sent}", key):
+                return False
         else:
             for _ in range(CLICKS):
                 try:
