@@ -13,7 +13,8 @@ Content-Security-Policy; the modules, the CSS, the vendored files, a copy of RUL
 game, R1-R10), TABLE_RULES.md (the table's house rules T1-T5, as `domain.table` states
 them), TOURNAMENT_RULES.md (the tournament's, E1-E6, as `domain.tournament`,
 `domain.seating` and `domain.standings` state them), HOUSE_RULES.md (the house rules a
-table may choose, V1-V6, as `domain.variants` states them) and the catalogues of the pages' words
+table may choose, V1-V6, as `domain.variants` states them), NAME_RULES.md (the names people
+give, N1-N4, as `domain.names` states them) and the catalogues of the pages' words
 with the German rule texts (``web/i18n/``) are files of the package (``service/web/``),
 served under ``/web/``.
 ``/web/meta.json`` gives the pages what they take from the server and never re-implement:
@@ -63,17 +64,23 @@ class Meta(msgspec.Struct, frozen=True):
     events: list[str]
 
 
-_RULE = re.compile(r"^- ([RTEV]\d+\.\d+) (.*)$")
+_RULE = re.compile(r"^- ([RTEV]\d+\.\d+|N\d) (.*)$")
 _SECTION = re.compile(r"^## ([RTEV]\d+) (.*)$")
-RULE_FILES = ("RULES.md", "TABLE_RULES.md", "TOURNAMENT_RULES.md", "HOUSE_RULES.md")
+RULE_FILES = (
+    "RULES.md",
+    "TABLE_RULES.md",
+    "TOURNAMENT_RULES.md",
+    "HOUSE_RULES.md",
+    "NAME_RULES.md",
+)
 """The rules the pages quote: the game's (R ids), the table's (T ids), the tournament's (E ids),
-the house rules a table may choose (V ids)."""
+the house rules a table may choose (V ids), the names people give (N ids, one level: N1-N4)."""
 
 
 def rule_texts(markdown: str) -> dict[str, str]:
-    """Each rule of RULES.md (or TABLE_RULES.md, TOURNAMENT_RULES.md, HOUSE_RULES.md) by its
-    id: ``R3.3`` its text, ``R6`` its section's title and introduction. A rule's
-    continuation lines are joined with single spaces."""
+    """Each rule of RULES.md (or TABLE_RULES.md, TOURNAMENT_RULES.md, HOUSE_RULES.md,
+    NAME_RULES.md) by its id: ``R3.3`` (or ``N2``) its text, ``R6`` its section's title and
+    introduction. A rule's continuation lines are joined with single spaces."""
     rules: dict[str, str] = {}
     section: str | None = None  # the section whose introduction is being read
     current: str | None = None  # the rule (or section) the next plain line continues

@@ -1,8 +1,8 @@
 """axe-core on every page the service serves, in German and in English: no serious or
 critical violation on the lobby, the table (as its seated host, with the scoresheet and the
 talk open, and as a spectator), the deal viewer and its review, the rules (the house rules
-too), the tournaments, a tournament's page with its standings, a shared deal's comparison
-and the API reference.
+and the names' too), the tournaments, a tournament's page with its standings, a shared
+deal's comparison and the API reference.
 
 The pages are the ones the service routes (`tests/web/test_pages.py`'s ``PAGES``, which
 keeps that list equal to the routes' modules); each is drawn as a person would meet it: a
@@ -119,6 +119,9 @@ async def review(page: Page, lived: Evening) -> None:
 
 async def rules(page: Page, _: Evening) -> None:
     await shown(page, "/rules", "#part-R")
+    # the names' rules too: a refused name links to N2 or N3
+    named = page.locator("section[aria-labelledby='part-N'] dt#N2 + dd")
+    assert "U+202A" in await named.inner_text()
 
 
 async def house_rules(page: Page, _: Evening) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import domain.names
 import domain.seating
 import domain.standings
 import domain.table
@@ -54,6 +55,7 @@ MODULES = (
     "TABLE_RULES.md",
     "TOURNAMENT_RULES.md",
     "HOUSE_RULES.md",
+    "NAME_RULES.md",
     "vendor/swagger-ui-bundle.js",
     "vendor/swagger-ui.css",
     "vendor/swagger-ui-LICENSE",
@@ -99,11 +101,12 @@ def test_the_package_copy_of_the_table_rules_is_the_domains() -> None:
     assert rule_texts((WEB / "TABLE_RULES.md").read_text(encoding="utf-8")) == stated
 
 
-def bullets_of(module: Any, rule: str) -> dict[str, str]:
+def bullets_of(module: Any, rule: str, numbered: str = r"\.\d") -> dict[str, str]:
     """The ``- E3.1 text`` bullets of a module's docstring (over several lines) whose ids
-    start with ``rule``, read without the service's parser."""
+    are ``rule`` and then ``numbered`` (``E3`` and ``.1``; ``N`` and ``1``), read without the
+    service's parser."""
     doc = module.__doc__ or ""
-    found = re.findall(rf"^- ({rule}\.\d) (.*?)(?=^- |^\S|\Z)", doc, re.M | re.S)
+    found = re.findall(rf"^- ({rule}{numbered}) (.*?)(?=^- |^\S|\Z)", doc, re.M | re.S)
     return {rule_id: " ".join(text.split()) for rule_id, text in found}
 
 
@@ -151,6 +154,14 @@ def test_the_package_copy_of_the_house_rules_is_the_domains() -> None:
     assert copied["V5"] == "Bock rounds."
 
 
+def test_the_package_copy_of_the_name_rules_is_the_domains() -> None:
+    """service/web/NAME_RULES.md (the rules page quotes it: a refusal of a name links to N2 or
+    N3) says N1-N4 word for word as domain/names.py does."""
+    stated = bullets_of(domain.names, "N", r"\d")
+    assert set(stated) == {"N1", "N2", "N3", "N4"}
+    assert rule_texts((WEB / "NAME_RULES.md").read_text(encoding="utf-8")) == stated
+
+
 def test_every_rule_text_is_read_from_its_bullet_and_continuation_lines() -> None:
     """Hand-made: a rule over several lines, a section with its introduction, a section with
     none, and the worked examples (not rules) left out."""
@@ -191,9 +202,10 @@ async def test_every_rule_id_of_rules_md_and_of_the_code_has_its_text(
     cited = {
         rule
         for path in [*(ROOT / "domain").rglob("*.py"), *(ROOT / "service").rglob("*.py")]
-        for rule in re.findall(r'"([RTE]\d+\.\d+)"', path.read_text(encoding="utf-8"))
+        for rule in re.findall(r'"([RTEV]\d+\.\d+|N\d)"', path.read_text(encoding="utf-8"))
     }
-    assert {"R3.3", "T2.3", "T4.2", "E5.3"} <= cited and cited <= set(rules)
+    assert {"R3.3", "T2.3", "T4.2", "E5.3", "V6.1", "N2", "N3"} <= cited
+    assert cited <= set(rules)
 
 
 async def test_the_stream_event_names_are_those_of_the_published_contract(
