@@ -22,6 +22,10 @@ deleted afterwards. Four parts, each printed as a small table:
    to its last event, and the PostgreSQL transactions of the database meanwhile, without
    and with ``--feed-subscribers`` (300) clients on ``/feed`` (from a separate process).
 
+``--tables`` and ``--seconds`` set part 2's table counts and window (and the profile's);
+``--only-load`` runs parts 1 and 2 alone, ``--baseline`` serves part 2 from another checkout
+too, windows in turn, ``--pairs`` times each: the same-run comparisons of bench/README.md.
+
 ``--only-feed`` runs part 5 alone (``--quick --only-feed --feed-subscribers 20`` checks it
 in seconds).
 
@@ -1629,9 +1633,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--pairs", type=int, default=1, help="part 2's windows per server and table count"
     )
+    parser.add_argument(
+        "--tables",
+        type=int,
+        nargs="+",
+        default=None,
+        help="part 2's table counts (1 16 with --quick, else 1 4 16 64)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="part 2's window, and the profile's (3 s with --quick, else 25 s)",
+    )
     args = parser.parse_args(argv)
     WORKER_ARGS[:] = ["--workers", str(args.workers)]
     cfg = Config(args.quick)
+    if args.tables is not None:
+        cfg.tables = tuple(args.tables)
+    if args.seconds is not None:
+        cfg.seconds = args.seconds
     if args.feed_subscribers is not None:
         cfg.feed_subscribers = args.feed_subscribers
     date = time.strftime("%Y-%m-%d")
