@@ -3,8 +3,9 @@
     .venv/bin/python bench/freedoko_match.py DRIVER [--bot expert|greedy] [--pairs N]
         [--workers W] [--level profi|profi_aggressive] [--first-seed S]
 
-``DRIVER`` is an already built line driver around FreeDoko (GPL): a separate executable,
-never part of this repository nor built by it (bench/README.md, "FreeDoko"). It seats
+``DRIVER`` is the line driver around FreeDoko (GPL): a separate executable that
+bench/freedoko/build.py builds, from FreeDoko's source and the driver's (bench/freedoko/,
+GPL-2.0-or-later), into a folder outside the repository (bench/README.md, "FreeDoko"). It seats
 FreeDoko's AI at its players 0 and 2 and asks us, over a line protocol on its standard
 input and output, for everything its players 1 and 3 do, and for the hands of each game.
 
