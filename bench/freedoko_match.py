@@ -283,8 +283,9 @@ class Outcome(msgspec.Struct):
 
 STALL_SECONDS = 900.0
 """A game whose driver says nothing this long (wall time, on a loaded machine) is given
-up and the driver started afresh: FreeDoko's AI can loop for ever (seen once in its
-`Heuristics::best_jabbing_card`)."""
+up and the driver started afresh: FreeDoko's AI can loop for ever (in its
+`Heuristics::best_jabbing_card`: about one deal in 400). ``--stall-seconds`` sets it for a
+run (a game takes well under a second on a machine that is not overloaded)."""
 
 
 class Driver:
@@ -303,11 +304,11 @@ class Driver:
             self.lines.put(line)
         self.lines.put(None)
 
-    def line(self, playing: bool) -> str | None:
+    def line(self, playing: bool, stall: float) -> str | None:
         """The driver's next line, None once it ended; `queue.Empty` after a stall: a game
-        (``playing``) without a word for `STALL_SECONDS`. Between games (a driver starting)
+        (``playing``) without a word for ``stall`` seconds. Between games (a driver starting)
         it waits as long as the driver takes: a slow start is no stall."""
-        return self.lines.get(timeout=STALL_SECONDS if playing else None)
+        return self.lines.get(timeout=stall if playing else None)
 
     def send(self, line: str) -> None:
         assert self.process.stdin is not None
@@ -359,13 +360,21 @@ class Tally:
 
 
 def play(
-    driver: str, level: str, bot_name: str, seeds: list[int], pairs: int, log: Path | None = None
+    driver: str,
+    level: str,
+    bot_name: str,
+    seeds: list[int],
+    pairs: int,
+    log: Path | None = None,
+    stall: float | None = None,
 ) -> Outcome:
     """Play deal pairs at one driver process until ``pairs`` are complete (or the seeds
     run out); void games leave their pair out. Each pair's seed and value is appended to
     ``log`` as it completes, and each void game's seed and reason (`summarize` reads the
-    logs of an interrupted match)."""
+    logs of an interrupted match). A game silent for ``stall`` seconds (`STALL_SECONDS`
+    unless given) is void."""
     bot = BOTS[bot_name]
+    stall = STALL_SECONDS if stall is None else stall
     command = [driver, level, "".join(map(str, REMOTE))]
     tally = Tally(log)
     schedule = Schedule(iter(seeds))
@@ -374,12 +383,12 @@ def play(
     try:
         while len(tally.outcome.values) < pairs:
             try:
-                line = process.line(playing=game is not None)
+                line = process.line(game is not None, stall)
             except queue.Empty:
                 process.process.kill()
                 process.close()
                 if game is not None:
-                    game.void = f"FreeDoko's AI stalled ({STALL_SECONDS:.0f} s without a word)"
+                    game.void = f"FreeDoko's AI stalled ({stall:.0f} s without a word)"
                     tally.add(game)
                     game = None
                 process = Driver(command)
@@ -444,6 +453,12 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--log", type=Path, help="append each pair and void game to LOG.<worker>")
     parser.add_argument("--summarize", type=Path, nargs="+", help="only report these logs")
+    parser.add_argument(
+        "--stall-seconds",
+        type=float,
+        default=STALL_SECONDS,
+        help="a game silent this long is given up, void (FreeDoko's AI can loop for ever)",
+    )
     args = parser.parse_args()
     name = f"{args.bot} - FreeDoko {args.level}"
     if args.summarize:
@@ -466,6 +481,7 @@ def main() -> None:
                 list(range(args.first_seed + w, args.first_seed + span, args.workers)),
                 share,
                 None if args.log is None else args.log.with_suffix(f".{w}"),
+                args.stall_seconds,
             )
             for w, share in enumerate(shares)
         ]

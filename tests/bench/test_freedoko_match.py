@@ -174,22 +174,26 @@ def test_a_difference_from_our_rules_voids_the_game(lines: list[Message]) -> Non
     assert game.answer(Message("reservation?", REMOTE[1])) == "ai"
 
 
+@pytest.mark.parametrize("given", [False, True], ids=["default", "stall_seconds"])
 def test_a_stalled_driver_is_restarted_and_its_game_void(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: bool
 ) -> None:
     """A driver that starts a game and then says nothing (FreeDoko's AI looping) has that
     game voided and is started afresh; the log keeps the void games. (The double stalls
-    until its input ends: the last one, never given a game, ends when the match closes it.)"""
+    until its input ends: the last one, never given a game, ends when the match closes it.)
+    The bound is `STALL_SECONDS`, or the run's own (``--stall-seconds``)."""
     fake = tmp_path / "driver"
     fake.write_text(
         f"#!{sys.executable}\nimport sys\nprint('deal 0', flush=True)\nsys.stdin.read()\n"
     )
     fake.chmod(0o755)
-    monkeypatch.setattr(freedoko_match, "STALL_SECONDS", 0.2)
+    if not given:
+        monkeypatch.setattr(freedoko_match, "STALL_SECONDS", 0.2)
     log = tmp_path / "log"
-    outcome = freedoko_match.play(str(fake), "profi", "greedy", [7, 8], 1, log)
+    stall = 0.2 if given else None
+    outcome = freedoko_match.play(str(fake), "profi", "greedy", [7, 8], 1, log, stall)
     assert outcome.values == []
-    assert sum(outcome.void.values()) == 2
+    assert outcome.void == {"FreeDoko's AI stalled (0 s without a word)": 2}
     assert [line.split()[:2] for line in log.read_text().splitlines()] == [
         ["void", "7"],
         ["void", "8"],
