@@ -151,6 +151,22 @@ class Game:
         assert deal is not None
         return None if deal.score is None else deal.score.score.entries
 
+    def summary(self) -> str:
+        """A scored game's ``game`` line: seed, table, contract, then per seat (0-3) who
+        played it (``o`` our bot, ``f`` FreeDoko), its party, its words and its entry."""
+        deal = self.state.deal
+        assert deal is not None and deal.score is not None and deal.game_type is not None
+        words: dict[Seat, list[str]] = {s: [] for s in SEATS}
+        for a in deal.announcements:
+            words[a.seat].append(a.word.value)
+        seats = " ".join(
+            f"{'o' if s in self.bot_seats else 'f'}:{party.value if party else '-'}"
+            f":{'+'.join(words[s]) or '-'}:{deal.score.score.entries[s]}"
+            for s, party in zip(SEATS, deal.parties, strict=True)
+        )
+        declarer = "-" if deal.declarer is None else int(deal.declarer)
+        return f"game {self.seed} {self.table} {deal.game_type.value} {declarer} {seats}"
+
     def _apply(self, command: DealCommand) -> None:
         """Apply a command by our rules; one they reject voids the game, naming whose it was."""
         if self.void is not None:
@@ -349,6 +365,8 @@ class Tally:
             self.outcome.void[game.void] += 1
             self._note(f"void {game.seed} {game.void}")
             entries = None
+        else:
+            self._note(game.summary())
         tables = self.tables.setdefault(game.seed, {})
         tables[game.table] = entries
         if len(tables) == 2:

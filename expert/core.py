@@ -119,14 +119,26 @@ def mask_of(cards: tuple[Card, ...] | list[Card]) -> int:
     return hand
 
 
-def codes_of(hand: int) -> list[int]:
-    """The distinct codes in a bit set, lowest first."""
-    codes = []
-    while hand:
-        code = ((hand & -hand).bit_length() - 1) >> 1
-        codes.append(code)
-        hand &= ~PAIR[code]
-    return codes
+_CHUNK = 12
+"""The bits `codes_of` reads at a time: six codes' pairs."""
+
+
+def _chunk_codes(offset: int) -> tuple[tuple[int, ...], ...]:
+    """For every value of the 12 bits from bit ``2 * offset``: the codes present there."""
+    return tuple(
+        tuple(offset + i for i in range(_CHUNK // 2) if value >> (2 * i) & 3)
+        for value in range(1 << _CHUNK)
+    )
+
+
+_CHUNKS = tuple(_chunk_codes(k * _CHUNK // 2) for k in range(2 * len(CODES) // _CHUNK))
+
+
+def codes_of(hand: int) -> tuple[int, ...]:
+    """The distinct codes in a bit set, lowest first (read six codes at a time: the
+    rollouts call it for every card, `expert.playout.policy`)."""
+    a, b, c, d = _CHUNKS
+    return a[hand & 4095] + b[hand >> 12 & 4095] + c[hand >> 24 & 4095] + d[hand >> 36]
 
 
 def count(hand: int, code: int) -> int:

@@ -27,7 +27,7 @@ from domain.variants.armut import poor
 from expert.core import CODES
 from expert.duty_solo import bar
 from expert.reservations import best_contract, contract_means, duty_contract, forced_solos
-from expert.search import Budget, announcement, evaluate
+from expert.search import Budget, announcement, evaluate, word_rollouts
 
 DEFAULT_BUDGET = Budget()
 
@@ -101,8 +101,9 @@ def expert_action(
     if len(options.cards) == 1 and not options.announcements:
         return PlayCard(seat, options.cards[0])
     rng = random.Random(chooser.randrange(1 << 30))
-    evaluation = evaluate(observation, rng, budget)
-    word = announcement(observation, evaluation) if options.announcements else None
-    if word is not None:
-        return Announce(seat, word)
-    return PlayCard(seat, CODES[evaluation.best])
+    best = evaluate(observation, rng, budget).best
+    if options.announcements:
+        word = announcement(observation, word_rollouts(observation, best, rng, budget))
+        if word is not None:
+            return Announce(seat, word)
+    return PlayCard(seat, CODES[best])

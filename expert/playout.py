@@ -114,17 +114,19 @@ def play_out(position: Position, first: int | None, rng: random.Random) -> Facts
     re = set(position.re)
     marriage = position.marriage
     solo = position.solo
-    while any(hands) or trick:  # every card played: 12 tricks, 10 without nines (V1.1)
+    left = sum(h.bit_count() for h in hands)  # 12 tricks' cards, 10 without nines (V1.1)
+    while left:
         seat = (leader + len(trick)) % 4
         if first is not None:
             code, first = first, None
         else:
             code = policy(hands[seat], trick, leader, seat, re, tables, rng)
         hands[seat] = without(hands[seat], code)
+        left -= 1
         trick.append(code)
         if len(trick) < 4:
             continue
-        winner = (leader + winning_index(trick, tables, not any(hands))) % 4
+        winner = (leader + winning_index(trick, tables, not left)) % 4
         tricks.append((leader, tuple(trick)))
         if marriage is not None:
             if winner != marriage:

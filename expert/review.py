@@ -41,13 +41,13 @@ from domain.observations import Observation, observe
 from domain.rule_set import DEFAULT, RuleSet
 from domain.seats import Seat
 from expert.core import CODES, QC, count, mask_of
-from expert.inference import sample
-from expert.playout import play_out
 from expert.reservations import candidates, contract_means
-from expert.search import Budget, evaluate, position, silent_mean, word_prices
+from expert.search import Budget, evaluate, silent_mean, word_prices, word_rollouts
 
-REVIEW_BUDGET = Budget()
-"""The review's budget: a decision's in play (`expert.player.DEFAULT_BUDGET`)."""
+REVIEW_BUDGET = Budget(samples=8, iterations=16, words=32)
+"""The review's budget: a quarter of a decision's in play (`expert.player.DEFAULT_BUDGET`),
+since a review prices a deal's 50-odd decisions in one request (bench/README.md, "Deal
+review": its time per deal was measured at this budget)."""
 
 SILENT = "none"
 """The alternative of saying nothing (R6)."""
@@ -120,10 +120,7 @@ def _means(
             return {action.card.value: 0.0}
         evaluation = evaluate(observation, rng, budget)
         return {CODES[c].value: m for c, m in evaluation.means.items()}
-    rollouts = tuple(
-        play_out(position(observation, sample(observation, rng)), None, rng)
-        for _ in range(max(1, budget.samples * budget.iterations // 4))
-    )
+    rollouts = word_rollouts(observation, None, rng, budget)
     found = {SILENT: silent_mean(observation, rollouts)}
     for word, (_, mean) in word_prices(observation, rollouts).items():
         found[word.value] = mean

@@ -119,9 +119,9 @@ def settings(db_url: str, **overrides: Any) -> Settings:
         # test_security beside two busy processes); the outage tests set their own
         "db_timeout": 10.0,
         "bot_delay": 0.0,  # expert bots act at once (their human pace: test_expert_bots)
-        "review_budget": Budget(1, 2),  # a deal's review in well under a second of CPU
+        "review_budget": Budget(1, 2, words=2),  # a deal's review in well under a second of CPU
         # the bots here only need to play (their strength: tests/expert, bench/bench_expert.py)
-        "bot_budget": Budget(2, 4),
+        "bot_budget": Budget(2, 4, words=4),
     }
     values.update(overrides)
     return Settings(**values)
