@@ -18,6 +18,11 @@ result the mean and 95 % interval of `service.tools.match.interval`, per deal pe
 
 A game in which FreeDoko does something our rules reject (or rejects what our bot does)
 is void; its deal pair is left out and counted by reason. Each worker runs its own driver.
+
+``--log LOG`` appends to ``LOG.<worker>`` each scored game (``game SEED TABLE CONTRACT
+DECLARER`` and per seat ``o|f:PARTY:WORDS:ENTRY``), each deal pair's value and each void
+game; ``--summarize LOG...`` reports the logs: the figure, the void games, and how often
+each side's words were said and won (by party, highest word, and normal, marriage or solo).
 """
 
 from __future__ import annotations
@@ -291,10 +296,32 @@ class Schedule:
 
 
 class Outcome(msgspec.Struct):
-    """A worker's result: each complete deal pair's value and the void games by reason."""
+    """A worker's result: each complete deal pair's value and the void games by reason;
+    from a log's ``game`` lines (`summarize`), the words said and the words won (`said`)."""
 
     values: list[float] = msgspec.field(default_factory=list)
     void: Counter[str] = msgspec.field(default_factory=Counter)
+    said: Counter[tuple[str, str, str, str]] = msgspec.field(default_factory=Counter)
+    won: Counter[tuple[str, str, str, str]] = msgspec.field(default_factory=Counter)
+
+
+def _contract(game_type: str) -> str:
+    """A game's kind for the words' table: normal, marriage or solo (silent included)."""
+    return game_type if game_type in ("normal", "marriage") else "solo"
+
+
+def _words(outcome: Outcome, game: list[str]) -> None:
+    """Count a ``game`` line's words: per seat that said any, keyed by who played it
+    (ours, FreeDoko), its party, its highest word and the game's kind; won if its
+    entry is above 0."""
+    contract = _contract(game[2])
+    for field in game[4:]:
+        kind, party, words, entry = field.split(":")
+        if words == "-":
+            continue
+        key = ("ours" if kind == "o" else "FreeDoko", party, words.split("+")[-1], contract)
+        outcome.said[key] += 1
+        outcome.won[key] += int(entry) > 0
 
 
 STALL_SECONDS = 900.0
@@ -438,7 +465,8 @@ def play(
 
 
 def summarize(logs: list[Path]) -> Outcome:
-    """The outcome the workers' logs hold (``pair SEED VALUE`` and ``void SEED REASON``)."""
+    """The outcome the workers' logs hold (``pair SEED VALUE``, ``void SEED REASON`` and
+    the ``game`` lines' words)."""
     outcome = Outcome()
     for log in logs:
         for line in log.read_text().splitlines():
@@ -447,6 +475,8 @@ def summarize(logs: list[Path]) -> Outcome:
                 outcome.values.append(float(rest.split()[1]))
             elif kind == "void":
                 outcome.void[rest.partition(" ")[2]] += 1
+            elif kind == "game":
+                _words(outcome, rest.split())
     return outcome
 
 
@@ -459,6 +489,9 @@ def report(name: str, outcome: Outcome) -> None:
     )
     for reason, games in outcome.void.most_common():
         print(f"  void games (their pairs left out): {games} x {reason}")
+    for key in sorted(outcome.said):
+        said, won = outcome.said[key], outcome.won[key]
+        print(f"  {' '.join(key)}: said by {said} seats, won {won} ({won / said:.0%})")
 
 
 def main() -> None:

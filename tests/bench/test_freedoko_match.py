@@ -199,3 +199,57 @@ def test_a_stalled_driver_is_restarted_and_its_game_void(
         ["void", "8"],
     ]
     assert freedoko_match.summarize([log]).void == outcome.void
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_scored_game_is_logged_with_its_contract_parties_words_and_entries(
+    tmp_path: Path, seed: int
+) -> None:
+    """The log's ``game`` line: per seat who played it (our bot at the seats of the
+    table's parity), its party, its words and its scoresheet entry, as the refereed deal
+    has them; `summarize` reads only the pairs and void games around it."""
+    leader = Seat(seed % 4).left()
+    start = next(s for s in range(4) if table_for(s, leader) == seed % 2)
+    game = Game(seed, seed % 2, start, BOTS["greedy"])
+    _double(game, random.Random(seed))
+    deal = game.state.deal
+    assert deal is not None and deal.score is not None and deal.game_type is not None
+    log = tmp_path / "log"
+    tally = freedoko_match.Tally(log)
+    tally.add(game)
+    line = log.read_text().split()
+    assert line[:4] == ["game", str(seed), str(seed % 2), deal.game_type.value]
+    for seat, field in zip(SEATS, line[5:], strict=True):
+        kind, party, words, entry = field.split(":")
+        assert kind == ("o" if seat % 2 == seed % 2 else "f")
+        assert party == deal.parties[seat]
+        said = [a.word.value for a in deal.announcements if a.seat == seat]
+        assert words == ("+".join(said) or "-")
+        assert int(entry) == deal.score.score.entries[seat]
+    summary = freedoko_match.summarize([log])
+    assert summary.values == []
+    speakers = {a.seat for a in deal.announcements}
+    assert sum(summary.said.values()) == len(speakers)
+    assert sum(summary.won.values()) == sum(deal.score.score.entries[s] > 0 for s in speakers)
+
+
+def test_the_words_are_counted_by_side_party_word_and_kind(tmp_path: Path) -> None:
+    """`summarize` counts each seat's highest word, won when its entry is above 0."""
+    log = tmp_path / "log"
+    log.write_text(
+        "game 1 0 normal - o:re:re+no90:5 f:kontra:-:-5 o:re:-:5 f:kontra:kontra:-5\n"
+        "pair 1 2.0\n"
+        "game 2 1 clubs_solo 3 f:kontra:-:-3 o:kontra:kontra:-3 f:kontra:-:-3 o:re:re:9\n"
+        "game 3 0 normal - o:re:re:-4 f:re:re:-4 o:kontra:-:4 f:kontra:-:4\n"
+    )
+    summary = freedoko_match.summarize([log])
+    assert summary.values == [2.0]
+    assert summary.said == {
+        ("ours", "re", "no90", "normal"): 1,
+        ("FreeDoko", "kontra", "kontra", "normal"): 1,
+        ("ours", "kontra", "kontra", "solo"): 1,
+        ("ours", "re", "re", "solo"): 1,
+        ("ours", "re", "re", "normal"): 1,
+        ("FreeDoko", "re", "re", "normal"): 1,
+    }
+    assert +summary.won == {("ours", "re", "no90", "normal"): 1, ("ours", "re", "re", "solo"): 1}

@@ -40,8 +40,8 @@ from expert.search import Budget
 from tests.domain.builders import deal_state, fill, hand, run, start_play
 from tests.expert.hidden import permute_hidden
 
-BUDGET = Budget(samples=4, iterations=8)
-SMALL = Budget(samples=1, iterations=2)
+BUDGET = Budget(samples=4, iterations=8, words=8)
+SMALL = Budget(samples=1, iterations=2, words=2)
 
 
 def _midgame(seed: int) -> tuple[DealState, Seat]:
