@@ -25,7 +25,7 @@ said the word, which gives the chance of making it and the expected gain at stak
 card search's rollouts: at the first turns those are one or two per determinization and
 card, eight or sixteen for the card chosen, and the best of twelve cards' means is the one
 luck favoured most, so a word priced on them was said far too often (against FreeDoko's AI
-on 2026-12-03 the expert's Kontra in normal games won 41 % of the time, its Re 64 %).
+on 2026-12-03 the expert's Kontra in normal games won 44 % of the time, its Re 63 %).
 
 Pure and reproducible: chance comes from the ``random.Random`` the caller seeds from its
 chooser, and the budget is a count (determinizations x rollouts), never a clock.
@@ -60,10 +60,11 @@ class Budget(msgspec.Struct, frozen=True):
     """The search's budget: ``samples`` determinizations, ``iterations`` rollouts on each
     (shared among the legal cards, at least one per card), and ``words`` determinizations
     of one rollout each to price the announcements when one is allowed. The default,
-    16 x 32, is four times the rollouts of the first budget (8 x 16): with it the expert
-    scored 0.81 points per deal per player more against FreeDoko's AI on the same 200 deal
-    pairs (95 % interval +/- 0.53, bench/README.md), at a median of about 30 ms of CPU a
-    decision, well inside the target of 100 ms."""
+    16 x 32, is four times the rollouts of the first budget (8 x 16): against FreeDoko's AI
+    on the same 198 deal pairs the expert scored 0.79 points per deal per player more with
+    it (95 % interval +/- 0.52; Kontra's margin came with it, which alone changed little:
+    bench/README.md), at a median of about 30 ms of CPU a decision, well inside the target
+    of 100 ms."""
 
     samples: int = 16
     iterations: int = 32
