@@ -297,7 +297,8 @@ class Schedule:
 
 class Outcome(msgspec.Struct):
     """A worker's result: each complete deal pair's value and the void games by reason;
-    from a log's ``game`` lines (`summarize`), the words said and the words won (`said`)."""
+    from a log's ``game`` lines (`summarize`), how many seats said each word (`said`) and
+    how many of them won (`won`), keyed as `_words` keys them."""
 
     values: list[float] = msgspec.field(default_factory=list)
     void: Counter[str] = msgspec.field(default_factory=Counter)
@@ -307,7 +308,8 @@ class Outcome(msgspec.Struct):
 
 def _contract(game_type: str) -> str:
     """A game's kind for the words' table: normal, marriage or solo (silent included)."""
-    return game_type if game_type in ("normal", "marriage") else "solo"
+    plain = (GameType.NORMAL.value, GameType.MARRIAGE.value)
+    return game_type if game_type in plain else "solo"
 
 
 def _words(outcome: Outcome, game: list[str]) -> None:

@@ -46,8 +46,8 @@ from expert.search import Budget, evaluate, silent_mean, word_prices, word_rollo
 
 REVIEW_BUDGET = Budget(samples=8, iterations=16, words=32)
 """The review's budget: a quarter of a decision's in play (`expert.player.DEFAULT_BUDGET`),
-since a review prices a deal's 50-odd decisions in one request (bench/README.md, "Deal
-review": its time per deal was measured at this budget)."""
+since a review prices a deal's 50-odd decisions in one request (bench/README.md, "Review
+time": its time per deal was measured at this budget)."""
 
 SILENT = "none"
 """The alternative of saying nothing (R6)."""

@@ -62,9 +62,8 @@ class Budget(msgspec.Struct, frozen=True):
     of one rollout each to price the announcements when one is allowed. The default,
     16 x 32, is four times the rollouts of the first budget (8 x 16): against FreeDoko's AI
     on the same 198 deal pairs the expert scored 0.79 points per deal per player more with
-    it (95 % interval +/- 0.52; Kontra's margin came with it, which alone changed little:
-    bench/README.md), at a median of about 30 ms of CPU a decision, well inside the target
-    of 100 ms."""
+    it (95 % interval +/- 0.52; Kontra's margin came in the same step: bench/README.md), at
+    a median of about 30 ms of CPU a decision, well inside the target of 100 ms."""
 
     samples: int = 16
     iterations: int = 32
@@ -76,7 +75,7 @@ CHANCE_NEEDED: dict[int, float] = {1: 0.7, 2: 0.8, 3: 0.88, 4: 0.94, 5: 0.98}
 level (1 re/kontra ... 5 schwarz): a lost announcement costs the opponents' points too."""
 
 KONTRA_MARGIN = 0.1
-"""How much more chance Kontra needs for each word (capped at 0.99): its estimates ran
+"""How much more chance Kontra needs for each word (R6; capped at 0.99): its estimates ran
 high, against FreeDoko's AI on 2026-12-03 a Kontra priced by `word_rollouts` at 0.7 or
 more won 52 % of its normal games (Re's words, 77 %)."""
 

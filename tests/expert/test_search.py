@@ -88,10 +88,7 @@ def test_the_chance_a_word_needs(party: Party, won: int, lost: int, said: bool) 
     assert (chance >= needed) is said
     if said:  # the other condition: saying it is worth more than silence
         assert mean > silent_mean(observation, rollouts)
-    chosen = announcement(observation, rollouts)
-    assert (chosen is not None) is said
-    if chosen is not None:
-        assert chosen.level >= 1
+    assert (announcement(observation, rollouts) is not None) is said
 
 
 def test_words_are_priced_on_their_own_rollouts() -> None:
